@@ -1,0 +1,1 @@
+"""Statistics over tournament data: aggregates, meta share, win rates, matchups."""

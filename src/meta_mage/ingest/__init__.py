@@ -1,0 +1,1 @@
+"""Ingestion of tournament files, card corpora and cube drafts."""

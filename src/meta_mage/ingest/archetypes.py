@@ -1,0 +1,298 @@
+"""Rule-based archetype classification over rule files in the MTGOFormatData layout.
+
+A rules directory holds ``Formats/<Format>/Archetypes/*.json``, ``Formats/<Format>/Fallbacks/*.json``,
+optional ``Formats/<Format>/color_overrides.json`` and a shared ``Formats/card_colors.json``.
+A deck gets the archetype whose Conditions all hold (then the first Variant that holds); if none
+does, the fallback whose CommonCards cover the largest share (at least 10 %) of the deck's
+distinct mainboard cards; otherwise "Unknown". Matching is on normalised front-face names.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from meta_mage.models.cards import WUBRG, card_key
+
+UNKNOWN = "Unknown"
+FALLBACK_MIN_OVERLAP = 0.10
+STRATEGIES = ("aggro", "midrange", "control", "combo", "tempo", "ramp", "unknown")
+
+COLOR_NAMES = {
+    "": "Colorless", "W": "Mono White", "U": "Mono Blue", "B": "Mono Black", "R": "Mono Red",
+    "G": "Mono Green", "WU": "Azorius", "UB": "Dimir", "BR": "Rakdos", "RG": "Gruul",
+    "WG": "Selesnya", "WB": "Orzhov", "UR": "Izzet", "BG": "Golgari", "WR": "Boros",
+    "UG": "Simic", "WUB": "Esper", "UBR": "Grixis", "BRG": "Jund", "WRG": "Naya", "WUG": "Bant",
+    "WBG": "Abzan", "WUR": "Jeskai", "UBG": "Sultai", "WBR": "Mardu", "URG": "Temur",
+    "WUBRG": "5-Color",
+}
+
+_TRAILING_COMMA = re.compile(r",(\s*[}\]])")
+_CONDITION_TYPES = {
+    "InMainboard", "InSideboard", "InMainOrSideboard",
+    "OneOrMoreInMainboard", "OneOrMoreInSideboard", "OneOrMoreInMainOrSideboard",
+    "TwoOrMoreInMainboard", "TwoOrMoreInSideboard", "TwoOrMoreInMainOrSideboard",
+    "DoesNotContain", "DoesNotContainMainboard", "DoesNotContainSideboard",
+}
+
+
+class RuleFileError(ValueError):
+    """A rule file that cannot be read; the message names the file."""
+
+
+def color_name(colors: str) -> str:
+    """Community name of a WUBRG colour string ("WR" → "Boros")."""
+    return COLOR_NAMES.get(colors, "4-Color" if len(colors) == 4 else colors)
+
+
+def read_lenient_json(path: Path) -> Any:
+    """JSON that tolerates the trailing commas some upstream rule files have."""
+    text = path.read_text(encoding="utf-8-sig")
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        try:
+            return json.loads(_TRAILING_COMMA.sub(r"\1", text))
+        except json.JSONDecodeError as exc:
+            raise RuleFileError(f"{path}: invalid JSON ({exc.msg} at line {exc.lineno})") from exc
+
+
+@dataclass(frozen=True)
+class Condition:
+    kind: str
+    cards: tuple[str, ...]
+
+    def holds(self, main: Mapping[str, int], side: Mapping[str, int]) -> bool:
+        """Whether a deck (normalised name → count) satisfies this condition."""
+        kind = self.kind
+        if kind.endswith("MainOrSideboard") or kind == "DoesNotContain":
+            present = [c in main or c in side for c in self.cards]
+        elif kind.endswith("Sideboard"):
+            present = [c in side for c in self.cards]
+        else:
+            present = [c in main for c in self.cards]
+        if kind.startswith("DoesNotContain"):
+            return not any(present)
+        if kind.startswith("OneOrMore"):
+            return any(present)
+        if kind.startswith("TwoOrMore"):
+            return sum(present) >= 2
+        return all(present)
+
+
+@dataclass(frozen=True)
+class ArchetypeRule:
+    name: str
+    include_color: bool
+    strategy: str
+    conditions: tuple[Condition, ...]
+    variants: tuple[ArchetypeRule, ...] = ()
+    source: str = ""
+
+    def matches(self, main: Mapping[str, int], side: Mapping[str, int]) -> bool:
+        return all(c.holds(main, side) for c in self.conditions)
+
+    @property
+    def specificity(self) -> tuple[int, int]:
+        return len(self.conditions), sum(len(c.cards) for c in self.conditions)
+
+
+@dataclass(frozen=True)
+class FallbackRule:
+    name: str
+    include_color: bool
+    strategy: str
+    common_cards: frozenset[str]
+
+
+@dataclass(frozen=True)
+class Classification:
+    """The classifier's verdict for one deck."""
+
+    archetype: str
+    base_name: str
+    colors: str
+    strategy: str
+    kind: str  # "archetype" | "fallback" | "unknown"
+    candidates: tuple[str, ...] = ()
+
+
+def _strategy(raw: dict[str, Any], name: str, default: str = "unknown") -> str:
+    value = str(raw.get("Strategy") or "").lower()
+    if value in STRATEGIES:
+        return value
+    lowered = name.lower()
+    for strategy in STRATEGIES[:-1]:
+        if strategy in lowered:
+            return strategy
+    return default
+
+
+def _rule(raw: dict[str, Any], source: str, parent_strategy: str = "unknown") -> ArchetypeRule:
+    if not isinstance(raw, dict) or "Name" not in raw:
+        raise RuleFileError(f"{source}: an archetype needs a 'Name'")
+    conditions = []
+    for cond in raw.get("Conditions") or []:
+        kind = cond.get("Type")
+        if kind not in _CONDITION_TYPES:
+            raise RuleFileError(f"{source}: unknown condition type {kind!r}")
+        conditions.append(Condition(kind, tuple(card_key(c) for c in cond.get("Cards") or [])))
+    strategy = _strategy(raw, raw["Name"], parent_strategy)
+    return ArchetypeRule(
+        name=raw["Name"],
+        include_color=bool(raw.get("IncludeColorInName")),
+        strategy=strategy,
+        conditions=tuple(conditions),
+        variants=tuple(_rule(v, source, strategy) for v in raw.get("Variants") or []),
+        source=source,
+    )
+
+
+def _color_table(raw: Any) -> dict[str, str]:
+    table: dict[str, str] = {}
+    for entry in raw or []:
+        if isinstance(entry, dict) and "Name" in entry:
+            table[card_key(entry["Name"])] = "".join(c for c in WUBRG if c in entry.get("Color", ""))
+    return table
+
+
+@dataclass
+class FormatRules:
+    """All rules of one format."""
+
+    format: str
+    archetypes: list[ArchetypeRule]
+    fallbacks: list[FallbackRule]
+    land_colors: dict[str, str] = field(default_factory=dict)
+    nonland_colors: dict[str, str] = field(default_factory=dict)
+
+    def deck_colors(self, main: Mapping[str, int]) -> str:
+        """WUBRG colours of a mainboard: its spells' colours, limited to what its lands make."""
+        spells: set[str] = set()
+        lands: set[str] = set()
+        for name in main:
+            if name in self.land_colors:
+                lands.update(self.land_colors[name])
+            elif name in self.nonland_colors:
+                spells.update(self.nonland_colors[name])
+        colors = spells & lands if lands and spells & lands else spells or lands
+        return "".join(c for c in WUBRG if c in colors)
+
+    def classify(self, main: Mapping[str, int], side: Mapping[str, int]) -> Classification:
+        """Classify a deck given as normalised name → count maps."""
+        colors = self.deck_colors(main)
+        matched = [rule for rule in self.archetypes if rule.matches(main, side)]
+        if matched:
+            best = max(matched, key=lambda r: (r.specificity, r.name))
+            chosen = next((v for v in best.variants if v.matches(main, side)), best)
+            return Classification(
+                archetype=self._named(chosen.name, chosen.include_color, colors),
+                base_name=chosen.name,
+                colors=colors,
+                strategy=chosen.strategy,
+                kind="archetype",
+                candidates=tuple(sorted(r.name for r in matched)),
+            )
+        distinct = set(main)
+        if distinct and self.fallbacks:
+            scored = [(len(distinct & fb.common_cards) / len(distinct), fb.name, fb) for fb in self.fallbacks]
+            overlap, _, fallback = max(scored, key=lambda s: (s[0], s[1]))
+            if overlap >= FALLBACK_MIN_OVERLAP:
+                return Classification(
+                    archetype=self._named(fallback.name, fallback.include_color, colors),
+                    base_name=fallback.name,
+                    colors=colors,
+                    strategy=fallback.strategy,
+                    kind="fallback",
+                )
+        return Classification(UNKNOWN, UNKNOWN, colors, "unknown", "unknown")
+
+    @staticmethod
+    def _named(name: str, include_color: bool, colors: str) -> str:
+        return f"{color_name(colors)} {name}" if include_color else name
+
+
+class ArchetypeClassifier:
+    """Loads rule files per format on first use and classifies decks deterministically."""
+
+    def __init__(self, rules_dir: Path) -> None:
+        self.rules_dir = Path(rules_dir)
+        formats_dir = self.rules_dir / "Formats"
+        self._formats_dir = formats_dir if formats_dir.is_dir() else self.rules_dir
+        self._cache: dict[str, FormatRules] = {}
+        self._card_colors: tuple[dict[str, str], dict[str, str]] | None = None
+
+    def formats(self) -> list[str]:
+        """Formats that have rule files."""
+        return sorted(p.name for p in self._formats_dir.iterdir() if (p / "Archetypes").is_dir())
+
+    def rules_for(self, fmt: str) -> FormatRules:
+        """The rules of ``fmt`` (empty rules if the directory has none)."""
+        key = fmt.lower()
+        if key not in self._cache:
+            self._cache[key] = self._load(fmt)
+        return self._cache[key]
+
+    def classify(self, fmt: str, main: Mapping[str, int], side: Mapping[str, int]) -> Classification:
+        """Classify a deck of ``fmt``; card names may be in any case or ``A // B`` form."""
+        norm_main = {card_key(n): c for n, c in main.items()}
+        norm_side = {card_key(n): c for n, c in side.items()}
+        return self.rules_for(fmt).classify(norm_main, norm_side)
+
+    def fingerprint(self) -> str:
+        """A digest of every rule file, so stored classifications know which rules made them."""
+        import hashlib
+
+        digest = hashlib.sha256()
+        for path in sorted(self._formats_dir.rglob("*.json")):
+            digest.update(str(path.relative_to(self._formats_dir)).encode())
+            digest.update(path.read_bytes())
+        return digest.hexdigest()[:16]
+
+    def _shared_colors(self) -> tuple[dict[str, str], dict[str, str]]:
+        if self._card_colors is None:
+            path = self._formats_dir / "card_colors.json"
+            raw = read_lenient_json(path) if path.exists() else {}
+            self._card_colors = (_color_table(raw.get("Lands")), _color_table(raw.get("NonLands")))
+        return self._card_colors
+
+    def _load(self, fmt: str) -> FormatRules:
+        folder = next(
+            (p for p in self._formats_dir.iterdir() if p.is_dir() and p.name.lower() == fmt.lower()),
+            None,
+        ) if self._formats_dir.is_dir() else None
+        lands, nonlands = self._shared_colors()
+        lands, nonlands = dict(lands), dict(nonlands)
+        if folder is None:
+            return FormatRules(fmt, [], [], lands, nonlands)
+        archetypes = [
+            _rule(read_lenient_json(p), str(p)) for p in sorted((folder / "Archetypes").glob("*.json"))
+        ]
+        fallbacks = []
+        for path in sorted((folder / "Fallbacks").glob("*.json")) if (folder / "Fallbacks").is_dir() else []:
+            raw = read_lenient_json(path)
+            fallbacks.append(
+                FallbackRule(
+                    name=raw["Name"],
+                    include_color=bool(raw.get("IncludeColorInName")),
+                    strategy=_strategy(raw, raw["Name"]),
+                    common_cards=frozenset(card_key(c) for c in raw.get("CommonCards") or []),
+                )
+            )
+        overrides_path = folder / "color_overrides.json"
+        if overrides_path.exists():
+            overrides = read_lenient_json(overrides_path) or {}
+            lands.update(_color_table(overrides.get("Lands")))
+            nonlands.update(_color_table(overrides.get("NonLands")))
+        return FormatRules(folder.name, archetypes, fallbacks, lands, nonlands)
+
+
+@lru_cache(maxsize=4)
+def get_classifier(rules_dir: Path) -> ArchetypeClassifier:
+    """A shared classifier per rules directory."""
+    return ArchetypeClassifier(rules_dir)

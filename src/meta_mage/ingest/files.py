@@ -1,0 +1,94 @@
+"""Reading input files: plain or gzipped JSON, and folders or tar archives of them."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import tarfile
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from meta_mage.ingest.errors import InputFileError
+
+
+@dataclass(frozen=True)
+class SourceFile:
+    """One input file: a display name for messages and its raw bytes."""
+
+    name: str
+    data: bytes
+
+    def json(self) -> Any:
+        """Decode the file as JSON (gzip-compressed or not), or raise ``InputFileError``."""
+        raw = gzip.decompress(self.data) if self.data[:2] == b"\x1f\x8b" else self.data
+        if not raw.strip():
+            raise InputFileError(self.name, "file is empty")
+        try:
+            return json.loads(raw.decode("utf-8"))
+        except UnicodeDecodeError as exc:
+            raise InputFileError(self.name, f"not UTF-8 text ({exc.reason})") from exc
+        except json.JSONDecodeError as exc:
+            raise InputFileError(
+                self.name, f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
+            ) from exc
+
+
+def _is_json(name: str) -> bool:
+    return name.endswith((".json", ".json.gz"))
+
+
+def _is_archive(name: str) -> bool:
+    return name.endswith((".tar.gz", ".tgz", ".tar"))
+
+
+def expand_paths(paths: list[Path]) -> list[Path]:
+    """Files named directly plus JSON files and archives found recursively under folders."""
+    found: list[Path] = []
+    for path in paths:
+        if path.is_dir():
+            found.extend(
+                p for p in sorted(path.rglob("*")) if p.is_file() and (_is_json(p.name) or _is_archive(p.name))
+            )
+        else:
+            found.append(path)
+    return found
+
+
+def iter_source_files(paths: list[Path]) -> Iterator[SourceFile | InputFileError]:
+    """Yield every input file (archives are opened member by member); unreadable ones as errors."""
+    for path in expand_paths(paths):
+        if not path.exists():
+            yield InputFileError(str(path), "no such file or folder")
+            continue
+        if _is_archive(path.name):
+            try:
+                with tarfile.open(path) as archive:
+                    for member in archive.getmembers():
+                        if member.isfile() and _is_json(member.name):
+                            handle = archive.extractfile(member)
+                            if handle is not None:
+                                yield SourceFile(f"{path}:{member.name}", handle.read())
+            except (tarfile.TarError, OSError, EOFError) as exc:
+                yield InputFileError(str(path), f"unreadable archive ({exc})")
+            continue
+        try:
+            yield SourceFile(str(path), path.read_bytes())
+        except OSError as exc:
+            yield InputFileError(str(path), f"cannot read ({exc.strerror})")
+
+
+def count_source_files(paths: list[Path]) -> int:
+    """Number of files :func:`iter_source_files` will yield (for progress bars)."""
+    total = 0
+    for path in expand_paths(paths):
+        if path.exists() and _is_archive(path.name):
+            try:
+                with tarfile.open(path) as archive:
+                    total += sum(1 for m in archive.getmembers() if m.isfile() and _is_json(m.name))
+            except (tarfile.TarError, OSError, EOFError):
+                total += 1
+        else:
+            total += 1
+    return total

@@ -1,0 +1,71 @@
+"""Ingest tournament files into the MetaTable, idempotently and file by file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from botocore.exceptions import BotoCoreError, ClientError
+
+from meta_mage.analytics.aggregate import summarise_event
+from meta_mage.ingest.archetypes import ArchetypeClassifier
+from meta_mage.ingest.errors import InputFileError
+from meta_mage.ingest.files import count_source_files, iter_source_files
+from meta_mage.ingest.report import IngestReport, progress
+from meta_mage.ingest.tournaments import content_digest, parse_tournament
+from meta_mage.models.cards import card_key
+from meta_mage.storage.meta import MetaRepository
+
+
+def ingest_tournaments(
+    paths: list[Path], repository: MetaRepository, classifier: ArchetypeClassifier
+) -> IngestReport:
+    """Parse, classify and store every tournament file under ``paths``.
+
+    A file is parsed completely before anything is written, and an event's aggregates count
+    only once its header (the commit marker) is written, so a bad or interrupted file leaves
+    no partial data. Re-ingesting the same event (under any file name) changes nothing;
+    a re-dated duplicate of an event already stored is reported and skipped.
+    """
+    report = IngestReport("tournaments")
+    rules_fingerprint = classifier.fingerprint()
+    formats_seen: set[str] = set()
+    sources = iter_source_files(paths)
+    for source in progress(sources, count_source_files(paths), "tournaments"):
+        if isinstance(source, InputFileError):
+            report.fail(source.source, source.reason)
+            continue
+        try:
+            tournament = parse_tournament(source.json(), source.name, classifier.classify)
+        except InputFileError as exc:
+            report.fail(exc.source, exc.reason)
+            continue
+        formats_seen.add(tournament.format)
+        digest = content_digest(tournament, rules_fingerprint)
+        try:
+            header = repository.get_event_header(tournament.event_key)
+            if header and header.get("digest") == digest:
+                report.outcomes["unchanged"] += 1
+                continue
+            if header and (header.get("date"), header.get("format")) != (tournament.date, tournament.format):
+                report.outcomes["duplicates skipped"] += 1
+                report.notes.append(
+                    f"{source.name} repeats event {tournament.event_key} already stored from "
+                    f"{header.get('source_file')} (dated {header.get('date')}); kept the first"
+                )
+                continue
+            rules = classifier.rules_for(tournament.format)
+            format_part, card_parts = summarise_event(
+                tournament, lambda name: card_key(name) in rules.land_colors
+            )
+            repository.write_event(tournament, format_part, card_parts)
+            repository.rebuild_day(tournament.format, tournament.date)
+            repository.put_event_header(tournament, digest)
+        except (ClientError, BotoCoreError) as exc:
+            report.fail(source.name, f"DynamoDB error: {exc}")
+            continue
+        report.outcomes["replaced" if header else "added"] += 1
+        report.totals["decks"] += len(tournament.decks)
+        report.totals["matches with a result"] += format_part["matches"]
+    for fmt in sorted(formats_seen):
+        repository.refresh_format(fmt)
+    return report

@@ -1,0 +1,1 @@
+"""Pydantic models shared by tools, ingest and storage."""

@@ -1,0 +1,1 @@
+"""DynamoDB repositories: the only code that touches boto3 tables."""

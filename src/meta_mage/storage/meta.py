@@ -1,0 +1,209 @@
+"""MetaTable repository: events, decks, per-event and per-day aggregates, the format registry.
+
+Keys (``pk`` / ``sk``):
+
+- ``EVENT#<event_key>`` / ``#HEADER``: the event's identity and digest, written last (commit marker)
+- ``EVENT#<event_key>`` / ``DECK#0001``: one decklist with its archetype
+- ``FMT#<format>#EVENTS`` / ``<date>#<event_key>``: the event's aggregate (compressed)
+- ``FMT#<format>`` / ``DAY#<date>``: the sum of that day's event aggregates
+- ``ARCH#<format>#<archetype>`` / ``DAY#<date>``: that archetype's card statistics for the day
+- ``FORMATS`` / ``<format>``: first and last date and totals of a format
+
+Every read tool is one ``Query`` on a ``FMT#`` or ``ARCH#`` partition over a date range, so its
+cost depends on the window length, not on the number of tournaments.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from boto3.dynamodb.conditions import Key
+
+from meta_mage.analytics.aggregate import merge
+from meta_mage.models.tournaments import ParsedTournament
+from meta_mage.storage.dynamo import pack, query_all, unpack
+
+
+@dataclass(frozen=True)
+class FormatInfo:
+    """A format's registry entry."""
+
+    format: str
+    first_date: str
+    last_date: str
+    tournaments: int
+    decks: int
+    matches: int
+
+
+@dataclass(frozen=True)
+class DayAggregate:
+    date: str
+    data: dict[str, Any]
+
+
+class MetaRepository:
+    """All reads and writes of the MetaTable."""
+
+    def __init__(self, table: Any) -> None:
+        self.table = table
+
+    # --- events -------------------------------------------------------------------------
+
+    def get_event_header(self, event_key: str) -> dict[str, Any] | None:
+        item = self.table.get_item(Key={"pk": f"EVENT#{event_key}", "sk": "#HEADER"}).get("Item")
+        return dict(item) if item else None
+
+    def write_event(
+        self,
+        tournament: ParsedTournament,
+        format_part: dict[str, Any],
+        card_parts: dict[str, dict[str, Any]],
+    ) -> None:
+        """Write an event's decks and aggregate (not yet its header)."""
+        pk = f"EVENT#{tournament.event_key}"
+        new_keys = {f"DECK#{i:04d}" for i in range(1, len(tournament.decks) + 1)}
+        stale = [
+            item["sk"]
+            for item in query_all(self.table, KeyConditionExpression=Key("pk").eq(pk) & Key("sk").begins_with("DECK#"),
+                                  ProjectionExpression="sk")
+            if item["sk"] not in new_keys
+        ]
+        with self.table.batch_writer(overwrite_by_pkeys=["pk", "sk"]) as batch:
+            for index, deck in enumerate(tournament.decks, start=1):
+                batch.put_item(
+                    Item={
+                        "pk": pk,
+                        "sk": f"DECK#{index:04d}",
+                        "player": deck.player,
+                        "placing": deck.placing,
+                        "archetype": deck.archetype or "",
+                        "colors": deck.colors,
+                        "mainboard": deck.mainboard,
+                        "sideboard": deck.sideboard,
+                    }
+                )
+            for sk in stale:
+                batch.delete_item(Key={"pk": pk, "sk": sk})
+            batch.put_item(
+                Item={
+                    "pk": f"FMT#{tournament.format}#EVENTS",
+                    "sk": f"{tournament.date}#{tournament.event_key}",
+                    "data": pack({"format": format_part, "cards": card_parts}),
+                }
+            )
+
+    def put_event_header(self, tournament: ParsedTournament, digest: str) -> None:
+        self.table.put_item(
+            Item={
+                "pk": f"EVENT#{tournament.event_key}",
+                "sk": "#HEADER",
+                "format": tournament.format,
+                "date": tournament.date,
+                "name": tournament.name,
+                "uri": tournament.uri,
+                "source": tournament.source,
+                "source_file": tournament.source_file,
+                "digest": digest,
+                "decks": len(tournament.decks),
+            }
+        )
+
+    # --- day aggregates -------------------------------------------------------------------
+
+    def rebuild_day(self, fmt: str, date: str) -> None:
+        """Recompute a day's aggregates from the event aggregates stored for that day."""
+        events = query_all(
+            self.table,
+            KeyConditionExpression=Key("pk").eq(f"FMT#{fmt}#EVENTS") & Key("sk").begins_with(f"{date}#"),
+        )
+        day_format: dict[str, Any] = {}
+        day_cards: dict[str, dict[str, Any]] = {}
+        for item in events:
+            data = unpack(item["data"])
+            merge(day_format, data["format"])
+            for arch, stats in data["cards"].items():
+                merge(day_cards.setdefault(arch, {}), stats)
+        previous = self.table.get_item(Key={"pk": f"FMT#{fmt}", "sk": f"DAY#{date}"}).get("Item")
+        old_archetypes = set(previous.get("archetype_names", [])) if previous else set()
+        with self.table.batch_writer(overwrite_by_pkeys=["pk", "sk"]) as batch:
+            for arch, stats in day_cards.items():
+                batch.put_item(Item={"pk": f"ARCH#{fmt}#{arch}", "sk": f"DAY#{date}", "data": pack(stats)})
+            for arch in old_archetypes - set(day_cards):
+                batch.delete_item(Key={"pk": f"ARCH#{fmt}#{arch}", "sk": f"DAY#{date}"})
+        if not events:
+            self.table.delete_item(Key={"pk": f"FMT#{fmt}", "sk": f"DAY#{date}"})
+            return
+        self.table.put_item(
+            Item={
+                "pk": f"FMT#{fmt}",
+                "sk": f"DAY#{date}",
+                "tournaments": day_format.get("tournaments", 0),
+                "decks": day_format.get("decks", 0),
+                "matches": day_format.get("matches", 0),
+                "archetype_names": sorted(day_cards) or ["-"],
+                "data": pack(day_format),
+            }
+        )
+
+    def refresh_format(self, fmt: str) -> None:
+        """Recompute the format's registry entry from its day items (ingest only)."""
+        days = query_all(
+            self.table,
+            KeyConditionExpression=Key("pk").eq(f"FMT#{fmt}") & Key("sk").begins_with("DAY#"),
+            ProjectionExpression="sk, tournaments, decks, matches",
+        )
+        if not days:
+            self.table.delete_item(Key={"pk": "FORMATS", "sk": fmt})
+            return
+        self.table.put_item(
+            Item={
+                "pk": "FORMATS",
+                "sk": fmt,
+                "first_date": days[0]["sk"][4:],
+                "last_date": days[-1]["sk"][4:],
+                "tournaments": sum(int(d["tournaments"]) for d in days),
+                "decks": sum(int(d["decks"]) for d in days),
+                "matches": sum(int(d["matches"]) for d in days),
+            }
+        )
+
+    # --- reads ----------------------------------------------------------------------------
+
+    def list_formats(self) -> list[FormatInfo]:
+        """Every format with data (one Query)."""
+        items = query_all(self.table, KeyConditionExpression=Key("pk").eq("FORMATS"))
+        return [self._format_info(item) for item in items]
+
+    def get_format(self, fmt: str) -> FormatInfo | None:
+        item = self.table.get_item(Key={"pk": "FORMATS", "sk": fmt}).get("Item")
+        return self._format_info(item) if item else None
+
+    def format_days(self, fmt: str, start: str, end: str) -> list[DayAggregate]:
+        """Format-level day aggregates with ``start <= date <= end`` (one Query)."""
+        return self._days(f"FMT#{fmt}", start, end)
+
+    def archetype_days(self, fmt: str, archetype: str, start: str, end: str) -> list[DayAggregate]:
+        """An archetype's card statistics per day in the window (one Query)."""
+        return self._days(f"ARCH#{fmt}#{archetype}", start, end)
+
+    def _days(self, pk: str, start: str, end: str) -> list[DayAggregate]:
+        items = query_all(
+            self.table,
+            KeyConditionExpression=Key("pk").eq(pk) & Key("sk").between(f"DAY#{start}", f"DAY#{end}"),
+            ProjectionExpression="sk, #d",
+            ExpressionAttributeNames={"#d": "data"},
+        )
+        return [DayAggregate(item["sk"][4:], unpack(item["data"])) for item in items]
+
+    @staticmethod
+    def _format_info(item: dict[str, Any]) -> FormatInfo:
+        return FormatInfo(
+            format=item["sk"],
+            first_date=item["first_date"],
+            last_date=item["last_date"],
+            tournaments=int(item["tournaments"]),
+            decks=int(item["decks"]),
+            matches=int(item["matches"]),
+        )

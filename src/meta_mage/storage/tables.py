@@ -1,0 +1,80 @@
+"""Create the DynamoDB tables declared in ``template.yaml`` (the single source of schemas)."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from meta_mage.config import Settings
+
+TEMPLATE_PATH = Path(__file__).resolve().parents[3] / "template.yaml"
+_PACKAGED_TEMPLATE = Path(__file__).resolve().parents[1] / "demo_data" / "template.yaml"
+_TABLE_TYPES = {"AWS::DynamoDB::Table"}
+_TABLE_PROPERTIES = (
+    "AttributeDefinitions",
+    "KeySchema",
+    "GlobalSecondaryIndexes",
+    "LocalSecondaryIndexes",
+    "BillingMode",
+)
+
+
+class _CfnLoader(yaml.SafeLoader):
+    """YAML loader that keeps CloudFormation short-form tags (``!Ref`` etc.) as plain data."""
+
+
+def _cfn_tag(loader: yaml.SafeLoader, suffix: str, node: yaml.Node) -> Any:
+    if isinstance(node, yaml.ScalarNode):
+        value: Any = loader.construct_scalar(node)
+    elif isinstance(node, yaml.SequenceNode):
+        value = loader.construct_sequence(node, deep=True)
+    else:
+        value = loader.construct_mapping(node, deep=True)  # type: ignore[arg-type]
+    return {suffix: value}
+
+
+_CfnLoader.add_multi_constructor("!", _cfn_tag)
+
+
+def template_path() -> Path:
+    """The repository's template, or the copy packaged with an installed wheel."""
+    return TEMPLATE_PATH if TEMPLATE_PATH.exists() else _PACKAGED_TEMPLATE
+
+
+@lru_cache(maxsize=4)
+def load_template(path: Path | None = None) -> dict[str, Any]:
+    """Parse a SAM/CloudFormation template, tolerating intrinsic-function tags."""
+    with open(path or template_path(), encoding="utf-8") as handle:
+        document: dict[str, Any] = yaml.load(handle, Loader=_CfnLoader)  # noqa: S506
+    return document
+
+
+def table_definitions(path: Path | None = None) -> dict[str, dict[str, Any]]:
+    """The table resources of the template by logical id, as ``create_table`` arguments."""
+    resources = load_template(path).get("Resources", {})
+    tables: dict[str, dict[str, Any]] = {}
+    for logical_id, resource in resources.items():
+        if resource.get("Type") not in _TABLE_TYPES:
+            continue
+        props = resource.get("Properties", {})
+        tables[logical_id] = {key: props[key] for key in _TABLE_PROPERTIES if key in props}
+    return tables
+
+
+def create_tables(dynamodb: Any, settings: Settings, path: Path | None = None) -> list[str]:
+    """Create every table of the template that does not exist yet; return the created names."""
+    names = settings.table_names()
+    existing = set(dynamodb.meta.client.list_tables().get("TableNames", []))
+    created: list[str] = []
+    for logical_id, definition in table_definitions(path).items():
+        if logical_id not in names:
+            raise KeyError(f"template.yaml table {logical_id} has no name in Settings.table_names()")
+        name = names[logical_id]
+        if name in existing:
+            continue
+        dynamodb.create_table(TableName=name, **definition).wait_until_exists()
+        created.append(name)
+    return created
