@@ -13,6 +13,7 @@ from meta_mage.ingest.files import count_source_files, iter_source_files
 from meta_mage.ingest.report import IngestReport, progress
 from meta_mage.ingest.tournaments import content_digest, parse_tournament
 from meta_mage.models.cards import card_key
+from meta_mage.models.tournaments import ParsedTournament
 from meta_mage.storage.meta import MetaRepository
 
 
@@ -29,6 +30,8 @@ def ingest_tournaments(
     report = IngestReport("tournaments")
     rules_fingerprint = classifier.fingerprint()
     formats_seen: set[str] = set()
+    # Days are rebuilt once per run; an event's header (its commit marker) follows its day.
+    pending: dict[tuple[str, str], list[tuple[ParsedTournament, str]]] = {}
     sources = iter_source_files(paths)
     for source in progress(sources, count_source_files(paths), "tournaments"):
         if isinstance(source, InputFileError):
@@ -57,15 +60,22 @@ def ingest_tournaments(
             format_part, card_parts = summarise_event(
                 tournament, lambda name: card_key(name) in rules.land_colors
             )
-            repository.write_event(tournament, format_part, card_parts)
-            repository.rebuild_day(tournament.format, tournament.date)
-            repository.put_event_header(tournament, digest)
+            repository.write_event(tournament, format_part, card_parts, replacing=header is not None)
         except (ClientError, BotoCoreError) as exc:
             report.fail(source.name, f"DynamoDB error: {exc}")
             continue
+        pending.setdefault((tournament.format, tournament.date), []).append((tournament, digest))
         report.outcomes["replaced" if header else "added"] += 1
         report.totals["decks"] += len(tournament.decks)
         report.totals["matches with a result"] += format_part["matches"]
+    for (fmt, date), events in sorted(pending.items()):
+        try:
+            repository.rebuild_day(fmt, date)
+            for tournament, digest in events:
+                repository.put_event_header(tournament, digest)
+        except (ClientError, BotoCoreError) as exc:
+            for tournament, _ in events:
+                report.fail(tournament.source_file, f"DynamoDB error while updating {fmt} {date}: {exc}")
     for fmt in sorted(formats_seen):
         repository.refresh_format(fmt)
     return report

@@ -15,6 +15,7 @@ cost depends on the window length, not on the number of tournaments.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Any
 
@@ -60,6 +61,7 @@ class MetaRepository:
         tournament: ParsedTournament,
         format_part: dict[str, Any],
         card_parts: dict[str, dict[str, Any]],
+        replacing: bool = False,
     ) -> None:
         """Write an event's decks and aggregate (not yet its header)."""
         pk = f"EVENT#{tournament.event_key}"
@@ -69,7 +71,7 @@ class MetaRepository:
             for item in query_all(self.table, KeyConditionExpression=Key("pk").eq(pk) & Key("sk").begins_with("DECK#"),
                                   ProjectionExpression="sk")
             if item["sk"] not in new_keys
-        ]
+        ] if replacing else []
         with self.table.batch_writer(overwrite_by_pkeys=["pk", "sk"]) as batch:
             for index, deck in enumerate(tournament.decks, start=1):
                 batch.put_item(
@@ -80,8 +82,9 @@ class MetaRepository:
                         "placing": deck.placing,
                         "archetype": deck.archetype or "",
                         "colors": deck.colors,
-                        "mainboard": deck.mainboard,
-                        "sideboard": deck.sideboard,
+                        # One JSON string, not nested maps: smaller and much cheaper to write.
+                        "cards": json.dumps({"mainboard": deck.mainboard, "sideboard": deck.sideboard},
+                                            separators=(",", ":"), ensure_ascii=False),
                     }
                 )
             for sk in stale:

@@ -48,7 +48,7 @@ def template_path() -> Path:
 def load_template(path: Path | None = None) -> dict[str, Any]:
     """Parse a SAM/CloudFormation template, tolerating intrinsic-function tags."""
     with open(path or template_path(), encoding="utf-8") as handle:
-        document: dict[str, Any] = yaml.load(handle, Loader=_CfnLoader)  # noqa: S506
+        document: dict[str, Any] = yaml.load(handle, Loader=_CfnLoader)
     return document
 
 

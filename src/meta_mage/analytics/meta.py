@@ -1,0 +1,245 @@
+"""Meta research over the per-day aggregates: rankings, matchup matrix, archetypes."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Iterable
+from typing import Any
+
+from meta_mage.analytics.aggregate import NO_DECKLIST, merge
+from meta_mage.analytics.stats import wilson_interval, win_rate
+from meta_mage.errors import NotFound
+from meta_mage.models.meta import (
+    ArchetypesInput,
+    ArchetypesOutput,
+    ArchetypeSummary,
+    DeckMatchupStatsInput,
+    DeckMatchupStatsOutput,
+    FormatSummary,
+    ListFormatsOutput,
+    MatchupCell,
+    MatchupRow,
+    MatchupStatsInput,
+    MatchupStatsOutput,
+    MetaRankingsInput,
+    MetaRankingsOutput,
+    RankingRow,
+    Window,
+    WinRate,
+)
+from meta_mage.storage.meta import FormatInfo, MetaRepository
+
+
+def archetype_id(name: str) -> str:
+    """URL-safe id of an archetype name ("Boros Energy" → "boros-energy")."""
+    return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-") or "unknown"
+
+
+def window(end: dt.date, days: int, offset_days: int = 0) -> Window:
+    """``days`` days ending ``offset_days`` before ``end`` (inclusive)."""
+    last = end - dt.timedelta(days=offset_days)
+    first = last - dt.timedelta(days=days - 1)
+    return Window(start=first.isoformat(), end=last.isoformat(), days=days)
+
+
+def record(wins: int, losses: int, draws: int, min_sample: int) -> WinRate:
+    """A :class:`WinRate` with interval and the low-sample flag."""
+    interval = wilson_interval(wins, losses)
+    return WinRate(
+        wins=wins,
+        losses=losses,
+        draws=draws,
+        matches=wins + losses + draws,
+        win_rate=win_rate(wins, losses),
+        ci_low=interval[0] if interval else None,
+        ci_high=interval[1] if interval else None,
+        low_sample=wins + losses < min_sample,
+    )
+
+
+def dominant(counts: dict[str, int]) -> str:
+    """The most frequent key (ties broken alphabetically)."""
+    return min(counts.items(), key=lambda kv: (-kv[1], kv[0]))[0] if counts else ""
+
+
+class MetaService:
+    """Meta-research queries. Each reads the format registry and one day-range Query."""
+
+    def __init__(self, repository: MetaRepository, min_sample: int = 20) -> None:
+        self.repository = repository
+        self.min_sample = min_sample
+
+    def list_formats(self) -> ListFormatsOutput:
+        infos = sorted(self.repository.list_formats(), key=lambda f: -f.decks)
+        return ListFormatsOutput(formats=[FormatSummary(**vars(info)) for info in infos])
+
+    def format_info(self, fmt: str) -> FormatInfo:
+        info = self.repository.get_format(fmt)
+        if info is None:
+            known = [f.format for f in self.repository.list_formats()]
+            raise NotFound(
+                f"no tournament data for {fmt}; formats with data: {', '.join(known) or 'none'}",
+                field="format",
+                allowed=known,
+            )
+        return info
+
+    def _end(self, info: FormatInfo, as_of: dt.date | None) -> dt.date:
+        return as_of or dt.date.fromisoformat(info.last_date)
+
+    def _sum(self, days: Iterable[Any]) -> dict[str, Any]:
+        total: dict[str, Any] = {}
+        for day in days:
+            merge(total, day.data)
+        return total
+
+    def _metadata(self, info: FormatInfo, **windows: Window) -> dict[str, object]:
+        meta: dict[str, object] = {
+            "data_first_date": info.first_date,
+            "data_last_date": info.last_date,
+            "min_sample": self.min_sample,
+        }
+        for name, win in windows.items():
+            meta[name] = win.model_dump()
+        return meta
+
+    @staticmethod
+    def _overall(results: dict[str, list[int]], archetype: str) -> tuple[list[int], int]:
+        wins = losses = draws = 0
+        for opponent, (w, l, d) in results.items():
+            if opponent != archetype:
+                wins, losses, draws = wins + w, losses + l, draws + d
+        mirror = results.get(archetype, [0, 0, 0])
+        return [wins, losses, draws], mirror[0] + mirror[2]
+
+    def rankings(self, params: MetaRankingsInput) -> MetaRankingsOutput:
+        """Meta share and win rate per archetype (or colour / strategy group), both windows."""
+        info = self.format_info(params.format)
+        end = self._end(info, params.as_of)
+        current = window(end, params.current_days)
+        previous = window(end, params.previous_days, offset_days=params.current_days)
+        days = self.repository.format_days(params.format, previous.start, current.end)
+        cur = self._sum(d for d in days if d.date >= current.start)
+        prev = self._sum(d for d in days if d.date <= previous.end)
+
+        def groups(total: dict[str, Any]) -> dict[str, dict[str, Any]]:
+            out: dict[str, dict[str, Any]] = {}
+            results = total.get("results", {})
+            for name, arch in total.get("archetypes", {}).items():
+                colors = dominant(arch["colors"])
+                strategy = arch.get("strategy") or "unknown"
+                if params.color_identity is not None and colors != params.color_identity:
+                    continue
+                if params.strategy and strategy != params.strategy:
+                    continue
+                key = {"color_identity": colors or "C", "strategy": strategy}.get(params.group_by or "", name)
+                wld, mirrors = self._overall(results.get(name, {}), name)
+                merge(out.setdefault(key, {"decks": 0, "wld": [0, 0, 0], "mirrors": 0, "colors": {},
+                                           "strategy": {}}),
+                      {"decks": arch["decks"], "wld": wld, "mirrors": mirrors,
+                       "colors": {colors or "C": arch["decks"]}, "strategy": {strategy: arch["decks"]}})
+            return out
+
+        cur_groups, prev_groups = groups(cur), groups(prev)
+        cur_total, prev_total = cur.get("decks", 0), prev.get("decks", 0)
+        rows = []
+        for key, g in cur_groups.items():
+            p = prev_groups.get(key, {"decks": 0, "wld": [0, 0, 0]})
+            share = round(100 * g["decks"] / cur_total, 2) if cur_total else 0.0
+            prev_share = round(100 * p["decks"] / prev_total, 2) if prev_total else 0.0
+            now, before = record(*g["wld"], self.min_sample), record(*p["wld"], self.min_sample)
+            trend = None
+            if now.win_rate is not None and before.win_rate is not None:
+                trend = round(now.win_rate - before.win_rate, 2)
+            rows.append(RankingRow(
+                rank=0, name=key, color_identity=dominant(g["colors"]),
+                strategy=dominant(g["strategy"]), decks=g["decks"], meta_share=share,
+                previous_decks=p["decks"], previous_meta_share=prev_share,
+                meta_share_trend=round(share - prev_share, 2), current=now, previous=before,
+                win_rate_trend=trend, mirror_matches=g["mirrors"],
+            ))
+        rows.sort(key=lambda r: (-r.decks, r.name))
+        for rank, row in enumerate(rows, start=1):
+            row.rank = rank
+        return MetaRankingsOutput(
+            format=params.format,
+            group_by=params.group_by,
+            rows=rows,
+            metadata={
+                **self._metadata(info, current_period=current, previous_period=previous),
+                "current_decks": cur_total,
+                "previous_decks": prev_total,
+                "current_tournaments": cur.get("tournaments", 0),
+                "previous_tournaments": prev.get("tournaments", 0),
+                "ranked_by": "meta share; win rates below min_sample matches are flagged low_sample",
+            },
+        )
+
+    def _window_total(self, fmt: str, days: int, as_of: dt.date | None) -> tuple[FormatInfo, Window, dict[str, Any]]:
+        info = self.format_info(fmt)
+        win = window(self._end(info, as_of), days)
+        return info, win, self._sum(self.repository.format_days(fmt, win.start, win.end))
+
+    def _row(self, name: str, total: dict[str, Any], include: set[str] | None) -> MatchupRow:
+        results = total.get("results", {}).get(name, {})
+        decks = total.get("archetypes", {}).get(name, {}).get("decks", 0)
+        wld, mirrors = self._overall(results, name)
+        cells = [
+            MatchupCell(opponent=opp, **record(*r, self.min_sample).model_dump())
+            for opp, r in results.items()
+            if opp not in (name, NO_DECKLIST) and (include is None or opp in include)
+        ]
+        cells.sort(key=lambda c: (-c.matches, c.opponent))
+        share = round(100 * decks / total["decks"], 2) if total.get("decks") else 0.0
+        return MatchupRow(archetype=name, meta_share=share, overall=record(*wld, self.min_sample),
+                          mirror_matches=mirrors, matchups=cells)
+
+    def matchups(self, params: MatchupStatsInput) -> MatchupStatsOutput:
+        """Archetype × archetype matrix; mirrors are reported apart, not on the diagonal."""
+        info, win, total = self._window_total(params.format, params.days, params.as_of)
+        names = sorted(total.get("archetypes", {}), key=lambda a: -total["archetypes"][a]["decks"])
+        rows = [self._row(name, total, set(names)) for name in names]
+        return MatchupStatsOutput(
+            format=params.format,
+            archetypes=rows,
+            metadata={**self._metadata(info, period=win),
+                      "note": "overall includes matches against players without a published list"},
+        )
+
+    def archetypes(self, params: ArchetypesInput) -> ArchetypesOutput:
+        """Archetypes seen in the window, by meta share."""
+        info, win, total = self._window_total(params.format, params.days, params.as_of)
+        decks = total.get("decks", 0)
+        rows = [
+            ArchetypeSummary(
+                id=archetype_id(name), name=name, decks=a["decks"],
+                meta_share=round(100 * a["decks"] / decks, 2) if decks else 0.0,
+                color_identity=dominant(a["colors"]) or "C", strategy=a.get("strategy") or "unknown",
+            )
+            for name, a in total.get("archetypes", {}).items()
+        ]
+        rows.sort(key=lambda r: (-r.decks, r.name))
+        return ArchetypesOutput(format=params.format, archetypes=rows,
+                                metadata={**self._metadata(info, period=win), "decks": decks})
+
+    def resolve_archetype(self, name: str, known: Iterable[str]) -> str:
+        """The stored archetype matching ``name`` by name or id, case-insensitively."""
+        wanted = archetype_id(name)
+        known = list(known)
+        for candidate in known:
+            if candidate.lower() == name.strip().lower() or archetype_id(candidate) == wanted:
+                return candidate
+        raise NotFound(f"unknown archetype {name!r} in this window; known: {', '.join(sorted(known)[:40])}",
+                       field="archetype", allowed=sorted(known))
+
+    def deck_matchups(self, params: DeckMatchupStatsInput) -> DeckMatchupStatsOutput:
+        """One archetype's spread against the field."""
+        info, win, total = self._window_total(params.format, params.days, params.as_of)
+        name = self.resolve_archetype(params.archetype, total.get("archetypes", {}))
+        row = self._row(name, total, None)
+        return DeckMatchupStatsOutput(
+            format=params.format, archetype=name, meta_share=row.meta_share, overall=row.overall,
+            mirror_matches=row.mirror_matches, matchups=row.matchups,
+            metadata=self._metadata(info, period=win),
+        )

@@ -1,0 +1,209 @@
+"""The ``meta-mage`` command: tables, ingest, tools and the local demo."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from meta_mage.config import Settings, get_settings
+from meta_mage.errors import MetaMageError
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+
+
+def _db(settings: Settings) -> Any:
+    from meta_mage.storage.dynamo import dynamodb_resource
+
+    return dynamodb_resource(settings)
+
+
+def _settings(args: argparse.Namespace) -> Settings:
+    settings = get_settings()
+    if getattr(args, "rules_dir", None):
+        settings = settings.model_copy(update={"archetype_rules_dir": Path(args.rules_dir)})
+    return settings
+
+
+def cmd_tables_create(args: argparse.Namespace) -> int:
+    from meta_mage.storage.tables import create_tables
+
+    settings = _settings(args)
+    created = create_tables(_db(settings), settings)
+    print(f"created: {', '.join(created)}" if created else "all tables already exist")
+    return EXIT_OK
+
+
+def _finish(report: Any) -> int:
+    print(report.summary())
+    return EXIT_OK if report.ok else EXIT_FAILED
+
+
+def cmd_ingest_tournaments(args: argparse.Namespace) -> int:
+    from meta_mage.ingest.archetypes import get_classifier
+    from meta_mage.ingest.tournament_ingest import ingest_tournaments
+    from meta_mage.storage.meta import MetaRepository
+
+    settings = _settings(args)
+    repo = MetaRepository(_db(settings).Table(settings.meta_table))
+    return _finish(ingest_tournaments(args.paths, repo, get_classifier(settings.archetype_rules_dir)))
+
+
+def cmd_ingest_cards(args: argparse.Namespace) -> int:
+    from meta_mage.ingest.card_ingest import ingest_cards
+    from meta_mage.storage.cards import CardsRepository
+
+    settings = _settings(args)
+    return _finish(ingest_cards(args.paths, CardsRepository(_db(settings).Table(settings.cards_table))))
+
+
+def cmd_ingest_draft(args: argparse.Namespace) -> int:
+    from meta_mage.ingest.drafts import ingest_draft, load_draft
+    from meta_mage.ingest.errors import InputFileError
+    from meta_mage.storage.cards import CardsRepository
+    from meta_mage.storage.drafts import DraftsRepository
+
+    if args.file is None and not (args.pool and args.picks):
+        print("error: give a draft FILE, or --pool and --picks CSV files", file=sys.stderr)
+        return EXIT_USAGE
+    settings = _settings(args)
+    db = _db(settings)
+    overrides = {"draft_id": args.draft_id, "draft_name": args.name, "draft_date": args.date}
+    try:
+        draft = load_draft(args.file, overrides, args.pool, args.picks)
+    except InputFileError as exc:
+        print(f"draft: FAILED {exc}", file=sys.stderr)
+        return EXIT_FAILED
+    report = ingest_draft(draft, str(args.file or args.pool), DraftsRepository(db.Table(settings.drafts_table)),
+                          CardsRepository(db.Table(settings.cards_table)))
+    return _finish(report)
+
+
+def cmd_tool(args: argparse.Namespace) -> int:
+    from meta_mage.tools import build_registry
+    from meta_mage.tools.context import ToolContext
+
+    registry = build_registry()
+    if args.list or not args.name:
+        if args.json:
+            print(json.dumps(registry.catalog(), indent=2))
+        else:
+            for tool in registry.tools.values():
+                print(f"{tool.name:32} {tool.description.split('. ')[0]}.")
+        return EXIT_OK
+    try:
+        arguments = json.loads(args.arguments) if args.arguments else {}
+    except json.JSONDecodeError as exc:
+        print(json.dumps({"error": "invalid_argument", "message": f"arguments are not JSON: {exc.msg}"}),
+              file=sys.stderr)
+        return EXIT_USAGE
+    settings = _settings(args)
+    try:
+        result = registry.call(args.name, arguments, ToolContext.from_settings(settings))
+    except MetaMageError as exc:
+        print(json.dumps(exc.to_dict()), file=sys.stderr)
+        return EXIT_USAGE if exc.code == "invalid_argument" else EXIT_FAILED
+    print(json.dumps(result, indent=2, ensure_ascii=False))
+    return EXIT_OK
+
+
+def cmd_seed(args: argparse.Namespace) -> int:
+    from meta_mage.local.seed import seed_demo
+
+    settings = _settings(args)
+    reports = seed_demo(settings, _db(settings))
+    for report in reports:
+        print(report.summary())
+    return EXIT_OK if all(r.ok for r in reports) else EXIT_FAILED
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    """Embedded DynamoDB + demo data + one sample question answered from the tools."""
+    import time
+
+    from meta_mage.local.answer import answer_top_decks
+    from meta_mage.local.embedded import embedded_dynamodb
+    from meta_mage.local.seed import seed_demo
+    from meta_mage.tools import build_registry
+    from meta_mage.tools.context import ToolContext
+
+    settings = _settings(args)
+    with embedded_dynamodb() as url:
+        print(f"Embedded DynamoDB (moto server) on {url}")
+        started = time.perf_counter()
+        reports = seed_demo(settings, _db(settings))
+        for report in reports:
+            print(report.summary())
+        print(f"Demo data loaded in {time.perf_counter() - started:.1f}s\n")
+        context = ToolContext.from_settings(settings)
+        print(answer_top_decks(build_registry(), context, args.format, args.days))
+        if args.keep_running:
+            print(f"\nDynamoDB stays up at {url}. In another shell:\n"
+                  f"  AWS_ENDPOINT_URL_DYNAMODB={url} AWS_ACCESS_KEY_ID=local AWS_SECRET_ACCESS_KEY=local "
+                  f"meta-mage tool get_draft_pool '{{\"draft_id\": \"tarkir\", \"color\": \"G\", "
+                  f"\"type_contains\": \"Creature\", \"include_draft_results\": true}}'\nCtrl-C to stop.")
+            try:
+                while True:
+                    time.sleep(3600)
+            except KeyboardInterrupt:
+                pass
+    return EXIT_OK if all(r.ok for r in reports) else EXIT_FAILED
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="meta-mage", description=__doc__)
+    parser.add_argument("--rules-dir", help="archetype rules directory (MTGOFormatData layout)")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    tables = sub.add_parser("tables", help="manage the DynamoDB tables of template.yaml")
+    tables_sub = tables.add_subparsers(dest="action", required=True)
+    tables_sub.add_parser("create", help="create missing tables (idempotent)").set_defaults(func=cmd_tables_create)
+
+    ingest = sub.add_parser("ingest", help="load data into DynamoDB")
+    ingest_sub = ingest.add_subparsers(dest="kind", required=True)
+    t = ingest_sub.add_parser("tournaments", help="MTGODecklistCache JSON files, folders or .tar.gz archives")
+    t.add_argument("paths", nargs="+", type=Path)
+    t.set_defaults(func=cmd_ingest_tournaments)
+    c = ingest_sub.add_parser("cards", help="card corpus: MTGJSON-derived list, AtomicCards or Scryfall oracle cards")
+    c.add_argument("paths", nargs="+", type=Path)
+    c.set_defaults(func=cmd_ingest_cards)
+    d = ingest_sub.add_parser("draft", help="a cube draft: JSON file, or --pool/--picks CSVs")
+    d.add_argument("file", nargs="?", type=Path)
+    d.add_argument("--pool", type=Path, help="pool.csv (name,quantity)")
+    d.add_argument("--picks", type=Path, help="picks.csv (pick_n,drafter,card)")
+    d.add_argument("--draft-id")
+    d.add_argument("--name")
+    d.add_argument("--date", help="YYYY-MM-DD")
+    d.set_defaults(func=cmd_ingest_draft)
+
+    tool = sub.add_parser("tool", help="call a tool: meta-mage tool NAME '{json args}'")
+    tool.add_argument("name", nargs="?")
+    tool.add_argument("arguments", nargs="?")
+    tool.add_argument("--list", action="store_true", help="print the tool catalog")
+    tool.add_argument("--json", action="store_true", help="with --list: full catalog with input schemas")
+    tool.set_defaults(func=cmd_tool)
+
+    sub.add_parser("seed", help="load the bundled demo data into the configured DynamoDB").set_defaults(func=cmd_seed)
+
+    demo = sub.add_parser("demo", help="embedded DynamoDB + demo data + a sample question")
+    demo.add_argument("--format", default="Modern")
+    demo.add_argument("--days", type=int, default=14)
+    demo.add_argument("--keep-running", action="store_true", help="keep the embedded DynamoDB up afterwards")
+    demo.set_defaults(func=cmd_demo)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        code: int = args.func(args)
+    except MetaMageError as exc:
+        print(f"error: {exc.message}", file=sys.stderr)
+        return EXIT_USAGE
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())

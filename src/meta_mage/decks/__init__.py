@@ -1,0 +1,1 @@
+"""Deck tools: parsing pasted lists, enrichment, classification, optimisation, matchup facts."""

@@ -1,0 +1,63 @@
+"""Parse a pasted decklist: MTGO .txt, Arena export, "Sideboard" / "// Sideboard" / "SB:" markers."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from meta_mage.errors import InvalidArgument
+
+MAX_LINES = 300
+_LINE = re.compile(r"^(?:(?P<sb>SB:)\s*)?(?P<count>\d+)\s*x?\s+(?P<name>.+?)\s*$", re.IGNORECASE)
+_ARENA_SET = re.compile(r"\s+\([A-Z0-9_]{2,6}\)\s+[\w-]+$")  # "Lightning Bolt (M10) 146"
+_SIDEBOARD_HEADER = re.compile(r"^(?://\s*)?sideboard:?$", re.IGNORECASE)
+_IGNORED_HEADERS = re.compile(r"^(?://\s*)?(deck|main ?deck|mainboard|commander|companion|about|name .*):?$",
+                              re.IGNORECASE)
+
+
+@dataclass
+class ParsedDeckList:
+    """A pasted deck: ordered name → count per section, and lines that were not cards."""
+
+    mainboard: dict[str, int] = field(default_factory=dict)
+    sideboard: dict[str, int] = field(default_factory=dict)
+    skipped_lines: list[str] = field(default_factory=list)
+
+
+def parse_deck_text(text: str) -> ParsedDeckList:
+    """Parse deck text; a blank line after mainboard cards starts the sideboard (MTGO .txt)."""
+    if not isinstance(text, str) or not text.strip():
+        raise InvalidArgument("deck is empty: paste a list such as '4 Lightning Bolt'", field="deck")
+    lines = text.replace("\r\n", "\n").split("\n")
+    if len(lines) > MAX_LINES:
+        raise InvalidArgument(f"deck has {len(lines)} lines; at most {MAX_LINES} are accepted", field="deck")
+    deck = ParsedDeckList()
+    section = deck.mainboard
+    for raw in lines:
+        line = raw.strip()
+        if not line:
+            if deck.mainboard and section is deck.mainboard:
+                section = deck.sideboard
+            continue
+        if _SIDEBOARD_HEADER.match(line):
+            section = deck.sideboard
+            continue
+        if _IGNORED_HEADERS.match(line):
+            continue
+        match = _LINE.match(line)
+        if not match:
+            deck.skipped_lines.append(line)
+            continue
+        name = _ARENA_SET.sub("", match.group("name")).strip()
+        target = deck.sideboard if match.group("sb") else section
+        count = int(match.group("count"))
+        if count < 1 or count > 100:
+            raise InvalidArgument(f"line {line!r}: a count must be between 1 and 100", field="deck")
+        target[name] = target.get(name, 0) + count
+    if not deck.mainboard and not deck.sideboard:
+        raise InvalidArgument(
+            "no card lines found; each line should look like '4 Lightning Bolt'", field="deck"
+        )
+    if not deck.mainboard:  # everything landed after a leading blank line
+        deck.mainboard, deck.sideboard = deck.sideboard, {}
+    return deck

@@ -1,0 +1,1 @@
+"""Cube-draft questions: list_drafts and get_draft_pool."""

@@ -1,0 +1,142 @@
+"""Import cube drafts: the JSON format or a pool.csv + picks.csv pair with a small header."""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+from botocore.exceptions import BotoCoreError, ClientError
+from pydantic import ValidationError
+
+from meta_mage.decks.enrich import closest_names
+from meta_mage.ingest.errors import InputFileError
+from meta_mage.ingest.files import SourceFile
+from meta_mage.ingest.report import IngestReport
+from meta_mage.models.cards import card_key
+from meta_mage.models.drafts import REDACTED, DraftImport
+from meta_mage.storage.cards import CardsRepository
+from meta_mage.storage.drafts import DraftsRepository
+
+
+def _validation_message(exc: ValidationError) -> str:
+    first = exc.errors()[0]
+    where = ".".join(str(p) for p in first["loc"]) or "draft"
+    return f"{where}: {first['msg'].removeprefix('Value error, ')}"
+
+
+def _read_csv(path: Path, columns: tuple[str, ...]) -> list[dict[str, str]]:
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except OSError as exc:
+        raise InputFileError(str(path), f"cannot read ({exc.strerror})") from exc
+    reader = csv.DictReader(io.StringIO(text))
+    missing = [c for c in columns if c not in (reader.fieldnames or [])]
+    if missing:
+        raise InputFileError(str(path), f"missing column(s) {', '.join(missing)}; expected {','.join(columns)}")
+    return list(reader)
+
+
+def load_draft(path: Path | None, overrides: dict[str, Any] | None = None,
+               pool_csv: Path | None = None, picks_csv: Path | None = None) -> DraftImport:
+    """Read a draft: a full JSON file, a header JSON naming ``pool_csv``/``picks_csv``, or CSVs
+    given directly with the header fields in ``overrides``."""
+    document: dict[str, Any] = {}
+    source = str(path or pool_csv or "draft")
+    if path is not None:
+        try:
+            data = SourceFile(source, path.read_bytes()).json()
+        except OSError as exc:
+            raise InputFileError(source, f"cannot read ({exc.strerror})") from exc
+        if not isinstance(data, dict):
+            raise InputFileError(source, "a draft file must be a JSON object")
+        document = data
+    document.update({k: v for k, v in (overrides or {}).items() if v is not None})
+    base = path.parent if path else Path(".")
+    pool_csv = pool_csv or (base / document.pop("pool_csv") if "pool_csv" in document else None)
+    picks_csv = picks_csv or (base / document.pop("picks_csv") if "picks_csv" in document else None)
+    if pool_csv:
+        rows = _read_csv(pool_csv, ("name", "quantity"))
+        try:
+            document["cube"] = [{"name": r["name"].strip(), "quantity": int(r["quantity"] or 1)} for r in rows]
+        except ValueError:
+            raise InputFileError(str(pool_csv), "quantity must be a whole number") from None
+    if picks_csv:
+        rows = _read_csv(picks_csv, ("pick_n", "drafter", "card"))
+        try:
+            document["picks"] = [{"pick_n": int(r["pick_n"]), "drafter": r["drafter"].strip(),
+                                  "card": r["card"].strip()} for r in rows]
+        except ValueError:
+            raise InputFileError(str(picks_csv), "pick_n must be a whole number") from None
+        document.setdefault("drafters", list(dict.fromkeys(p["drafter"] for p in document["picks"])))
+    try:
+        return DraftImport.model_validate(document)
+    except ValidationError as exc:
+        raise InputFileError(source, _validation_message(exc)) from None
+
+
+def draft_items(draft: DraftImport, cards: CardsRepository, source: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """Header and pool-card items with card details and (redacted) pick results denormalised."""
+    details = cards.get_many([card_key(e.name) for e in draft.cube])
+    missing = [e.name for e in draft.cube if card_key(e.name) not in details]
+    if missing:
+        names = cards.all_names()
+        hints = []
+        for name in missing[:10]:
+            _, suggestions = closest_names(name, names)
+            hints.append(f"{name!r}" + (f" (did you mean {' or '.join(suggestions)}?)" if suggestions else ""))
+        raise InputFileError(source, f"{len(missing)} cube card(s) not in the card data: {', '.join(hints)}; "
+                                     "ingest the card corpus first or fix the names")
+    hidden = set(draft.opt_outs)
+    picks: dict[str, list[dict[str, Any]]] = {}
+    for pick in sorted(draft.picks, key=lambda p: (p.pick_n, p.drafter)):
+        drafter = REDACTED if pick.drafter in hidden else pick.drafter
+        picks.setdefault(card_key(pick.card), []).append({"drafter": drafter, "pick_n": pick.pick_n})
+    items = []
+    for entry in draft.cube:
+        card = details[card_key(entry.name)]
+        items.append({
+            "card_name": entry.name,
+            "quantity": entry.quantity,
+            "picks": picks.get(card_key(entry.name), []),
+            "mana_cost": card.mana_cost,
+            "type_line": card.type_line,
+            "colors": card.colors,
+            "color_identity": "".join(card.color_identity) or "C",
+        })
+    drafters = [REDACTED if d in hidden else d for d in draft.drafters]
+    header = {
+        "draft_id": draft.draft_id,
+        "draft_name": draft.draft_name,
+        "draft_date": draft.draft_date.isoformat(),
+        "drafters": drafters,
+        "total_cards": len(items),
+        "picks": len(draft.picks),
+    }
+    return header, items
+
+
+def ingest_draft(draft: DraftImport, source: str, drafts: DraftsRepository, cards: CardsRepository) -> IngestReport:
+    """Store one validated draft; re-importing identical content changes nothing."""
+    report = IngestReport("draft")
+    try:
+        header, items = draft_items(draft, cards, source)
+        version = hashlib.sha256(json.dumps([header, items], sort_keys=True, default=str).encode()).hexdigest()[:16]
+        if drafts.get_version(draft.draft_id) == version:
+            report.outcomes["unchanged"] += 1
+            return report
+        drafts.put_draft(header, items, version)
+    except InputFileError as exc:
+        report.fail(exc.source, exc.reason)
+        return report
+    except (ClientError, BotoCoreError) as exc:
+        report.fail(source, f"DynamoDB error: {exc}")
+        return report
+    report.outcomes["stored"] += 1
+    report.totals["pool cards"] += len(items)
+    report.totals["picks"] += len(draft.picks)
+    report.totals["drafters"] += len(draft.drafters)
+    return report

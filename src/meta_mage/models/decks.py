@@ -1,0 +1,163 @@
+"""Inputs and outputs of the deck-coaching tools."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field, field_validator
+
+from meta_mage.models.meta import FormatInput, ToolInput, WinRate, normalise_format
+
+DeckText = Field(min_length=1, max_length=20_000, description="Decklist text (MTGO .txt or Arena export)")
+
+
+class CardDetail(BaseModel):
+    name: str = Field(min_length=1, max_length=200)
+    quantity: int = Field(ge=1, le=100)
+    section: Literal["mainboard", "sideboard"]
+    mana_cost: str | None = None
+    cmc: float | None = None
+    type_line: str | None = None
+    colors: list[str] = Field(default_factory=list)
+    color_identity: list[str] = Field(default_factory=list)
+    oracle_text: str | None = None
+
+
+class UnresolvedCard(BaseModel):
+    name: str
+    quantity: int
+    section: str
+    suggestions: list[str]
+
+
+class EnrichDeckInput(ToolInput):
+    deck: str = DeckText
+
+
+class EnrichedDeck(BaseModel):
+    card_details: list[CardDetail]
+    counts: dict[str, int]
+    unresolved: list[UnresolvedCard]
+    corrected: dict[str, str] = Field(description="Names matched by spelling correction: typed → card")
+    skipped_lines: list[str]
+
+
+class ClassifyDeckInput(ToolInput):
+    deck: str = DeckText
+    format: str
+
+    @field_validator("format", mode="before")
+    @classmethod
+    def _format(cls, value: object) -> str:
+        return normalise_format(value)
+
+
+class ClassifyDeckOutput(BaseModel):
+    format: str
+    archetype: str
+    color_identity: str
+    strategy: str
+    matched_by: Literal["archetype", "fallback", "unknown"]
+    candidates: list[str]
+    mainboard_cards: int
+    sideboard_cards: int
+
+
+class OptimizeInput(FormatInput):
+    card_details: list[CardDetail] = Field(min_length=1, max_length=150)
+    archetype: str = Field(min_length=1, max_length=100)
+    top_n: int = Field(default=5, ge=1, le=15)
+    days: int = Field(default=30, ge=1, le=365, description="Window of lists to compare with")
+
+
+class CardUsage(BaseModel):
+    name: str
+    inclusion_rate: float = Field(description="Percent of the archetype's lists that play it")
+    average_copies: float
+    your_copies: int
+    with_card: WinRate | None = None
+    without_card: WinRate | None = None
+
+
+class Swap(BaseModel):
+    cut: str
+    cut_quantity: int
+    add: str
+    add_quantity: int
+    reason: str
+
+
+class OptimizeMainboardOutput(BaseModel):
+    format: str
+    archetype: str
+    lists_compared: int
+    core_cards: list[CardUsage]
+    flex_spots: list[CardUsage]
+    candidates: list[CardUsage]
+    swaps: list[Swap]
+    top_matchups: list[dict[str, Any]]
+    metadata: dict[str, object]
+
+
+class SideboardSlot(BaseModel):
+    name: str
+    quantity: int
+    reason: str
+    targets: list[str]
+
+
+class OptimizeSideboardOutput(BaseModel):
+    format: str
+    archetype: str
+    lists_compared: int
+    top_archetypes: list[dict[str, Any]]
+    final_sideboard: list[SideboardSlot]
+    total_cards: int
+    adds: list[str]
+    cuts: list[str]
+    metadata: dict[str, object]
+
+
+class StrategyInput(ToolInput):
+    card_details: list[CardDetail] = Field(min_length=1, max_length=150)
+    archetype: str = Field(min_length=1, max_length=100)
+    opponent_archetype: str = Field(min_length=1, max_length=100)
+    matchup_stats: dict[str, Any] = Field(description="The output of get_deck_matchup_stats")
+    format: str | None = None
+    as_of: dt.date | None = None
+
+    @field_validator("format", mode="before")
+    @classmethod
+    def _format(cls, value: object) -> str | None:
+        return None if value is None else normalise_format(value)
+
+
+class KeyCard(BaseModel):
+    name: str
+    inclusion_rate: float
+    average_copies: float
+    section: str
+    type_line: str | None = None
+    mana_cost: str | None = None
+    oracle_text: str | None = None
+
+
+class SideboardAnswer(BaseModel):
+    name: str
+    quantity: int
+    answers: list[str]
+    reason: str
+    with_card_vs_opponent: WinRate | None = None
+
+
+class StrategyFacts(BaseModel):
+    format: str
+    archetype: str
+    opponent_archetype: str
+    record: WinRate | None
+    opponent_lists: int
+    opponent_key_cards: list[KeyCard]
+    sideboard_answers: list[SideboardAnswer]
+    your_deck_profile: dict[str, Any]
+    metadata: dict[str, object]

@@ -1,0 +1,136 @@
+"""Cube drafts: the import format and the ``get_draft_pool`` / ``list_drafts`` contracts."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from meta_mage.models.cards import card_key
+
+REDACTED = "[REDACTED]"
+DRAFT_ID_PATTERN = r"^[a-z0-9][a-z0-9_-]{0,63}$"
+
+
+class CubeEntry(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    name: str = Field(min_length=1, max_length=200)
+    quantity: int = Field(default=1, ge=1, le=20)
+
+
+class Pick(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    pick_n: int = Field(ge=1, le=1000, description="The drafter's own pick number (1 = first pick)")
+    drafter: str = Field(min_length=1, max_length=100)
+    card: str = Field(min_length=1, max_length=200)
+
+
+class DraftImport(BaseModel):
+    """A cube draft as imported (see README "Cube draft format")."""
+
+    model_config = ConfigDict(extra="forbid")
+    draft_id: str = Field(pattern=DRAFT_ID_PATTERN)
+    draft_name: str = Field(min_length=1, max_length=200)
+    draft_date: dt.date
+    cube: list[CubeEntry] = Field(min_length=1, max_length=2000)
+    drafters: list[str] = Field(default_factory=list, max_length=64)
+    picks: list[Pick] = Field(default_factory=list)
+    opt_outs: list[str] = Field(default_factory=list)
+
+    @field_validator("cube")
+    @classmethod
+    def _unique_cube(cls, cube: list[CubeEntry]) -> list[CubeEntry]:
+        seen: set[str] = set()
+        for entry in cube:
+            if card_key(entry.name) in seen:
+                raise ValueError(f"cube lists {entry.name!r} twice; use quantity instead")
+            seen.add(card_key(entry.name))
+        return cube
+
+    @model_validator(mode="after")
+    def _consistent(self) -> DraftImport:
+        quantities = {card_key(e.name): e.quantity for e in self.cube}
+        drafters = set(self.drafters)
+        taken: dict[str, int] = {}
+        seen_picks: set[tuple[str, int]] = set()
+        for pick in self.picks:
+            key = card_key(pick.card)
+            if key not in quantities:
+                raise ValueError(f"pick {pick.pick_n} by {pick.drafter!r} is {pick.card!r}, which is not in the cube")
+            if drafters and pick.drafter not in drafters:
+                raise ValueError(f"pick {pick.pick_n}: drafter {pick.drafter!r} is not in drafters")
+            if (pick.drafter, pick.pick_n) in seen_picks:
+                raise ValueError(f"drafter {pick.drafter!r} has two picks numbered {pick.pick_n}")
+            seen_picks.add((pick.drafter, pick.pick_n))
+            taken[key] = taken.get(key, 0) + 1
+            if taken[key] > quantities[key]:
+                raise ValueError(f"{pick.card!r} is picked {taken[key]} times but the cube has {quantities[key]}")
+        unknown = [o for o in self.opt_outs if o not in drafters and o not in {p.drafter for p in self.picks}]
+        if unknown:
+            raise ValueError(f"opt_outs name unknown drafters: {', '.join(unknown)}")
+        return self
+
+
+class DraftPoolInput(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    draft_id: str = Field(min_length=1, max_length=64, description="e.g. 'tarkir'")
+    include_draft_results: bool = Field(default=False, description="Add drafted_by and drafted_pick_n")
+    include_card_details: bool = Field(default=False, description="Add mana_cost, type_line, colors, color_identity")
+    group_by: Literal["none", "color_identity", "type"] = "none"
+    color: str | None = Field(
+        default=None,
+        description="Colour identity filter: one of W, U, B, R, G (cards whose identity includes it), "
+                    "C (colourless), or several letters such as 'UG' (exactly that identity)",
+    )
+    type_contains: str | None = Field(default=None, max_length=100, description="Type line substring")
+    name_contains: str | None = Field(default=None, max_length=100, description="Name substring (any case)")
+
+    @field_validator("color", mode="before")
+    @classmethod
+    def _color(cls, value: object) -> str | None:
+        if value is None or value == "":
+            return None
+        text = str(value).strip().upper()
+        if text == "C" or (text and all(ch in "WUBRG" for ch in text) and len(set(text)) == len(text)):
+            return text if text == "C" else "".join(c for c in "WUBRG" if c in text)
+        raise ValueError(f"unknown color {value!r}; allowed: W, U, B, R, G, C or a combination such as 'UG'")
+
+
+class PoolCard(BaseModel):
+    card_name: str
+    quantity: int
+    drafted: bool
+    drafted_by: str | None = None
+    drafted_pick_n: int | None = None
+    mana_cost: str | None = None
+    type_line: str | None = None
+    colors: list[str] | None = None
+    color_identity: str | None = None
+    additional_picks: list[dict[str, object]] | None = None
+
+
+class DraftPoolResult(BaseModel):
+    draft_id: str
+    draft_name: str
+    draft_date: str
+    total_cards: int
+    cards: list[dict[str, object]] | None
+    grouped: dict[str, list[dict[str, object]]] | None
+
+
+class DraftSummary(BaseModel):
+    draft_id: str
+    draft_name: str
+    draft_date: str
+    total_cards: int
+    drafters: int
+    picks: int
+
+
+class ListDraftsInput(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class ListDraftsOutput(BaseModel):
+    drafts: list[DraftSummary]

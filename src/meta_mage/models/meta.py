@@ -1,0 +1,173 @@
+"""Inputs and outputs of the meta-research tools."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from meta_mage.models.tournaments import FORMATS
+
+Strategy = Literal["aggro", "midrange", "control", "combo", "tempo", "ramp", "unknown"]
+
+
+def normalise_format(value: object) -> str:
+    """Canonical format name ("modern" → "Modern"), or a ValueError listing the formats."""
+    text = str(value).strip()
+    for fmt in FORMATS:
+        if text.lower() == fmt.lower():
+            return fmt
+    raise ValueError(f"unknown format {text!r}; allowed: {', '.join(FORMATS)}")
+
+
+class ToolInput(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class FormatInput(ToolInput):
+    format: str = Field(description=f"One of {', '.join(FORMATS)}")
+    as_of: dt.date | None = Field(
+        default=None, description="End of the window; default: the format's newest tournament"
+    )
+
+    @field_validator("format", mode="before")
+    @classmethod
+    def _format(cls, value: object) -> str:
+        return normalise_format(value)
+
+
+class Window(BaseModel):
+    start: str
+    end: str
+    days: int
+
+
+class WinRate(BaseModel):
+    """A match record with its win rate and 95 % Wilson interval (percent)."""
+
+    wins: int
+    losses: int
+    draws: int
+    matches: int
+    win_rate: float | None
+    ci_low: float | None
+    ci_high: float | None
+    low_sample: bool = Field(description="Fewer decided matches than the minimum sample")
+
+
+class ListFormatsInput(ToolInput):
+    pass
+
+
+class FormatSummary(BaseModel):
+    format: str
+    first_date: str
+    last_date: str
+    tournaments: int
+    decks: int
+    matches: int
+
+
+class ListFormatsOutput(BaseModel):
+    formats: list[FormatSummary]
+
+
+class MetaRankingsInput(FormatInput):
+    current_days: int = Field(default=14, ge=1, le=365, description="Length of the current window")
+    previous_days: int = Field(default=14, ge=1, le=365, description="Length of the window before it")
+    color_identity: str | None = Field(default=None, description="WUBRG letters, e.g. 'RW' or 'C'")
+    strategy: Strategy | None = None
+    group_by: Literal["color_identity", "strategy"] | None = None
+
+    @field_validator("color_identity", mode="before")
+    @classmethod
+    def _colors(cls, value: object) -> str | None:
+        if value is None or value == "":
+            return None
+        text = str(value).upper().strip()
+        if text == "C" or text.lower() == "colorless":
+            return ""
+        if not text or any(ch not in "WUBRG" for ch in text) or len(set(text)) != len(text):
+            raise ValueError(f"unknown colour identity {value!r}; use letters from W, U, B, R, G, or C")
+        return "".join(c for c in "WUBRG" if c in text)
+
+
+
+class RankingRow(BaseModel):
+    rank: int
+    name: str
+    color_identity: str
+    strategy: str
+    decks: int
+    meta_share: float
+    previous_decks: int
+    previous_meta_share: float
+    meta_share_trend: float
+    current: WinRate
+    previous: WinRate
+    win_rate_trend: float | None
+    mirror_matches: int
+
+
+class MetaRankingsOutput(BaseModel):
+    format: str
+    group_by: str | None
+    rows: list[RankingRow]
+    metadata: dict[str, object]
+
+
+class MatchupStatsInput(FormatInput):
+    days: int = Field(default=14, ge=1, le=365, description="Window length in days (1-365)")
+
+
+class MatchupCell(WinRate):
+    opponent: str
+
+
+class MatchupRow(BaseModel):
+    archetype: str
+    meta_share: float
+    overall: WinRate
+    mirror_matches: int
+    matchups: list[MatchupCell]
+
+
+class MatchupStatsOutput(BaseModel):
+    format: str
+    archetypes: list[MatchupRow]
+    metadata: dict[str, object]
+
+
+class ArchetypesInput(FormatInput):
+    days: int = Field(default=30, ge=1, le=365, description="Window length in days (1-365)")
+
+
+class ArchetypeSummary(BaseModel):
+    id: str
+    name: str
+    meta_share: float
+    decks: int
+    color_identity: str
+    strategy: str
+
+
+class ArchetypesOutput(BaseModel):
+    format: str
+    archetypes: list[ArchetypeSummary]
+    metadata: dict[str, object]
+
+
+class DeckMatchupStatsInput(FormatInput):
+    archetype: str = Field(min_length=1, max_length=100)
+    days: int = Field(default=14, ge=1, le=365, description="Window length in days (1-365)")
+
+
+class DeckMatchupStatsOutput(BaseModel):
+    format: str
+    archetype: str
+    meta_share: float
+    overall: WinRate
+    mirror_matches: int
+    matchups: list[MatchupCell]
+    metadata: dict[str, object]

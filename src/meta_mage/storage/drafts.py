@@ -1,0 +1,55 @@
+"""DraftsTable repository: one partition per draft, plus a registry partition.
+
+``DRAFT#<id>`` / ``#META`` holds the header and the current ``version``; ``DRAFT#<id>`` /
+``CARD#<name>`` holds each pool card with its details and picks. Cards are written before the
+header, and readers keep only cards of the header's version, so a re-import is never seen
+half-done. ``DRAFTS`` / ``<id>`` lists drafts for ``list_drafts``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from boto3.dynamodb.conditions import Key
+
+from meta_mage.storage.dynamo import query_all
+
+
+class DraftsRepository:
+    """All reads and writes of the DraftsTable."""
+
+    def __init__(self, table: Any) -> None:
+        self.table = table
+
+    def put_draft(self, header: dict[str, Any], cards: list[dict[str, Any]], version: str) -> None:
+        pk = f"DRAFT#{header['draft_id']}"
+        old = query_all(self.table, KeyConditionExpression=Key("pk").eq(pk) & Key("sk").begins_with("CARD#"),
+                        ProjectionExpression="sk")
+        new_keys = {f"CARD#{c['card_name']}" for c in cards}
+        with self.table.batch_writer(overwrite_by_pkeys=["pk", "sk"]) as batch:
+            for card in cards:
+                batch.put_item(Item={"pk": pk, "sk": f"CARD#{card['card_name']}", "version": version, **card})
+        self.table.put_item(Item={"pk": pk, "sk": "#META", "version": version, **header})
+        self.table.put_item(Item={"pk": "DRAFTS", "sk": header["draft_id"], "version": version, **header})
+        with self.table.batch_writer(overwrite_by_pkeys=["pk", "sk"]) as batch:
+            for item in old:
+                if item["sk"] not in new_keys:
+                    batch.delete_item(Key={"pk": pk, "sk": item["sk"]})
+
+    def get_version(self, draft_id: str) -> str | None:
+        item = self.table.get_item(Key={"pk": f"DRAFT#{draft_id}", "sk": "#META"},
+                                   ProjectionExpression="version").get("Item")
+        return str(item["version"]) if item else None
+
+    def get_pool(self, draft_id: str) -> tuple[dict[str, Any], list[dict[str, Any]]] | None:
+        """Header and current cards of a draft (one Query, a page or two), or None."""
+        items = query_all(self.table, KeyConditionExpression=Key("pk").eq(f"DRAFT#{draft_id}"))
+        header = next((i for i in items if i["sk"] == "#META"), None)
+        if header is None:
+            return None
+        cards = [i for i in items if i["sk"].startswith("CARD#") and i.get("version") == header["version"]]
+        return header, cards
+
+    def list_drafts(self) -> list[dict[str, Any]]:
+        """Every draft's header (one Query)."""
+        return query_all(self.table, KeyConditionExpression=Key("pk").eq("DRAFTS"))

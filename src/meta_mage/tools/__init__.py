@@ -1,0 +1,5 @@
+"""The tool registry: one catalog of typed tools, used in process, from the CLI and (later) MCP."""
+
+from meta_mage.tools.registry import Tool, ToolRegistry, build_registry
+
+__all__ = ["Tool", "ToolRegistry", "build_registry"]
