@@ -1,0 +1,115 @@
+"""Shared fixtures: moto DynamoDB with tables built from template.yaml, demo data subsets."""
+
+from __future__ import annotations
+
+import io
+import json
+import tarfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from moto import mock_aws
+
+from meta_mage.config import DEMO_DATA_DIR, Settings
+from meta_mage.ingest.archetypes import get_classifier
+from meta_mage.ingest.card_ingest import ingest_cards
+from meta_mage.ingest.drafts import ingest_draft, load_draft
+from meta_mage.ingest.tournament_ingest import ingest_tournaments
+from meta_mage.storage.cards import CardsRepository
+from meta_mage.storage.drafts import DraftsRepository
+from meta_mage.storage.dynamo import dynamodb_resource
+from meta_mage.storage.meta import MetaRepository
+from meta_mage.storage.tables import create_tables
+from meta_mage.tools import build_registry
+from meta_mage.tools.context import ToolContext
+
+SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+DEMO_TOURNAMENTS = DEMO_DATA_DIR / "tournaments.tar.gz"
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _aws_env() -> Iterator[None]:
+    patcher = pytest.MonkeyPatch()
+    for key in ("AWS_ENDPOINT_URL_DYNAMODB", "AWS_ENDPOINT_URL", "AWS_PROFILE"):
+        patcher.delenv(key, raising=False)
+    patcher.setenv("AWS_ACCESS_KEY_ID", "testing")
+    patcher.setenv("AWS_SECRET_ACCESS_KEY", "testing")
+    patcher.setenv("AWS_DEFAULT_REGION", "us-east-1")
+    yield
+    patcher.undo()
+
+
+@pytest.fixture()
+def settings() -> Settings:
+    return Settings()
+
+
+@pytest.fixture()
+def dynamodb(settings: Settings) -> Iterator[Any]:
+    """A fresh moto DynamoDB with every table of template.yaml (dropped afterwards: moto's backend is
+    shared with the session-wide world below, which uses other table names)."""
+    with mock_aws():
+        db = dynamodb_resource(settings)
+        create_tables(db, settings)
+        yield db
+        for name in settings.table_names().values():
+            db.Table(name).delete()
+
+
+def demo_members(prefix: str = "", formats: tuple[str, ...] = ()) -> list[tuple[str, bytes]]:
+    """Files of the bundled demo tournament archive, optionally only some formats."""
+    with tarfile.open(DEMO_TOURNAMENTS) as archive:
+        out = []
+        for member in archive.getmembers():
+            data = archive.extractfile(member).read()  # type: ignore[union-attr]
+            if formats and json.loads(data)["Tournament"].get("Formats") not in formats:
+                continue
+            if member.name.startswith(prefix):
+                out.append((member.name, data))
+        return out
+
+
+def write_members(members: list[tuple[str, bytes]], folder: Path) -> list[Path]:
+    paths = []
+    for name, data in members:
+        path = folder / Path(name).name
+        path.write_bytes(data)
+        paths.append(path)
+    return paths
+
+
+def archive_of(members: list[tuple[str, bytes]], path: Path) -> Path:
+    with tarfile.open(path, "w:gz") as archive:
+        for name, data in members:
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            archive.addfile(info, io.BytesIO(data))
+    return path
+
+
+@pytest.fixture(scope="session")
+def modern_world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
+    """One moto DynamoDB per session holding demo cards, the demo Modern files and the tarkir draft."""
+    settings = Settings(meta_table="world-meta", cards_table="world-cards", drafts_table="world-drafts")
+    folder = tmp_path_factory.mktemp("modern")
+    archive = archive_of(demo_members(formats=("Modern",)), folder / "modern.tar.gz")
+    with mock_aws():
+        db = dynamodb_resource(settings)
+        create_tables(db, settings)
+        cards = CardsRepository(db.Table(settings.cards_table))
+        assert ingest_cards([DEMO_DATA_DIR / "cards.json.gz"], cards).ok
+        meta = MetaRepository(db.Table(settings.meta_table))
+        report = ingest_tournaments([archive], meta, get_classifier(settings.archetype_rules_dir))
+        assert report.ok, report.summary()
+        draft_path = DEMO_DATA_DIR / "drafts" / "tarkir.json"
+        drafts = DraftsRepository(db.Table(settings.drafts_table))
+        assert ingest_draft(load_draft(draft_path), str(draft_path), drafts, cards).ok
+        yield {"db": db, "settings": settings, "context": ToolContext.from_settings(settings, db),
+               "registry": build_registry(), "archive": archive}
+
+
+def call(world: dict[str, Any], name: str, **arguments: Any) -> dict[str, Any]:
+    result: dict[str, Any] = world["registry"].call(name, arguments, world["context"])
+    return result

@@ -1,0 +1,30 @@
+"""The meta-mage command against moto (same code path as a real table)."""
+
+import json
+from typing import Any
+
+import pytest
+
+from meta_mage.cli import main
+from tests.conftest import demo_members, write_members
+
+
+def test_cli_tables_ingest_and_tool(dynamodb: Any, tmp_path: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["tables", "create"]) == 0
+    assert "already exist" in capsys.readouterr().out
+    files = write_members(demo_members(formats=("Legacy",))[:2], tmp_path)
+    (tmp_path / "broken.json").write_text("{")
+    assert main(["ingest", "tournaments", str(tmp_path)]) == 1  # one bad file: non-zero, others stored
+    out = capsys.readouterr().out
+    assert "2 added" in out and "broken.json: invalid JSON" in out
+    assert main(["tool", "list_formats"]) == 0
+    formats = json.loads(capsys.readouterr().out)["formats"]
+    assert formats[0]["format"] == "Legacy" and formats[0]["tournaments"] == len(files)
+    assert main(["tool", "get_format_meta_rankings", '{"format": "Legacy", "current_days": 0}']) == 2
+    error = json.loads(capsys.readouterr().err)
+    assert error["error"] == "invalid_argument" and error["field"] == "current_days"
+
+
+def test_tool_list_prints_the_catalog(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["tool", "--list"]) == 0
+    assert "get_draft_pool" in capsys.readouterr().out

@@ -1,0 +1,94 @@
+"""get_draft_pool rules (spec/get-draft-pool-design.md) on the demo tarkir draft in moto."""
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from meta_mage.config import DEMO_DATA_DIR
+from meta_mage.drafts.pool import major_types
+from meta_mage.ingest.drafts import load_draft
+from meta_mage.ingest.errors import InputFileError
+from meta_mage.models.drafts import REDACTED
+from tests.conftest import call
+
+TARKIR = json.loads((DEMO_DATA_DIR / "drafts" / "tarkir.json").read_text())
+
+
+def test_minimal_call_returns_the_whole_pool_flat(modern_world: dict[str, Any]) -> None:
+    pool = call(modern_world, "get_draft_pool", draft_id="tarkir")
+    assert (pool["draft_name"], pool["draft_date"], pool["total_cards"]) == ("Tarkir", "2025-12-01", 540)
+    assert pool["grouped"] is None and len(pool["cards"]) == 540
+    assert [c["card_name"] for c in pool["cards"]] == sorted(c["card_name"] for c in pool["cards"])
+    card = pool["cards"][0]
+    assert set(card) == {"card_name", "quantity", "drafted", "drafted_by", "drafted_pick_n"}
+    assert card["drafted_by"] is None and card["drafted_pick_n"] is None
+    picked = {p["card"] for p in TARKIR["picks"]}
+    assert sum(c["drafted"] for c in pool["cards"]) == len(picked)
+
+
+def test_draft_results_are_annotated_and_opt_outs_redacted(modern_world: dict[str, Any]) -> None:
+    pool = call(modern_world, "get_draft_pool", draft_id="tarkir", include_draft_results=True)
+    by_name = {c["card_name"]: c for c in pool["cards"]}
+    pick = next(p for p in TARKIR["picks"] if p["drafter"] not in TARKIR["opt_outs"])
+    first_pick_of_card = min((p for p in TARKIR["picks"] if p["card"] == pick["card"]), key=lambda p: p["pick_n"])
+    assert by_name[pick["card"]]["drafted_by"] in (first_pick_of_card["drafter"], REDACTED)
+    hidden = TARKIR["opt_outs"][0]
+    hidden_card = next(p["card"] for p in TARKIR["picks"] if p["drafter"] == hidden)
+    assert REDACTED in json.dumps(by_name[hidden_card])
+    assert hidden not in json.dumps(pool)
+    assert hidden not in json.dumps(call(modern_world, "list_drafts"))
+
+
+def test_filters_apply_before_grouping_by_type(modern_world: dict[str, Any]) -> None:
+    pool = call(modern_world, "get_draft_pool", draft_id="tarkir", color="G", group_by="type", include_card_details=True)
+    assert pool["cards"] is None
+    grouped = pool["grouped"]
+    distinct = {c["card_name"] for cards in grouped.values() for c in cards}
+    assert pool["total_cards"] == len(distinct)
+    assert list(grouped) == [t for t in ("Creature", "Planeswalker", "Artifact", "Enchantment", "Instant", "Sorcery", "Land")
+                             if t in grouped]
+    for group, cards in grouped.items():
+        for card in cards:
+            assert "G" in card["color_identity"] and group in major_types(card["type_line"])
+            assert set(card) >= {"mana_cost", "type_line", "colors", "color_identity", "drafted"}
+    assert "Llanowar Elves" in {c["card_name"] for c in grouped["Creature"]}
+    multi = [c for cards in grouped.values() for c in cards if "Artifact" in c["type_line"] and "Creature" in c["type_line"]]
+    for card in multi:  # an artifact creature sits in both groups
+        assert card in grouped["Artifact"] and card in grouped["Creature"]
+
+
+def test_colour_identity_groups_are_wubrg_ordered(modern_world: dict[str, Any]) -> None:
+    pool = call(modern_world, "get_draft_pool", draft_id="tarkir", group_by="color_identity")
+    keys = list(pool["grouped"])
+    assert keys[:5] == ["W", "U", "B", "R", "G"] and "C" in keys
+    for key in keys:
+        assert key == "C" or key == "".join(c for c in "WUBRG" if c in key)
+    assert sum(len(v) for v in pool["grouped"].values()) == pool["total_cards"] == 540  # each card in one group
+
+
+def test_name_and_type_filters(modern_world: dict[str, Any]) -> None:
+    pool = call(modern_world, "get_draft_pool", draft_id="tarkir", name_contains="ABRUPT", type_contains="instant")
+    assert [c["card_name"] for c in pool["cards"]] == ["Abrupt Decay"] and pool["total_cards"] == 1
+    colourless = call(modern_world, "get_draft_pool", draft_id="tarkir", color="c", include_card_details=True)
+    assert colourless["total_cards"] > 0 and all(c["color_identity"] == "C" for c in colourless["cards"])
+
+
+def test_import_errors_name_the_problem(tmp_path: Path) -> None:
+    bad = dict(TARKIR, picks=[*TARKIR["picks"], {"pick_n": 46, "drafter": "arborist77", "card": "Not A Real Card"}])
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(bad))
+    with pytest.raises(InputFileError, match="'Not A Real Card', which is not in the cube"):
+        load_draft(path)
+
+
+def test_csv_pair_import(tmp_path: Path) -> None:
+    (tmp_path / "pool.csv").write_text("name,quantity\n" + "".join(f"\"{c['name']}\",{c['quantity']}\n" for c in TARKIR["cube"]))
+    (tmp_path / "picks.csv").write_text("pick_n,drafter,card\n" + "".join(
+        f"{p['pick_n']},{p['drafter']},\"{p['card']}\"\n" for p in TARKIR["picks"]))
+    (tmp_path / "header.json").write_text(json.dumps({"draft_id": "tarkir-csv", "draft_name": "Tarkir CSV",
+                                                      "draft_date": "2025-12-02", "pool_csv": "pool.csv",
+                                                      "picks_csv": "picks.csv", "opt_outs": TARKIR["opt_outs"]}))
+    draft = load_draft(tmp_path / "header.json")
+    assert len(draft.cube) == 540 and len(draft.picks) == 405 and len(draft.drafters) == 9

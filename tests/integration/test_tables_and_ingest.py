@@ -1,0 +1,88 @@
+"""Tables come from template.yaml; ingest is idempotent, skips duplicates and never half-writes."""
+
+import json
+from pathlib import Path
+from typing import Any
+
+from meta_mage.config import DEMO_DATA_DIR, Settings
+from meta_mage.ingest.archetypes import get_classifier
+from meta_mage.ingest.card_ingest import ingest_cards
+from meta_mage.storage.cards import CardsRepository
+from meta_mage.storage.meta import MetaRepository
+from meta_mage.storage.tables import create_tables, table_definitions
+from meta_mage.ingest.tournament_ingest import ingest_tournaments
+from tests.conftest import demo_members, write_members
+
+
+def test_tables_match_template_and_creation_is_idempotent(dynamodb: Any, settings: Settings) -> None:
+    definitions = table_definitions()
+    assert set(definitions) == {"MetaTable", "CardsTable", "DraftsTable"}
+    for logical_id, name in settings.table_names().items():
+        described = dynamodb.meta.client.describe_table(TableName=name)["Table"]
+        assert described["KeySchema"] == definitions[logical_id]["KeySchema"]
+    assert create_tables(dynamodb, settings) == []
+
+
+def scan_count(table: Any) -> int:
+    return int(table.scan(Select="COUNT")["Count"])
+
+
+def test_reingest_and_renamed_or_redated_copies_change_nothing(dynamodb: Any, settings: Settings, tmp_path: Path) -> None:
+    # Given three real demo files
+    files = write_members(demo_members(formats=("Pioneer",))[:3], tmp_path)
+    repo = MetaRepository(dynamodb.Table(settings.meta_table))
+    classifier = get_classifier(settings.archetype_rules_dir)
+    first = ingest_tournaments(files, repo, classifier)
+    assert first.outcomes["added"] == 3 and first.ok
+    items = scan_count(dynamodb.Table(settings.meta_table))
+
+    # When the same files come again, one of them under another name, and one re-dated
+    renamed = tmp_path / "renamed.json"
+    renamed.write_bytes(files[0].read_bytes())
+    redated_doc = json.loads(files[1].read_bytes())
+    redated_doc["Tournament"]["Date"] = "2025-12-31"
+    redated = tmp_path / "redated.json"
+    redated.write_text(json.dumps(redated_doc))
+    again = ingest_tournaments([*files, renamed, redated], repo, classifier)
+
+    # Then nothing is added
+    assert again.outcomes["unchanged"] == 4 and again.outcomes["duplicates skipped"] == 1 and again.ok
+    assert scan_count(dynamodb.Table(settings.meta_table)) == items
+
+
+def test_bad_file_is_named_others_still_ingested_nothing_partial(dynamodb: Any, settings: Settings, tmp_path: Path) -> None:
+    good = write_members(demo_members(formats=("Vintage",))[:2], tmp_path)
+    truncated = tmp_path / "truncated.json"
+    truncated.write_bytes(good[0].read_bytes()[:5000])
+    no_rounds_doc = json.loads(good[1].read_bytes())
+    del no_rounds_doc["Rounds"]
+    no_rounds = tmp_path / "no_rounds.json"
+    no_rounds.write_text(json.dumps(no_rounds_doc))
+    repo = MetaRepository(dynamodb.Table(settings.meta_table))
+
+    report = ingest_tournaments([truncated, good[0], no_rounds, tmp_path / "missing.json"], repo,
+                                get_classifier(settings.archetype_rules_dir))
+
+    assert not report.ok and report.outcomes["added"] == 1
+    reasons = dict(report.failures)
+    assert "invalid JSON" in reasons[str(truncated)]
+    assert reasons[str(no_rounds)] == "missing 'Rounds'"
+    assert "no such file" in reasons[str(tmp_path / "missing.json")]
+    info = repo.list_formats()
+    assert [f.tournaments for f in info] == [1]  # only the good event counts
+
+
+def test_cards_ingest_and_duplicate_names_rejected(dynamodb: Any, settings: Settings, tmp_path: Path) -> None:
+    repo = CardsRepository(dynamodb.Table(settings.cards_table))
+    report = ingest_cards([DEMO_DATA_DIR / "cards.json.gz"], repo)
+    assert report.ok and report.totals["cards stored"] > 4000
+    scryfall = [{"object": "card", "name": "Fire // Ice", "layout": "split", "cmc": 4, "type_line": "Instant // Instant",
+                 "color_identity": ["U", "R"], "card_faces": [{"name": "Fire", "mana_cost": "{1}{R}", "colors": ["R"]},
+                                                               {"name": "Ice", "mana_cost": "{1}{U}", "colors": ["U"]}]}]
+    (tmp_path / "scryfall.json").write_text(json.dumps(scryfall))
+    assert ingest_cards([tmp_path / "scryfall.json"], repo).ok
+    fire = repo.get_many(["fire"])["fire"]
+    assert (fire.name, fire.mana_cost, fire.cmc, fire.color_identity) == ("Fire // Ice", "{1}{R}", 4.0, ["U", "R"])
+    (tmp_path / "dupes.json").write_text(json.dumps(scryfall * 2))
+    failed = ingest_cards([tmp_path / "dupes.json"], repo)
+    assert failed.failures == [(str(tmp_path / "dupes.json"), "card name 'Fire // Ice' appears more than once")]

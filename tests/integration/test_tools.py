@@ -1,0 +1,192 @@
+"""Every tool on real demo data (Modern) in moto, compared with independent counts."""
+
+import json
+import tarfile
+from collections import Counter
+from typing import Any
+
+import pytest
+
+from meta_mage.errors import InvalidArgument, NotFound
+from meta_mage.ingest.archetypes import get_classifier
+from tests.conftest import call
+
+BURN_DECK = """4 Goblin Guide
+4 Monastery Swiftspear
+4 Lightning Bolt
+4 Lava Spike
+4 Rift Bolt
+4 Skewer the Critics
+4 Boros Charm
+4 Lightning Helix
+4 Eidolon of the Great Revel
+2 Light Up the Stage
+4 Inspiring Vantage
+4 Sacred Foundry
+4 Sunbaked Canyon
+10 Mountain
+
+3 Path to Exile
+4 Kor Firewalker
+4 Deflecting Palm
+4 Smash to Smithereens
+"""
+
+
+def test_catalog_lists_every_tool(modern_world: dict[str, Any]) -> None:
+    names = modern_world["registry"].names()
+    assert names == ["list_formats", "get_format_meta_rankings", "get_format_matchup_stats", "get_format_archetypes",
+                     "get_enriched_deck", "classify_deck", "get_deck_matchup_stats", "generate_deck_matchup_strategy",
+                     "optimize_mainboard", "optimize_sideboard", "list_drafts", "get_draft_pool"]
+    for entry in modern_world["registry"].catalog():
+        assert entry["description"] and entry["input_schema"]["type"] == "object"
+
+
+def independent_modern_counts(archive: Any, start: str, end: str) -> Counter[str]:
+    """Classify the window's decks straight from the files, without the tables."""
+    classifier = get_classifier(modern_world_rules())
+    counts: Counter[str] = Counter()
+    with tarfile.open(archive) as tar:
+        for member in tar.getmembers():
+            doc = json.loads(tar.extractfile(member).read())  # type: ignore[union-attr]
+            if not start <= doc["Tournament"]["Date"][:10] <= end:
+                continue
+            for deck in doc["Decks"]:
+                main = {}
+                for e in deck["Mainboard"]:
+                    main[e["CardName"].split(" // ")[0]] = main.get(e["CardName"].split(" // ")[0], 0) + e["Count"]
+                side = {e["CardName"].split(" // ")[0]: e["Count"] for e in deck["Sideboard"] or []}
+                if main:
+                    counts[classifier.classify("Modern", main, side).archetype] += 1
+    return counts
+
+
+def modern_world_rules() -> Any:
+    from meta_mage.config import get_settings
+
+    return get_settings().archetype_rules_dir
+
+
+def test_meta_rankings_match_an_independent_count(modern_world: dict[str, Any]) -> None:
+    result = call(modern_world, "get_format_meta_rankings", format="modern")
+    meta = result["metadata"]
+    assert meta["current_period"]["end"] == "2025-11-17" and meta["current_period"]["start"] == "2025-11-04"
+    assert meta["previous_period"] == {"start": "2025-10-21", "end": "2025-11-03", "days": 14}
+    counts = independent_modern_counts(modern_world["archive"], "2025-11-04", "2025-11-17")
+    assert meta["current_decks"] == sum(counts.values())
+    top = result["rows"][0]
+    assert top["decks"] == counts.most_common(1)[0][1]
+    assert top["meta_share"] == round(100 * top["decks"] / sum(counts.values()), 2)
+    assert round(sum(r["meta_share"] for r in result["rows"])) == 100
+    w, l = top["current"]["wins"], top["current"]["losses"]
+    assert top["current"]["win_rate"] == round(100 * w / (w + l), 2)
+    assert top["current"]["ci_low"] < top["current"]["win_rate"] < top["current"]["ci_high"]
+
+
+def test_rankings_filters_and_grouping(modern_world: dict[str, Any]) -> None:
+    by_colour = call(modern_world, "get_format_meta_rankings", format="Modern", group_by="color_identity")
+    all_rows = call(modern_world, "get_format_meta_rankings", format="Modern")
+    assert sum(r["decks"] for r in by_colour["rows"]) == sum(r["decks"] for r in all_rows["rows"])
+    boros = call(modern_world, "get_format_meta_rankings", format="Modern", color_identity="RW")
+    assert boros["rows"] and all(r["color_identity"] == "WR" for r in boros["rows"])
+
+
+def test_matchup_matrix_excludes_mirrors_and_is_symmetric(modern_world: dict[str, Any]) -> None:
+    result = call(modern_world, "get_format_matchup_stats", format="Modern", days=30)
+    rows = {r["archetype"]: r for r in result["archetypes"]}
+    for name, row in rows.items():
+        assert all(cell["opponent"] != name for cell in row["matchups"])
+        for cell in row["matchups"]:
+            back = next(c for c in rows[cell["opponent"]]["matchups"] if c["opponent"] == name)
+            assert (back["wins"], back["losses"], back["draws"]) == (cell["losses"], cell["wins"], cell["draws"])
+
+
+def test_archetypes_and_deck_matchups(modern_world: dict[str, Any]) -> None:
+    archetypes = call(modern_world, "get_format_archetypes", format="Modern")
+    assert archetypes["archetypes"][0]["meta_share"] >= archetypes["archetypes"][1]["meta_share"]
+    first = archetypes["archetypes"][0]
+    assert first["id"] == first["name"].lower().replace(" ", "-") and first["strategy"] != ""
+    spread = call(modern_world, "get_deck_matchup_stats", archetype=first["id"], format="Modern", days=30)
+    assert spread["archetype"] == first["name"] and spread["matchups"]
+
+
+def real_list(archive: Any, wanted: str) -> str:
+    """The first demo decklist of an archetype, as MTGO .txt."""
+    classifier = get_classifier(modern_world_rules())
+    with tarfile.open(archive) as tar:
+        for member in tar.getmembers():
+            for deck in json.loads(tar.extractfile(member).read())["Decks"]:  # type: ignore[union-attr]
+                main = {e["CardName"]: e["Count"] for e in deck["Mainboard"]}
+                if main and sum(main.values()) == 60 and len(deck["Sideboard"] or []) > 3 \
+                        and classifier.classify("Modern", main, {}).archetype == wanted:
+                    lines = [f"{c} {n}" for n, c in main.items()] + [""]
+                    return "\n".join(lines + [f"{e['Count']} {e['CardName']}" for e in deck["Sideboard"]])
+    raise AssertionError(f"no {wanted} list in the demo data")
+
+
+def test_enrich_classify_and_coach_a_real_list(modern_world: dict[str, Any]) -> None:
+    text = real_list(modern_world["archive"], "Boros Energy")
+    enriched = call(modern_world, "get_enriched_deck", deck=BURN_DECK.replace("Lightning Helix", "Lightnig Helix"))
+    assert enriched["corrected"] == {"Lightnig Helix": "Lightning Helix"}  # a typo the fuzzy match fixes
+    assert enriched["counts"]["mainboard"] == 60 and enriched["counts"]["sideboard"] == 15
+    bolt = next(c for c in enriched["card_details"] if c["name"] == "Lightning Bolt")
+    assert (bolt["mana_cost"], bolt["cmc"], bolt["type_line"]) == ("{R}", 1.0, "Instant")
+
+    verdict = call(modern_world, "classify_deck", deck=text, format="Modern")
+    archetype = verdict["archetype"]
+    assert archetype == "Boros Energy" and verdict["color_identity"] == "WR"
+    enriched = call(modern_world, "get_enriched_deck", deck=text)
+    assert not enriched["unresolved"]
+
+    details = enriched["card_details"]
+    main = call(modern_world, "optimize_mainboard", card_details=details, archetype=archetype, format="Modern")
+    assert main["lists_compared"] > 0 and main["core_cards"]
+    side = call(modern_world, "optimize_sideboard", card_details=details, archetype=archetype, format="Modern")
+    assert side["total_cards"] == 15 == sum(s["quantity"] for s in side["final_sideboard"])
+
+    stats = call(modern_world, "get_deck_matchup_stats", archetype=archetype, format="Modern", days=60)
+    opponent = stats["matchups"][0]["opponent"]
+    facts = call(modern_world, "generate_deck_matchup_strategy", card_details=details, archetype=archetype,
+                 opponent_archetype=opponent, matchup_stats=stats)
+    assert facts["record"]["matches"] == stats["matchups"][0]["matches"]
+    assert facts["opponent_key_cards"] and facts["opponent_key_cards"][0]["inclusion_rate"] >= 40
+
+
+@pytest.mark.parametrize(("tool", "arguments", "error", "field"), [
+    ("get_format_meta_rankings", {"format": "Commander"}, InvalidArgument, "format"),
+    ("get_format_meta_rankings", {"format": "Modern", "current_days": 0}, InvalidArgument, "current_days"),
+    ("get_format_matchup_stats", {"format": "Modern", "days": 10000}, InvalidArgument, "days"),
+    ("get_format_meta_rankings", {"format": "Modern", "color_identity": "P"}, InvalidArgument, "color_identity"),
+    ("get_format_archetypes", {"format": "Pauper"}, NotFound, "format"),
+    ("get_deck_matchup_stats", {"format": "Modern", "archetype": "Slivers"}, NotFound, "archetype"),
+    ("get_enriched_deck", {"deck": ""}, InvalidArgument, "deck"),
+    ("classify_deck", {"deck": "4 Island"}, InvalidArgument, "format"),
+    ("get_draft_pool", {"draft_id": "tarkir", "color": "X"}, InvalidArgument, "color"),
+    ("get_draft_pool", {"draft_id": "nope"}, NotFound, "draft_id"),
+    ("list_formats", {"surprise": 1}, InvalidArgument, "surprise"),
+])
+def test_bad_arguments_name_the_field(modern_world: dict[str, Any], tool: str, arguments: dict[str, Any],
+                                      error: type[Exception], field: str) -> None:
+    with pytest.raises(error) as raised:
+        modern_world["registry"].call(tool, arguments, modern_world["context"])
+    assert raised.value.field == field  # type: ignore[attr-defined]
+
+
+def test_read_tools_stay_within_their_request_budget(modern_world: dict[str, Any]) -> None:
+    client = modern_world["db"].meta.client
+    calls: list[str] = []
+    client.meta.events.register("before-call.dynamodb", lambda model, **_: calls.append(model.name))
+    cases = {
+        "list_formats": {}, "get_format_meta_rankings": {"format": "Modern", "current_days": 30, "previous_days": 30},
+        "get_format_matchup_stats": {"format": "Modern", "days": 60}, "get_format_archetypes": {"format": "Modern"},
+        "get_deck_matchup_stats": {"format": "Modern", "archetype": "Boros Energy", "days": 60},
+        "get_enriched_deck": {"deck": BURN_DECK}, "list_drafts": {}, "get_draft_pool": {"draft_id": "tarkir"},
+    }
+    try:
+        for tool, arguments in cases.items():
+            calls.clear()
+            call(modern_world, tool, **arguments)
+            budget = 2 if tool == "get_draft_pool" else 3
+            assert len(calls) <= budget, (tool, calls)
+    finally:
+        client.meta.events.unregister("before-call.dynamodb")
