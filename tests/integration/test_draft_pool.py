@@ -42,19 +42,24 @@ def test_draft_results_are_annotated_and_opt_outs_redacted(modern_world: dict[st
 
 
 def test_filters_apply_before_grouping_by_type(modern_world: dict[str, Any]) -> None:
-    pool = call(modern_world, "get_draft_pool", draft_id="tarkir", color="G", group_by="type", include_card_details=True)
+    pool = call(
+        modern_world, "get_draft_pool", draft_id="tarkir", color="G", group_by="type", include_card_details=True
+    )
     assert pool["cards"] is None
     grouped = pool["grouped"]
     distinct = {c["card_name"] for cards in grouped.values() for c in cards}
     assert pool["total_cards"] == len(distinct)
-    assert list(grouped) == [t for t in ("Creature", "Planeswalker", "Artifact", "Enchantment", "Instant", "Sorcery", "Land")
-                             if t in grouped]
+    assert list(grouped) == [
+        t for t in ("Creature", "Planeswalker", "Artifact", "Enchantment", "Instant", "Sorcery", "Land") if t in grouped
+    ]
     for group, cards in grouped.items():
         for card in cards:
             assert "G" in card["color_identity"] and group in major_types(card["type_line"])
             assert set(card) >= {"mana_cost", "type_line", "colors", "color_identity", "drafted"}
     assert "Llanowar Elves" in {c["card_name"] for c in grouped["Creature"]}
-    multi = [c for cards in grouped.values() for c in cards if "Artifact" in c["type_line"] and "Creature" in c["type_line"]]
+    multi = [
+        c for cards in grouped.values() for c in cards if "Artifact" in c["type_line"] and "Creature" in c["type_line"]
+    ]
     for card in multi:  # an artifact creature sits in both groups
         assert card in grouped["Artifact"] and card in grouped["Creature"]
 
@@ -84,11 +89,23 @@ def test_import_errors_name_the_problem(tmp_path: Path) -> None:
 
 
 def test_csv_pair_import(tmp_path: Path) -> None:
-    (tmp_path / "pool.csv").write_text("name,quantity\n" + "".join(f"\"{c['name']}\",{c['quantity']}\n" for c in TARKIR["cube"]))
-    (tmp_path / "picks.csv").write_text("pick_n,drafter,card\n" + "".join(
-        f"{p['pick_n']},{p['drafter']},\"{p['card']}\"\n" for p in TARKIR["picks"]))
-    (tmp_path / "header.json").write_text(json.dumps({"draft_id": "tarkir-csv", "draft_name": "Tarkir CSV",
-                                                      "draft_date": "2025-12-02", "pool_csv": "pool.csv",
-                                                      "picks_csv": "picks.csv", "opt_outs": TARKIR["opt_outs"]}))
+    (tmp_path / "pool.csv").write_text(
+        "name,quantity\n" + "".join(f'"{c["name"]}",{c["quantity"]}\n' for c in TARKIR["cube"])
+    )
+    (tmp_path / "picks.csv").write_text(
+        "pick_n,drafter,card\n" + "".join(f'{p["pick_n"]},{p["drafter"]},"{p["card"]}"\n' for p in TARKIR["picks"])
+    )
+    (tmp_path / "header.json").write_text(
+        json.dumps(
+            {
+                "draft_id": "tarkir-csv",
+                "draft_name": "Tarkir CSV",
+                "draft_date": "2025-12-02",
+                "pool_csv": "pool.csv",
+                "picks_csv": "picks.csv",
+                "opt_outs": TARKIR["opt_outs"],
+            }
+        )
+    )
     draft = load_draft(tmp_path / "header.json")
     assert len(draft.cube) == 540 and len(draft.picks) == 405 and len(draft.drafters) == 9

@@ -7,10 +7,10 @@ from typing import Any
 from meta_mage.config import DEMO_DATA_DIR, Settings
 from meta_mage.ingest.archetypes import get_classifier
 from meta_mage.ingest.card_ingest import ingest_cards
+from meta_mage.ingest.tournament_ingest import ingest_tournaments
 from meta_mage.storage.cards import CardsRepository
 from meta_mage.storage.meta import MetaRepository
 from meta_mage.storage.tables import create_tables, table_definitions
-from meta_mage.ingest.tournament_ingest import ingest_tournaments
 from tests.conftest import demo_members, write_members
 
 
@@ -27,7 +27,9 @@ def scan_count(table: Any) -> int:
     return int(table.scan(Select="COUNT")["Count"])
 
 
-def test_reingest_and_renamed_or_redated_copies_change_nothing(dynamodb: Any, settings: Settings, tmp_path: Path) -> None:
+def test_reingest_and_renamed_or_redated_copies_change_nothing(
+    dynamodb: Any, settings: Settings, tmp_path: Path
+) -> None:
     # Given three real demo files
     files = write_members(demo_members(formats=("Pioneer",))[:3], tmp_path)
     repo = MetaRepository(dynamodb.Table(settings.meta_table))
@@ -50,7 +52,9 @@ def test_reingest_and_renamed_or_redated_copies_change_nothing(dynamodb: Any, se
     assert scan_count(dynamodb.Table(settings.meta_table)) == items
 
 
-def test_bad_file_is_named_others_still_ingested_nothing_partial(dynamodb: Any, settings: Settings, tmp_path: Path) -> None:
+def test_bad_file_is_named_others_still_ingested_nothing_partial(
+    dynamodb: Any, settings: Settings, tmp_path: Path
+) -> None:
     good = write_members(demo_members(formats=("Vintage",))[:2], tmp_path)
     truncated = tmp_path / "truncated.json"
     truncated.write_bytes(good[0].read_bytes()[:5000])
@@ -60,8 +64,9 @@ def test_bad_file_is_named_others_still_ingested_nothing_partial(dynamodb: Any, 
     no_rounds.write_text(json.dumps(no_rounds_doc))
     repo = MetaRepository(dynamodb.Table(settings.meta_table))
 
-    report = ingest_tournaments([truncated, good[0], no_rounds, tmp_path / "missing.json"], repo,
-                                get_classifier(settings.archetype_rules_dir))
+    report = ingest_tournaments(
+        [truncated, good[0], no_rounds, tmp_path / "missing.json"], repo, get_classifier(settings.archetype_rules_dir)
+    )
 
     assert not report.ok and report.outcomes["added"] == 1
     reasons = dict(report.failures)
@@ -76,9 +81,20 @@ def test_cards_ingest_and_duplicate_names_rejected(dynamodb: Any, settings: Sett
     repo = CardsRepository(dynamodb.Table(settings.cards_table))
     report = ingest_cards([DEMO_DATA_DIR / "cards.json.gz"], repo)
     assert report.ok and report.totals["cards stored"] > 4000
-    scryfall = [{"object": "card", "name": "Fire // Ice", "layout": "split", "cmc": 4, "type_line": "Instant // Instant",
-                 "color_identity": ["U", "R"], "card_faces": [{"name": "Fire", "mana_cost": "{1}{R}", "colors": ["R"]},
-                                                               {"name": "Ice", "mana_cost": "{1}{U}", "colors": ["U"]}]}]
+    scryfall = [
+        {
+            "object": "card",
+            "name": "Fire // Ice",
+            "layout": "split",
+            "cmc": 4,
+            "type_line": "Instant // Instant",
+            "color_identity": ["U", "R"],
+            "card_faces": [
+                {"name": "Fire", "mana_cost": "{1}{R}", "colors": ["R"]},
+                {"name": "Ice", "mana_cost": "{1}{U}", "colors": ["U"]},
+            ],
+        }
+    ]
     (tmp_path / "scryfall.json").write_text(json.dumps(scryfall))
     assert ingest_cards([tmp_path / "scryfall.json"], repo).ok
     fire = repo.get_many(["fire"])["fire"]

@@ -35,9 +35,20 @@ BURN_DECK = """4 Goblin Guide
 
 def test_catalog_lists_every_tool(modern_world: dict[str, Any]) -> None:
     names = modern_world["registry"].names()
-    assert names == ["list_formats", "get_format_meta_rankings", "get_format_matchup_stats", "get_format_archetypes",
-                     "get_enriched_deck", "classify_deck", "get_deck_matchup_stats", "generate_deck_matchup_strategy",
-                     "optimize_mainboard", "optimize_sideboard", "list_drafts", "get_draft_pool"]
+    assert names == [
+        "list_formats",
+        "get_format_meta_rankings",
+        "get_format_matchup_stats",
+        "get_format_archetypes",
+        "get_enriched_deck",
+        "classify_deck",
+        "get_deck_matchup_stats",
+        "generate_deck_matchup_strategy",
+        "optimize_mainboard",
+        "optimize_sideboard",
+        "list_drafts",
+        "get_draft_pool",
+    ]
     for entry in modern_world["registry"].catalog():
         assert entry["description"] and entry["input_schema"]["type"] == "object"
 
@@ -117,8 +128,12 @@ def real_list(archive: Any, wanted: str) -> str:
         for member in tar.getmembers():
             for deck in json.loads(tar.extractfile(member).read())["Decks"]:  # type: ignore[union-attr]
                 main = {e["CardName"]: e["Count"] for e in deck["Mainboard"]}
-                if main and sum(main.values()) == 60 and len(deck["Sideboard"] or []) > 3 \
-                        and classifier.classify("Modern", main, {}).archetype == wanted:
+                if (
+                    main
+                    and sum(main.values()) == 60
+                    and len(deck["Sideboard"] or []) > 3
+                    and classifier.classify("Modern", main, {}).archetype == wanted
+                ):
                     lines = [f"{c} {n}" for n, c in main.items()] + [""]
                     return "\n".join(lines + [f"{e['Count']} {e['CardName']}" for e in deck["Sideboard"]])
     raise AssertionError(f"no {wanted} list in the demo data")
@@ -146,27 +161,37 @@ def test_enrich_classify_and_coach_a_real_list(modern_world: dict[str, Any]) -> 
 
     stats = call(modern_world, "get_deck_matchup_stats", archetype=archetype, format="Modern", days=60)
     opponent = stats["matchups"][0]["opponent"]
-    facts = call(modern_world, "generate_deck_matchup_strategy", card_details=details, archetype=archetype,
-                 opponent_archetype=opponent, matchup_stats=stats)
+    facts = call(
+        modern_world,
+        "generate_deck_matchup_strategy",
+        card_details=details,
+        archetype=archetype,
+        opponent_archetype=opponent,
+        matchup_stats=stats,
+    )
     assert facts["record"]["matches"] == stats["matchups"][0]["matches"]
     assert facts["opponent_key_cards"] and facts["opponent_key_cards"][0]["inclusion_rate"] >= 40
 
 
-@pytest.mark.parametrize(("tool", "arguments", "error", "field"), [
-    ("get_format_meta_rankings", {"format": "Commander"}, InvalidArgument, "format"),
-    ("get_format_meta_rankings", {"format": "Modern", "current_days": 0}, InvalidArgument, "current_days"),
-    ("get_format_matchup_stats", {"format": "Modern", "days": 10000}, InvalidArgument, "days"),
-    ("get_format_meta_rankings", {"format": "Modern", "color_identity": "P"}, InvalidArgument, "color_identity"),
-    ("get_format_archetypes", {"format": "Pauper"}, NotFound, "format"),
-    ("get_deck_matchup_stats", {"format": "Modern", "archetype": "Slivers"}, NotFound, "archetype"),
-    ("get_enriched_deck", {"deck": ""}, InvalidArgument, "deck"),
-    ("classify_deck", {"deck": "4 Island"}, InvalidArgument, "format"),
-    ("get_draft_pool", {"draft_id": "tarkir", "color": "X"}, InvalidArgument, "color"),
-    ("get_draft_pool", {"draft_id": "nope"}, NotFound, "draft_id"),
-    ("list_formats", {"surprise": 1}, InvalidArgument, "surprise"),
-])
-def test_bad_arguments_name_the_field(modern_world: dict[str, Any], tool: str, arguments: dict[str, Any],
-                                      error: type[Exception], field: str) -> None:
+@pytest.mark.parametrize(
+    ("tool", "arguments", "error", "field"),
+    [
+        ("get_format_meta_rankings", {"format": "Commander"}, InvalidArgument, "format"),
+        ("get_format_meta_rankings", {"format": "Modern", "current_days": 0}, InvalidArgument, "current_days"),
+        ("get_format_matchup_stats", {"format": "Modern", "days": 10000}, InvalidArgument, "days"),
+        ("get_format_meta_rankings", {"format": "Modern", "color_identity": "P"}, InvalidArgument, "color_identity"),
+        ("get_format_archetypes", {"format": "Pauper"}, NotFound, "format"),
+        ("get_deck_matchup_stats", {"format": "Modern", "archetype": "Slivers"}, NotFound, "archetype"),
+        ("get_enriched_deck", {"deck": ""}, InvalidArgument, "deck"),
+        ("classify_deck", {"deck": "4 Island"}, InvalidArgument, "format"),
+        ("get_draft_pool", {"draft_id": "tarkir", "color": "X"}, InvalidArgument, "color"),
+        ("get_draft_pool", {"draft_id": "nope"}, NotFound, "draft_id"),
+        ("list_formats", {"surprise": 1}, InvalidArgument, "surprise"),
+    ],
+)
+def test_bad_arguments_name_the_field(
+    modern_world: dict[str, Any], tool: str, arguments: dict[str, Any], error: type[Exception], field: str
+) -> None:
     with pytest.raises(error) as raised:
         modern_world["registry"].call(tool, arguments, modern_world["context"])
     assert raised.value.field == field  # type: ignore[attr-defined]
@@ -177,10 +202,14 @@ def test_read_tools_stay_within_their_request_budget(modern_world: dict[str, Any
     calls: list[str] = []
     client.meta.events.register("before-call.dynamodb", lambda model, **_: calls.append(model.name))
     cases = {
-        "list_formats": {}, "get_format_meta_rankings": {"format": "Modern", "current_days": 30, "previous_days": 30},
-        "get_format_matchup_stats": {"format": "Modern", "days": 60}, "get_format_archetypes": {"format": "Modern"},
+        "list_formats": {},
+        "get_format_meta_rankings": {"format": "Modern", "current_days": 30, "previous_days": 30},
+        "get_format_matchup_stats": {"format": "Modern", "days": 60},
+        "get_format_archetypes": {"format": "Modern"},
         "get_deck_matchup_stats": {"format": "Modern", "archetype": "Boros Energy", "days": 60},
-        "get_enriched_deck": {"deck": BURN_DECK}, "list_drafts": {}, "get_draft_pool": {"draft_id": "tarkir"},
+        "get_enriched_deck": {"deck": BURN_DECK},
+        "list_drafts": {},
+        "get_draft_pool": {"draft_id": "tarkir"},
     }
     try:
         for tool, arguments in cases.items():

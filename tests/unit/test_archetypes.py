@@ -13,29 +13,57 @@ def rules(tmp_path: Path) -> ArchetypeClassifier:
     fmt = tmp_path / "Formats" / "Modern"
     (fmt / "Archetypes").mkdir(parents=True)
     (fmt / "Fallbacks").mkdir()
-    (fmt / "Archetypes" / "Tron.json").write_text(json.dumps({
-        "Name": "Tron", "IncludeColorInName": False, "Strategy": "ramp",
-        "Conditions": [{"Type": "TwoOrMoreInMainboard", "Cards": ["Urza's Tower", "Urza's Mine", "Urza's Power Plant"]}],
-        "Variants": [{"Name": "Eldrazi Tron", "IncludeColorInName": False,
-                      "Conditions": [{"Type": "InMainboard", "Cards": ["Thought-Knot Seer"]}]}]}))
+    (fmt / "Archetypes" / "Tron.json").write_text(
+        json.dumps(
+            {
+                "Name": "Tron",
+                "IncludeColorInName": False,
+                "Strategy": "ramp",
+                "Conditions": [
+                    {"Type": "TwoOrMoreInMainboard", "Cards": ["Urza's Tower", "Urza's Mine", "Urza's Power Plant"]}
+                ],
+                "Variants": [
+                    {
+                        "Name": "Eldrazi Tron",
+                        "IncludeColorInName": False,
+                        "Conditions": [{"Type": "InMainboard", "Cards": ["Thought-Knot Seer"]}],
+                    }
+                ],
+            }
+        )
+    )
     # Trailing comma on purpose: some upstream files have them.
     (fmt / "Archetypes" / "Prowess.json").write_text(
         '{"Name": "Prowess", "IncludeColorInName": true, "Conditions": ['
         '{"Type": "InMainboard", "Cards": ["Monastery Swiftspear"]},'
-        '{"Type": "DoesNotContain", "Cards": ["Goblin Guide"]},]}')
-    (fmt / "Fallbacks" / "Aggro.json").write_text(json.dumps(
-        {"Name": "Aggro", "IncludeColorInName": True, "CommonCards": ["Goblin Guide", "Lightning Bolt"]}))
-    (tmp_path / "Formats" / "card_colors.json").write_text(json.dumps({
-        "Lands": [{"Name": "Steam Vents", "Color": "UR"}, {"Name": "Mountain", "Color": "R"}],
-        "NonLands": [{"Name": "Monastery Swiftspear", "Color": "R"}, {"Name": "Expressive Iteration", "Color": "UR"},
-                     {"Name": "Goblin Guide", "Color": "R"}, {"Name": "Lightning Bolt", "Color": "R"}]}))
+        '{"Type": "DoesNotContain", "Cards": ["Goblin Guide"]},]}'
+    )
+    (fmt / "Fallbacks" / "Aggro.json").write_text(
+        json.dumps({"Name": "Aggro", "IncludeColorInName": True, "CommonCards": ["Goblin Guide", "Lightning Bolt"]})
+    )
+    (tmp_path / "Formats" / "card_colors.json").write_text(
+        json.dumps(
+            {
+                "Lands": [{"Name": "Steam Vents", "Color": "UR"}, {"Name": "Mountain", "Color": "R"}],
+                "NonLands": [
+                    {"Name": "Monastery Swiftspear", "Color": "R"},
+                    {"Name": "Expressive Iteration", "Color": "UR"},
+                    {"Name": "Goblin Guide", "Color": "R"},
+                    {"Name": "Lightning Bolt", "Color": "R"},
+                ],
+            }
+        )
+    )
     return ArchetypeClassifier(tmp_path)
 
 
 def test_conditions_variants_and_colour_prefix(rules: ArchetypeClassifier) -> None:
     tron = rules.classify("Modern", {"Urza's Tower": 4, "Urza's Mine": 4}, {})
     assert (tron.archetype, tron.strategy, tron.kind) == ("Tron", "ramp", "archetype")
-    assert rules.classify("modern", {"Urza's Tower": 4, "Urza's Mine": 4, "Thought-Knot Seer": 4}, {}).archetype == "Eldrazi Tron"
+    assert (
+        rules.classify("modern", {"Urza's Tower": 4, "Urza's Mine": 4, "Thought-Knot Seer": 4}, {}).archetype
+        == "Eldrazi Tron"
+    )
     izzet = rules.classify("Modern", {"Monastery Swiftspear": 4, "Expressive Iteration": 4, "Steam Vents": 4}, {})
     assert (izzet.archetype, izzet.colors) == ("Izzet Prowess", "UR")
 

@@ -14,19 +14,29 @@ def classify(fmt: str, main: dict[str, int], side: dict[str, int]) -> Classifica
 
 
 def deck(player: str, main: dict[str, int], side: dict[str, int] | None = None) -> dict[str, object]:
-    return {"Player": player, "Result": "1st Place",
-            "Mainboard": [{"Count": c, "CardName": n} for n, c in main.items()],
-            "Sideboard": [{"Count": c, "CardName": n} for n, c in (side or {}).items()]}
+    return {
+        "Player": player,
+        "Result": "1st Place",
+        "Mainboard": [{"Count": c, "CardName": n} for n, c in main.items()],
+        "Sideboard": [{"Count": c, "CardName": n} for n, c in (side or {}).items()],
+    }
 
 
 def event(rounds: list[dict[str, object]]) -> dict[str, object]:
     return {
-        "Tournament": {"Date": "2025-11-01T08:30:00+00:00", "Name": "Test Open",
-                       "Uri": "https://melee.gg/Tournament/View/123", "Formats": "Modern"},
+        "Tournament": {
+            "Date": "2025-11-01T08:30:00+00:00",
+            "Name": "Test Open",
+            "Uri": "https://melee.gg/Tournament/View/123",
+            "Formats": "Modern",
+        },
         "Decks": [
             deck("Ann", {"Lightning Bolt": 4, "Mountain": 20}, {"Smash to Smithereens": 2}),
             deck("Bea", {"Lightning Bolt": 4, "Mountain": 20}),
-            deck("Nicolai Andreassen Bye", {"Urza's Tower": 4, "Marang River Regent // Coil and Catch // Marang River Regent": 2}),
+            deck(
+                "Nicolai Andreassen Bye",
+                {"Urza's Tower": 4, "Marang River Regent // Coil and Catch // Marang River Regent": 2},
+            ),
             deck("Empty", {}),
         ],
         "Rounds": rounds,
@@ -35,15 +45,26 @@ def event(rounds: list[dict[str, object]]) -> dict[str, object]:
 
 
 def test_byes_draws_unreported_and_names_with_bye() -> None:
-    doc = event([{"RoundName": "Round 1", "Matches": [
-        {"Player1": "Ann", "Player2": "Nicolai Andreassen Bye", "Result": "2-1-0"},  # Burn beats Tron
-        {"Player1": "Bea", "Player2": "-", "Result": "2-0-0"},  # a bye
-        {"Player1": "Empty", "Player2": "-", "Result": "0-2-0"},  # an assigned loss
-    ]}, {"RoundName": "Round 2", "Matches": [
-        {"Player1": "Ann", "Player2": "Bea", "Result": "2-0-0"},  # mirror
-        {"Player1": "Nicolai Andreassen Bye", "Player2": "Stranger", "Result": "1-1-1"},  # draw, no list
-        {"Player1": "Bea", "Player2": "Nicolai Andreassen Bye", "Result": "0-0-0"},  # unreported
-    ]}])
+    doc = event(
+        [
+            {
+                "RoundName": "Round 1",
+                "Matches": [
+                    {"Player1": "Ann", "Player2": "Nicolai Andreassen Bye", "Result": "2-1-0"},  # Burn beats Tron
+                    {"Player1": "Bea", "Player2": "-", "Result": "2-0-0"},  # a bye
+                    {"Player1": "Empty", "Player2": "-", "Result": "0-2-0"},  # an assigned loss
+                ],
+            },
+            {
+                "RoundName": "Round 2",
+                "Matches": [
+                    {"Player1": "Ann", "Player2": "Bea", "Result": "2-0-0"},  # mirror
+                    {"Player1": "Nicolai Andreassen Bye", "Player2": "Stranger", "Result": "1-1-1"},  # draw, no list
+                    {"Player1": "Bea", "Player2": "Nicolai Andreassen Bye", "Result": "0-0-0"},  # unreported
+                ],
+            },
+        ]
+    )
     parsed = parse_tournament(doc, "test.json", classify)
     assert parsed.date == "2025-11-01" and parsed.event_key == "melee:123"
     assert [m.outcome for m in parsed.matches] == ["result", "bye", "assigned_loss", "result", "draw", "unreported"]
@@ -67,14 +88,21 @@ def test_redated_duplicates_share_an_event_key() -> None:
     assert a == b == "mtgo:12824779"
 
 
-@pytest.mark.parametrize(("mutate", "reason"), [
-    (lambda d: d.pop("Rounds"), "missing 'Rounds'"),
-    (lambda d: d["Tournament"].update(Formats="Commander"), "Tournament.Formats is 'Commander'"),
-    (lambda d: d["Tournament"].update(Date="soon"), "is not a date"),
-    (lambda d: d["Rounds"].append({"RoundName": "R9", "Matches": [{"Player1": "a", "Player2": "b", "Result": "2-x"}]}),
-     "Result 'W-L-D'"),
-    (lambda d: d["Decks"][0]["Mainboard"].append({"Count": 0, "CardName": "Island"}), "has Count 0"),
-])
+@pytest.mark.parametrize(
+    ("mutate", "reason"),
+    [
+        (lambda d: d.pop("Rounds"), "missing 'Rounds'"),
+        (lambda d: d["Tournament"].update(Formats="Commander"), "Tournament.Formats is 'Commander'"),
+        (lambda d: d["Tournament"].update(Date="soon"), "is not a date"),
+        (
+            lambda d: d["Rounds"].append(
+                {"RoundName": "R9", "Matches": [{"Player1": "a", "Player2": "b", "Result": "2-x"}]}
+            ),
+            "Result 'W-L-D'",
+        ),
+        (lambda d: d["Decks"][0]["Mainboard"].append({"Count": 0, "CardName": "Island"}), "has Count 0"),
+    ],
+)
 def test_bad_files_name_the_problem(mutate, reason) -> None:  # type: ignore[no-untyped-def]
     doc = event([])
     mutate(doc)

@@ -87,13 +87,13 @@ def summarise_event(
         if a1 and a2 and a1 == a2:
             _add(results[a1][a1], [0, 0, 1] if draw else [1, 1, 0])
             continue
-        for deck, arch, record, opponent in ((d1, a1, p1_record, a2), (d2, a2, p2_record, a1)):
-            if deck is None or arch is None:
+        for player_deck, arch, record, opponent in ((d1, a1, p1_record, a2), (d2, a2, p2_record, a1)):
+            if player_deck is None or arch is None:
                 continue
             _add(results[arch][opponent or NO_DECKLIST], record)
-            _add(deck_records[id(deck)], record)
+            _add(deck_records[id(player_deck)], record)
             if opponent:
-                _add(deck_vs[id(deck)][opponent], record[:2])
+                _add(deck_vs[id(player_deck)][opponent], record[:2])
 
     archetypes: dict[str, dict[str, Any]] = {}
     cards: dict[str, dict[str, Any]] = {}

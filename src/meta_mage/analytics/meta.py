@@ -70,6 +70,9 @@ class MetaService:
         self.repository = repository
         self.min_sample = min_sample
 
+    def _record(self, wld: list[int]) -> WinRate:
+        return record(wld[0], wld[1], wld[2], self.min_sample)
+
     def list_formats(self) -> ListFormatsOutput:
         infos = sorted(self.repository.list_formats(), key=lambda f: -f.decks)
         return ListFormatsOutput(formats=[FormatSummary(**vars(info)) for info in infos])
@@ -135,10 +138,16 @@ class MetaService:
                     continue
                 key = {"color_identity": colors or "C", "strategy": strategy}.get(params.group_by or "", name)
                 wld, mirrors = self._overall(results.get(name, {}), name)
-                merge(out.setdefault(key, {"decks": 0, "wld": [0, 0, 0], "mirrors": 0, "colors": {},
-                                           "strategy": {}}),
-                      {"decks": arch["decks"], "wld": wld, "mirrors": mirrors,
-                       "colors": {colors or "C": arch["decks"]}, "strategy": {strategy: arch["decks"]}})
+                merge(
+                    out.setdefault(key, {"decks": 0, "wld": [0, 0, 0], "mirrors": 0, "colors": {}, "strategy": {}}),
+                    {
+                        "decks": arch["decks"],
+                        "wld": wld,
+                        "mirrors": mirrors,
+                        "colors": {colors or "C": arch["decks"]},
+                        "strategy": {strategy: arch["decks"]},
+                    },
+                )
             return out
 
         cur_groups, prev_groups = groups(cur), groups(prev)
@@ -148,17 +157,27 @@ class MetaService:
             p = prev_groups.get(key, {"decks": 0, "wld": [0, 0, 0]})
             share = round(100 * g["decks"] / cur_total, 2) if cur_total else 0.0
             prev_share = round(100 * p["decks"] / prev_total, 2) if prev_total else 0.0
-            now, before = record(*g["wld"], self.min_sample), record(*p["wld"], self.min_sample)
+            now, before = self._record(g["wld"]), self._record(p["wld"])
             trend = None
             if now.win_rate is not None and before.win_rate is not None:
                 trend = round(now.win_rate - before.win_rate, 2)
-            rows.append(RankingRow(
-                rank=0, name=key, color_identity=dominant(g["colors"]),
-                strategy=dominant(g["strategy"]), decks=g["decks"], meta_share=share,
-                previous_decks=p["decks"], previous_meta_share=prev_share,
-                meta_share_trend=round(share - prev_share, 2), current=now, previous=before,
-                win_rate_trend=trend, mirror_matches=g["mirrors"],
-            ))
+            rows.append(
+                RankingRow(
+                    rank=0,
+                    name=key,
+                    color_identity=dominant(g["colors"]),
+                    strategy=dominant(g["strategy"]),
+                    decks=g["decks"],
+                    meta_share=share,
+                    previous_decks=p["decks"],
+                    previous_meta_share=prev_share,
+                    meta_share_trend=round(share - prev_share, 2),
+                    current=now,
+                    previous=before,
+                    win_rate_trend=trend,
+                    mirror_matches=g["mirrors"],
+                )
+            )
         rows.sort(key=lambda r: (-r.decks, r.name))
         for rank, row in enumerate(rows, start=1):
             row.rank = rank
@@ -186,14 +205,15 @@ class MetaService:
         decks = total.get("archetypes", {}).get(name, {}).get("decks", 0)
         wld, mirrors = self._overall(results, name)
         cells = [
-            MatchupCell(opponent=opp, **record(*r, self.min_sample).model_dump())
+            MatchupCell(opponent=opp, **self._record(r).model_dump())
             for opp, r in results.items()
             if opp not in (name, NO_DECKLIST) and (include is None or opp in include)
         ]
         cells.sort(key=lambda c: (-c.matches, c.opponent))
         share = round(100 * decks / total["decks"], 2) if total.get("decks") else 0.0
-        return MatchupRow(archetype=name, meta_share=share, overall=record(*wld, self.min_sample),
-                          mirror_matches=mirrors, matchups=cells)
+        return MatchupRow(
+            archetype=name, meta_share=share, overall=self._record(wld), mirror_matches=mirrors, matchups=cells
+        )
 
     def matchups(self, params: MatchupStatsInput) -> MatchupStatsOutput:
         """Archetype × archetype matrix; mirrors are reported apart, not on the diagonal."""
@@ -203,8 +223,10 @@ class MetaService:
         return MatchupStatsOutput(
             format=params.format,
             archetypes=rows,
-            metadata={**self._metadata(info, period=win),
-                      "note": "overall includes matches against players without a published list"},
+            metadata={
+                **self._metadata(info, period=win),
+                "note": "overall includes matches against players without a published list",
+            },
         )
 
     def archetypes(self, params: ArchetypesInput) -> ArchetypesOutput:
@@ -213,15 +235,19 @@ class MetaService:
         decks = total.get("decks", 0)
         rows = [
             ArchetypeSummary(
-                id=archetype_id(name), name=name, decks=a["decks"],
+                id=archetype_id(name),
+                name=name,
+                decks=a["decks"],
                 meta_share=round(100 * a["decks"] / decks, 2) if decks else 0.0,
-                color_identity=dominant(a["colors"]) or "C", strategy=a.get("strategy") or "unknown",
+                color_identity=dominant(a["colors"]) or "C",
+                strategy=a.get("strategy") or "unknown",
             )
             for name, a in total.get("archetypes", {}).items()
         ]
         rows.sort(key=lambda r: (-r.decks, r.name))
-        return ArchetypesOutput(format=params.format, archetypes=rows,
-                                metadata={**self._metadata(info, period=win), "decks": decks})
+        return ArchetypesOutput(
+            format=params.format, archetypes=rows, metadata={**self._metadata(info, period=win), "decks": decks}
+        )
 
     def resolve_archetype(self, name: str, known: Iterable[str]) -> str:
         """The stored archetype matching ``name`` by name or id, case-insensitively."""
@@ -230,8 +256,11 @@ class MetaService:
         for candidate in known:
             if candidate.lower() == name.strip().lower() or archetype_id(candidate) == wanted:
                 return candidate
-        raise NotFound(f"unknown archetype {name!r} in this window; known: {', '.join(sorted(known)[:40])}",
-                       field="archetype", allowed=sorted(known))
+        raise NotFound(
+            f"unknown archetype {name!r} in this window; known: {', '.join(sorted(known)[:40])}",
+            field="archetype",
+            allowed=sorted(known),
+        )
 
     def deck_matchups(self, params: DeckMatchupStatsInput) -> DeckMatchupStatsOutput:
         """One archetype's spread against the field."""
@@ -239,7 +268,11 @@ class MetaService:
         name = self.resolve_archetype(params.archetype, total.get("archetypes", {}))
         row = self._row(name, total, None)
         return DeckMatchupStatsOutput(
-            format=params.format, archetype=name, meta_share=row.meta_share, overall=row.overall,
-            mirror_matches=row.mirror_matches, matchups=row.matchups,
+            format=params.format,
+            archetype=name,
+            meta_share=row.meta_share,
+            overall=row.overall,
+            mirror_matches=row.mirror_matches,
+            matchups=row.matchups,
             metadata=self._metadata(info, period=win),
         )

@@ -37,9 +37,21 @@ CANDIDATE_INCLUSION = 30.0
 
 # What a sideboard card's rules text says it answers, matched against an opponent's key cards.
 _ANSWERS = {
-    "artifacts": (re.compile(r"destroy (?:target|each|all)[^.]*artifact|artifacts? (?:can't|your opponents)|exile target artifact", re.I), "Artifact"),
+    "artifacts": (
+        re.compile(
+            r"destroy (?:target|each|all)[^.]*artifact|artifacts? (?:can't|your opponents)|exile target artifact", re.I
+        ),
+        "Artifact",
+    ),
     "enchantments": (re.compile(r"destroy target[^.]*enchantment|exile target[^.]*enchantment", re.I), "Enchantment"),
-    "creatures": (re.compile(r"(?:destroy|exile) (?:target|each|all)[^.]*creature|deals? \d+ damage to (?:each|any|target) creature|-\d+/-\d+", re.I), "Creature"),
+    "creatures": (
+        re.compile(
+            r"(?:destroy|exile) (?:target|each|all)[^.]*creature"
+            r"|deals? \d+ damage to (?:each|any|target) creature|-\d+/-\d+",
+            re.I,
+        ),
+        "Creature",
+    ),
     "graveyards": (re.compile(r"graveyard", re.I), "graveyard"),
     "spells": (re.compile(r"counter target|can't cast|noncreature spells? cost", re.I), "Instant|Sorcery"),
     "planeswalkers": (re.compile(r"planeswalker", re.I), "Planeswalker"),
@@ -66,10 +78,14 @@ class DeckCoach:
         deck = parse_deck_text(params.deck)
         verdict = self.classifier.classify(params.format, deck.mainboard, deck.sideboard)
         return ClassifyDeckOutput(
-            format=params.format, archetype=verdict.archetype, color_identity=verdict.colors or "C",
-            strategy=verdict.strategy, matched_by=verdict.kind,  # type: ignore[arg-type]
+            format=params.format,
+            archetype=verdict.archetype,
+            color_identity=verdict.colors or "C",
+            strategy=verdict.strategy,
+            matched_by=verdict.kind,  # type: ignore[arg-type]
             candidates=list(verdict.candidates),
-            mainboard_cards=sum(deck.mainboard.values()), sideboard_cards=sum(deck.sideboard.values()),
+            mainboard_cards=sum(deck.mainboard.values()),
+            sideboard_cards=sum(deck.sideboard.values()),
         )
 
     # --- shared loading -------------------------------------------------------------------
@@ -89,8 +105,7 @@ class DeckCoach:
         name = self.meta.resolve_archetype(params.archetype, total.get("archetypes", {}))
         stats = self._archetype_stats(params.format, name, win.start, win.end)
         if not stats.get("decks"):
-            raise NotFound(f"no {name} lists in {params.format} between {win.start} and {win.end}",
-                           field="archetype")
+            raise NotFound(f"no {name} lists in {params.format} between {win.start} and {win.end}", field="archetype")
         return name, win, total, stats
 
     def _usage(self, name: str, row: list[int] | None, lists: int, yours: int, record_total: list[int]) -> CardUsage:
@@ -99,20 +114,31 @@ class DeckCoach:
         if row:
             with_card = record(wins, losses, 0, self.meta.min_sample)
             without = record(record_total[0] - wins, record_total[1] - losses, 0, self.meta.min_sample)
-        return CardUsage(name=name, inclusion_rate=_pct(decks, lists),
-                         average_copies=round(copies / decks, 2) if decks else 0.0, your_copies=yours,
-                         with_card=with_card, without_card=without)
+        return CardUsage(
+            name=name,
+            inclusion_rate=_pct(decks, lists),
+            average_copies=round(copies / decks, 2) if decks else 0.0,
+            your_copies=yours,
+            with_card=with_card,
+            without_card=without,
+        )
 
     def _top(self, total: dict[str, Any], own: str, top_n: int) -> list[dict[str, Any]]:
         archetypes = total.get("archetypes", {})
-        ranked = sorted((a for a in archetypes if a not in (own, "Unknown")),
-                        key=lambda a: (-archetypes[a]["decks"], a))[:top_n]
+        ranked = sorted(
+            (a for a in archetypes if a not in (own, "Unknown")), key=lambda a: (-archetypes[a]["decks"], a)
+        )[:top_n]
         results = total.get("results", {}).get(own, {})
         out = []
         for opp in ranked:
             w, l, d = results.get(opp, [0, 0, 0])
-            out.append({"archetype": opp, "meta_share": _pct(archetypes[opp]["decks"], total.get("decks", 0)),
-                        "your_archetype_vs_it": record(w, l, d, self.meta.min_sample).model_dump()})
+            out.append(
+                {
+                    "archetype": opp,
+                    "meta_share": _pct(archetypes[opp]["decks"], total.get("decks", 0)),
+                    "your_archetype_vs_it": record(w, l, d, self.meta.min_sample).model_dump(),
+                }
+            )
         return out
 
     @staticmethod
@@ -164,20 +190,33 @@ class DeckCoach:
             used.add(add.name)
             wanted = max(1, round(add.average_copies) - add.your_copies)
             quantity = min(cut.your_copies, wanted)
-            reason = (f"{cut.name} is in {cut.inclusion_rate}% of {lists} recent {name} lists; "
-                      f"{add.name} is in {add.inclusion_rate}% (average {add.average_copies} copies)")
+            reason = (
+                f"{cut.name} is in {cut.inclusion_rate}% of {lists} recent {name} lists; "
+                f"{add.name} is in {add.inclusion_rate}% (average {add.average_copies} copies)"
+            )
             if add.with_card and add.without_card and not add.with_card.low_sample and not add.without_card.low_sample:
-                reason += (f"; lists with it won {add.with_card.win_rate}% of {add.with_card.wins + add.with_card.losses} "
-                           f"matches vs {add.without_card.win_rate}% without")
+                reason += (
+                    f"; lists with it won {add.with_card.win_rate}% of {add.with_card.wins + add.with_card.losses} "
+                    f"matches vs {add.without_card.win_rate}% without"
+                )
             swaps.append(Swap(cut=cut.name, cut_quantity=quantity, add=add.name, add_quantity=quantity, reason=reason))
             if len(swaps) >= params.top_n:
                 break
         return OptimizeMainboardOutput(
-            format=params.format, archetype=name, lists_compared=lists, core_cards=core,
-            flex_spots=flex[: max(params.top_n, 5)], candidates=candidates[: max(params.top_n * 2, 10)],
-            swaps=swaps, top_matchups=self._top(total, name, params.top_n),
-            metadata={"period": win.model_dump(), "min_sample": self.meta.min_sample,
-                      "core_threshold": CORE_INCLUSION, "flex_threshold": FLEX_INCLUSION},
+            format=params.format,
+            archetype=name,
+            lists_compared=lists,
+            core_cards=core,
+            flex_spots=flex[: max(params.top_n, 5)],
+            candidates=candidates[: max(params.top_n * 2, 10)],
+            swaps=swaps,
+            top_matchups=self._top(total, name, params.top_n),
+            metadata={
+                "period": win.model_dump(),
+                "min_sample": self.meta.min_sample,
+                "core_threshold": CORE_INCLUSION,
+                "flex_threshold": FLEX_INCLUSION,
+            },
         )
 
     # --- sideboard ------------------------------------------------------------------------
@@ -235,8 +274,12 @@ class DeckCoach:
         current = {card_key(c.name) for c in mine.values()}
         chosen = {card_key(s.name) for s in final}
         return OptimizeSideboardOutput(
-            format=params.format, archetype=name, lists_compared=lists, top_archetypes=top,
-            final_sideboard=final, total_cards=sum(s.quantity for s in final),
+            format=params.format,
+            archetype=name,
+            lists_compared=lists,
+            top_archetypes=top,
+            final_sideboard=final,
+            total_cards=sum(s.quantity for s in final),
             adds=[s.name for s in final if card_key(s.name) not in current],
             cuts=[c.name for k, c in mine.items() if k not in chosen],
             metadata={"period": win.model_dump(), "min_sample": self.meta.min_sample},
@@ -252,16 +295,25 @@ class DeckCoach:
         if not fmt or not period.get("start") or not period.get("end"):
             raise InvalidArgument(
                 "matchup_stats must be the output of get_deck_matchup_stats (format and metadata.period)",
-                field="matchup_stats")
-        cell = next((m for m in stats_in.get("matchups", [])
-                     if str(m.get("opponent", "")).lower() == params.opponent_archetype.lower()), None)
+                field="matchup_stats",
+            )
+        cell = next(
+            (
+                m
+                for m in stats_in.get("matchups", [])
+                if str(m.get("opponent", "")).lower() == params.opponent_archetype.lower()
+            ),
+            None,
+        )
         record_vs = WinRate.model_validate(cell) if cell else None
         opponent = cell["opponent"] if cell else params.opponent_archetype
         archetype = stats_in.get("archetype") or params.archetype
         opp_stats = self._archetype_stats(fmt, opponent, period["start"], period["end"])
         if not opp_stats.get("decks"):
-            raise NotFound(f"no {opponent} lists in {fmt} between {period['start']} and {period['end']}",
-                           field="opponent_archetype")
+            raise NotFound(
+                f"no {opponent} lists in {fmt} between {period['start']} and {period['end']}",
+                field="opponent_archetype",
+            )
         own_stats = self._archetype_stats(fmt, archetype, period["start"], period["end"])
         lists = opp_stats["decks"]
         key_rows = [(c, r, "mainboard") for c, r in opp_stats["main"].items()]
@@ -274,41 +326,74 @@ class DeckCoach:
         key_cards = []
         for card, row, section in key_rows:
             detail = details.get(card_key(card))
-            key_cards.append(KeyCard(
-                name=card, inclusion_rate=_pct(row[0], lists), average_copies=round(row[1] / row[0], 2),
-                section=section, type_line=detail.type_line if detail else None,
-                mana_cost=detail.mana_cost if detail else None,
-                oracle_text=detail.oracle_text if detail else None))
+            key_cards.append(
+                KeyCard(
+                    name=card,
+                    inclusion_rate=_pct(row[0], lists),
+                    average_copies=round(row[1] / row[0], 2),
+                    section=section,
+                    type_line=detail.type_line if detail else None,
+                    mana_cost=detail.mana_cost if detail else None,
+                    oracle_text=detail.oracle_text if detail else None,
+                )
+            )
 
         answers = []
         opp_text = " ".join(f"{k.type_line or ''} {k.oracle_text or ''}" for k in key_cards if k.section == "mainboard")
-        for key, card in self._section(params.card_details, "sideboard").items():
-            answered = []
+        for card in self._section(params.card_details, "sideboard").values():
+            answered: list[str] = []
             for label, (pattern, target) in _ANSWERS.items():
                 if card.oracle_text and pattern.search(card.oracle_text) and re.search(target, opp_text, re.I):
-                    answered.extend(k.name for k in key_cards if re.search(target, f"{k.type_line} {k.oracle_text}", re.I))
+                    answered.extend(
+                        k.name for k in key_cards if re.search(target, f"{k.type_line} {k.oracle_text}", re.I)
+                    )
                     answered.append(f"({label})")
             vs = (own_stats.get("side_vs", {}).get(card.name) or {}).get(opponent)
             with_vs = record(vs[0], vs[1], 0, self.meta.min_sample) if vs else None
-            if answered or (with_vs and record_vs and with_vs.win_rate and record_vs.win_rate
-                            and with_vs.win_rate > record_vs.win_rate):
-                reason = "its text answers " + ", ".join(dict.fromkeys(a for a in answered if a.startswith("("))) if answered else ""
+            if answered or (
+                with_vs
+                and record_vs
+                and with_vs.win_rate
+                and record_vs.win_rate
+                and with_vs.win_rate > record_vs.win_rate
+            ):
+                reason = (
+                    "its text answers " + ", ".join(dict.fromkeys(a for a in answered if a.startswith("(")))
+                    if answered
+                    else ""
+                )
                 if with_vs:
-                    reason += ("; " if reason else "") + (f"{archetype} lists with it went {with_vs.wins}-{with_vs.losses} "
-                                                          f"against {opponent}")
-                answers.append(SideboardAnswer(name=card.name, quantity=card.quantity,
-                                               answers=list(dict.fromkeys(a for a in answered if not a.startswith("(")))[:6],
-                                               reason=reason, with_card_vs_opponent=with_vs))
+                    reason += ("; " if reason else "") + (
+                        f"{archetype} lists with it went {with_vs.wins}-{with_vs.losses} against {opponent}"
+                    )
+                answers.append(
+                    SideboardAnswer(
+                        name=card.name,
+                        quantity=card.quantity,
+                        answers=list(dict.fromkeys(a for a in answered if not a.startswith("(")))[:6],
+                        reason=reason,
+                        with_card_vs_opponent=with_vs,
+                    )
+                )
         main = self._section(params.card_details, "mainboard").values()
         profile = {
             "mainboard_cards": sum(c.quantity for c in main),
             "lands": sum(c.quantity for c in main if "Land" in (c.type_line or "")),
             "creatures": sum(c.quantity for c in main if "Creature" in (c.type_line or "")),
-            "average_mana_value": round(sum((c.cmc or 0) * c.quantity for c in main if "Land" not in (c.type_line or ""))
-                                        / max(1, sum(c.quantity for c in main if "Land" not in (c.type_line or ""))), 2),
+            "average_mana_value": round(
+                sum((c.cmc or 0) * c.quantity for c in main if "Land" not in (c.type_line or ""))
+                / max(1, sum(c.quantity for c in main if "Land" not in (c.type_line or ""))),
+                2,
+            ),
         }
         return StrategyFacts(
-            format=fmt, archetype=archetype, opponent_archetype=opponent, record=record_vs,
-            opponent_lists=lists, opponent_key_cards=key_cards, sideboard_answers=answers,
-            your_deck_profile=profile, metadata={"period": period},
+            format=fmt,
+            archetype=archetype,
+            opponent_archetype=opponent,
+            record=record_vs,
+            opponent_lists=lists,
+            opponent_key_cards=key_cards,
+            sideboard_answers=answers,
+            your_deck_profile=profile,
+            metadata={"period": period},
         )

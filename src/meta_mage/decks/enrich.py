@@ -30,9 +30,7 @@ def edit_distance(a: str, b: str, limit: int = MAX_EDIT_DISTANCE) -> int:
 def closest_names(name: str, names: list[str]) -> tuple[str | None, list[str]]:
     """The single best name within the edit limit (if any) and up to 3 suggestions."""
     key = card_key(name)
-    scored = sorted(
-        (d, n) for n in names if (d := edit_distance(key, card_key(n))) <= MAX_EDIT_DISTANCE
-    )
+    scored = sorted((d, n) for n in names if (d := edit_distance(key, card_key(n))) <= MAX_EDIT_DISTANCE)
     best = scored[0][1] if scored and (len(scored) == 1 or scored[0][0] < scored[1][0]) else None
     suggestions = [n for _, n in scored[:3]] or difflib.get_close_matches(name, names, n=3, cutoff=0.75)
     return best, suggestions
@@ -40,10 +38,17 @@ def closest_names(name: str, names: list[str]) -> tuple[str | None, list[str]]:
 
 def _detail(card: Card, quantity: int, section: str) -> CardDetail:
     return CardDetail(
-        name=card.name if " // " not in card.name or card.layout in ("split", "aftermath") else card.name.split(" // ")[0],
-        quantity=quantity, section=section,  # type: ignore[arg-type]
-        mana_cost=card.mana_cost, cmc=card.cmc, type_line=card.type_line, colors=card.colors,
-        color_identity=card.color_identity, oracle_text=card.oracle_text,
+        name=card.name
+        if " // " not in card.name or card.layout in ("split", "aftermath")
+        else card.name.split(" // ")[0],
+        quantity=quantity,
+        section=section,  # type: ignore[arg-type]
+        mana_cost=card.mana_cost,
+        cmc=card.cmc,
+        type_line=card.type_line,
+        colors=card.colors,
+        color_identity=card.color_identity,
+        oracle_text=card.oracle_text,
     )
 
 
@@ -68,8 +73,9 @@ def enrich_deck(text: str, cards: CardsRepository) -> EnrichedDeck:
     for name, quantity, section in entries:
         card = found.get(card_key(corrected.get(name, name)))
         if card is None:
-            unresolved.append(UnresolvedCard(name=name, quantity=quantity, section=section,
-                                             suggestions=suggestions.get(name, [])))
+            unresolved.append(
+                UnresolvedCard(name=name, quantity=quantity, section=section, suggestions=suggestions.get(name, []))
+            )
         else:
             details.append(_detail(card, quantity, section))
     main = [d for d in details if d.section == "mainboard"]
@@ -81,5 +87,10 @@ def enrich_deck(text: str, cards: CardsRepository) -> EnrichedDeck:
         "creatures": sum(d.quantity for d in main if "Creature" in (d.type_line or "")),
         "unresolved": sum(u.quantity for u in unresolved),
     }
-    return EnrichedDeck(card_details=details, counts=counts, unresolved=unresolved,
-                        corrected=corrected, skipped_lines=deck.skipped_lines)
+    return EnrichedDeck(
+        card_details=details,
+        counts=counts,
+        unresolved=unresolved,
+        corrected=corrected,
+        skipped_lines=deck.skipped_lines,
+    )

@@ -11,8 +11,9 @@ MAX_LINES = 300
 _LINE = re.compile(r"^(?:(?P<sb>SB:)\s*)?(?P<count>\d+)\s*x?\s+(?P<name>.+?)\s*$", re.IGNORECASE)
 _ARENA_SET = re.compile(r"\s+\([A-Z0-9_]{2,6}\)\s+[\w-]+$")  # "Lightning Bolt (M10) 146"
 _SIDEBOARD_HEADER = re.compile(r"^(?://\s*)?sideboard:?$", re.IGNORECASE)
-_IGNORED_HEADERS = re.compile(r"^(?://\s*)?(deck|main ?deck|mainboard|commander|companion|about|name .*):?$",
-                              re.IGNORECASE)
+_IGNORED_HEADERS = re.compile(
+    r"^(?://\s*)?(deck|main ?deck|mainboard|commander|companion|about|name .*):?$", re.IGNORECASE
+)
 
 
 @dataclass
@@ -55,9 +56,7 @@ def parse_deck_text(text: str) -> ParsedDeckList:
             raise InvalidArgument(f"line {line!r}: a count must be between 1 and 100", field="deck")
         target[name] = target.get(name, 0) + count
     if not deck.mainboard and not deck.sideboard:
-        raise InvalidArgument(
-            "no card lines found; each line should look like '4 Lightning Bolt'", field="deck"
-        )
+        raise InvalidArgument("no card lines found; each line should look like '4 Lightning Bolt'", field="deck")
     if not deck.mainboard:  # everything landed after a leading blank line
         deck.mainboard, deck.sideboard = deck.sideboard, {}
     return deck

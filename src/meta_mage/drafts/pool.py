@@ -39,14 +39,19 @@ def _pool_card(item: dict[str, Any], params: DraftPoolInput) -> dict[str, Any]:
         card.drafted_by = str(picks[0]["drafter"])
         card.drafted_pick_n = int(picks[0]["pick_n"])
         if len(picks) > 1:
-            card.additional_picks = [{"drafted_by": str(p["drafter"]), "drafted_pick_n": int(p["pick_n"])}
-                                     for p in picks[1:]]
+            card.additional_picks = [
+                {"drafted_by": str(p["drafter"]), "drafted_pick_n": int(p["pick_n"])} for p in picks[1:]
+            ]
     body = card.model_dump(exclude={"additional_picks", *_DETAIL_FIELDS})
     if card.additional_picks:
         body["additional_picks"] = card.additional_picks
     if params.include_card_details:
-        body.update(mana_cost=item.get("mana_cost"), type_line=item.get("type_line"),
-                    colors=list(item.get("colors") or []), color_identity=item.get("color_identity"))
+        body.update(
+            mana_cost=item.get("mana_cost"),
+            type_line=item.get("type_line"),
+            colors=list(item.get("colors") or []),
+            color_identity=item.get("color_identity"),
+        )
     return body
 
 
@@ -58,25 +63,36 @@ class DraftPoolService:
 
     def list_drafts(self) -> ListDraftsOutput:
         rows = sorted(self.repository.list_drafts(), key=lambda d: (d["draft_date"], d["draft_id"]), reverse=True)
-        return ListDraftsOutput(drafts=[
-            DraftSummary(draft_id=d["draft_id"], draft_name=d["draft_name"], draft_date=d["draft_date"],
-                         total_cards=int(d["total_cards"]), drafters=len(d.get("drafters") or []),
-                         picks=int(d.get("picks", 0)))
-            for d in rows
-        ])
+        return ListDraftsOutput(
+            drafts=[
+                DraftSummary(
+                    draft_id=d["draft_id"],
+                    draft_name=d["draft_name"],
+                    draft_date=d["draft_date"],
+                    total_cards=int(d["total_cards"]),
+                    drafters=len(d.get("drafters") or []),
+                    picks=int(d.get("picks", 0)),
+                )
+                for d in rows
+            ]
+        )
 
     def get_pool(self, params: DraftPoolInput) -> DraftPoolResult:
         """Filter first, then group; ``total_cards`` counts the cards left after filtering."""
         found = self.repository.get_pool(params.draft_id)
         if found is None:
             known = sorted(d["draft_id"] for d in self.repository.list_drafts())
-            raise NotFound(f"unknown draft_id {params.draft_id!r}; known drafts: {', '.join(known) or 'none'}",
-                           field="draft_id", allowed=known)
+            raise NotFound(
+                f"unknown draft_id {params.draft_id!r}; known drafts: {', '.join(known) or 'none'}",
+                field="draft_id",
+                allowed=known,
+            )
         header, items = found
         name_part = (params.name_contains or "").casefold()
         type_part = (params.type_contains or "").casefold()
         kept = [
-            item for item in sorted(items, key=lambda i: i["card_name"])
+            item
+            for item in sorted(items, key=lambda i: i["card_name"])
             if (not params.color or _matches_color(item.get("color_identity") or "C", params.color))
             and (not type_part or type_part in (item.get("type_line") or "").casefold())
             and (not name_part or name_part in item["card_name"].casefold())
@@ -95,8 +111,16 @@ class DraftPoolService:
                     keys = major_types(item.get("type_line")) or ["Other"]
                 for key in keys:
                     grouped.setdefault(key, []).append(body)
-            order = {"color_identity": lambda k: (len(k) if k != "C" else 1.5, ["WUBRGC".find(c) for c in k]),
-                     "type": lambda k: MAJOR_TYPES.index(k) if k in MAJOR_TYPES else 99}[params.group_by]
+            order = {
+                "color_identity": lambda k: (len(k) if k != "C" else 1.5, ["WUBRGC".find(c) for c in k]),
+                "type": lambda k: MAJOR_TYPES.index(k) if k in MAJOR_TYPES else 99,
+            }[params.group_by]
             grouped = {k: grouped[k] for k in sorted(grouped, key=order)}  # type: ignore[arg-type]
-        return DraftPoolResult(draft_id=header["draft_id"], draft_name=header["draft_name"],
-                               draft_date=header["draft_date"], total_cards=len(kept), cards=cards, grouped=grouped)
+        return DraftPoolResult(
+            draft_id=header["draft_id"],
+            draft_name=header["draft_name"],
+            draft_date=header["draft_date"],
+            total_cards=len(kept),
+            cards=cards,
+            grouped=grouped,
+        )

@@ -24,20 +24,49 @@ FALLBACK_MIN_OVERLAP = 0.10
 STRATEGIES = ("aggro", "midrange", "control", "combo", "tempo", "ramp", "unknown")
 
 COLOR_NAMES = {
-    "": "Colorless", "W": "Mono White", "U": "Mono Blue", "B": "Mono Black", "R": "Mono Red",
-    "G": "Mono Green", "WU": "Azorius", "UB": "Dimir", "BR": "Rakdos", "RG": "Gruul",
-    "WG": "Selesnya", "WB": "Orzhov", "UR": "Izzet", "BG": "Golgari", "WR": "Boros",
-    "UG": "Simic", "WUB": "Esper", "UBR": "Grixis", "BRG": "Jund", "WRG": "Naya", "WUG": "Bant",
-    "WBG": "Abzan", "WUR": "Jeskai", "UBG": "Sultai", "WBR": "Mardu", "URG": "Temur",
+    "": "Colorless",
+    "W": "Mono White",
+    "U": "Mono Blue",
+    "B": "Mono Black",
+    "R": "Mono Red",
+    "G": "Mono Green",
+    "WU": "Azorius",
+    "UB": "Dimir",
+    "BR": "Rakdos",
+    "RG": "Gruul",
+    "WG": "Selesnya",
+    "WB": "Orzhov",
+    "UR": "Izzet",
+    "BG": "Golgari",
+    "WR": "Boros",
+    "UG": "Simic",
+    "WUB": "Esper",
+    "UBR": "Grixis",
+    "BRG": "Jund",
+    "WRG": "Naya",
+    "WUG": "Bant",
+    "WBG": "Abzan",
+    "WUR": "Jeskai",
+    "UBG": "Sultai",
+    "WBR": "Mardu",
+    "URG": "Temur",
     "WUBRG": "5-Color",
 }
 
 _TRAILING_COMMA = re.compile(r",(\s*[}\]])")
 _CONDITION_TYPES = {
-    "InMainboard", "InSideboard", "InMainOrSideboard",
-    "OneOrMoreInMainboard", "OneOrMoreInSideboard", "OneOrMoreInMainOrSideboard",
-    "TwoOrMoreInMainboard", "TwoOrMoreInSideboard", "TwoOrMoreInMainOrSideboard",
-    "DoesNotContain", "DoesNotContainMainboard", "DoesNotContainSideboard",
+    "InMainboard",
+    "InSideboard",
+    "InMainOrSideboard",
+    "OneOrMoreInMainboard",
+    "OneOrMoreInSideboard",
+    "OneOrMoreInMainOrSideboard",
+    "TwoOrMoreInMainboard",
+    "TwoOrMoreInSideboard",
+    "TwoOrMoreInMainOrSideboard",
+    "DoesNotContain",
+    "DoesNotContainMainboard",
+    "DoesNotContainSideboard",
 }
 
 
@@ -262,17 +291,19 @@ class ArchetypeClassifier:
         return self._card_colors
 
     def _load(self, fmt: str) -> FormatRules:
-        folder = next(
-            (p for p in self._formats_dir.iterdir() if p.is_dir() and p.name.lower() == fmt.lower()),
-            None,
-        ) if self._formats_dir.is_dir() else None
+        folder = (
+            next(
+                (p for p in self._formats_dir.iterdir() if p.is_dir() and p.name.lower() == fmt.lower()),
+                None,
+            )
+            if self._formats_dir.is_dir()
+            else None
+        )
         lands, nonlands = self._shared_colors()
         lands, nonlands = dict(lands), dict(nonlands)
         if folder is None:
             return FormatRules(fmt, [], [], lands, nonlands)
-        archetypes = [
-            _rule(read_lenient_json(p), str(p)) for p in sorted((folder / "Archetypes").glob("*.json"))
-        ]
+        archetypes = [_rule(read_lenient_json(p), str(p)) for p in sorted((folder / "Archetypes").glob("*.json"))]
         fallbacks = []
         for path in sorted((folder / "Fallbacks").glob("*.json")) if (folder / "Fallbacks").is_dir() else []:
             raw = read_lenient_json(path)

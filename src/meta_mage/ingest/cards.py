@@ -17,7 +17,13 @@ from meta_mage.models.cards import (
 
 # Layouts that are not cards a player puts in a deck.
 _SKIPPED_LAYOUTS = {
-    "token", "double_faced_token", "emblem", "art_series", "planar", "scheme", "vanguard",
+    "token",
+    "double_faced_token",
+    "emblem",
+    "art_series",
+    "planar",
+    "scheme",
+    "vanguard",
 }
 
 

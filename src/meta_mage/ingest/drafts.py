@@ -40,8 +40,12 @@ def _read_csv(path: Path, columns: tuple[str, ...]) -> list[dict[str, str]]:
     return list(reader)
 
 
-def load_draft(path: Path | None, overrides: dict[str, Any] | None = None,
-               pool_csv: Path | None = None, picks_csv: Path | None = None) -> DraftImport:
+def load_draft(
+    path: Path | None,
+    overrides: dict[str, Any] | None = None,
+    pool_csv: Path | None = None,
+    picks_csv: Path | None = None,
+) -> DraftImport:
     """Read a draft: a full JSON file, a header JSON naming ``pool_csv``/``picks_csv``, or CSVs
     given directly with the header fields in ``overrides``."""
     document: dict[str, Any] = {}
@@ -67,8 +71,9 @@ def load_draft(path: Path | None, overrides: dict[str, Any] | None = None,
     if picks_csv:
         rows = _read_csv(picks_csv, ("pick_n", "drafter", "card"))
         try:
-            document["picks"] = [{"pick_n": int(r["pick_n"]), "drafter": r["drafter"].strip(),
-                                  "card": r["card"].strip()} for r in rows]
+            document["picks"] = [
+                {"pick_n": int(r["pick_n"]), "drafter": r["drafter"].strip(), "card": r["card"].strip()} for r in rows
+            ]
         except ValueError:
             raise InputFileError(str(picks_csv), "pick_n must be a whole number") from None
         document.setdefault("drafters", list(dict.fromkeys(p["drafter"] for p in document["picks"])))
@@ -88,8 +93,11 @@ def draft_items(draft: DraftImport, cards: CardsRepository, source: str) -> tupl
         for name in missing[:10]:
             _, suggestions = closest_names(name, names)
             hints.append(f"{name!r}" + (f" (did you mean {' or '.join(suggestions)}?)" if suggestions else ""))
-        raise InputFileError(source, f"{len(missing)} cube card(s) not in the card data: {', '.join(hints)}; "
-                                     "ingest the card corpus first or fix the names")
+        raise InputFileError(
+            source,
+            f"{len(missing)} cube card(s) not in the card data: {', '.join(hints)}; "
+            "ingest the card corpus first or fix the names",
+        )
     hidden = set(draft.opt_outs)
     picks: dict[str, list[dict[str, Any]]] = {}
     for pick in sorted(draft.picks, key=lambda p: (p.pick_n, p.drafter)):
@@ -98,15 +106,17 @@ def draft_items(draft: DraftImport, cards: CardsRepository, source: str) -> tupl
     items = []
     for entry in draft.cube:
         card = details[card_key(entry.name)]
-        items.append({
-            "card_name": entry.name,
-            "quantity": entry.quantity,
-            "picks": picks.get(card_key(entry.name), []),
-            "mana_cost": card.mana_cost,
-            "type_line": card.type_line,
-            "colors": card.colors,
-            "color_identity": "".join(card.color_identity) or "C",
-        })
+        items.append(
+            {
+                "card_name": entry.name,
+                "quantity": entry.quantity,
+                "picks": picks.get(card_key(entry.name), []),
+                "mana_cost": card.mana_cost,
+                "type_line": card.type_line,
+                "colors": card.colors,
+                "color_identity": "".join(card.color_identity) or "C",
+            }
+        )
     drafters = [REDACTED if d in hidden else d for d in draft.drafters]
     header = {
         "draft_id": draft.draft_id,

@@ -30,9 +30,7 @@ class SourceFile:
         except UnicodeDecodeError as exc:
             raise InputFileError(self.name, f"not UTF-8 text ({exc.reason})") from exc
         except json.JSONDecodeError as exc:
-            raise InputFileError(
-                self.name, f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
-            ) from exc
+            raise InputFileError(self.name, f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from exc
 
 
 def _is_json(name: str) -> bool:

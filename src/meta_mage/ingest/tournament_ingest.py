@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 
 from botocore.exceptions import BotoCoreError, ClientError
@@ -17,9 +18,11 @@ from meta_mage.models.tournaments import ParsedTournament
 from meta_mage.storage.meta import MetaRepository
 
 
-def ingest_tournaments(
-    paths: list[Path], repository: MetaRepository, classifier: ArchetypeClassifier
-) -> IngestReport:
+def _is_land(lands: dict[str, str], name: str) -> bool:
+    return card_key(name) in lands
+
+
+def ingest_tournaments(paths: list[Path], repository: MetaRepository, classifier: ArchetypeClassifier) -> IngestReport:
     """Parse, classify and store every tournament file under ``paths``.
 
     A file is parsed completely before anything is written, and an event's aggregates count
@@ -56,10 +59,8 @@ def ingest_tournaments(
                     f"{header.get('source_file')} (dated {header.get('date')}); kept the first"
                 )
                 continue
-            rules = classifier.rules_for(tournament.format)
-            format_part, card_parts = summarise_event(
-                tournament, lambda name: card_key(name) in rules.land_colors
-            )
+            lands = classifier.rules_for(tournament.format).land_colors
+            format_part, card_parts = summarise_event(tournament, partial(_is_land, lands))
             repository.write_event(tournament, format_part, card_parts, replacing=header is not None)
         except (ClientError, BotoCoreError) as exc:
             report.fail(source.name, f"DynamoDB error: {exc}")

@@ -79,9 +79,7 @@ def _match(raw: Any, round_name: str, source: str) -> ParsedMatch:
     p1, p2, result = raw.get("Player1"), raw.get("Player2"), raw.get("Result")
     parsed = _RESULT.match(result) if isinstance(result, str) else None
     if not isinstance(p1, str) or not isinstance(p2, str) or parsed is None:
-        raise InputFileError(
-            source, f"round {round_name!r}: match {raw!r} needs Player1, Player2 and Result 'W-L-D'"
-        )
+        raise InputFileError(source, f"round {round_name!r}: match {raw!r} needs Player1, Player2 and Result 'W-L-D'")
     g1, g2, gd = (int(x) for x in parsed.groups())
     if NO_OPPONENT in (p1, p2):
         outcome = "bye" if (g1 > g2) == (p2 == NO_OPPONENT) else "assigned_loss"
@@ -159,7 +157,8 @@ def content_digest(tournament: ParsedTournament, rules_fingerprint: str) -> str:
         "name": tournament.name,
         "rules": rules_fingerprint,
         "decks": [[d.player, d.placing, d.mainboard, d.sideboard, d.archetype] for d in tournament.decks],
-        "matches": [[m.round_name, m.player1, m.player2, m.p1_games, m.p2_games, m.drawn_games]
-                    for m in tournament.matches],
+        "matches": [
+            [m.round_name, m.player1, m.player2, m.p1_games, m.p2_games, m.drawn_games] for m in tournament.matches
+        ],
     }
     return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()[:24]

@@ -25,8 +25,10 @@ def embedded_dynamodb(port: int = 0) -> Iterator[str]:
     server.start()
     host, bound_port = server.get_host_and_port()
     url = f"http://{host}:{bound_port}"
-    saved = {k: os.environ.get(k) for k in ("AWS_ENDPOINT_URL_DYNAMODB", "AWS_ACCESS_KEY_ID",
-                                             "AWS_SECRET_ACCESS_KEY", "AWS_DEFAULT_REGION")}
+    saved = {
+        k: os.environ.get(k)
+        for k in ("AWS_ENDPOINT_URL_DYNAMODB", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_DEFAULT_REGION")
+    }
     os.environ["AWS_ENDPOINT_URL_DYNAMODB"] = url
     if not os.environ.get("AWS_ACCESS_KEY_ID"):
         os.environ["AWS_ACCESS_KEY_ID"] = os.environ["AWS_SECRET_ACCESS_KEY"] = "local"

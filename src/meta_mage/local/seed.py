@@ -25,8 +25,13 @@ def seed_demo(settings: Settings, dynamodb: Any) -> list[IngestReport]:
     create_tables(dynamodb, settings)
     cards = CardsRepository(dynamodb.Table(settings.cards_table))
     reports = [ingest_cards([DEMO_CARDS], cards)]
-    reports.append(ingest_tournaments([DEMO_TOURNAMENTS], MetaRepository(dynamodb.Table(settings.meta_table)),
-                                      get_classifier(settings.archetype_rules_dir)))
+    reports.append(
+        ingest_tournaments(
+            [DEMO_TOURNAMENTS],
+            MetaRepository(dynamodb.Table(settings.meta_table)),
+            get_classifier(settings.archetype_rules_dir),
+        )
+    )
     drafts = DraftsRepository(dynamodb.Table(settings.drafts_table))
     for path in sorted(DEMO_DRAFTS.glob("*.json")):
         reports.append(ingest_draft(load_draft(path), str(path), drafts, cards))

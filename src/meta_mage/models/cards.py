@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterable
 
 from pydantic import BaseModel, Field
 
@@ -21,9 +22,9 @@ def card_key(name: str) -> str:
     return unicodedata.normalize("NFC", front_face(name)).casefold()
 
 
-def wubrg(colors: object) -> list[str]:
-    """Colours in WUBRG order, from any iterable of colour letters."""
-    letters = {str(c).upper() for c in colors} if not isinstance(colors, str) else set(colors.upper())
+def wubrg(colors: Iterable[str]) -> list[str]:
+    """Colours in WUBRG order, from a string or any iterable of colour letters."""
+    letters = set(colors.upper()) if isinstance(colors, str) else {str(c).upper() for c in colors}
     return [c for c in WUBRG if c in letters]
 
 

@@ -81,7 +81,7 @@ class DraftPoolInput(BaseModel):
     color: str | None = Field(
         default=None,
         description="Colour identity filter: one of W, U, B, R, G (cards whose identity includes it), "
-                    "C (colourless), or several letters such as 'UG' (exactly that identity)",
+        "C (colourless), or several letters such as 'UG' (exactly that identity)",
     )
     type_contains: str | None = Field(default=None, max_length=100, description="Type line substring")
     name_contains: str | None = Field(default=None, max_length=100, description="Name substring (any case)")

@@ -93,7 +93,6 @@ class MetaRankingsInput(FormatInput):
         return "".join(c for c in "WUBRG" if c in text)
 
 
-
 class RankingRow(BaseModel):
     rank: int
     name: str

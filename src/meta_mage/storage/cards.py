@@ -35,7 +35,7 @@ class CardsRepository:
         client = self.table.meta.client
         for start in range(0, len(wanted), _BATCH_GET_LIMIT):
             request: dict[str, Any] = {
-                self.table.name: {"Keys": [{"pk": k} for k in wanted[start:start + _BATCH_GET_LIMIT]]}
+                self.table.name: {"Keys": [{"pk": k} for k in wanted[start : start + _BATCH_GET_LIMIT]]}
             }
             while request:
                 response = client.batch_get_item(RequestItems=request)
@@ -52,6 +52,7 @@ class CardsRepository:
         return self._names
 
     def count(self) -> int:
-        item = self.table.get_item(Key={"pk": NAMES_KEY}, ProjectionExpression="#c",
-                                   ExpressionAttributeNames={"#c": "count"}).get("Item")
+        item = self.table.get_item(
+            Key={"pk": NAMES_KEY}, ProjectionExpression="#c", ExpressionAttributeNames={"#c": "count"}
+        ).get("Item")
         return int(item["count"]) if item else 0

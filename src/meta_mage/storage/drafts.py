@@ -23,8 +23,11 @@ class DraftsRepository:
 
     def put_draft(self, header: dict[str, Any], cards: list[dict[str, Any]], version: str) -> None:
         pk = f"DRAFT#{header['draft_id']}"
-        old = query_all(self.table, KeyConditionExpression=Key("pk").eq(pk) & Key("sk").begins_with("CARD#"),
-                        ProjectionExpression="sk")
+        old = query_all(
+            self.table,
+            KeyConditionExpression=Key("pk").eq(pk) & Key("sk").begins_with("CARD#"),
+            ProjectionExpression="sk",
+        )
         new_keys = {f"CARD#{c['card_name']}" for c in cards}
         with self.table.batch_writer(overwrite_by_pkeys=["pk", "sk"]) as batch:
             for card in cards:
@@ -37,8 +40,9 @@ class DraftsRepository:
                     batch.delete_item(Key={"pk": pk, "sk": item["sk"]})
 
     def get_version(self, draft_id: str) -> str | None:
-        item = self.table.get_item(Key={"pk": f"DRAFT#{draft_id}", "sk": "#META"},
-                                   ProjectionExpression="version").get("Item")
+        item = self.table.get_item(Key={"pk": f"DRAFT#{draft_id}", "sk": "#META"}, ProjectionExpression="version").get(
+            "Item"
+        )
         return str(item["version"]) if item else None
 
     def get_pool(self, draft_id: str) -> tuple[dict[str, Any], list[dict[str, Any]]] | None:

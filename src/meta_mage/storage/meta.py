@@ -66,12 +66,19 @@ class MetaRepository:
         """Write an event's decks and aggregate (not yet its header)."""
         pk = f"EVENT#{tournament.event_key}"
         new_keys = {f"DECK#{i:04d}" for i in range(1, len(tournament.decks) + 1)}
-        stale = [
-            item["sk"]
-            for item in query_all(self.table, KeyConditionExpression=Key("pk").eq(pk) & Key("sk").begins_with("DECK#"),
-                                  ProjectionExpression="sk")
-            if item["sk"] not in new_keys
-        ] if replacing else []
+        stale = (
+            [
+                item["sk"]
+                for item in query_all(
+                    self.table,
+                    KeyConditionExpression=Key("pk").eq(pk) & Key("sk").begins_with("DECK#"),
+                    ProjectionExpression="sk",
+                )
+                if item["sk"] not in new_keys
+            ]
+            if replacing
+            else []
+        )
         with self.table.batch_writer(overwrite_by_pkeys=["pk", "sk"]) as batch:
             for index, deck in enumerate(tournament.decks, start=1):
                 batch.put_item(
@@ -83,8 +90,11 @@ class MetaRepository:
                         "archetype": deck.archetype or "",
                         "colors": deck.colors,
                         # One JSON string, not nested maps: smaller and much cheaper to write.
-                        "cards": json.dumps({"mainboard": deck.mainboard, "sideboard": deck.sideboard},
-                                            separators=(",", ":"), ensure_ascii=False),
+                        "cards": json.dumps(
+                            {"mainboard": deck.mainboard, "sideboard": deck.sideboard},
+                            separators=(",", ":"),
+                            ensure_ascii=False,
+                        ),
                     }
                 )
             for sk in stale:

@@ -30,5 +30,9 @@ class ToolContext:
         meta = MetaService(MetaRepository(db.Table(settings.meta_table)), settings.min_sample)
         cards = CardsRepository(db.Table(settings.cards_table))
         coach = DeckCoach(meta, cards, get_classifier(settings.archetype_rules_dir))
-        return cls(meta=meta, coach=coach, cards=cards,
-                   drafts=DraftPoolService(DraftsRepository(db.Table(settings.drafts_table))))
+        return cls(
+            meta=meta,
+            coach=coach,
+            cards=cards,
+            drafts=DraftPoolService(DraftsRepository(db.Table(settings.drafts_table))),
+        )

@@ -57,8 +57,12 @@ class Tool:
         return self.input_model.model_json_schema()
 
     def catalog_entry(self) -> dict[str, Any]:
-        return {"name": self.name, "description": self.description, "workflow": self.workflow,
-                "input_schema": self.input_schema()}
+        return {
+            "name": self.name,
+            "description": self.description,
+            "workflow": self.workflow,
+            "input_schema": self.input_schema(),
+        }
 
 
 def invalid_argument(exc: ValidationError) -> InvalidArgument:
@@ -84,8 +88,9 @@ class ToolRegistry:
 
     def get(self, name: str) -> Tool:
         if name not in self.tools:
-            raise InvalidArgument(f"unknown tool {name!r}; tools: {', '.join(self.tools)}",
-                                  field="tool", allowed=list(self.tools))
+            raise InvalidArgument(
+                f"unknown tool {name!r}; tools: {', '.join(self.tools)}", field="tool", allowed=list(self.tools)
+            )
         return self.tools[name]
 
     def catalog(self) -> list[dict[str, Any]]:
@@ -111,66 +116,128 @@ DRAFT = "cube_draft"
 
 def build_registry() -> ToolRegistry:
     """The project's tool catalog."""
-    return ToolRegistry([
-        Tool("list_formats",
-             "List the constructed formats that have tournament data, with their date range and "
-             "tournament, deck and match counts. Call this when the user has not said which format.",
-             ListFormatsInput, ListFormatsOutput, lambda c, p: c.meta.list_formats(), META),
-        Tool("get_format_meta_rankings",
-             "Get format-wide meta rankings: each archetype's meta share and match win rate (with "
-             "match counts, 95% Wilson interval and a low-sample flag) for the current window and "
-             "the window before it, and the trend between them. Windows end at the format's newest "
-             "tournament. Optional filters: color_identity (WUBRG letters or C), strategy; "
-             "group_by color_identity or strategy to aggregate.",
-             MetaRankingsInput, MetaRankingsOutput, lambda c, p: c.meta.rankings(p), META),
-        Tool("get_format_matchup_stats",
-             "Get format-wide head-to-head matchup statistics: for every archetype its overall "
-             "record and its win rate against each other archetype with match counts and 95% "
-             "intervals. Mirror matches are excluded from win rates and reported separately.",
-             MatchupStatsInput, MatchupStatsOutput, lambda c, p: c.meta.matchups(p), META),
-        Tool("get_format_archetypes",
-             "Get all archetypes competing in a format with their ids, names, meta shares, colour "
-             "identity and strategy, sorted by meta share (default window 30 days).",
-             ArchetypesInput, ArchetypesOutput, lambda c, p: c.meta.archetypes(p), META),
-        Tool("get_enriched_deck",
-             "Parse a pasted decklist (MTGO .txt, Arena export, 'Sideboard' / '// Sideboard' / "
-             "'SB:' markers) and enrich every card with mana cost, mana value, type line, colours, "
-             "colour identity and rules text. Reports misspelled names it corrected and names it "
-             "could not resolve, with suggestions.",
-             EnrichDeckInput, EnrichedDeck, lambda c, p: enrich_deck(p.deck, c.cards), DECK),
-        Tool("classify_deck",
-             "Classify a pasted decklist into the format's archetype with the same rules used for "
-             "tournament decks. Suggest the result to the user and ask them to confirm.",
-             ClassifyDeckInput, ClassifyDeckOutput, lambda c, p: c.coach.classify(p), DECK),
-        Tool("get_deck_matchup_stats",
-             "Get matchup statistics for a specific archetype against the field: overall record, "
-             "and win rate against each opposing archetype with match counts and 95% intervals.",
-             DeckMatchupStatsInput, DeckMatchupStatsOutput, lambda c, p: c.meta.deck_matchups(p), DECK),
-        Tool("generate_deck_matchup_strategy",
-             "Gather the facts for coaching a specific matchup given the user's deck: the record "
-             "against the opponent, the opponent's key cards by inclusion rate (with rules text), "
-             "and which of the user's sideboard cards answer them. Needs card_details from "
-             "get_enriched_deck and matchup_stats from get_deck_matchup_stats.",
-             StrategyInput, StrategyFacts, lambda c, p: c.coach.matchup_facts(p), DECK),
-        Tool("optimize_mainboard",
-             "Optimize a deck's mainboard against the archetype's recent tournament lists: core "
-             "cards, flex spots (cards few lists play), popular cards the deck lacks, and suggested "
-             "swaps with reasons (inclusion rates, copies, win rate with vs without where the "
-             "sample allows). Needs card_details from get_enriched_deck.",
-             OptimizeInput, OptimizeMainboardOutput, lambda c, p: c.coach.optimize_mainboard(p), DECK),
-        Tool("optimize_sideboard",
-             "Optimize a deck's sideboard to answer the top N archetypes of the meta: a final "
-             "sideboard of exactly 15 cards with reasons, what to add and what to cut. Needs "
-             "card_details from get_enriched_deck.",
-             OptimizeInput, OptimizeSideboardOutput, lambda c, p: c.coach.optimize_sideboard(p), DECK),
-        Tool("list_drafts",
-             "List the cube drafts that have been imported, with their ids, names and dates.",
-             ListDraftsInput, ListDraftsOutput, lambda c, p: c.drafts.list_drafts(), DRAFT),
-        Tool("get_draft_pool",
-             "Get the complete card pool of a cube draft, drafted or not. Filters (color: W/U/B/R/G "
-             "includes multicolour cards of that colour, C colourless; type_contains; name_contains) "
-             "apply before grouping (group_by color_identity or type); total_cards counts the "
-             "filtered cards. include_draft_results adds who took each card and at which pick; "
-             "include_card_details adds mana cost, type line and colours.",
-             DraftPoolInput, DraftPoolResult, lambda c, p: c.drafts.get_pool(p), DRAFT),
-    ])
+    return ToolRegistry(
+        [
+            Tool(
+                "list_formats",
+                "List the constructed formats that have tournament data, with their date range and "
+                "tournament, deck and match counts. Call this when the user has not said which format.",
+                ListFormatsInput,
+                ListFormatsOutput,
+                lambda c, p: c.meta.list_formats(),
+                META,
+            ),
+            Tool(
+                "get_format_meta_rankings",
+                "Get format-wide meta rankings: each archetype's meta share and match win rate (with "
+                "match counts, 95% Wilson interval and a low-sample flag) for the current window and "
+                "the window before it, and the trend between them. Windows end at the format's newest "
+                "tournament. Optional filters: color_identity (WUBRG letters or C), strategy; "
+                "group_by color_identity or strategy to aggregate.",
+                MetaRankingsInput,
+                MetaRankingsOutput,
+                lambda c, p: c.meta.rankings(p),
+                META,
+            ),
+            Tool(
+                "get_format_matchup_stats",
+                "Get format-wide head-to-head matchup statistics: for every archetype its overall "
+                "record and its win rate against each other archetype with match counts and 95% "
+                "intervals. Mirror matches are excluded from win rates and reported separately.",
+                MatchupStatsInput,
+                MatchupStatsOutput,
+                lambda c, p: c.meta.matchups(p),
+                META,
+            ),
+            Tool(
+                "get_format_archetypes",
+                "Get all archetypes competing in a format with their ids, names, meta shares, colour "
+                "identity and strategy, sorted by meta share (default window 30 days).",
+                ArchetypesInput,
+                ArchetypesOutput,
+                lambda c, p: c.meta.archetypes(p),
+                META,
+            ),
+            Tool(
+                "get_enriched_deck",
+                "Parse a pasted decklist (MTGO .txt, Arena export, 'Sideboard' / '// Sideboard' / "
+                "'SB:' markers) and enrich every card with mana cost, mana value, type line, colours, "
+                "colour identity and rules text. Reports misspelled names it corrected and names it "
+                "could not resolve, with suggestions.",
+                EnrichDeckInput,
+                EnrichedDeck,
+                lambda c, p: enrich_deck(p.deck, c.cards),
+                DECK,
+            ),
+            Tool(
+                "classify_deck",
+                "Classify a pasted decklist into the format's archetype with the same rules used for "
+                "tournament decks. Suggest the result to the user and ask them to confirm.",
+                ClassifyDeckInput,
+                ClassifyDeckOutput,
+                lambda c, p: c.coach.classify(p),
+                DECK,
+            ),
+            Tool(
+                "get_deck_matchup_stats",
+                "Get matchup statistics for a specific archetype against the field: overall record, "
+                "and win rate against each opposing archetype with match counts and 95% intervals.",
+                DeckMatchupStatsInput,
+                DeckMatchupStatsOutput,
+                lambda c, p: c.meta.deck_matchups(p),
+                DECK,
+            ),
+            Tool(
+                "generate_deck_matchup_strategy",
+                "Gather the facts for coaching a specific matchup given the user's deck: the record "
+                "against the opponent, the opponent's key cards by inclusion rate (with rules text), "
+                "and which of the user's sideboard cards answer them. Needs card_details from "
+                "get_enriched_deck and matchup_stats from get_deck_matchup_stats.",
+                StrategyInput,
+                StrategyFacts,
+                lambda c, p: c.coach.matchup_facts(p),
+                DECK,
+            ),
+            Tool(
+                "optimize_mainboard",
+                "Optimize a deck's mainboard against the archetype's recent tournament lists: core "
+                "cards, flex spots (cards few lists play), popular cards the deck lacks, and suggested "
+                "swaps with reasons (inclusion rates, copies, win rate with vs without where the "
+                "sample allows). Needs card_details from get_enriched_deck.",
+                OptimizeInput,
+                OptimizeMainboardOutput,
+                lambda c, p: c.coach.optimize_mainboard(p),
+                DECK,
+            ),
+            Tool(
+                "optimize_sideboard",
+                "Optimize a deck's sideboard to answer the top N archetypes of the meta: a final "
+                "sideboard of exactly 15 cards with reasons, what to add and what to cut. Needs "
+                "card_details from get_enriched_deck.",
+                OptimizeInput,
+                OptimizeSideboardOutput,
+                lambda c, p: c.coach.optimize_sideboard(p),
+                DECK,
+            ),
+            Tool(
+                "list_drafts",
+                "List the cube drafts that have been imported, with their ids, names and dates.",
+                ListDraftsInput,
+                ListDraftsOutput,
+                lambda c, p: c.drafts.list_drafts(),
+                DRAFT,
+            ),
+            Tool(
+                "get_draft_pool",
+                "Get the complete card pool of a cube draft, drafted or not. Filters (color: W/U/B/R/G "
+                "includes multicolour cards of that colour, C colourless; type_contains; name_contains) "
+                "apply before grouping (group_by color_identity or type); total_cards counts the "
+                "filtered cards. include_draft_results adds who took each card and at which pick; "
+                "include_card_details adds mana cost, type line and colours.",
+                DraftPoolInput,
+                DraftPoolResult,
+                lambda c, p: c.drafts.get_pool(p),
+                DRAFT,
+            ),
+        ]
+    )
