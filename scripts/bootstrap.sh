@@ -4,18 +4,19 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 extra="${1:-local}"
+runs() { "$1" -c 'import sys; sys.exit(sys.version_info < (3, 11))' >/dev/null 2>&1; }
 pick_python() {
-  for candidate in python3.12 python3.13 python3.11 python3; do
-    if command -v "$candidate" >/dev/null 2>&1 && "$candidate" -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null; then
-      echo "$candidate"; return
-    fi
-  done
-  # pyenv installs 3.12 without putting it on PATH.
+  # Prefer 3.12 (the Lambda runtime), also when pyenv has it installed but not on PATH.
+  if runs python3.12; then echo python3.12; return; fi
   if command -v pyenv >/dev/null 2>&1; then
-    for v in $(pyenv versions --bare 2>/dev/null | grep -E '^3\.1[1-3]' | sort -rV); do
-      echo "$(pyenv root)/versions/$v/bin/python3"; return
+    for v in $(pyenv versions --bare 2>/dev/null | grep -E '^3\.12(\.|$)' | sort -rV); do
+      candidate="$(pyenv root)/versions/$v/bin/python3"
+      if runs "$candidate"; then echo "$candidate"; return; fi
     done
   fi
+  for candidate in python3.13 python3.11 python3; do
+    if runs "$candidate"; then echo "$candidate"; return; fi
+  done
   echo "error: Python 3.11 or newer is required" >&2; exit 1
 }
 if [ ! -x .venv/bin/python ]; then
