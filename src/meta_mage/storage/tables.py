@@ -11,7 +11,6 @@ import yaml
 from meta_mage.config import Settings
 
 TEMPLATE_PATH = Path(__file__).resolve().parents[3] / "template.yaml"
-_PACKAGED_TEMPLATE = Path(__file__).resolve().parents[1] / "demo_data" / "template.yaml"
 _TABLE_TYPES = {"AWS::DynamoDB::Table"}
 _TABLE_PROPERTIES = (
     "AttributeDefinitions",
@@ -39,15 +38,10 @@ def _cfn_tag(loader: yaml.SafeLoader, suffix: str, node: yaml.Node) -> Any:
 _CfnLoader.add_multi_constructor("!", _cfn_tag)
 
 
-def template_path() -> Path:
-    """The repository's template, or the copy packaged with an installed wheel."""
-    return TEMPLATE_PATH if TEMPLATE_PATH.exists() else _PACKAGED_TEMPLATE
-
-
 @lru_cache(maxsize=4)
 def load_template(path: Path | None = None) -> dict[str, Any]:
     """Parse a SAM/CloudFormation template, tolerating intrinsic-function tags."""
-    with open(path or template_path(), encoding="utf-8") as handle:
+    with open(path or TEMPLATE_PATH, encoding="utf-8") as handle:
         document: dict[str, Any] = yaml.load(handle, Loader=_CfnLoader)
     return document
 
