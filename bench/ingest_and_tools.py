@@ -64,8 +64,17 @@ def main() -> int:
         client.meta.events.register("before-call.dynamodb", lambda model, **_: calls.append(model.name))
         context = ToolContext.from_settings(settings, db)
         registry = build_registry()
-        deck = "\n".join(["4 Ragavan, Nimble Pilferer", "4 Guide of Souls", "4 Ocelot Pride",
-                          "4 Galvanic Discharge", "20 Mountain", "", "2 Wear // Tear"])
+        deck = "\n".join(
+            [
+                "4 Ragavan, Nimble Pilferer",
+                "4 Guide of Souls",
+                "4 Ocelot Pride",
+                "4 Galvanic Discharge",
+                "20 Mountain",
+                "",
+                "2 Wear // Tear",
+            ]
+        )
         enriched = registry.call("get_enriched_deck", {"deck": deck}, context)
         stats = registry.call(
             "get_deck_matchup_stats", {"format": "Modern", "archetype": "Boros Energy", "days": 60}, context
