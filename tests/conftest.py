@@ -92,7 +92,12 @@ def archive_of(members: list[tuple[str, bytes]], path: Path) -> Path:
 @pytest.fixture(scope="session")
 def modern_world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     """One moto DynamoDB per session holding demo cards, the demo Modern files and the tarkir draft."""
-    settings = Settings(meta_table="world-meta", cards_table="world-cards", drafts_table="world-drafts")
+    settings = Settings(
+        meta_table="world-meta",
+        cards_table="world-cards",
+        drafts_table="world-drafts",
+        checkpoint_table="world-checkpoints",
+    )
     folder = tmp_path_factory.mktemp("modern")
     archive = archive_of(demo_members(formats=("Modern",)), folder / "modern.tar.gz")
     with mock_aws():

@@ -19,9 +19,25 @@ class Settings(BaseSettings):
     meta_table: str = "meta-mage-meta"
     cards_table: str = "meta-mage-cards"
     drafts_table: str = "meta-mage-drafts"
+    checkpoint_table: str = "meta-mage-checkpoints"
     aws_region: str = Field(default="us-east-1", validation_alias="AWS_DEFAULT_REGION")
     archetype_rules_dir: Path = DEMO_DATA_DIR / "archetypes"
     min_sample: int = Field(default=20, ge=1, description="Matches below which a win rate is noise")
+
+    # The agent. ``model`` empty (or "offline") runs the offline mode; a bare id is a Bedrock model
+    # id for ChatBedrockConverse; "provider:model" goes to LangChain's init_chat_model.
+    model: str = ""
+    llm_max_tokens: int = Field(default=2048, ge=64, le=32_000)
+    llm_temperature: float = Field(default=0.2, ge=0, le=1)
+    router_confidence_threshold: float = Field(default=0.6, ge=0, le=1)
+    conversation_ttl_seconds: int = Field(
+        default=3 * 3600, ge=60, description="Idle time before a conversation expires"
+    )
+    message_window: int = Field(default=10, ge=2, le=100, description="Past messages sent to the LLM")
+    history_limit: int = Field(default=40, ge=10, le=400, description="Messages kept in a conversation's checkpoint")
+    tool_timeout_seconds: float = Field(default=60, gt=0, le=900)
+    max_tool_rounds: int = Field(default=4, ge=1, le=10, description="LLM tool-call rounds per turn")
+    max_message_chars: int = Field(default=8000, ge=100)
 
     def table_names(self) -> dict[str, str]:
         """Map each ``template.yaml`` table logical id to its physical name."""
@@ -29,6 +45,7 @@ class Settings(BaseSettings):
             "MetaTable": self.meta_table,
             "CardsTable": self.cards_table,
             "DraftsTable": self.drafts_table,
+            "CheckpointTable": self.checkpoint_table,
         }
 
 

@@ -58,11 +58,23 @@ def table_definitions(path: Path | None = None) -> dict[str, dict[str, Any]]:
     return tables
 
 
+def ttl_attributes(path: Path | None = None) -> dict[str, str]:
+    """The TTL attribute of each table that enables one, by logical id."""
+    resources = load_template(path).get("Resources", {})
+    found: dict[str, str] = {}
+    for logical_id, resource in resources.items():
+        spec = resource.get("Properties", {}).get("TimeToLiveSpecification")
+        if resource.get("Type") in _TABLE_TYPES and spec and spec.get("Enabled"):
+            found[logical_id] = spec["AttributeName"]
+    return found
+
+
 def create_tables(dynamodb: Any, settings: Settings, path: Path | None = None) -> list[str]:
     """Create every table of the template that does not exist yet; return the created names."""
     names = settings.table_names()
     existing = set(dynamodb.meta.client.list_tables().get("TableNames", []))
     created: list[str] = []
+    ttl = ttl_attributes(path)
     for logical_id, definition in table_definitions(path).items():
         if logical_id not in names:
             raise KeyError(f"template.yaml table {logical_id} has no name in Settings.table_names()")
@@ -70,5 +82,9 @@ def create_tables(dynamodb: Any, settings: Settings, path: Path | None = None) -
         if name in existing:
             continue
         dynamodb.create_table(TableName=name, **definition).wait_until_exists()
+        if logical_id in ttl:
+            dynamodb.meta.client.update_time_to_live(
+                TableName=name, TimeToLiveSpecification={"AttributeName": ttl[logical_id], "Enabled": True}
+            )
         created.append(name)
     return created

@@ -1,0 +1,1 @@
+"""The coach: a LangGraph agent that routes, enforces the blocking rules, calls tools and streams."""

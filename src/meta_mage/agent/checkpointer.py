@@ -1,0 +1,23 @@
+"""Conversation memory: langgraph-checkpoint-aws's DynamoDBSaver on the CheckpointTable."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langgraph_checkpoint_aws import DynamoDBSaver
+
+from meta_mage.config import Settings
+
+
+def make_checkpointer(settings: Settings) -> Any:
+    """A DynamoDBSaver whose items carry a ``ttl`` ``conversation_ttl_seconds`` after each write.
+
+    DynamoDB deletes expired items lazily (within days), so ``Conversations`` also checks the
+    conversation's last activity on every read.
+    """
+    return DynamoDBSaver(
+        table_name=settings.checkpoint_table,
+        region_name=settings.aws_region,
+        ttl_seconds=settings.conversation_ttl_seconds,
+        enable_checkpoint_compression=True,
+    )

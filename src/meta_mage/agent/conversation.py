@@ -1,0 +1,216 @@
+"""Conversations: one turn as an async generator of the spec's SSE events, reading, starting and
+expiring conversations. Knows nothing of HTTP; the API wraps it."""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import Any
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, HumanMessage
+from langchain_core.runnables import RunnableConfig
+from pydantic import ValidationError
+
+from meta_mage.agent.checkpointer import make_checkpointer
+from meta_mage.agent.graph import AgentDeps, build_graph
+from meta_mage.agent.llm import ModelChoice, build_chat_model
+from meta_mage.agent.router import Lookups
+from meta_mage.agent.state import TurnContext, snapshot
+from meta_mage.agent.tools import AgentTools, ToolExecutor, in_process_executor
+from meta_mage.config import Settings
+from meta_mage.errors import InvalidArgument, MetaMageError, NotFound
+from meta_mage.tools.context import ToolContext
+from meta_mage.tools.registry import ToolRegistry, build_registry, invalid_argument
+
+logger = logging.getLogger(__name__)
+
+
+class ConversationNotFound(NotFound):
+    code = "conversation_not_found"
+
+
+class ConversationExpired(NotFound):
+    code = "conversation_expired"
+
+
+@dataclass(frozen=True)
+class AgentEvent:
+    """One server-sent event: its type (``metadata``, ``thinking``, ``tool_call``, ``content``,
+    ``state``, ``done`` or ``error``) and its JSON payload."""
+
+    event: str
+    data: dict[str, Any]
+
+
+def _config(conversation_id: str) -> RunnableConfig:
+    return {"configurable": {"thread_id": conversation_id}, "recursion_limit": 50}
+
+
+def _check_id(conversation_id: str) -> str:
+    try:
+        return str(uuid.UUID(conversation_id, version=4))
+    except (ValueError, AttributeError, TypeError):
+        raise InvalidArgument(
+            "conversation_id must be an id this server made (a UUID) or null for a new conversation",
+            field="conversation_id",
+        ) from None
+
+
+class Conversations:
+    """The coach's conversations over the compiled graph and its DynamoDB checkpointer."""
+
+    def __init__(self, deps: AgentDeps, checkpointer: Any, model_choice: ModelChoice) -> None:
+        self.deps = deps
+        self.settings = deps.settings
+        self.checkpointer = checkpointer
+        self.model_choice = model_choice
+        self.graph = build_graph(deps, checkpointer)
+
+    @classmethod
+    def from_settings(
+        cls,
+        settings: Settings,
+        *,
+        dynamodb: Any | None = None,
+        model: BaseChatModel | None = None,
+        executor: ToolExecutor | None = None,
+        registry: ToolRegistry | None = None,
+        checkpointer: Any | None = None,
+    ) -> Conversations:
+        """Wire the agent from settings; ``model``/``executor``/``checkpointer`` override for tests."""
+        registry = registry or build_registry()
+        if executor is None:
+            executor = in_process_executor(registry, ToolContext.from_settings(settings, dynamodb))
+        choice = ModelChoice(model, f"LLM: {type(model).__name__}") if model else build_chat_model(settings)
+        deps = AgentDeps(
+            settings=settings,
+            tools=AgentTools(registry, executor, settings.tool_timeout_seconds),
+            lookups=Lookups(executor),
+            model=choice.model,
+        )
+        return cls(deps, checkpointer or make_checkpointer(settings), choice)
+
+    @property
+    def offline(self) -> bool:
+        return self.model_choice.offline
+
+    async def load(self, conversation_id: str) -> dict[str, Any]:
+        """The conversation's state; NotFound when unknown, ConversationExpired when idle too long."""
+        conversation_id = _check_id(conversation_id)
+        found = await self.graph.aget_state(_config(conversation_id))
+        values: dict[str, Any] = dict(found.values or {})
+        if not values.get("last_active"):
+            raise ConversationNotFound(f"conversation {conversation_id} does not exist", field="conversation_id")
+        idle = self.deps.clock() - float(values["last_active"])
+        if idle > self.settings.conversation_ttl_seconds:
+            await self.checkpointer.adelete_thread(conversation_id)
+            raise ConversationExpired(
+                f"conversation {conversation_id} expired after {self.settings.conversation_ttl_seconds // 3600} hours "
+                "without activity; start a new one",
+                field="conversation_id",
+            )
+        return values
+
+    async def view(self, conversation_id: str) -> dict[str, Any]:
+        """The spec's ``GET /conversations/{id}`` body."""
+        values = await self.load(conversation_id)
+        messages = [
+            {"role": "user" if isinstance(m, HumanMessage) else "assistant", "content": str(m.content)}
+            for m in values.get("messages", [])
+            if isinstance(m, HumanMessage) or (isinstance(m, AIMessage) and not m.tool_calls and m.content)
+        ]
+        return {"conversation_id": conversation_id, "state": snapshot(values), "messages": messages}  # type: ignore[arg-type]
+
+    async def start(self, welcome: dict[str, Any] | None = None) -> str:
+        """Create a conversation (id made here) holding the /welcome context and message."""
+        conversation_id = str(uuid.uuid4())
+        now = self.deps.clock()
+        values: dict[str, Any] = {"created_at": now, "last_active": now}
+        if welcome:
+            values.update(
+                tool_catalog=welcome.get("tool_catalog"),
+                available_formats=welcome.get("available_formats"),
+                workflows=welcome.get("workflows"),
+            )
+            if welcome.get("message"):
+                values["messages"] = [AIMessage(welcome["message"])]
+        await self.graph.aupdate_state(_config(conversation_id), values, as_node="finish")
+        return conversation_id
+
+    async def delete(self, conversation_id: str) -> None:
+        await self.checkpointer.adelete_thread(_check_id(conversation_id))
+
+    def _validate(self, message: Any, context: Any) -> tuple[str, TurnContext]:
+        if not isinstance(message, str) or not message.strip():
+            raise InvalidArgument("message must be a non-empty string", field="message")
+        if len(message) > self.settings.max_message_chars:
+            raise InvalidArgument(
+                f"message is {len(message)} characters; the limit is {self.settings.max_message_chars}",
+                field="message",
+            )
+        try:
+            turn_context = TurnContext.model_validate(context or {})
+        except ValidationError as exc:
+            error = invalid_argument(exc)
+            raise InvalidArgument(f"context.{error.message}", field=f"context.{error.field}") from None
+        if turn_context.format:
+            from meta_mage.models.meta import normalise_format
+
+            try:
+                turn_context.format = normalise_format(turn_context.format)
+            except ValueError as exc:
+                raise InvalidArgument(f"context.format: {exc}", field="context.format") from None
+        return message, turn_context
+
+    async def turn(
+        self, message: Any, conversation_id: str | None = None, context: Any = None
+    ) -> AsyncIterator[AgentEvent]:
+        """Run one user turn, yielding ``metadata`` first, then progress and answer events, then
+        ``state`` and ``done`` (or ``error``)."""
+        try:
+            text, turn_context = self._validate(message, context)
+            state: dict[str, Any] = {}
+            if conversation_id is None:
+                conversation_id = str(uuid.uuid4())
+            else:
+                state = await self.load(conversation_id)
+        except MetaMageError as exc:
+            yield AgentEvent("error", exc.to_dict())
+            return
+        yield AgentEvent(
+            "metadata",
+            {
+                "conversation_id": conversation_id,
+                "format": turn_context.format or state.get("format"),
+                "archetype": turn_context.archetype or state.get("archetype"),
+                "mode": "offline" if self.offline else "llm",
+            },
+        )
+        now = self.deps.clock()
+        graph_input: dict[str, Any] = {
+            "messages": [HumanMessage(text)],
+            "context": turn_context.model_dump(exclude_none=True),
+            "last_active": now,
+        }
+        if not state:
+            graph_input["created_at"] = now
+        config = _config(conversation_id)
+        try:
+            async for chunk in self.graph.astream(graph_input, config, stream_mode="custom"):
+                yield AgentEvent(chunk["event"], chunk["data"])
+            final = await self.graph.aget_state(config)
+        except Exception as exc:
+            logger.exception("turn failed in conversation %s", conversation_id)
+            yield AgentEvent(
+                "error",
+                {
+                    "error": "internal",
+                    "message": f"Something went wrong answering that ({type(exc).__name__}). Please try again.",
+                },
+            )
+            return
+        yield AgentEvent("state", snapshot(final.values))  # type: ignore[arg-type]
+        yield AgentEvent("done", {})

@@ -1,0 +1,310 @@
+"""The LangGraph graph: router → guard → workflow ⇄ tools → finish.
+
+Nodes report progress through LangGraph's custom stream (``get_stream_writer``) as the spec's SSE
+events; ``conversation.py`` turns that stream into the event generator.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import (
+    AIMessage,
+    AIMessageChunk,
+    AnyMessage,
+    BaseMessage,
+    HumanMessage,
+    RemoveMessage,
+    SystemMessage,
+    ToolMessage,
+    message_chunk_to_message,
+)
+from langgraph.checkpoint.base import BaseCheckpointSaver
+from langgraph.config import get_stream_writer
+from langgraph.graph import END, START, StateGraph
+from langgraph.graph.state import CompiledStateGraph
+
+from meta_mage.agent import offline, prompts
+from meta_mage.agent.guards import check, tool_precondition
+from meta_mage.agent.router import Lookups, llm_route, merge_slots, rule_route, tidy
+from meta_mage.agent.state import WORKFLOW_TASKS, ConversationState, RouteDecision, TurnContext
+from meta_mage.agent.tools import AgentTools, compact_json, state_updates
+from meta_mage.config import Settings
+
+logger = logging.getLogger(__name__)
+
+WORKFLOWS = ("meta_research", "deck_coaching", "cube_draft")
+CLARIFY = (
+    "I can help in three ways. Which do you mean?\n\n"
+    '- **Meta research**: format-wide numbers, e.g. "What are the top decks in Modern?"\n'
+    '- **Deck coaching**: paste your decklist, e.g. "How should I play my deck against Tron?"\n'
+    '- **Cube draft**: a draft\'s card pool, e.g. "What green creatures were in the Tarkir draft?"'
+)
+_THINKING = {
+    "get_enriched_deck": "Reading your decklist card by card first.",
+    "classify_deck": "Matching your list against the archetype rules.",
+    "get_deck_matchup_stats": "Fetching your archetype's matchup statistics before coaching the matchup.",
+}
+
+
+@dataclass
+class AgentDeps:
+    """What the graph's nodes need, made once per process."""
+
+    settings: Settings
+    tools: AgentTools
+    lookups: Lookups
+    model: BaseChatModel | None = None
+    clock: Callable[[], float] = field(default=time.time)
+
+
+def current_turn(messages: list[AnyMessage]) -> list[AnyMessage]:
+    """The messages of the turn in progress: the last human message and everything after it."""
+    for index in range(len(messages) - 1, -1, -1):
+        if isinstance(messages[index], HumanMessage):
+            return messages[index:]
+    return []
+
+
+def _is_tool_traffic(message: BaseMessage) -> bool:
+    return isinstance(message, ToolMessage) or (isinstance(message, AIMessage) and bool(message.tool_calls))
+
+
+def llm_window(messages: list[AnyMessage], size: int) -> list[AnyMessage]:
+    """The last ``size`` messages before this turn (questions and answers only), then this turn."""
+    turn = current_turn(messages)
+    earlier = [m for m in messages[: len(messages) - len(turn)] if not _is_tool_traffic(m)]
+    return [*earlier[-size:], *turn]
+
+
+def _display_arguments(arguments: dict[str, Any]) -> dict[str, Any]:
+    shown: dict[str, Any] = {}
+    for key, value in arguments.items():
+        if key == "card_details":
+            shown[key] = f"{len(value)} cards"
+        elif key == "matchup_stats":
+            shown[key] = f"{value.get('archetype')} matchup statistics"
+        elif key == "deck":
+            shown[key] = f"decklist ({len(str(value).splitlines())} lines)"
+        else:
+            shown[key] = value
+    return shown
+
+
+def _chunks(text: str) -> list[str]:
+    return re.findall(r"\S+\s*|\s+", text) or [text]
+
+
+def build_graph(deps: AgentDeps, checkpointer: BaseCheckpointSaver[Any] | None) -> CompiledStateGraph[Any]:
+    """Compile the coach's graph over ``deps`` with ``checkpointer`` as its memory."""
+    settings = deps.settings
+
+    def say(text: str) -> None:
+        writer = get_stream_writer()
+        for piece in _chunks(text):
+            writer({"event": "content", "data": {"text": piece}})
+
+    def thinking(text: str) -> None:
+        get_stream_writer()({"event": "thinking", "data": {"content": text}})
+
+    async def route(state: ConversationState) -> dict[str, Any]:
+        turn = current_turn(state.get("messages", []))
+        message = str(turn[0].content) if turn else ""
+        context = TurnContext.model_validate(state.get("context") or {})
+        decision: RouteDecision | None = None
+        if deps.model is not None:
+            try:
+                history = llm_window(state.get("messages", []), settings.message_window)[:-1]
+                decision = await llm_route(deps.model, message, state, history)
+            except Exception as exc:
+                logger.warning("LLM routing failed, using the rules: %s", exc)
+                thinking("The language model could not route this message; using keyword rules.")
+        if decision is None:
+            decision = await rule_route(message, state, deps.lookups)
+        decision = tidy(decision, message)
+        draft_id = await deps.lookups.resolve_draft(decision.draft) if decision.draft else None
+        updates = merge_slots(state, decision, context, message, draft_id)
+        workflow = decision.workflow
+        if decision.confidence < settings.router_confidence_threshold:
+            workflow = "clarify"
+        task = decision.task if decision.task in WORKFLOW_TASKS.get(workflow, ()) else "none"
+        if workflow != "clarify":
+            thinking(f"{workflow.replace('_', ' ').capitalize()}: {task.replace('_', ' ')}.")
+            updates.update(current_workflow=workflow, current_task=task)
+        if not state.get("available_formats"):
+            updates["available_formats"] = await deps.lookups.formats()
+        route_record = {**decision.model_dump(), "workflow": workflow, "task": task}
+        return {**updates, "route": route_record, "tool_rounds": 0, "context": None}
+
+    async def guard(state: ConversationState) -> dict[str, Any]:
+        route_record = state.get("route") or {}
+        workflow, task = route_record.get("workflow", "clarify"), route_record.get("task", "none")
+        if workflow == "clarify":
+            say(CLARIFY)
+            return {"messages": [AIMessage(CLARIFY)], "pending": None}
+        turn = current_turn(state.get("messages", []))
+        formats = state.get("available_formats") or await deps.lookups.formats()
+        step = check(state, workflow, task, turn, formats)
+        if step.kind == "ask":
+            question = step.question or await _draft_question()
+            say(question)
+            pending = {"workflow": workflow, "task": task, "missing": step.missing, "route": route_record}
+            return {"messages": [AIMessage(question)], "pending": pending}
+        if step.kind == "call":
+            calls = [
+                {"name": name, "args": args, "id": f"guard-{uuid.uuid4().hex[:12]}", "type": "tool_call"}
+                for name, args in step.calls
+            ]
+            for name, _ in step.calls:
+                thinking(_THINKING.get(name, f"Calling {name} first."))
+            return {"messages": [AIMessage(content="", tool_calls=calls, name="guard")]}
+        return {"pending": None}
+
+    async def _draft_question() -> str:
+        drafts = await deps.lookups.drafts()
+        if not drafts:
+            return "No cube drafts have been imported yet, so there is no pool to look at."
+        listed = ", ".join(f"{d['draft_name']} (`{d['draft_id']}`)" for d in drafts)
+        return f"Which cube draft do you mean? I have: {listed}."
+
+    def after_guard(state: ConversationState) -> str:
+        last = state["messages"][-1]
+        if isinstance(last, AIMessage):
+            return "tools" if last.tool_calls else "finish"
+        return str((state.get("route") or {}).get("workflow"))
+
+    def make_workflow(workflow: str) -> Callable[[ConversationState], Any]:
+        async def run(state: ConversationState) -> dict[str, Any]:
+            route_record = state.get("route") or {}
+            task = route_record.get("task", "none")
+            turn = current_turn(state.get("messages", []))
+            rounds = state.get("tool_rounds", 0)
+            if deps.model is not None:
+                try:
+                    return await _llm_step(workflow, state, rounds)
+                except Exception as exc:
+                    logger.warning("LLM step failed in %s: %s", workflow, exc)
+                    thinking("The language model is unavailable; answering from the data directly.")
+            calls = offline.plan(task, route_record, state, offline.results(turn))
+            if calls and rounds < settings.max_tool_rounds:
+                tool_calls = [
+                    {"name": n, "args": a, "id": f"offline-{uuid.uuid4().hex[:12]}", "type": "tool_call"}
+                    for n, a in calls
+                ]
+                return {"messages": [AIMessage(content="", tool_calls=tool_calls)], "tool_rounds": rounds + 1}
+            text = offline.answer(task, route_record, state, turn)
+            say(text)
+            return {"messages": [AIMessage(text)]}
+
+        return run
+
+    async def _llm_step(workflow: str, state: ConversationState, rounds: int) -> dict[str, Any]:
+        assert deps.model is not None
+        model: Any = deps.model
+        if rounds < settings.max_tool_rounds:
+            model = deps.model.bind_tools(deps.tools.specs(workflow))
+        prompt: list[BaseMessage] = [SystemMessage(prompts.workflow_prompt(workflow, state))]
+        prompt += llm_window(state.get("messages", []), settings.message_window)
+        writer = get_stream_writer()
+        merged: AIMessageChunk | None = None
+        async for chunk in model.astream(prompt):
+            if not isinstance(chunk, AIMessageChunk):
+                continue
+            if chunk.text:
+                writer({"event": "content", "data": {"text": chunk.text}})
+            merged = chunk if merged is None else merged + chunk
+        if merged is None:
+            raise RuntimeError("the model returned no message")
+        message = message_chunk_to_message(merged)
+        if isinstance(message, AIMessage) and message.tool_calls:
+            return {"messages": [message], "tool_rounds": rounds + 1}
+        return {"messages": [message]}
+
+    def after_workflow(state: ConversationState) -> str:
+        last = state["messages"][-1]
+        return "tools" if isinstance(last, AIMessage) and last.tool_calls else "finish"
+
+    async def tools(state: ConversationState) -> dict[str, Any]:
+        writer = get_stream_writer()
+        last = state["messages"][-1]
+        assert isinstance(last, AIMessage)
+        workflow = str((state.get("route") or {}).get("workflow"))
+        view: dict[str, Any] = dict(state)
+        updates: dict[str, Any] = {}
+        replies: list[ToolMessage] = []
+        for call in last.tool_calls:
+            name, call_id = call["name"], str(call.get("id") or uuid.uuid4().hex)
+            problem = None
+            if name not in deps.tools.names(workflow):
+                problem = f"{name} is not a tool of the {workflow} workflow"
+            else:
+                problem = tool_precondition(name, view, workflow)  # type: ignore[arg-type]
+            if problem:
+                writer({"event": "tool_call", "data": {"tool": name, "status": "error", "summary": problem}})
+                replies.append(ToolMessage(problem, name=name, tool_call_id=call_id, status="error"))
+                continue
+            arguments = deps.tools.fill_arguments(name, call.get("args") or {}, view, workflow)
+            writer(
+                {
+                    "event": "tool_call",
+                    "data": {"tool": name, "status": "calling", "arguments": _display_arguments(arguments)},
+                }
+            )
+            outcome = await deps.tools.run(name, arguments)
+            if outcome.ok and outcome.result is not None:
+                changed = state_updates(name, workflow, outcome.result)
+                view.update(changed)
+                updates.update(changed)
+                writer(
+                    {
+                        "event": "tool_call",
+                        "data": {"tool": name, "status": "complete", "summary": outcome.summary},
+                    }
+                )
+                replies.append(
+                    ToolMessage(compact_json(outcome.result), artifact=outcome.result, name=name, tool_call_id=call_id)
+                )
+            else:
+                writer({"event": "tool_call", "data": {"tool": name, "status": "error", "summary": outcome.error}})
+                replies.append(ToolMessage(str(outcome.error), name=name, tool_call_id=call_id, status="error"))
+        return {**updates, "messages": replies}
+
+    def after_tools(state: ConversationState) -> str:
+        caller = next(
+            (m for m in reversed(state["messages"]) if isinstance(m, AIMessage) and m.tool_calls),
+            None,
+        )
+        if caller is not None and caller.name == "guard":
+            return "guard"
+        return str((state.get("route") or {}).get("workflow"))
+
+    async def finish(state: ConversationState) -> dict[str, Any]:
+        messages = state.get("messages", [])
+        removals: list[BaseMessage] = [RemoveMessage(id=str(m.id)) for m in messages if _is_tool_traffic(m) and m.id]
+        kept = [m for m in messages if not _is_tool_traffic(m)]
+        overflow = len(kept) - settings.history_limit
+        if overflow > 0:
+            removals += [RemoveMessage(id=str(m.id)) for m in kept[:overflow] if m.id]
+        return {"messages": removals, "last_active": deps.clock(), "tool_rounds": 0}
+
+    graph = StateGraph(ConversationState)
+    graph.add_node("router", route)
+    graph.add_node("guard", guard)
+    graph.add_node("tools", tools)
+    graph.add_node("finish", finish)
+    for workflow in WORKFLOWS:
+        graph.add_node(workflow, make_workflow(workflow))  # type: ignore[arg-type]
+        graph.add_conditional_edges(workflow, after_workflow, ["tools", "finish"])
+    graph.add_edge(START, "router")
+    graph.add_edge("router", "guard")
+    graph.add_conditional_edges("guard", after_guard, ["tools", "finish", *WORKFLOWS])
+    graph.add_conditional_edges("tools", after_tools, ["guard", *WORKFLOWS])
+    graph.add_edge("finish", END)
+    return graph.compile(checkpointer=checkpointer)

@@ -1,0 +1,69 @@
+"""The chat model from settings: Bedrock by default, any LangChain provider by "provider:model",
+or None for the offline mode."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import boto3
+from langchain_core.language_models import BaseChatModel
+
+from meta_mage.config import Settings
+
+# Providers LangChain's init_chat_model accepts as "provider:model". Anything else with a colon is a
+# Bedrock model id ("anthropic.claude-3-5-haiku-20241022-v1:0").
+PROVIDERS = {
+    "openai", "anthropic", "azure_openai", "azure_ai", "google_vertexai", "google_genai", "bedrock",
+    "bedrock_converse", "cohere", "fireworks", "together", "mistralai", "huggingface", "groq", "ollama",
+    "google_anthropic_vertex", "deepseek", "ibm", "nvidia", "xai", "perplexity",
+}  # fmt: skip
+
+
+@dataclass
+class ModelChoice:
+    """The model to use (None: offline mode) and a sentence saying which and why."""
+
+    model: BaseChatModel | None
+    description: str
+
+    @property
+    def offline(self) -> bool:
+        return self.model is None
+
+
+def _has_aws_credentials() -> bool:
+    return boto3.Session().get_credentials() is not None
+
+
+def build_chat_model(settings: Settings) -> ModelChoice:
+    """Build the configured chat model, or explain why the agent runs offline."""
+    spec = settings.model.strip()
+    if not spec or spec.lower() == "offline":
+        return ModelChoice(None, "offline mode: no model configured (set META_MAGE_MODEL to use an LLM)")
+    provider, _, name = spec.partition(":")
+    if provider in PROVIDERS and name:
+        if provider.startswith("bedrock") and not _has_aws_credentials():
+            return ModelChoice(None, f"offline mode: {spec} needs AWS credentials and none were found")
+        try:
+            from langchain.chat_models import init_chat_model
+
+            model = init_chat_model(
+                name,
+                model_provider=provider,
+                max_tokens=settings.llm_max_tokens,
+                temperature=settings.llm_temperature,
+            )
+        except (ImportError, ValueError) as exc:
+            return ModelChoice(None, f"offline mode: cannot load {spec}: {exc}")
+        return ModelChoice(model, f"LLM: {spec}")
+    if not _has_aws_credentials():
+        return ModelChoice(None, f"offline mode: Bedrock model {spec} needs AWS credentials and none were found")
+    from langchain_aws import ChatBedrockConverse
+
+    bedrock = ChatBedrockConverse(
+        model=spec,
+        region_name=settings.aws_region,
+        max_tokens=settings.llm_max_tokens,
+        temperature=settings.llm_temperature,
+    )
+    return ModelChoice(bedrock, f"LLM: Amazon Bedrock {spec} in {settings.aws_region}")

@@ -1,0 +1,333 @@
+"""Offline mode: the tool calls a workflow needs, and answers written by templates from their results.
+
+Used when no LLM is configured or reachable. Every figure comes from a tool result of this turn.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from langchain_core.messages import ToolMessage
+
+from meta_mage.agent.state import ConversationState
+
+OFFLINE_NOTE = "_Offline mode: no language model is configured, so this answer is composed from the data by templates._"
+
+
+def results(turn: list[Any]) -> dict[str, dict[str, Any]]:
+    """This turn's successful tool results by tool name (the last call of each tool wins)."""
+    found: dict[str, dict[str, Any]] = {}
+    for message in turn:
+        if isinstance(message, ToolMessage) and message.status != "error" and message.name:
+            payload = message.artifact if isinstance(message.artifact, dict) else json.loads(str(message.content))
+            found[message.name] = payload
+    return found
+
+
+def errors(turn: list[Any]) -> list[str]:
+    return [str(m.content) for m in turn if isinstance(m, ToolMessage) and m.status == "error"]
+
+
+def plan(
+    task: str, route: dict[str, Any], state: ConversationState, done: dict[str, Any]
+) -> list[tuple[str, dict[str, Any]]]:
+    """The tool calls still needed for ``task`` (empty when the answer can be written)."""
+    wanted: list[tuple[str, dict[str, Any]]] = []
+    if task == "rankings":
+        wanted = [("get_format_meta_rankings", {})]
+    elif task == "archetypes":
+        wanted = [("get_format_archetypes", {})]
+    elif task == "matchups":
+        subject = route.get("archetype") or route.get("opponent")
+        wanted = [("get_deck_matchup_stats", {"archetype": subject})] if subject else [("get_format_matchup_stats", {})]
+    elif task in {"deck_matchups", "deck_review"}:
+        if state.get("days") and state.get("archetype") and not state.get("matchup_stats"):
+            wanted = [("get_deck_matchup_stats", {})]
+    elif task == "strategy":
+        wanted = [("generate_deck_matchup_strategy", {})]
+    elif task == "optimize_mainboard":
+        wanted = [("optimize_mainboard", {"top_n": 5})]
+    elif task == "optimize_sideboard":
+        wanted = [("optimize_sideboard", {"top_n": 5})]
+    elif task == "list_drafts":
+        wanted = [("list_drafts", {})]
+    elif task == "draft_pool":
+        filters = {k: v for k, v in (route.get("card_filter") or {}).items() if k in {"color", "type_contains"}}
+        wanted = [("get_draft_pool", {"include_draft_results": True, "include_card_details": True, **filters})]
+    return [(name, args) for name, args in wanted if name not in done]
+
+
+# --- answers --------------------------------------------------------------------------------------
+
+
+def _rate(block: dict[str, Any] | None) -> str:
+    if not block or block.get("win_rate") is None:
+        return "no decided matches"
+    text = (
+        f"{block['win_rate']:.1f}% (95% CI {block['ci_low']:.0f}-{block['ci_high']:.0f}%, "
+        f"{block['wins']}-{block['losses']}-{block['draws']})"
+    )
+    return text + ", low sample" if block.get("low_sample") else text
+
+
+def _period(meta: dict[str, Any], key: str = "period") -> str:
+    period = meta.get(key) or {}
+    return f"{period.get('start')} to {period.get('end')}"
+
+
+def answer(task: str, route: dict[str, Any], state: ConversationState, turn: list[Any]) -> str:
+    """The templated answer for ``task`` from this turn's tool results."""
+    done = results(turn)
+    problems = errors(turn)
+    writer = _WRITERS.get(task)
+    body = writer(route, state, done) if writer else ""
+    if not body:
+        body = _deck_review(route, state, done) if task == "deck_review" else ""
+    if problems:
+        body += ("\n\n" if body else "") + "Something went wrong while fetching the data: " + " ".join(problems)
+        body += " You can ask again, or ask something else; the conversation is intact."
+    if not body:
+        body = "I have nothing to report for that yet."
+    return f"{body}\n\n{OFFLINE_NOTE}"
+
+
+def _rankings(route: dict[str, Any], state: ConversationState, done: dict[str, Any]) -> str:
+    result = done.get("get_format_meta_rankings")
+    if not result:
+        return ""
+    meta = result["metadata"]
+    lines = [
+        f"**Top decks in {result['format']}**, {_period(meta, 'current_period')} "
+        f"({meta['current_decks']} decks from {meta['current_tournaments']} tournaments):",
+        "",
+        "| # | Archetype | Meta share | Trend | Match win rate |",
+        "|---|---|---|---|---|",
+    ]
+    for row in result["rows"][:10]:
+        lines.append(
+            f"| {row['rank']} | {row['name']} | {row['meta_share']:.1f}% | {row['meta_share_trend']:+.1f} | "
+            f"{_rate(row['current'])} |"
+        )
+    lines += [
+        "",
+        f"Trend compares with {_period(meta, 'previous_period')}. Win rates exclude mirror matches; draws are "
+        f"counted apart; under {meta['min_sample']} decided matches is flagged as low sample.",
+    ]
+    return "\n".join(lines)
+
+
+def _archetypes(route: dict[str, Any], state: ConversationState, done: dict[str, Any]) -> str:
+    result = done.get("get_format_archetypes")
+    if not result:
+        return ""
+    rows = result["archetypes"]
+    lines = [f"**{len(rows)} archetypes in {result['format']}**, {_period(result['metadata'])}:", ""]
+    lines += [
+        f"- {a['name']} ({a['color_identity']}, {a['strategy']}): {a['meta_share']:.1f}% ({a['decks']} decks)"
+        for a in rows[:25]
+    ]
+    if len(rows) > 25:
+        lines.append(f"- … and {len(rows) - 25} more")
+    return "\n".join(lines)
+
+
+def _spread(stats: dict[str, Any], opponent: str | None) -> str:
+    lines = [
+        f"**{stats['archetype']} in {stats['format']}**, {_period(stats['metadata'])}: meta share "
+        f"{stats['meta_share']:.1f}%, overall {_rate(stats['overall'])}; {stats['mirror_matches']} mirror "
+        "matches left out."
+    ]
+    cells = stats["matchups"]
+    if opponent:
+        cell = next((c for c in cells if c["opponent"].lower() == opponent.lower()), None)
+        if cell:
+            lines.append(f"Against **{cell['opponent']}**: {_rate(cell)}.")
+        else:
+            lines.append(f"No recorded matches against {opponent} in this window.")
+    solid = [c for c in cells if c.get("win_rate") is not None and not c.get("low_sample")]
+    if solid:
+        best = sorted(solid, key=lambda c: -c["win_rate"])[:3]
+        worst = sorted(solid, key=lambda c: c["win_rate"])[:3]
+        lines.append("Best matchups: " + "; ".join(f"{c['opponent']} {_rate(c)}" for c in best) + ".")
+        lines.append("Worst matchups: " + "; ".join(f"{c['opponent']} {_rate(c)}" for c in worst) + ".")
+    else:
+        lines.append("No single matchup has enough matches yet to call it good or bad.")
+    return "\n\n".join(lines)
+
+
+def _matchups(route: dict[str, Any], state: ConversationState, done: dict[str, Any]) -> str:
+    stats = done.get("get_deck_matchup_stats")
+    if stats:
+        opponent = route.get("opponent") if route.get("opponent") != stats["archetype"] else None
+        return _spread(stats, opponent)
+    table = done.get("get_format_matchup_stats")
+    if not table:
+        return ""
+    rows = table["archetypes"][:10]
+    lines = [f"**Matchups in {table['format']}**, {_period(table['metadata'])}, most played first:", ""]
+    for row in rows:
+        solid = [c for c in row["matchups"] if c.get("win_rate") is not None and not c.get("low_sample")]
+        best = max(solid, key=lambda c: c["win_rate"], default=None)
+        worst = min(solid, key=lambda c: c["win_rate"], default=None)
+        extra = ""
+        if best and worst:
+            extra = f"; best vs {best['opponent']} {best['win_rate']:.0f}%, worst vs {worst['opponent']} "
+            extra += f"{worst['win_rate']:.0f}%"
+        lines.append(f"- {row['archetype']} ({row['meta_share']:.1f}%): {_rate(row['overall'])}{extra}")
+    lines.append("")
+    lines.append('Ask about one archetype ("how does X do against Y?") for its full spread.')
+    return "\n".join(lines)
+
+
+def _deck_review(route: dict[str, Any], state: ConversationState, done: dict[str, Any]) -> str:
+    stats = done.get("get_deck_matchup_stats") or state.get("matchup_stats")
+    cards = state.get("card_details") or []
+    main = sum(c["quantity"] for c in cards if c["section"] == "mainboard")
+    side = sum(c["quantity"] for c in cards if c["section"] == "sideboard")
+    head = f"Got it: your deck is **{state.get('archetype')}** in {state.get('format')}"
+    head += f" ({main} mainboard, {side} sideboard cards)." if cards else "."
+    parts = [head]
+    if stats:
+        parts.append(_spread(stats, state.get("opponent_archetype")))
+    parts.append(
+        'I can now coach a matchup ("how do I play against X?"), suggest mainboard swaps '
+        '("optimize my mainboard") or rebuild the sideboard for the top decks ("optimize my sideboard").'
+    )
+    return "\n\n".join(parts)
+
+
+def _deck_matchups(route: dict[str, Any], state: ConversationState, done: dict[str, Any]) -> str:
+    stats = done.get("get_deck_matchup_stats") or state.get("matchup_stats")
+    return _spread(stats, state.get("opponent_archetype")) if stats else ""
+
+
+def _strategy(route: dict[str, Any], state: ConversationState, done: dict[str, Any]) -> str:
+    facts = done.get("generate_deck_matchup_strategy")
+    if not facts:
+        return ""
+    profile = facts["your_deck_profile"]
+    lines = [
+        f"**{facts['archetype']} vs {facts['opponent_archetype']}** in {facts['format']}, "
+        f"{_period(facts['metadata'])}: {_rate(facts.get('record'))} from {facts['opponent_lists']} opposing lists.",
+        "",
+        "**What they play** (share of their lists):",
+    ]
+    main_keys = [k for k in facts["opponent_key_cards"] if k["section"] == "mainboard"]
+    side_keys = [k for k in facts["opponent_key_cards"] if k["section"] == "sideboard"]
+    lines += [f"- {k['name']} ({k['inclusion_rate']:.0f}%, {k['average_copies']:g} copies)" for k in main_keys]
+    if side_keys:
+        lines.append(
+            "After sideboarding expect: " + ", ".join(f"{k['name']} ({k['inclusion_rate']:.0f}%)" for k in side_keys)
+        )
+    lines += ["", "**Your sideboard answers**:"]
+    if facts["sideboard_answers"]:
+        for a in facts["sideboard_answers"]:
+            target = f" (answers {', '.join(a['answers'])})" if a["answers"] else ""
+            lines.append(f"- {a['quantity']} {a['name']}{target}: {a['reason']}")
+    else:
+        lines.append("- none of your sideboard cards lines up against their key cards.")
+    lines += [
+        "",
+        f"**Your deck**: {profile['mainboard_cards']} mainboard cards, {profile['lands']} lands, "
+        f"{profile['creatures']} creatures, average mana value {profile['average_mana_value']}.",
+        "Mulligan hands that cannot interact with their first key cards above; bring in the answers listed when "
+        "their threats are the ones you lose to.",
+    ]
+    return "\n".join(lines)
+
+
+def _optimize_mainboard(route: dict[str, Any], state: ConversationState, done: dict[str, Any]) -> str:
+    result = done.get("optimize_mainboard")
+    if not result:
+        return ""
+    lines = [f"**Mainboard check for {result['archetype']}** against {result['lists_compared']} recent lists."]
+    if result["swaps"]:
+        lines += ["", "Suggested swaps:"]
+        lines += [
+            f"- cut {s['cut_quantity']} {s['cut']}, add {s['add_quantity']} {s['add']}: {s['reason']}"
+            for s in result["swaps"]
+        ]
+    else:
+        lines.append("Your list already matches what the archetype plays; no swap is clearly better.")
+    if result["flex_spots"]:
+        flex = ", ".join(f"{c['name']} ({c['inclusion_rate']:.0f}% of lists)" for c in result["flex_spots"][:6])
+        lines += ["", f"Flex spots (few lists play them): {flex}."]
+    return "\n".join(lines)
+
+
+def _optimize_sideboard(route: dict[str, Any], state: ConversationState, done: dict[str, Any]) -> str:
+    result = done.get("optimize_sideboard")
+    if not result:
+        return ""
+    tops = ", ".join(f"{t.get('name') or t.get('archetype')}" for t in result["top_archetypes"])
+    lines = [
+        f"**Sideboard for {result['archetype']}** against the top decks ({tops}), from "
+        f"{result['lists_compared']} lists. The {result['total_cards']} cards:",
+        "",
+    ]
+    lines += [
+        f"- {s['quantity']} {s['name']}: {s['reason']}" + (f" (vs {', '.join(s['targets'])})" if s["targets"] else "")
+        for s in result["final_sideboard"]
+    ]
+    if result["adds"] or result["cuts"]:
+        lines += ["", f"Adds: {', '.join(result['adds']) or 'none'}. Cuts: {', '.join(result['cuts']) or 'none'}."]
+    return "\n".join(lines)
+
+
+def _list_drafts(route: dict[str, Any], state: ConversationState, done: dict[str, Any]) -> str:
+    result = done.get("list_drafts")
+    if not result:
+        return ""
+    if not result["drafts"]:
+        return "No cube drafts have been imported yet."
+    return "Cube drafts I know:\n\n" + "\n".join(
+        f"- **{d['draft_name']}** (`{d['draft_id']}`, {d['draft_date']}): {d['total_cards']} cards, "
+        f"{d['drafters']} drafters, {d['picks']} picks"
+        for d in result["drafts"]
+    )
+
+
+def _draft_pool(route: dict[str, Any], state: ConversationState, done: dict[str, Any]) -> str:
+    pool = done.get("get_draft_pool")
+    if not pool:
+        return ""
+    cards = pool.get("cards") or []
+    filters = route.get("card_filter") or {}
+    described = " ".join(
+        part
+        for part in (
+            {"W": "white", "U": "blue", "B": "black", "R": "red", "G": "green", "C": "colorless"}.get(
+                filters.get("color", ""), ""
+            ),
+            (filters.get("type_contains") or "card").lower() + "s",
+        )
+        if part
+    )
+    drafted = [c for c in cards if c.get("drafted")]
+    lines = [
+        f"**{pool['draft_name']}** ({pool['draft_date']}): {pool['total_cards']} {described} in the pool, "
+        f"{len(drafted)} of them drafted.",
+        "",
+    ]
+    for card in cards[:60]:
+        who = f"taken by {card['drafted_by']} (pick {card['drafted_pick_n']})" if card.get("drafted") else "not drafted"
+        cost = f" {card['mana_cost']}" if card.get("mana_cost") else ""
+        lines.append(f"- {card['card_name']}{cost}: {who}")
+    if len(cards) > 60:
+        lines.append(f"- … and {len(cards) - 60} more")
+    return "\n".join(lines)
+
+
+_WRITERS = {
+    "rankings": _rankings,
+    "archetypes": _archetypes,
+    "matchups": _matchups,
+    "deck_review": _deck_review,
+    "deck_matchups": _deck_matchups,
+    "strategy": _strategy,
+    "optimize_mainboard": _optimize_mainboard,
+    "optimize_sideboard": _optimize_sideboard,
+    "list_drafts": _list_drafts,
+    "draft_pool": _draft_pool,
+}

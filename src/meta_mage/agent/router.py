@@ -1,0 +1,317 @@
+"""Routing a user turn: the LLM's structured classification, or keyword rules in offline mode,
+then slots merged into the conversation state by code."""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
+
+from meta_mage.agent import prompts
+from meta_mage.agent.state import DEFAULT_TASK, WORKFLOW_TASKS, ConversationState, RouteDecision, TurnContext
+from meta_mage.agent.tools import ToolExecutor
+from meta_mage.models.meta import normalise_format
+from meta_mage.models.tournaments import FORMATS
+
+_CARD_LINE = re.compile(r"^\s*(?:SB:\s*)?\d{1,2}x?\s+[A-Za-z0-9\"'].*$")
+_SECTION_LINE = re.compile(r"^\s*(?://\s*)?(sideboard|deck|mainboard|main deck|companion|commander)\s*:?\s*$", re.I)
+_YES = re.compile(r"^\s*(y|yes|yep|yeah|yup|correct|right|exactly|confirmed?|that'?s (it|right|correct)|sure)\b", re.I)
+_NO = re.compile(r"^\s*(n|no|nope|not really|wrong|incorrect)\b", re.I)
+_COLORS = {"white": "W", "blue": "U", "black": "B", "red": "R", "green": "G", "colorless": "C", "colourless": "C"}
+_TYPES = ("creature", "instant", "sorcery", "artifact", "enchantment", "planeswalker", "land", "battle")
+_OPPONENT_CUE = re.compile(r"\b(against|vs\.?|versus|facing|beat|into)\b", re.I)
+_COMMON_WORDS = {
+    "deck", "decks", "mono", "control", "aggro", "combo", "midrange", "tempo", "ramp", "the", "against",
+    "good", "best", "meta", "modern", "legacy", "pauper", "pioneer", "standard", "vintage", "with", "from",
+    "what", "which", "does", "play", "cards", "card", "about", "their", "there", "other", "list",
+}  # fmt: skip
+
+
+def extract_decklist(text: str) -> str | None:
+    """The decklist inside a message (six or more "4 Card Name" lines), or None."""
+    lines = text.splitlines()
+    card_rows = [i for i, line in enumerate(lines) if _CARD_LINE.match(line)]
+    if len(card_rows) < 6:
+        return None
+    start, end = card_rows[0], card_rows[-1]
+    if start > 0 and _SECTION_LINE.match(lines[start - 1]):
+        start -= 1
+    block = [
+        line
+        for line in lines[start : end + 1]
+        if not line.strip() or _CARD_LINE.match(line) or _SECTION_LINE.match(line)
+    ]
+    return "\n".join(block).strip()
+
+
+def find_format(text: str) -> str | None:
+    for fmt in FORMATS:
+        if re.search(rf"\b{fmt}\b", text, re.I):
+            return fmt
+    return None
+
+
+def find_days(text: str, expecting_days: bool = False) -> int | None:
+    """A window length: "30 days", "last 2 weeks", "past month"; a bare number if one was asked for."""
+    lower = text.lower()
+    rules: list[tuple[str, int]] = [
+        (r"\b(\d{1,3})\s*-?\s*(?:days?|d)\b", 1),
+        (r"\b(\d{1,2})\s*-?\s*weeks?\b", 7),
+        (r"\b(\d{1,2})\s*-?\s*months?\b", 30),
+    ]
+    for pattern, scale in rules:
+        match = re.search(pattern, lower)
+        if match:
+            return min(365, max(1, int(match.group(1)) * scale))
+    words = {"a week": 7, "last week": 7, "past week": 7, "this week": 7, "two weeks": 14, "fortnight": 14,
+             "three weeks": 21, "a month": 30, "last month": 30, "past month": 30, "two months": 60}  # fmt: skip
+    for phrase, days in words.items():
+        if phrase in lower:
+            return days
+    if expecting_days:
+        match = re.fullmatch(r"\s*(\d{1,3})\s*\.?\s*", lower)
+        if match and 1 <= int(match.group(1)) <= 365:
+            return int(match.group(1))
+    return None
+
+
+def find_archetypes(text: str, known: list[str]) -> list[tuple[int, str]]:
+    """Archetypes named in ``text`` with their position: full names first, then distinctive words.
+
+    ``known`` is ordered most played first, so an ambiguous word ("Tron") picks the popular deck.
+    """
+    lower = text.lower()
+    found: list[tuple[int, str]] = []
+    taken: list[tuple[int, int]] = []
+    for name in sorted(known, key=len, reverse=True):
+        for match in re.finditer(rf"(?<![\w]){re.escape(name.lower())}(?![\w])", lower):
+            span = match.span()
+            if not any(s < span[1] and span[0] < e for s, e in taken):
+                taken.append(span)
+                found.append((span[0], name))
+    for match in re.finditer(r"[a-z][a-z'-]{3,}", lower):
+        word = match.group(0)
+        if word in _COMMON_WORDS or any(s <= match.start() < e for s, e in taken):
+            continue
+        owner = next((n for n in known if word in re.findall(r"[a-z][a-z'-]+", n.lower())), None)
+        if owner:
+            taken.append(match.span())
+            found.append((match.start(), owner))
+    return sorted(found)
+
+
+class Lookups:
+    """Names the router matches against (formats, archetypes, drafts), read through the tools and cached."""
+
+    def __init__(self, executor: ToolExecutor, max_age_seconds: float = 300) -> None:
+        self.executor = executor
+        self.max_age = max_age_seconds
+        self._cache: dict[str, tuple[float, Any]] = {}
+
+    async def _cached(self, key: str, name: str, arguments: dict[str, Any]) -> Any:
+        hit = self._cache.get(key)
+        if hit and time.monotonic() - hit[0] < self.max_age:
+            return hit[1]
+        try:
+            value = await self.executor(name, arguments)
+        except Exception:  # lookups only help routing; the tools report real errors later
+            return None
+        self._cache[key] = (time.monotonic(), value)
+        return value
+
+    async def formats(self) -> list[str]:
+        result = await self._cached("formats", "list_formats", {})
+        return [f["format"] for f in (result or {}).get("formats", [])] or list(FORMATS)
+
+    async def archetypes(self, fmt: str) -> list[str]:
+        result = await self._cached(f"arch:{fmt}", "get_format_archetypes", {"format": fmt, "days": 365})
+        return [a["name"] for a in (result or {}).get("archetypes", [])]
+
+    async def drafts(self) -> list[dict[str, Any]]:
+        result = await self._cached("drafts", "list_drafts", {})
+        drafts: list[dict[str, Any]] = (result or {}).get("drafts", [])
+        return drafts
+
+    async def resolve_draft(self, text: str | None) -> str | None:
+        """The id of the draft whose id or name ``text`` names (or contains), else None."""
+        if not text:
+            return None
+        lower = text.lower()
+        for draft in await self.drafts():
+            words = [draft["draft_id"].lower(), draft["draft_name"].lower()]
+            words += [w for w in re.findall(r"[a-z0-9]{4,}", draft["draft_name"].lower()) if w not in {"cube", "draft"}]
+            if any(re.search(rf"\b{re.escape(w)}\b", lower) for w in words):
+                return str(draft["draft_id"])
+        return None
+
+
+def _has(pattern: str, text: str) -> bool:
+    return re.search(pattern, text, re.I) is not None
+
+
+async def rule_route(message: str, state: ConversationState, lookups: Lookups) -> RouteDecision:
+    """Offline routing: keywords and patterns, with the conversation's state to resolve follow-ups."""
+    text = message.strip()
+    pending = state.get("pending") or {}
+    deck = extract_decklist(text)
+    question = text.replace(deck, " ") if deck else text
+    fmt = find_format(question)
+    days = find_days(question, expecting_days=pending.get("missing") == "days")
+    active_format = fmt or state.get("format")
+    names = await lookups.archetypes(active_format) if active_format else []
+    mentioned = find_archetypes(question, names)
+    cue = _OPPONENT_CUE.search(question)
+    opponent = next((n for pos, n in mentioned if cue and pos > cue.start()), None)
+    archetype = next((n for pos, n in mentioned if n != opponent), None)
+    draft = await lookups.resolve_draft(question) if _has(r"\b(cube|draft|drafts|drafted|pool)\b", question) else None
+    confirms: bool | None = None
+    if state.get("suggested_archetype") and not state.get("archetype"):
+        confirms = True if _YES.match(question) else False if _NO.match(question) else None
+
+    slots: dict[str, Any] = {"format": fmt, "days": days, "archetype": archetype, "opponent": opponent}
+    slots["has_decklist"] = deck is not None
+    slots["confirms_archetype"] = confirms
+
+    draft_words = _has(r"\b(cube|draft|drafts|drafted|drafter|pool|picked|took)\b", question)
+    my_deck = _has(r"\b(my|i'?m|i am|i)\b.{0,30}\b(deck|list|75|sideboard|mainboard|main deck|play(ing)?)\b", question)
+    coaching = _has(r"\b(optimi[sz]e|improve|sideboard|mainboard|flex|swap|mulligan|how (should|do|can) i)\b", question)
+    meta_words = _has(
+        r"\b(meta|metagame|top|best|tier|most played|popular|archetypes?|win ?rates?|matchups?|share|trend"
+        r"|rank|how does|how do .* do|vs\.?|versus|against)\b",
+        question,
+    )
+
+    if deck or (my_deck and not draft_words) or (coaching and (state.get("card_details") or my_deck)):
+        workflow, confidence = "deck_coaching", 0.9
+        task = _deck_task(question, opponent, deck is not None)
+    elif draft_words or draft:
+        workflow, confidence = "cube_draft", 0.9
+        task = "list_drafts" if _has(r"\b(which|what|list)\b.{0,20}\bdrafts\b", question) else "draft_pool"
+        slots["draft"] = draft
+        slots["card_filter"] = _card_filter(question)
+    elif confirms is not None:
+        workflow, confidence = "deck_coaching", 0.9
+        task = pending.get("task") or "deck_review"
+    elif meta_words:
+        workflow, confidence = "meta_research", 0.85
+        if (
+            _has(r"\b(matchups?|vs\.?|versus|against|beat|spread|how does)\b", question) and (archetype or opponent)
+        ) or _has(r"\b(matchups?|spread)\b", question):
+            task = "matchups"
+        elif _has(r"\b(list|which|what|all)\b.{0,20}\barchetypes\b", question):
+            task = "archetypes"
+        else:
+            task = "rankings"
+    elif any(slots[k] for k in ("format", "days", "archetype", "opponent")) and (
+        pending or state.get("current_workflow")
+    ):
+        workflow = pending.get("workflow") or state.get("current_workflow") or "clarify"
+        task = pending.get("task") or state.get("current_task") or DEFAULT_TASK.get(workflow, "none")
+        confidence = 0.8 if pending else 0.7
+        if workflow == "cube_draft":
+            slots["card_filter"] = (pending.get("route") or {}).get("card_filter")
+    else:
+        workflow, task, confidence = "clarify", "none", 0.3
+    return RouteDecision(workflow=workflow, task=task, confidence=confidence, **slots)  # type: ignore[arg-type]
+
+
+def _deck_task(text: str, opponent: str | None, pasted: bool) -> str:
+    if _has(r"\bsideboard(ing)?\b", text) and not _has(r"\bhow (should|do) i\b", text):
+        return "optimize_sideboard"
+    if _has(r"\b(mainboard|main deck|flex|optimi[sz]e|improve|swaps?|cuts?)\b", text):
+        return "optimize_mainboard"
+    if opponent or _has(r"\b(how (should|do|can) i (play|beat|win)|strategy|game ?plan|mulligan)\b", text):
+        return "strategy"
+    if _has(r"\b(matchups?|spread|good|bad|worst|best|win ?rate|how (does|do|is) my)\b", text):
+        return "deck_matchups"
+    return "deck_review"
+
+
+def _card_filter(text: str) -> dict[str, str] | None:
+    found: dict[str, str] = {}
+    lower = text.lower()
+    colors = [code for word, code in _COLORS.items() if re.search(rf"\b{word}\b", lower)]
+    if len(colors) == 1:
+        found["color"] = colors[0]
+    for kind in _TYPES:
+        if re.search(rf"\b{kind}s?\b", lower):
+            found["type_contains"] = kind.capitalize()
+            break
+    return found or None
+
+
+async def llm_route(
+    model: BaseChatModel, message: str, state: ConversationState, history: Sequence[BaseMessage]
+) -> RouteDecision:
+    """The LLM's classification of the turn, as a validated RouteDecision."""
+    structured = model.with_structured_output(RouteDecision)
+    prompt: list[BaseMessage] = [SystemMessage(prompts.router_prompt(state)), *history[-4:], HumanMessage(message)]
+    decision = await structured.ainvoke(prompt)
+    if not isinstance(decision, RouteDecision):
+        decision = RouteDecision.model_validate(decision)
+    return decision
+
+
+def tidy(decision: RouteDecision, message: str) -> RouteDecision:
+    """Code checks on a decision (from either router): valid format, a task that fits the workflow."""
+    updates: dict[str, Any] = {}
+    if decision.format:
+        try:
+            updates["format"] = normalise_format(decision.format)
+        except ValueError:
+            updates["format"] = None
+    if decision.task not in WORKFLOW_TASKS[decision.workflow]:
+        updates["task"] = DEFAULT_TASK.get(decision.workflow, "none")
+    updates["has_decklist"] = extract_decklist(message) is not None
+    return decision.model_copy(update=updates)
+
+
+def merge_slots(
+    state: ConversationState, decision: RouteDecision, context: TurnContext | None, message: str, draft_id: str | None
+) -> dict[str, Any]:
+    """State changes from dropdown context, then from the message's own slots (the message wins)."""
+    updates: dict[str, Any] = {}
+
+    def current(key: str) -> Any:
+        return updates[key] if key in updates else state.get(key)
+
+    if context:
+        if context.format:
+            updates["format"] = normalise_format(context.format)
+        for key in ("days", "archetype", "opponent_archetype", "deck_text", "draft_id"):
+            value = getattr(context, key)
+            if value:
+                updates[key] = value
+    if decision.format:
+        updates["format"] = decision.format
+    if decision.days:
+        updates["days"] = decision.days
+    if decision.opponent:
+        updates["opponent_archetype"] = decision.opponent
+    if draft_id:
+        updates["draft_id"] = draft_id
+    deck = extract_decklist(message)
+    if deck:
+        updates["deck_text"] = deck
+    if decision.workflow == "deck_coaching" and decision.archetype:
+        updates["archetype"] = decision.archetype
+    suggested = state.get("suggested_archetype")
+    if decision.confirms_archetype and suggested and not current("archetype"):
+        updates["archetype"] = suggested
+
+    if current("deck_text") != state.get("deck_text"):
+        # a new list: what was derived from the old one no longer holds
+        updates.update(card_details=None, matchup_stats=None, suggested_archetype=None)
+        if "archetype" not in updates or updates["archetype"] == state.get("archetype"):
+            updates["archetype"] = (context.archetype if context else None) or None
+    if state.get("format") and current("format") != state.get("format"):
+        updates.update(matchup_stats=None, suggested_archetype=None)
+        if "archetype" not in updates:
+            updates["archetype"] = None
+    if current("archetype") != state.get("archetype"):
+        updates["matchup_stats"] = None
+    return updates

@@ -1,0 +1,115 @@
+"""The conversation state the graph checkpoints, and the router's typed decision."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from langchain_core.messages import AnyMessage
+from langgraph.graph.message import add_messages
+from pydantic import BaseModel, Field
+from typing_extensions import TypedDict
+
+Workflow = Literal["meta_research", "deck_coaching", "cube_draft", "clarify"]
+Task = Literal[
+    "rankings",
+    "matchups",
+    "archetypes",
+    "deck_review",
+    "deck_matchups",
+    "strategy",
+    "optimize_mainboard",
+    "optimize_sideboard",
+    "draft_pool",
+    "list_drafts",
+    "none",
+]
+
+WORKFLOW_TASKS: dict[str, tuple[str, ...]] = {
+    "meta_research": ("rankings", "matchups", "archetypes"),
+    "deck_coaching": ("deck_review", "deck_matchups", "strategy", "optimize_mainboard", "optimize_sideboard"),
+    "cube_draft": ("draft_pool", "list_drafts"),
+    "clarify": ("none",),
+}
+DEFAULT_TASK = {"meta_research": "rankings", "deck_coaching": "deck_review", "cube_draft": "draft_pool"}
+
+
+class RouteDecision(BaseModel):
+    """How to handle one user message: the workflow, what is asked, and the slots it names."""
+
+    workflow: Workflow = Field(description="meta_research, deck_coaching, cube_draft, or clarify when unsure")
+    task: Task = Field(
+        default="none",
+        description=(
+            "rankings / matchups / archetypes (meta_research); deck_review / deck_matchups / strategy / "
+            "optimize_mainboard / optimize_sideboard (deck_coaching); draft_pool / list_drafts (cube_draft)"
+        ),
+    )
+    confidence: float = Field(ge=0, le=1, description="How sure the classification is, 0-1")
+    format: str | None = Field(default=None, description="Format named in the message, e.g. Modern")
+    days: int | None = Field(default=None, ge=1, le=365, description="Window in days named in the message")
+    archetype: str | None = Field(default=None, description="Archetype the question is about (the user's deck)")
+    opponent: str | None = Field(default=None, description="Opposing archetype named in the message")
+    draft: str | None = Field(default=None, description="Cube draft id or name named in the message")
+    card_filter: dict[str, str] | None = Field(
+        default=None, description="For draft pools: color (W/U/B/R/G/C), type_contains, name_contains"
+    )
+    has_decklist: bool = Field(default=False, description="True when the message contains a pasted decklist")
+    confirms_archetype: bool | None = Field(
+        default=None, description="True/False when the user answers whether a suggested archetype is right"
+    )
+
+
+class TurnContext(BaseModel):
+    """Dropdown values sent with a request; each fills the slot of the same name."""
+
+    format: str | None = None
+    days: int | None = Field(default=None, ge=1, le=365)
+    archetype: str | None = Field(default=None, max_length=100)
+    opponent_archetype: str | None = Field(default=None, max_length=100)
+    deck_text: str | None = Field(default=None, max_length=20_000)
+    draft_id: str | None = Field(default=None, max_length=64)
+
+
+class ConversationState(TypedDict, total=False):
+    """The spec's ConversationState, plus what cube drafts and matchup coaching need."""
+
+    # user-provided inputs
+    format: str | None
+    days: int | None
+    archetype: str | None
+    opponent_archetype: str | None
+    deck_text: str | None
+    draft_id: str | None
+    # derived
+    card_details: list[dict[str, Any]] | None
+    matchup_stats: dict[str, Any] | None
+    suggested_archetype: str | None
+    # session context from /welcome
+    tool_catalog: list[dict[str, Any]] | None
+    available_formats: list[str] | None
+    workflows: list[dict[str, Any]] | None
+    # conversation tracking
+    messages: Annotated[list[AnyMessage], add_messages]
+    current_workflow: str | None
+    current_task: str | None
+    pending: dict[str, Any] | None
+    route: dict[str, Any] | None
+    context: dict[str, Any] | None
+    tool_rounds: int
+    created_at: float
+    last_active: float
+
+
+def snapshot(state: ConversationState) -> dict[str, Any]:
+    """The spec's ``state`` event payload: what the UI shows beside the chat."""
+    return {
+        "has_deck": bool(state.get("card_details") or state.get("deck_text")),
+        "format": state.get("format"),
+        "archetype": state.get("archetype"),
+        "days": state.get("days"),
+        "opponent_archetype": state.get("opponent_archetype"),
+        "draft_id": state.get("draft_id"),
+        "current_workflow": state.get("current_workflow"),
+        "suggested_archetype": state.get("suggested_archetype"),
+        "has_matchup_stats": bool(state.get("matchup_stats")),
+    }

@@ -1,0 +1,221 @@
+"""The agent's view of the tool registry: per-workflow tool sets, arguments filled from state,
+calls with a timeout, one-line summaries, and the state each result updates."""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import json
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+from meta_mage.errors import MetaMageError
+from meta_mage.tools.context import ToolContext
+from meta_mage.tools.registry import ToolRegistry
+
+# Which tools each workflow may call. get_deck_matchup_stats serves both: one archetype's spread
+# is a meta question too ("how does Boros Energy do against the field?").
+WORKFLOW_TOOLS: dict[str, tuple[str, ...]] = {
+    "meta_research": (
+        "list_formats",
+        "get_format_meta_rankings",
+        "get_format_matchup_stats",
+        "get_format_archetypes",
+        "get_deck_matchup_stats",
+    ),
+    "deck_coaching": (
+        "get_enriched_deck",
+        "classify_deck",
+        "get_deck_matchup_stats",
+        "generate_deck_matchup_strategy",
+        "optimize_mainboard",
+        "optimize_sideboard",
+    ),
+    "cube_draft": ("list_drafts", "get_draft_pool"),
+}
+
+# Arguments the conversation state owns. The LLM never sees them, so it cannot guess them; the
+# guard has made sure they are set before a tool that needs them runs.
+_ALWAYS_FROM_STATE = {"format": "format", "current_days": "days", "previous_days": "days", "days": "days"}
+_FROM_STATE_BY_WORKFLOW = {
+    "deck_coaching": {
+        "archetype": "archetype",
+        "opponent_archetype": "opponent_archetype",
+        "card_details": "card_details",
+        "matchup_stats": "matchup_stats",
+        "deck": "deck_text",
+    },
+    "cube_draft": {"draft_id": "draft_id"},
+}
+_HIDDEN = {"as_of"}
+
+ToolExecutor = Callable[[str, dict[str, Any]], Awaitable[dict[str, Any]]]
+
+
+class ToolTimeout(MetaMageError):
+    code = "tool_timeout"
+
+
+@dataclass
+class ToolOutcome:
+    name: str
+    arguments: dict[str, Any]
+    result: dict[str, Any] | None
+    error: str | None
+    summary: str
+    seconds: float
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+
+def state_arguments(workflow: str) -> dict[str, str]:
+    """Tool argument → state key for the arguments the state owns in ``workflow``."""
+    return {**_ALWAYS_FROM_STATE, **_FROM_STATE_BY_WORKFLOW.get(workflow, {})}
+
+
+def in_process_executor(registry: ToolRegistry, context: ToolContext) -> ToolExecutor:
+    """Run registry tools in a worker thread (they do blocking DynamoDB calls)."""
+
+    async def execute(name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        return await asyncio.to_thread(registry.call, name, arguments, context)
+
+    return execute
+
+
+class AgentTools:
+    """Tool specs for ``bind_tools``, argument filling, timed execution and result bookkeeping."""
+
+    def __init__(self, registry: ToolRegistry, executor: ToolExecutor, timeout_seconds: float = 60) -> None:
+        self.registry = registry
+        self.executor = executor
+        self.timeout_seconds = timeout_seconds
+
+    def names(self, workflow: str) -> tuple[str, ...]:
+        return WORKFLOW_TOOLS.get(workflow, ())
+
+    def specs(self, workflow: str) -> list[dict[str, Any]]:
+        """OpenAI-style function specs of the workflow's tools, without the state-owned arguments."""
+        owned = set(state_arguments(workflow)) | _HIDDEN
+        specs = []
+        for name in self.names(workflow):
+            tool = self.registry.get(name)
+            schema = copy.deepcopy(tool.input_schema())
+            properties = schema.get("properties", {})
+            for key in owned & set(properties):
+                del properties[key]
+            schema["required"] = [r for r in schema.get("required", []) if r not in owned]
+            if not schema["required"]:
+                del schema["required"]
+            specs.append(
+                {"type": "function", "function": {"name": name, "description": tool.description, "parameters": schema}}
+            )
+        return specs
+
+    def fill_arguments(
+        self, name: str, arguments: dict[str, Any], state: dict[str, Any], workflow: str
+    ) -> dict[str, Any]:
+        """The LLM's (or guard's) arguments with the state-owned ones set from the state."""
+        accepted = set(self.registry.get(name).input_model.model_fields)
+        filled = {k: v for k, v in (arguments or {}).items() if k not in _HIDDEN}
+        for argument, key in state_arguments(workflow).items():
+            if argument in accepted and state.get(key) is not None:
+                filled[argument] = state[key]
+        return filled
+
+    async def run(self, name: str, arguments: dict[str, Any]) -> ToolOutcome:
+        """Call one tool with the timeout; failures become an outcome with an error, never a raise."""
+        started = time.perf_counter()
+        try:
+            result = await asyncio.wait_for(self.executor(name, arguments), self.timeout_seconds)
+        except TimeoutError:
+            error = f"{name} did not answer within {self.timeout_seconds:g} seconds"
+            return ToolOutcome(name, arguments, None, error, error, time.perf_counter() - started)
+        except MetaMageError as exc:
+            return ToolOutcome(name, arguments, None, exc.message, exc.message, time.perf_counter() - started)
+        except Exception as exc:  # a tool bug must not end the conversation
+            error = f"{name} failed: {type(exc).__name__}: {exc}"
+            return ToolOutcome(name, arguments, None, error, error, time.perf_counter() - started)
+        return ToolOutcome(name, arguments, result, None, summarise(name, result), time.perf_counter() - started)
+
+
+def state_updates(name: str, workflow: str, result: dict[str, Any]) -> dict[str, Any]:
+    """What a successful tool result changes in the conversation state."""
+    if name == "get_enriched_deck" and result.get("card_details"):
+        return {"card_details": result["card_details"]}
+    if name == "classify_deck" and result.get("matched_by") != "unknown":
+        return {"suggested_archetype": result["archetype"]}
+    if name == "get_deck_matchup_stats" and workflow == "deck_coaching":
+        return {"matchup_stats": result, "archetype": result["archetype"]}
+    if name == "get_draft_pool":
+        return {"draft_id": result["draft_id"]}
+    return {}
+
+
+def _rate(block: dict[str, Any] | None) -> str:
+    if not block or block.get("win_rate") is None:
+        return "no decided matches"
+    return f"{block['win_rate']:.1f}% over {block['wins'] + block['losses']} matches"
+
+
+def summarise(name: str, result: dict[str, Any]) -> str:
+    """One line for the ``tool_call`` complete event."""
+    meta = result.get("metadata") or {}
+    if name == "get_format_meta_rankings":
+        period = meta.get("current_period") or {}
+        return (
+            f"{len(result['rows'])} archetypes ranked from {meta.get('current_decks', 0)} decks "
+            f"({period.get('start')} to {period.get('end')})"
+        )
+    if name == "get_format_matchup_stats":
+        return f"matchup table of {len(result['archetypes'])} archetypes"
+    if name == "get_format_archetypes":
+        return f"{len(result['archetypes'])} archetypes"
+    if name == "list_formats":
+        return f"{len(result['formats'])} formats with data"
+    if name == "get_enriched_deck":
+        counts = result["counts"]
+        return (
+            f"{counts['mainboard']} mainboard and {counts['sideboard']} sideboard cards, "
+            f"{len(result['unresolved'])} names not found"
+        )
+    if name == "classify_deck":
+        return f"looks like {result['archetype']} ({result['matched_by']})"
+    if name == "get_deck_matchup_stats":
+        return f"{result['archetype']}: {_rate(result['overall'])}, {len(result['matchups'])} opponents"
+    if name == "generate_deck_matchup_strategy":
+        return (
+            f"vs {result['opponent_archetype']}: {_rate(result.get('record'))}, "
+            f"{len(result['opponent_key_cards'])} key cards, {len(result['sideboard_answers'])} sideboard answers"
+        )
+    if name == "optimize_mainboard":
+        return f"{result['lists_compared']} lists compared, {len(result['swaps'])} swaps suggested"
+    if name == "optimize_sideboard":
+        return f"{result['total_cards']}-card sideboard: {len(result['adds'])} adds, {len(result['cuts'])} cuts"
+    if name == "list_drafts":
+        return f"{len(result['drafts'])} drafts"
+    if name == "get_draft_pool":
+        return f"{result['total_cards']} cards from {result['draft_name']}"
+    return "done"
+
+
+def compact_json(value: Any, limit: int = 12_000) -> str:
+    """JSON for the LLM, with long lists shortened until it fits ``limit`` characters."""
+    text = json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    keep = 40
+    while len(text) > limit and keep >= 3:
+        text = json.dumps(_shorten(value, keep), separators=(",", ":"), ensure_ascii=False)
+        keep //= 2
+    return text[:limit]
+
+
+def _shorten(value: Any, keep: int) -> Any:
+    if isinstance(value, list):
+        head = [_shorten(v, keep) for v in value[:keep]]
+        return head + ([f"... {len(value) - keep} more"] if len(value) > keep else [])
+    if isinstance(value, dict):
+        return {k: _shorten(v, keep) for k, v in value.items()}
+    return value

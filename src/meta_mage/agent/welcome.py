@@ -1,0 +1,94 @@
+"""The ``/welcome`` payload: tool catalog, formats with data, workflows with examples, and a
+welcome message (LLM-written when a model is given, templated otherwise).
+
+Imports no LLM library, so the small WelcomeFunction can use it; a model is passed in, if any.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+logger = logging.getLogger(__name__)
+
+WORKFLOWS: list[dict[str, Any]] = [
+    {
+        "name": "meta_research",
+        "description": "Format-wide analytics: meta rankings, matchup spreads, archetype lists",
+        "example_queries": [
+            "What are the top decks in Modern?",
+            "Show me the Pioneer meta over the last 14 days",
+            "How does Boros Energy do against Eldrazi Tron?",
+        ],
+    },
+    {
+        "name": "deck_coaching",
+        "description": "Personalized coaching for your specific deck: paste your list",
+        "example_queries": [
+            "How should I play against Amulet Titan? [paste your deck]",
+            "Optimize my sideboard [paste your deck]",
+            "What are my deck's bad matchups?",
+        ],
+    },
+    {
+        "name": "cube_draft",
+        "description": "A cube draft's card pool: what was in it and who took what",
+        "example_queries": [
+            "What green creatures were in the Tarkir draft, and who took them?",
+            "Which drafts do you have?",
+        ],
+    },
+]
+
+
+def workflows_with_tools(catalog: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The workflows, each with the name and description of its tools from ``catalog``."""
+    return [
+        {
+            **workflow,
+            "tool_details": [
+                {"name": tool["name"], "description": tool["description"]}
+                for tool in catalog
+                if tool.get("workflow") == workflow["name"]
+            ],
+        }
+        for workflow in WORKFLOWS
+    ]
+
+
+def templated_message(formats: list[str], tool_count: int, offline: bool) -> str:
+    text = (
+        "Welcome to MTG Meta Mage, your Magic: The Gathering coach. I answer from real tournament results "
+        f"({', '.join(formats) or 'no formats loaded yet'}): ask for the top decks of a format or how one "
+        "archetype fares against another; paste your decklist for its matchup spread, a plan for a matchup, "
+        f"or mainboard and sideboard changes; or ask about a cube draft's pool. I have {tool_count} tools."
+    )
+    if offline:
+        text += (
+            " I'm running in offline mode, without a language model: my answers are built from the data by templates."
+        )
+    return text
+
+
+def build_welcome(
+    catalog: list[dict[str, Any]], formats: list[str], model: Any | None = None, *, max_tokens: int = 300
+) -> dict[str, Any]:
+    """The spec's /welcome body (without ``conversation_id``, which the caller adds)."""
+    workflows = workflows_with_tools(catalog)
+    message = None
+    if model is not None:
+        from meta_mage.agent.prompts import welcome_prompt
+
+        try:
+            reply = model.invoke(welcome_prompt(workflows, formats))
+            message = str(getattr(reply, "text", "") or reply.content).strip() or None
+        except Exception as exc:  # the welcome must not fail because the LLM did
+            logger.warning("welcome message from the LLM failed: %s", exc)
+    return {
+        "message": message or templated_message(formats, len(catalog), offline=model is None),
+        "available_formats": formats,
+        "workflows": workflows,
+        "tool_count": len(catalog),
+        "tool_catalog": catalog,
+        "mode": "llm" if model is not None else "offline",
+    }
