@@ -118,16 +118,21 @@ def build_graph(deps: AgentDeps, checkpointer: BaseCheckpointSaver[Any] | None) 
         turn = current_turn(state.get("messages", []))
         message = str(turn[0].content) if turn else ""
         context = TurnContext.model_validate(state.get("context") or {})
+        # routing sees the dropdown values already (e.g. the format whose archetype names to match)
+        view: ConversationState = {
+            **state,
+            **merge_slots(state, RouteDecision(workflow="clarify", confidence=0), context, "", None),
+        }  # type: ignore[typeddict-item]
         decision: RouteDecision | None = None
         if deps.model is not None:
             try:
                 history = llm_window(state.get("messages", []), settings.message_window)[:-1]
-                decision = await llm_route(deps.model, message, state, history)
+                decision = await llm_route(deps.model, message, view, history)
             except Exception as exc:
                 logger.warning("LLM routing failed, using the rules: %s", exc)
                 thinking("The language model could not route this message; using keyword rules.")
         if decision is None:
-            decision = await rule_route(message, state, deps.lookups)
+            decision = await rule_route(message, view, deps.lookups)
         decision = tidy(decision, message)
         draft_id = await deps.lookups.resolve_draft(decision.draft) if decision.draft else None
         updates = merge_slots(state, decision, context, message, draft_id)

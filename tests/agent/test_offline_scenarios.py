@@ -1,0 +1,216 @@
+"""Scripted conversations in offline mode over the demo Modern data: each blocking rule, a deck
+pasted mid-conversation, meta → deck → meta, a cube-draft question, tool failures."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from meta_mage.agent.conversation import Conversations
+from meta_mage.agent.offline import OFFLINE_NOTE
+from meta_mage.agent.tools import ToolExecutor
+from tests.agent.conftest import modern_deck, run_turn
+from tests.conftest import call
+
+
+async def test_rule_1_format_is_asked_for_before_any_tool(offline: Conversations) -> None:
+    # Given a new conversation, When the user asks for top decks without naming a format
+    first = await run_turn(offline, "What are the top decks right now?")
+    # Then one question about the format comes back, with no tool call, and the state is sent
+    assert first.tools() == []
+    assert "Which format" in first.text and "Modern" in first.text
+    assert first.kinds[0] == "metadata" and first.kinds[-2:] == ["state", "done"]
+    assert first.state["format"] is None
+
+    # When the user answers with a format and a window, the pending question is answered
+    second = await run_turn(offline, "Modern, last 14 days", first.conversation_id)
+    assert second.tools() == ["get_format_meta_rankings"]
+    assert second.arguments("get_format_meta_rankings") == {"format": "Modern", "current_days": 14, "previous_days": 14}
+    assert second.state["format"] == "Modern" and second.state["days"] == 14
+
+
+async def test_rule_5_days_are_asked_for_then_a_bare_number_answers(offline: Conversations) -> None:
+    first = await run_turn(offline, "What are the top decks in Modern?")
+    assert first.tools() == []
+    assert "How many days" in first.text
+    second = await run_turn(offline, "30", first.conversation_id)
+    assert second.tools() == ["get_format_meta_rankings"]
+    assert second.state["days"] == 30
+
+
+async def test_dropdown_context_fills_the_slots(offline: Conversations) -> None:
+    turn = await run_turn(offline, "Show me the meta", context={"format": "modern", "days": 30})
+    assert turn.tools() == ["get_format_meta_rankings"]
+    assert turn.events[0].data["format"] == "Modern"
+
+
+async def test_rule_2_optimising_needs_a_decklist(offline: Conversations) -> None:
+    turn = await run_turn(offline, "Optimize my sideboard", context={"format": "Modern", "days": 30})
+    assert turn.tools() == []
+    assert "paste your decklist" in turn.text.lower()
+
+
+async def test_rule_3_deck_questions_need_an_archetype(offline: Conversations) -> None:
+    turn = await run_turn(offline, "What are my deck's bad matchups?", context={"format": "Modern", "days": 30})
+    assert turn.tools() == []
+    assert "Which archetype is your deck" in turn.text
+
+
+async def test_rule_3_a_pasted_deck_is_enriched_classified_and_confirmed(
+    offline: Conversations, modern_world: dict[str, Any]
+) -> None:
+    deck, _ = modern_deck("Boros Energy")
+    # Given format and window, When the user pastes a list
+    turn = await run_turn(offline, f"Here is my deck:\n{deck}", context={"format": "Modern", "days": 30})
+    # Then the agent reads it, classifies it, and asks to confirm - no coaching tool yet
+    assert turn.tools() == ["get_enriched_deck", "classify_deck"]
+    expected = call(modern_world, "classify_deck", deck=deck, format="Modern")["archetype"]
+    assert expected == "Boros Energy"
+    assert f"looks like **{expected}**" in turn.text and "Is that right?" in turn.text
+    assert turn.state["has_deck"] and turn.state["archetype"] is None
+    assert turn.state["suggested_archetype"] == expected
+
+    # When the user confirms, the archetype is set and the deck's spread follows
+    confirmed = await run_turn(offline, "yes", turn.conversation_id)
+    assert confirmed.state["archetype"] == "Boros Energy"
+    assert confirmed.tools() == ["get_deck_matchup_stats"]
+    stats = call(modern_world, "get_deck_matchup_stats", format="Modern", archetype="Boros Energy", days=30)
+    assert f"overall {stats['overall']['win_rate']:.1f}%" in confirmed.text
+
+
+async def test_rule_4_strategy_fetches_matchup_stats_first(
+    offline: Conversations, modern_world: dict[str, Any]
+) -> None:
+    deck, _ = modern_deck("Boros Energy")
+    context = {"format": "Modern", "days": 30, "archetype": "Boros Energy"}
+    turn = await run_turn(offline, f"How should I play against Jeskai Blink?\n{deck}", context=context)
+    assert turn.tools() == ["get_enriched_deck", "get_deck_matchup_stats", "generate_deck_matchup_strategy"]
+    assert turn.state["has_matchup_stats"] and turn.state["opponent_archetype"] == "Jeskai Blink"
+    enriched = call(modern_world, "get_enriched_deck", deck=deck)
+    stats = call(modern_world, "get_deck_matchup_stats", format="Modern", archetype="Boros Energy", days=30)
+    facts = call(
+        modern_world,
+        "generate_deck_matchup_strategy",
+        card_details=enriched["card_details"],
+        archetype="Boros Energy",
+        opponent_archetype="Jeskai Blink",
+        matchup_stats=stats,
+        format="Modern",
+    )
+    assert "**Boros Energy vs Jeskai Blink**" in turn.text
+    for key_card in facts["opponent_key_cards"]:
+        assert key_card["name"] in turn.text
+    record = facts["record"]
+    assert f"{record['wins']}-{record['losses']}-{record['draws']}" in turn.text
+
+
+async def test_meta_then_deck_then_meta_keeps_the_state(offline: Conversations, modern_world: dict[str, Any]) -> None:
+    meta = await run_turn(offline, "What are the top decks in Modern over the last 30 days?")
+    cid = meta.conversation_id
+    assert meta.tools() == ["get_format_meta_rankings"]
+
+    deck, _ = modern_deck("Boros Energy")
+    pasted = await run_turn(offline, f"Now my deck, how are its matchups?\n{deck}", cid)
+    assert pasted.tools() == ["get_enriched_deck", "classify_deck"]
+    assert pasted.state["format"] == "Modern" and pasted.state["days"] == 30
+
+    confirmed = await run_turn(offline, "yes that's right", cid)
+    assert confirmed.state["archetype"] == "Boros Energy" and confirmed.state["has_matchup_stats"]
+
+    optimise = await run_turn(offline, "Optimize my mainboard", cid)
+    assert optimise.tools() == ["optimize_mainboard"]
+    assert optimise.arguments("optimize_mainboard")["archetype"] == "Boros Energy"
+
+    back = await run_turn(offline, "And what are the top decks in Modern?", cid)
+    assert back.tools() == ["get_format_meta_rankings"]
+    assert back.state == {**confirmed.state, "current_workflow": "meta_research"}
+
+    view = await offline.view(cid)  # type: ignore[arg-type]
+    assert [m["role"] for m in view["messages"]] == ["user", "assistant"] * 5
+
+
+async def test_cube_draft_question_lists_every_matching_card(
+    offline: Conversations, modern_world: dict[str, Any]
+) -> None:
+    turn = await run_turn(offline, "What green creatures were available in the Tarkir draft?")
+    assert turn.tools() == ["get_draft_pool"]
+    arguments = turn.arguments("get_draft_pool")
+    assert arguments["draft_id"] == "tarkir" and arguments["color"] == "G" and arguments["type_contains"] == "Creature"
+    pool = call(
+        modern_world,
+        "get_draft_pool",
+        draft_id="tarkir",
+        color="G",
+        type_contains="Creature",
+        include_draft_results=True,
+    )
+    assert f"{pool['total_cards']} green creatures" in turn.text
+    shown = pool["cards"][:60]
+    for card in shown:
+        assert card["card_name"] in turn.text
+    redacted = [c for c in shown if c.get("drafted_by") == "[REDACTED]"]
+    assert redacted and "taken by [REDACTED]" in turn.text
+
+
+async def test_unknown_draft_is_asked_about_with_the_list(offline: Conversations) -> None:
+    turn = await run_turn(offline, "Show me the cube draft pool")
+    assert turn.tools() == []
+    assert "Which cube draft" in turn.text and "`tarkir`" in turn.text
+
+
+async def test_unclear_message_asks_which_workflow(offline: Conversations) -> None:
+    turn = await run_turn(offline, "hello there")
+    assert turn.tools() == []
+    assert "Meta research" in turn.text and "Deck coaching" in turn.text and "Cube draft" in turn.text
+
+
+def _failing(executor: ToolExecutor, tool: str, behaviour: str) -> ToolExecutor:
+    async def execute(name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        if name == tool and behaviour == "raise":
+            raise RuntimeError("the table is on fire")
+        if name == tool and behaviour == "hang":
+            await asyncio.sleep(5)
+        return await executor(name, arguments)
+
+    return execute
+
+
+async def test_a_failing_tool_is_reported_and_the_conversation_goes_on(
+    modern_world: dict[str, Any], executor: ToolExecutor
+) -> None:
+    conversations = Conversations.from_settings(
+        modern_world["settings"], executor=_failing(executor, "get_format_meta_rankings", "raise")
+    )
+    turn = await run_turn(conversations, "Top decks in Modern, last 30 days")
+    assert turn.tool_events[-1]["status"] == "error" and "the table is on fire" in turn.tool_events[-1]["summary"]
+    assert "Something went wrong while fetching the data" in turn.text
+    assert turn.kinds[-2:] == ["state", "done"]
+    after = await run_turn(conversations, "What green creatures were in the Tarkir draft?", turn.conversation_id)
+    assert after.tools("complete") == ["get_draft_pool"]
+
+
+async def test_a_tool_past_its_timeout_is_an_error_event(modern_world: dict[str, Any], executor: ToolExecutor) -> None:
+    settings = modern_world["settings"].model_copy(update={"tool_timeout_seconds": 0.3})
+    conversations = Conversations.from_settings(
+        settings, executor=_failing(executor, "get_format_meta_rankings", "hang")
+    )
+    turn = await run_turn(conversations, "Top decks in Modern, last 30 days")
+    assert turn.tool_events[-1] == {
+        "tool": "get_format_meta_rankings",
+        "status": "error",
+        "summary": "get_format_meta_rankings did not answer within 0.3 seconds",
+    }
+    assert "did not answer within 0.3 seconds" in turn.text and OFFLINE_NOTE in turn.text
+    again = await run_turn(conversations, "list the archetypes", turn.conversation_id)
+    assert again.tools("complete") == ["get_format_archetypes"]
+
+
+async def test_bad_input_is_an_error_event(offline: Conversations) -> None:
+    empty = await run_turn(offline, "  ")
+    assert empty.kinds == ["error"] and empty.events[0].data["field"] == "message"
+    long = await run_turn(offline, "x" * 8001)
+    assert long.kinds == ["error"] and "8001 characters" in long.events[0].data["message"]
+    bad_format = await run_turn(offline, "hi", context={"format": "Commander"})
+    assert bad_format.events[0].data["field"] == "context.format"
+    bad_days = await run_turn(offline, "hi", context={"days": 0})
+    assert bad_days.events[0].data["field"] == "context.days"
