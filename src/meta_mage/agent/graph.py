@@ -12,7 +12,7 @@ import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import (
@@ -119,10 +119,8 @@ def build_graph(deps: AgentDeps, checkpointer: BaseCheckpointSaver[Any] | None) 
         message = str(turn[0].content) if turn else ""
         context = TurnContext.model_validate(state.get("context") or {})
         # routing sees the dropdown values already (e.g. the format whose archetype names to match)
-        view: ConversationState = {
-            **state,
-            **merge_slots(state, RouteDecision(workflow="clarify", confidence=0), context, "", None),
-        }  # type: ignore[typeddict-item]
+        from_context = merge_slots(state, RouteDecision(workflow="clarify", confidence=0), context, "", None)
+        view = cast(ConversationState, {**state, **from_context})
         decision: RouteDecision | None = None
         if deps.model is not None:
             try:
