@@ -104,15 +104,21 @@ def _rankings(route: dict[str, Any], state: ConversationState, done: dict[str, A
         "| # | Archetype | Meta share | Trend | Match win rate |",
         "|---|---|---|---|---|",
     ]
+    has_previous = bool(meta.get("previous_decks"))
     for row in result["rows"][:10]:
+        trend = f"{row['meta_share_trend']:+.1f}" if has_previous else "n/a"
         lines.append(
-            f"| {row['rank']} | {row['name']} | {row['meta_share']:.1f}% | {row['meta_share_trend']:+.1f} | "
-            f"{_rate(row['current'])} |"
+            f"| {row['rank']} | {row['name']} | {row['meta_share']:.1f}% | {trend} | {_rate(row['current'])} |"
         )
+    trend_note = (
+        f"Trend compares with {_period(meta, 'previous_period')}."
+        if has_previous
+        else f"There are no tournaments in the data for {_period(meta, 'previous_period')}, so no trend."
+    )
     lines += [
         "",
-        f"Trend compares with {_period(meta, 'previous_period')}. Win rates exclude mirror matches; draws are "
-        f"counted apart; under {meta['min_sample']} decided matches is flagged as low sample.",
+        f"{trend_note} Win rates exclude mirror matches; draws are counted apart; under {meta['min_sample']} "
+        "decided matches is flagged as low sample.",
     ]
     return "\n".join(lines)
 
@@ -146,11 +152,13 @@ def _spread(stats: dict[str, Any], opponent: str | None) -> str:
         else:
             lines.append(f"No recorded matches against {opponent} in this window.")
     solid = [c for c in cells if c.get("win_rate") is not None and not c.get("low_sample")]
-    if solid:
-        best = sorted(solid, key=lambda c: -c["win_rate"])[:3]
-        worst = sorted(solid, key=lambda c: c["win_rate"])[:3]
+    if len(solid) >= 2:
+        ranked = sorted(solid, key=lambda c: -c["win_rate"])
+        best, worst = ranked[: min(3, len(ranked) // 2)], ranked[::-1][: min(3, len(ranked) // 2)]
         lines.append("Best matchups: " + "; ".join(f"{c['opponent']} {_rate(c)}" for c in best) + ".")
         lines.append("Worst matchups: " + "; ".join(f"{c['opponent']} {_rate(c)}" for c in worst) + ".")
+    elif solid:
+        lines.append(f"Only one matchup has enough matches to judge: {solid[0]['opponent']} {_rate(solid[0])}.")
     else:
         lines.append("No single matchup has enough matches yet to call it good or bad.")
     return "\n\n".join(lines)

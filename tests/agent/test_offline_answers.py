@@ -1,0 +1,75 @@
+"""Offline mode answers real questions on the demo data with the tools' own figures."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from meta_mage.agent.conversation import Conversations
+from meta_mage.agent.offline import OFFLINE_NOTE
+from tests.agent.conftest import run_turn
+from tests.conftest import call
+
+
+def rate(block: dict[str, Any]) -> str:
+    return f"{block['win_rate']:.1f}% (95% CI {block['ci_low']:.0f}-{block['ci_high']:.0f}%"
+
+
+async def test_top_decks_table_matches_the_rankings_tool(offline: Conversations, modern_world: dict[str, Any]) -> None:
+    turn = await run_turn(offline, "What are the top decks in Modern over the last 21 days?")
+    result = call(modern_world, "get_format_meta_rankings", format="Modern", current_days=21, previous_days=21)
+    meta = result["metadata"]
+    assert f"({meta['current_decks']} decks from {meta['current_tournaments']} tournaments)" in turn.text
+    for row in result["rows"][:10]:
+        assert f"| {row['rank']} | {row['name']} | {row['meta_share']:.1f}% |" in turn.text
+        if row["current"]["win_rate"] is not None:
+            assert rate(row["current"]) in turn.text
+    assert result["rows"][10]["name"] not in turn.text.split("|")
+    assert turn.text.endswith(OFFLINE_NOTE)
+
+
+async def test_matchup_between_two_archetypes(offline: Conversations, modern_world: dict[str, Any]) -> None:
+    turn = await run_turn(offline, "How does Boros Energy do against Jeskai Blink in Modern, last 30 days?")
+    stats = call(modern_world, "get_deck_matchup_stats", format="Modern", archetype="Boros Energy", days=30)
+    cell = next(c for c in stats["matchups"] if c["opponent"] == "Jeskai Blink")
+    assert turn.tools() == ["get_deck_matchup_stats"]
+    assert f"Against **Jeskai Blink**: {rate(cell)}" in turn.text
+    assert f"meta share {stats['meta_share']:.1f}%, overall {rate(stats['overall'])}" in turn.text
+    assert f"{stats['mirror_matches']} mirror matches left out" in turn.text
+
+
+async def test_archetype_list(offline: Conversations, modern_world: dict[str, Any]) -> None:
+    turn = await run_turn(offline, "List all the archetypes in Modern for the last 30 days")
+    result = call(modern_world, "get_format_archetypes", format="Modern", days=30)
+    assert f"**{len(result['archetypes'])} archetypes in Modern**" in turn.text
+    for row in result["archetypes"][:25]:
+        assert f"- {row['name']} ({row['color_identity']}, {row['strategy']}): {row['meta_share']:.1f}%" in turn.text
+
+
+async def test_format_matchup_overview(offline: Conversations, modern_world: dict[str, Any]) -> None:
+    turn = await run_turn(offline, "Show me the Modern matchups for the last 30 days")
+    table = call(modern_world, "get_format_matchup_stats", format="Modern", days=30)
+    assert turn.tools() == ["get_format_matchup_stats"]
+    for row in table["archetypes"][:10]:
+        assert f"- {row['archetype']} ({row['meta_share']:.1f}%): {rate(row['overall'])}" in turn.text
+
+
+async def test_draft_list_and_a_filtered_pool(offline: Conversations, modern_world: dict[str, Any]) -> None:
+    listing = await run_turn(offline, "Which drafts do you have?")
+    draft = call(modern_world, "list_drafts")["drafts"][0]
+    expected = f"**{draft['draft_name']}** (`{draft['draft_id']}`, {draft['draft_date']}): {draft['total_cards']} cards"
+    assert expected in listing.text
+    assert listing.tools() == ["list_drafts"]
+
+    turn = await run_turn(offline, "Who drafted the black instants in the tarkir cube?")
+    pool = call(
+        modern_world,
+        "get_draft_pool",
+        draft_id="tarkir",
+        color="B",
+        type_contains="Instant",
+        include_draft_results=True,
+    )
+    assert f"{pool['total_cards']} black instants in the pool" in turn.text
+    for card in pool["cards"]:
+        owner = f"taken by {card['drafted_by']} (pick {card['drafted_pick_n']})" if card["drafted"] else "not drafted"
+        assert f"- {card['card_name']}" in turn.text and owner in turn.text
