@@ -124,14 +124,44 @@ def cmd_seed(args: argparse.Namespace) -> int:
     return EXIT_OK if all(r.ok for r in reports) else EXIT_FAILED
 
 
+DEMO_QUESTIONS = (
+    "What are the top decks in {format}?",
+    "How does {top} do against {second}?",
+    "What green creatures were in the Tarkir draft, and who took them?",
+)
+
+
+def _conversations(settings: Settings) -> Any:
+    from meta_mage.agent.conversation import Conversations
+
+    return Conversations.from_settings(settings)
+
+
+def cmd_ask(args: argparse.Namespace) -> int:
+    """One turn with the coach against the configured DynamoDB, streamed to the terminal."""
+    import asyncio
+
+    from meta_mage.local.terminal import render
+
+    settings = _settings(args)
+    conversations = _conversations(settings)
+    print(f"({conversations.model_choice.description})")
+    context = {k: v for k, v in {"format": args.format, "days": args.days}.items() if v}
+    summary = asyncio.run(render(conversations.turn(args.message, args.conversation, context)))
+    if "error" in summary:
+        return EXIT_USAGE if summary["error"].get("error") != "internal" else EXIT_FAILED
+    print(f"\n(conversation {summary['conversation_id']}: continue with --conversation {summary['conversation_id']})")
+    return EXIT_OK
+
+
 def cmd_demo(args: argparse.Namespace) -> int:
-    """Embedded DynamoDB + demo data + one sample question answered from the tools."""
+    """Embedded DynamoDB + demo data + a short conversation with the coach."""
+    import asyncio
     import time
 
-    from meta_mage.local.answer import answer_top_decks
     from meta_mage.local.embedded import embedded_dynamodb
     from meta_mage.local.seed import seed_demo
-    from meta_mage.tools import build_registry
+    from meta_mage.local.terminal import render
     from meta_mage.tools.context import ToolContext
 
     settings = _settings(args)
@@ -142,14 +172,31 @@ def cmd_demo(args: argparse.Namespace) -> int:
         for report in reports:
             print(report.summary())
         print(f"Demo data loaded in {time.perf_counter() - started:.1f}s\n")
-        context = ToolContext.from_settings(settings)
-        print(answer_top_decks(build_registry(), context, args.format, args.days))
+        conversations = _conversations(settings)
+        print(f"Coach: {conversations.model_choice.description}\n")
+
+        async def talk() -> None:
+            context = {"format": args.format, "days": args.days}
+            rankings = await asyncio.to_thread(
+                conversations.deps.tools.registry.call,
+                "get_format_meta_rankings",
+                {"format": args.format, "current_days": args.days},
+                ToolContext.from_settings(settings),
+            )
+            names = [row["name"] for row in rankings["rows"][:2]] + ["", ""]
+            conversation_id = None
+            for question in DEMO_QUESTIONS:
+                text = question.format(format=args.format, top=names[0], second=names[1])
+                print(f"\nYou: {text}\n")
+                summary = await render(conversations.turn(text, conversation_id, context))
+                conversation_id = summary.get("conversation_id", conversation_id)
+
+        asyncio.run(talk())
         if args.keep_running:
             print(
                 f"\nDynamoDB stays up at {url}. In another shell:\n"
                 f"  AWS_ENDPOINT_URL_DYNAMODB={url} AWS_ACCESS_KEY_ID=local AWS_SECRET_ACCESS_KEY=local "
-                f'meta-mage tool get_draft_pool \'{{"draft_id": "tarkir", "color": "G", '
-                f'"type_contains": "Creature", "include_draft_results": true}}\'\nCtrl-C to stop.'
+                f'meta-mage ask "What are the top decks in Legacy over the last 14 days?"\nCtrl-C to stop.'
             )
             try:
                 while True:
@@ -194,7 +241,14 @@ def build_parser() -> argparse.ArgumentParser:
 
     sub.add_parser("seed", help="load the bundled demo data into the configured DynamoDB").set_defaults(func=cmd_seed)
 
-    demo = sub.add_parser("demo", help="embedded DynamoDB + demo data + a sample question")
+    ask = sub.add_parser("ask", help="one turn with the coach: meta-mage ask 'What are the top decks in Modern?'")
+    ask.add_argument("message")
+    ask.add_argument("--conversation", help="continue this conversation id")
+    ask.add_argument("--format", help="dropdown value: the format")
+    ask.add_argument("--days", type=int, help="dropdown value: the window in days")
+    ask.set_defaults(func=cmd_ask)
+
+    demo = sub.add_parser("demo", help="embedded DynamoDB + demo data + a short conversation with the coach")
     demo.add_argument("--format", default="Modern")
     demo.add_argument("--days", type=int, default=14)
     demo.add_argument("--keep-running", action="store_true", help="keep the embedded DynamoDB up afterwards")

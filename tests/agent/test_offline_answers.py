@@ -69,7 +69,7 @@ async def test_draft_list_and_a_filtered_pool(offline: Conversations, modern_wor
         type_contains="Instant",
         include_draft_results=True,
     )
-    assert f"{pool['total_cards']} black instants in the pool" in turn.text
+    assert f"{pool['total_cards']} instants with black in their colour identity in the pool" in turn.text
     for card in pool["cards"]:
         owner = f"taken by {card['drafted_by']} (pick {card['drafted_pick_n']})" if card["drafted"] else "not drafted"
         assert f"- {card['card_name']}" in turn.text and owner in turn.text

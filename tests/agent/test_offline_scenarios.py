@@ -144,7 +144,7 @@ async def test_cube_draft_question_lists_every_matching_card(
         type_contains="Creature",
         include_draft_results=True,
     )
-    assert f"{pool['total_cards']} green creatures" in turn.text
+    assert f"{pool['total_cards']} creatures with green in their colour identity" in turn.text
     shown = pool["cards"][:60]
     for card in shown:
         assert card["card_name"] in turn.text

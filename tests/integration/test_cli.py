@@ -28,3 +28,19 @@ def test_cli_tables_ingest_and_tool(dynamodb: Any, tmp_path: Any, capsys: pytest
 def test_tool_list_prints_the_catalog(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["tool", "--list"]) == 0
     assert "get_draft_pool" in capsys.readouterr().out
+
+
+def test_cli_ask_streams_one_turn_and_continues_it(
+    modern_world: dict[str, Any], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    names = modern_world["settings"]
+    monkeypatch.setattr("meta_mage.cli.get_settings", lambda: names)
+    assert main(["ask", "What are the top decks in Modern?"]) == 0
+    first = capsys.readouterr().out
+    assert "offline mode" in first and "How many days" in first
+    conversation = first.rsplit("--conversation ", 1)[1].strip(" )\n")
+    assert main(["ask", "30 days", "--conversation", conversation]) == 0
+    second = capsys.readouterr().out
+    assert "→ get_format_meta_rankings" in second and "✓ get_format_meta_rankings" in second and "| 1 |" in second
+    assert main(["ask", "hi", "--conversation", "not-an-id"]) == 2
+    assert "conversation_id must be" in capsys.readouterr().out

@@ -302,16 +302,12 @@ def _draft_pool(route: dict[str, Any], state: ConversationState, done: dict[str,
         return ""
     cards = pool.get("cards") or []
     filters = route.get("card_filter") or {}
-    described = " ".join(
-        part
-        for part in (
-            {"W": "white", "U": "blue", "B": "black", "R": "red", "G": "green", "C": "colorless"}.get(
-                filters.get("color", ""), ""
-            ),
-            (filters.get("type_contains") or "card").lower() + "s",
-        )
-        if part
+    described = (filters.get("type_contains") or "card").lower() + "s"
+    color = {"W": "white", "U": "blue", "B": "black", "R": "red", "G": "green", "C": "no colour"}.get(
+        filters.get("color", "")
     )
+    if color:
+        described += f" with {color} in their colour identity"
     drafted = [c for c in cards if c.get("drafted")]
     lines = [
         f"**{pool['draft_name']}** ({pool['draft_date']}): {pool['total_cards']} {described} in the pool, "
