@@ -199,7 +199,10 @@ class Conversations:
             graph_input["created_at"] = now
         config = _config(conversation_id)
         try:
-            async for chunk in self.graph.astream(graph_input, config, stream_mode="custom"):
+            # durability="exit": one checkpoint per turn, written when the turn completes, so a turn
+            # that fails half-way leaves the conversation as the previous turn ended it
+            stream = self.graph.astream(graph_input, config, stream_mode="custom", durability="exit")
+            async for chunk in stream:
                 yield AgentEvent(chunk["event"], chunk["data"])
             final = await self.graph.aget_state(config)
         except Exception as exc:

@@ -93,12 +93,18 @@ class AgentTools:
         self.registry = registry
         self.executor = executor
         self.timeout_seconds = timeout_seconds
+        self._specs: dict[str, list[dict[str, Any]]] = {}
 
     def names(self, workflow: str) -> tuple[str, ...]:
         return WORKFLOW_TOOLS.get(workflow, ())
 
     def specs(self, workflow: str) -> list[dict[str, Any]]:
         """OpenAI-style function specs of the workflow's tools, without the state-owned arguments."""
+        if workflow not in self._specs:
+            self._specs[workflow] = self._build_specs(workflow)
+        return self._specs[workflow]
+
+    def _build_specs(self, workflow: str) -> list[dict[str, Any]]:
         owned = set(state_arguments(workflow)) | _HIDDEN
         specs = []
         for name in self.names(workflow):
