@@ -97,6 +97,7 @@ def modern_world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str,
         cards_table="world-cards",
         drafts_table="world-drafts",
         checkpoint_table="world-checkpoints",
+        locks_table="world-locks",
     )
     folder = tmp_path_factory.mktemp("modern")
     archive = archive_of(demo_members(formats=("Modern",)), folder / "modern.tar.gz")

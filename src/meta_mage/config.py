@@ -20,6 +20,7 @@ class Settings(BaseSettings):
     cards_table: str = "meta-mage-cards"
     drafts_table: str = "meta-mage-drafts"
     checkpoint_table: str = "meta-mage-checkpoints"
+    locks_table: str = "meta-mage-locks"
     aws_region: str = Field(default="us-east-1", validation_alias="AWS_DEFAULT_REGION")
     archetype_rules_dir: Path = DEMO_DATA_DIR / "archetypes"
     min_sample: int = Field(default=20, ge=1, description="Matches below which a win rate is noise")
@@ -38,6 +39,9 @@ class Settings(BaseSettings):
     tool_timeout_seconds: float = Field(default=60, gt=0, le=900)
     max_tool_rounds: int = Field(default=4, ge=1, le=10, description="LLM tool-call rounds per turn")
     max_message_chars: int = Field(default=8000, ge=100)
+    max_body_bytes: int = Field(default=64 * 1024, ge=1024)
+    chat_lock_seconds: int = Field(default=300, ge=10, description="Longest a /chat turn may hold its lock")
+    cors_origin: str = "*"
 
     def table_names(self) -> dict[str, str]:
         """Map each ``template.yaml`` table logical id to its physical name."""
@@ -46,6 +50,7 @@ class Settings(BaseSettings):
             "CardsTable": self.cards_table,
             "DraftsTable": self.drafts_table,
             "CheckpointTable": self.checkpoint_table,
+            "LocksTable": self.locks_table,
         }
 
 

@@ -16,7 +16,7 @@ from tests.conftest import demo_members, write_members
 
 def test_tables_match_template_and_creation_is_idempotent(dynamodb: Any, settings: Settings) -> None:
     definitions = table_definitions()
-    assert set(definitions) == {"MetaTable", "CardsTable", "DraftsTable", "CheckpointTable"}
+    assert set(definitions) == {"MetaTable", "CardsTable", "DraftsTable", "CheckpointTable", "LocksTable"}
     for logical_id, name in settings.table_names().items():
         described = dynamodb.meta.client.describe_table(TableName=name)["Table"]
         assert described["KeySchema"] == definitions[logical_id]["KeySchema"]
