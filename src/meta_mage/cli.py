@@ -206,6 +206,48 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return EXIT_OK if all(r.ok for r in reports) else EXIT_FAILED
 
 
+def cmd_serve(args: argparse.Namespace) -> int:
+    """Every endpoint on one machine: embedded DynamoDB (or --dynamodb-endpoint), demo data, uvicorn."""
+    import contextlib
+    import os
+    import time
+
+    import uvicorn
+
+    from meta_mage.api.factory import build_app
+    from meta_mage.local.embedded import embedded_dynamodb
+    from meta_mage.local.seed import seed_demo
+
+    settings = _settings(args)
+    with contextlib.ExitStack() as stack:
+        if args.dynamodb_endpoint:
+            os.environ["AWS_ENDPOINT_URL_DYNAMODB"] = args.dynamodb_endpoint
+            print(f"DynamoDB at {args.dynamodb_endpoint}")
+        else:
+            url = stack.enter_context(embedded_dynamodb())
+            print(f"Embedded DynamoDB (moto server) on {url}")
+        if not args.no_seed:
+            started = time.perf_counter()
+            reports = seed_demo(settings, _db(settings))
+            print(
+                f"Demo data loaded in {time.perf_counter() - started:.1f}s ({'; '.join(r.summary() for r in reports)})"
+            )
+        app = build_app(settings, serve_page=True)
+        print(f"Coach: {app.state.model_description}")
+        print(f"Serving http://{args.host}:{args.port}/ (chat page), /docs (OpenAPI); Ctrl-C to stop")
+        uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
+    return EXIT_OK
+
+
+def cmd_chat(args: argparse.Namespace) -> int:
+    """A terminal client for a running server: streams answers and tool progress."""
+    import asyncio
+
+    from meta_mage.local.chat_client import chat_loop
+
+    return asyncio.run(chat_loop(args.url, args.format, args.days))
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="meta-mage", description=__doc__)
     parser.add_argument("--rules-dir", help="archetype rules directory (MTGOFormatData layout)")
@@ -247,6 +289,21 @@ def build_parser() -> argparse.ArgumentParser:
     ask.add_argument("--format", help="dropdown value: the format")
     ask.add_argument("--days", type=int, help="dropdown value: the window in days")
     ask.set_defaults(func=cmd_ask)
+
+    serve = sub.add_parser("serve", help="run every endpoint locally (embedded DynamoDB + demo data + chat page)")
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--port", type=int, default=8000)
+    serve.add_argument(
+        "--dynamodb-endpoint", help="use this DynamoDB (e.g. DynamoDB Local) instead of the embedded one"
+    )
+    serve.add_argument("--no-seed", action="store_true", help="do not load the bundled demo data")
+    serve.set_defaults(func=cmd_serve)
+
+    chat = sub.add_parser("chat", help="terminal client for a running 'meta-mage serve'")
+    chat.add_argument("--url", default="http://127.0.0.1:8000")
+    chat.add_argument("--format", help="dropdown value sent with each message")
+    chat.add_argument("--days", type=int, help="dropdown value sent with each message")
+    chat.set_defaults(func=cmd_chat)
 
     demo = sub.add_parser("demo", help="embedded DynamoDB + demo data + a short conversation with the coach")
     demo.add_argument("--format", default="Modern")

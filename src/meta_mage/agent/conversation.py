@@ -143,6 +143,10 @@ class Conversations:
     async def delete(self, conversation_id: str) -> None:
         await self.checkpointer.adelete_thread(_check_id(conversation_id))
 
+    def validate(self, message: Any, context: Any) -> tuple[str, TurnContext]:
+        """The message and dropdown context, checked like any user input."""
+        return self._validate(message, context)
+
     def _validate(self, message: Any, context: Any) -> tuple[str, TurnContext]:
         if not isinstance(message, str) or not message.strip():
             raise InvalidArgument("message must be a non-empty string", field="message")
@@ -166,15 +170,21 @@ class Conversations:
         return message, turn_context
 
     async def turn(
-        self, message: Any, conversation_id: str | None = None, context: Any = None
+        self, message: Any, conversation_id: str | None = None, context: Any = None, *, create: bool = False
     ) -> AsyncIterator[AgentEvent]:
         """Run one user turn, yielding ``metadata`` first, then progress and answer events, then
-        ``state`` and ``done`` (or ``error``)."""
+        ``state`` and ``done`` (or ``error``).
+
+        ``conversation_id`` None starts a new conversation under a new id; ``create=True`` starts one
+        under ``conversation_id`` (an id the server has just made, e.g. to lock it first).
+        """
         try:
             text, turn_context = self._validate(message, context)
             state: dict[str, Any] = {}
             if conversation_id is None:
                 conversation_id = str(uuid.uuid4())
+            elif create:
+                conversation_id = _check_id(conversation_id)
             else:
                 state = await self.load(conversation_id)
         except MetaMageError as exc:

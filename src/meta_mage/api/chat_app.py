@@ -1,0 +1,158 @@
+"""The FastAPI app: ``POST /chat`` (SSE), conversations, health, and — for the local server — the
+read endpoints and a small chat page. On Lambda it runs under uvicorn via the Lambda Web Adapter."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.middleware.cors import CORSMiddleware
+from fastapi.responses import HTMLResponse, JSONResponse
+from sse_starlette.sse import EventSourceResponse
+
+from meta_mage.agent.conversation import Conversations
+from meta_mage.api.errors import Conflict, PayloadTooLarge, http_error
+from meta_mage.api.reads import ReadApi
+from meta_mage.config import Settings
+from meta_mage.errors import InvalidArgument, MetaMageError
+from meta_mage.storage.locks import LocksRepository
+
+PAGE = Path(__file__).with_name("static") / "index.html"
+SSE_PING_SECONDS = 15
+
+
+def _parse_chat_body(raw: bytes, settings: Settings) -> tuple[Any, str | None, Any]:
+    if len(raw) > settings.max_body_bytes:
+        raise PayloadTooLarge(f"request body is {len(raw)} bytes; the limit is {settings.max_body_bytes}")
+    try:
+        body = json.loads(raw or b"null")
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise InvalidArgument(f"request body is not valid JSON: {exc}") from None
+    if not isinstance(body, dict):
+        raise InvalidArgument("request body must be a JSON object with 'message'")
+    unknown = sorted(set(body) - {"message", "conversation_id", "context"})
+    if unknown:
+        raise InvalidArgument(f"{unknown[0]}: unexpected field", field=unknown[0])
+    message, conversation_id, context = body.get("message"), body.get("conversation_id"), body.get("context")
+    if isinstance(message, str) and len(message) > settings.max_message_chars:
+        raise PayloadTooLarge(
+            f"message is {len(message)} characters; the limit is {settings.max_message_chars}", field="message"
+        )
+    if conversation_id is not None and not isinstance(conversation_id, str):
+        raise InvalidArgument("conversation_id must be a string or null", field="conversation_id")
+    if context is not None and not isinstance(context, dict):
+        raise InvalidArgument("context must be an object or null", field="context")
+    return message, conversation_id, context
+
+
+def create_app(
+    settings: Settings,
+    conversations: Conversations,
+    reads: ReadApi,
+    locks: LocksRepository,
+    *,
+    serve_reads: bool = True,
+    serve_page: bool = False,
+) -> FastAPI:
+    """The chat API over ``conversations``; ``serve_reads`` adds /welcome, /formats, /archetypes,
+    /drafts (the small Lambdas serve those in the cloud); ``serve_page`` adds the chat page at ``/``."""
+    app = FastAPI(
+        title="MTG Meta Mage",
+        description="A Magic: The Gathering coach over real tournament results.",
+        version="0.1.0",
+    )
+    app.state.model_description = conversations.model_choice.description
+    app.add_middleware(
+        CORSMiddleware,
+        allow_origins=[settings.cors_origin],
+        allow_methods=["GET", "POST"],
+        allow_headers=["content-type", "authorization"],
+    )
+
+    @app.exception_handler(MetaMageError)
+    async def domain_error(request: Request, exc: MetaMageError) -> JSONResponse:
+        status, body = http_error(exc)
+        return JSONResponse(body, status_code=status)
+
+    @app.exception_handler(RequestValidationError)
+    async def validation_error(request: Request, exc: RequestValidationError) -> JSONResponse:
+        first = exc.errors()[0]
+        field = ".".join(str(p) for p in first["loc"] if p not in {"body", "query", "path"})
+        return JSONResponse(
+            {"error": "validation_error", "message": f"{field}: {first['msg']}", "field": field}, status_code=422
+        )
+
+    @app.get("/healthz")
+    def healthz() -> dict[str, Any]:
+        """Liveness, and which model the coach uses."""
+        return {"status": "ok", "model": conversations.model_choice.description}
+
+    @app.post("/chat")
+    async def chat(request: Request) -> EventSourceResponse:
+        """One turn of a conversation, streamed as server-sent events (see the README for events)."""
+        message, conversation_id, context = _parse_chat_body(await request.body(), settings)
+        conversations.validate(message, context)
+        create = conversation_id is None
+        if conversation_id is None:
+            conversation_id = str(uuid.uuid4())
+        else:
+            await conversations.load(conversation_id)  # 404 before the stream starts
+        owner = uuid.uuid4().hex
+        lock = f"conversation#{conversation_id}"
+        if not locks.acquire(lock, owner, settings.chat_lock_seconds):
+            raise Conflict(
+                f"conversation {conversation_id} is already answering another message; retry when it is done",
+                field="conversation_id",
+            )
+
+        async def events() -> AsyncIterator[dict[str, str]]:
+            try:
+                async for event in conversations.turn(message, conversation_id, context, create=create):
+                    yield {"event": event.event, "data": json.dumps(event.data, ensure_ascii=False)}
+            finally:
+                locks.release(lock, owner)
+
+        return EventSourceResponse(events(), ping=SSE_PING_SECONDS)
+
+    @app.get("/conversations/{conversation_id}")
+    async def conversation(conversation_id: str) -> dict[str, Any]:
+        """The conversation's state and messages."""
+        return await conversations.view(conversation_id)
+
+    if serve_reads:
+
+        @app.get("/welcome")
+        async def welcome() -> dict[str, Any]:
+            """Start a conversation: its id, a welcome message, formats, workflows and tools."""
+            payload = reads.welcome(conversations.deps.model, settings.llm_max_tokens)
+            conversation_id = await conversations.start(payload)
+            return {"conversation_id": conversation_id, **payload}
+
+        @app.get("/formats")
+        def formats() -> dict[str, Any]:
+            return reads.formats()
+
+        @app.get("/archetypes")
+        def archetypes(request: Request) -> dict[str, Any]:
+            return reads.archetypes(dict(request.query_params))
+
+        @app.get("/drafts")
+        def drafts() -> dict[str, Any]:
+            return reads.drafts()
+
+        @app.get("/drafts/{draft_id}/pool")
+        def draft_pool(draft_id: str, request: Request) -> dict[str, Any]:
+            return reads.draft_pool(draft_id, dict(request.query_params))
+
+    if serve_page:
+
+        @app.get("/", response_class=HTMLResponse, include_in_schema=False)
+        def page() -> str:
+            return PAGE.read_text(encoding="utf-8")
+
+    return app

@@ -1,0 +1,42 @@
+"""Wire the chat app from settings: one DynamoDB resource, one tool context, one coach."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import FastAPI
+
+from meta_mage.agent.conversation import Conversations
+from meta_mage.agent.tools import in_process_executor
+from meta_mage.api.chat_app import create_app
+from meta_mage.api.reads import ReadApi
+from meta_mage.config import Settings
+from meta_mage.storage.dynamo import dynamodb_resource
+from meta_mage.storage.locks import LocksRepository
+from meta_mage.tools.context import ToolContext
+from meta_mage.tools.registry import build_registry
+
+
+def build_app(
+    settings: Settings,
+    dynamodb: Any | None = None,
+    *,
+    model: Any | None = None,
+    serve_reads: bool = True,
+    serve_page: bool = False,
+) -> FastAPI:
+    """The FastAPI app over the tables named in ``settings`` (``model`` overrides the configured one)."""
+    db = dynamodb or dynamodb_resource(settings)
+    registry = build_registry()
+    context = ToolContext.from_settings(settings, db)
+    conversations = Conversations.from_settings(
+        settings, registry=registry, executor=in_process_executor(registry, context), model=model
+    )
+    return create_app(
+        settings,
+        conversations,
+        ReadApi(registry, context),
+        LocksRepository(db.Table(settings.locks_table)),
+        serve_reads=serve_reads,
+        serve_page=serve_page,
+    )

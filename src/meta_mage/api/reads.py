@@ -1,0 +1,50 @@
+"""The read endpoints' logic (formats, archetypes, drafts, a draft's pool, welcome), shared by the
+FastAPI app and the small Powertools functions. Imports no LLM library."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from meta_mage.agent.welcome import build_welcome
+from meta_mage.errors import InvalidArgument
+from meta_mage.tools.context import ToolContext
+from meta_mage.tools.registry import ToolRegistry
+
+
+class ReadApi:
+    """Each method is one GET endpoint: validated like tool input, answered from the tools."""
+
+    def __init__(self, registry: ToolRegistry, context: ToolContext) -> None:
+        self.registry = registry
+        self.context = context
+
+    def _call(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        return self.registry.call(name, arguments, self.context)
+
+    def formats(self) -> dict[str, Any]:
+        """``GET /formats``: the formats with data, and their date ranges and counts."""
+        listed = self._call("list_formats", {})["formats"]
+        return {"formats": [f["format"] for f in listed], "details": listed}
+
+    def archetypes(self, query: Mapping[str, str]) -> dict[str, Any]:
+        """``GET /archetypes?format=X[&days=N]``."""
+        if not query.get("format"):
+            raise InvalidArgument("format: required query parameter is missing", field="format")
+        result = self._call("get_format_archetypes", dict(query))
+        return {"format": result["format"], "archetypes": result["archetypes"], "metadata": result["metadata"]}
+
+    def drafts(self) -> dict[str, Any]:
+        """``GET /drafts``."""
+        return self._call("list_drafts", {})
+
+    def draft_pool(self, draft_id: str, query: Mapping[str, str]) -> dict[str, Any]:
+        """``GET /drafts/{draft_id}/pool`` with ``get_draft_pool``'s parameters as query strings."""
+        if "draft_id" in query:
+            raise InvalidArgument("draft_id: give it in the path, not the query", field="draft_id")
+        return self._call("get_draft_pool", {**query, "draft_id": draft_id})
+
+    def welcome(self, model: Any | None = None, max_tokens: int = 300) -> dict[str, Any]:
+        """The /welcome body (without a conversation id)."""
+        formats = self.formats()["formats"]
+        return build_welcome(self.registry.catalog(), formats, model, max_tokens=max_tokens)
