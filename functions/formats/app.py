@@ -1,0 +1,5 @@
+"""formats function: a thin entry point over the library's HTTP API handler."""
+
+from meta_mage.api.handlers import handle as lambda_handler
+
+__all__ = ["lambda_handler"]

@@ -1,0 +1,1 @@
+"""HTTP: the FastAPI chat app, the small functions' Powertools handler, errors mapped to statuses."""

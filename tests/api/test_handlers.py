@@ -1,0 +1,113 @@
+"""The small functions: each sample event of events/ through its Lambda entry point, against moto."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from meta_mage.api import handlers
+from meta_mage.config import get_settings
+from tests.conftest import call
+
+ROOT = Path(__file__).resolve().parents[2]
+EVENTS = ROOT / "events"
+
+
+@dataclass
+class FakeLambdaContext:
+    function_name: str = "FormatsFunction"
+    memory_limit_in_mb: int = 256
+    invoked_function_arn: str = "arn:aws:lambda:us-east-1:123456789012:function:FormatsFunction"
+    aws_request_id: str = "52fdfc07-2182-154f-163f-5f0f9a621d72"
+    log_group_name: str = "/aws/lambda/FormatsFunction"
+    log_stream_name: str = "2026/11/22/[$LATEST]abc"
+
+    def get_remaining_time_in_millis(self) -> int:
+        return 30_000
+
+
+def entry_point(function: str) -> Callable[[dict[str, Any], Any], dict[str, Any]]:
+    spec = importlib.util.spec_from_file_location(f"fn_{function}", ROOT / "functions" / function / "app.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    handler: Callable[[dict[str, Any], Any], dict[str, Any]] = module.lambda_handler
+    return handler
+
+
+@pytest.fixture()
+def world_env(modern_world: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    settings = modern_world["settings"]
+    for key in ("meta_table", "cards_table", "drafts_table", "checkpoint_table", "locks_table"):
+        monkeypatch.setenv(f"META_MAGE_{key.upper()}", getattr(settings, key))
+    monkeypatch.setenv("POWERTOOLS_METRICS_NAMESPACE", "MetaMageTest")
+    get_settings.cache_clear()
+    handlers.reads.cache_clear()
+    yield
+    get_settings.cache_clear()
+    handlers.reads.cache_clear()
+
+
+def invoke(function: str, event_file: str) -> tuple[int, dict[str, Any]]:
+    event = json.loads((EVENTS / event_file).read_text())
+    response = entry_point(function)(event, FakeLambdaContext())
+    return response["statusCode"], json.loads(response["body"])
+
+
+def test_every_sample_event_gets_its_answer(world_env: None, modern_world: dict[str, Any]) -> None:
+    status, body = invoke("formats", "formats.json")
+    assert status == 200 and body["formats"] == ["Modern"]
+
+    status, body = invoke("archetypes", "archetypes.json")
+    expected = call(modern_world, "get_format_archetypes", format="Modern", days=30)["archetypes"]
+    assert status == 200 and body["archetypes"] == expected
+
+    status, body = invoke("draft_pool", "draft_pool.json")
+    pool = call(
+        modern_world,
+        "get_draft_pool",
+        draft_id="tarkir",
+        color="G",
+        type_contains="Creature",
+        include_draft_results=True,
+    )
+    assert status == 200 and body == pool
+
+    status, body = invoke("draft_pool", "drafts.json")
+    assert status == 200 and body == call(modern_world, "list_drafts")
+
+    status, body = invoke("welcome", "welcome.json")
+    assert status == 200 and body["conversation_id"] is None and body["tool_count"] == 12
+    assert "offline mode" in body["message"]
+
+
+def test_bad_requests_get_4xx_naming_the_field(world_env: None) -> None:
+    status, body = invoke("archetypes", "archetypes_missing_format.json")
+    assert status == 400 and body == {
+        "error": "invalid_argument",
+        "message": "format: required query parameter is missing",
+        "field": "format",
+    }
+    status, body = invoke("draft_pool", "draft_pool_unknown.json")
+    assert status == 404 and body["field"] == "draft_id" and "tarkir" in body["message"]
+
+
+def test_small_functions_import_no_llm_or_web_framework() -> None:
+    code = (
+        "import importlib.util, sys\n"
+        "for fn in ('welcome', 'formats', 'archetypes', 'draft_pool'):\n"
+        f"    spec = importlib.util.spec_from_file_location(fn, {str(ROOT / 'functions')!r} + f'/{{fn}}/app.py')\n"
+        "    spec.loader.exec_module(importlib.util.module_from_spec(spec))\n"
+        "heavy = {'langchain', 'langchain_core', 'langgraph', 'langchain_aws', 'fastapi', 'starlette', 'uvicorn'}\n"
+        "print(sorted({m.split('.')[0] for m in sys.modules} & heavy))\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert result.stdout.strip() == "[]"
