@@ -43,6 +43,11 @@ class Settings(BaseSettings):
     chat_lock_seconds: int = Field(default=300, ge=10, description="Longest a /chat turn may hold its lock")
     cors_origin: str = "*"
 
+    # MCP: when set, the agent gets its tools from this MCP server (streamable HTTP) instead of in process.
+    mcp_url: str = ""
+    # Ingestion drop zone: files put under tournaments/, cards/ or drafts/ here are ingested by IngestFunction.
+    ingest_bucket: str = "meta-mage-ingest"
+
     def table_names(self) -> dict[str, str]:
         """Map each ``template.yaml`` table logical id to its physical name."""
         return {
