@@ -3,6 +3,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/bootstrap.sh dev
-.venv/bin/ruff check src tests bench scripts functions
+.venv/bin/ruff check src tests bench scripts functions layers
 .venv/bin/mypy
 .venv/bin/python -m pytest "$@"

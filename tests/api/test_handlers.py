@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import json
 import subprocess
@@ -11,8 +12,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import boto3
 import pytest
+from botocore.stub import ANY, Stubber
 
+from meta_mage.agent.converse import BedrockText
 from meta_mage.api import handlers
 from meta_mage.config import get_settings
 from tests.conftest import call
@@ -51,9 +55,11 @@ def world_env(modern_world: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> 
     monkeypatch.setenv("POWERTOOLS_METRICS_NAMESPACE", "MetaMageTest")
     get_settings.cache_clear()
     handlers.reads.cache_clear()
+    handlers.welcome_model.cache_clear()
     yield
     get_settings.cache_clear()
     handlers.reads.cache_clear()
+    handlers.welcome_model.cache_clear()
 
 
 def invoke(function: str, event_file: str) -> tuple[int, dict[str, Any]]:
@@ -111,3 +117,67 @@ def test_small_functions_import_no_llm_or_web_framework() -> None:
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert result.stdout.strip() == "[]"
+
+
+def test_welcome_writes_its_message_with_bedrock_through_boto3(
+    world_env: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Given a Bedrock model configured and Bedrock's Converse API answering (botocore's Stubber)
+    client = boto3.client("bedrock-runtime", region_name="us-east-1")
+    stubber = Stubber(client)
+    model_id = "anthropic.claude-3-5-haiku-20241022-v1:0"
+    stubber.add_response(
+        "converse",
+        {
+            "output": {"message": {"role": "assistant", "content": [{"text": "Welcome, planeswalker!"}]}},
+            "stopReason": "end_turn",
+            "usage": {"inputTokens": 10, "outputTokens": 5, "totalTokens": 15},
+            "metrics": {"latencyMs": 1},
+        },
+        {
+            "modelId": model_id,
+            "messages": ANY,
+            "inferenceConfig": {"maxTokens": 400, "temperature": 0.2},
+        },
+    )
+    monkeypatch.setenv("META_MAGE_MODEL", model_id)
+    get_settings.cache_clear()
+    monkeypatch.setattr(handlers, "BedrockText", functools.partial(BedrockText, client=client))
+
+    # When the welcome function is invoked with its sample event
+    with stubber:
+        status, body = invoke("welcome", "welcome.json")
+
+    # Then the LLM wrote the message, capped in tokens, and the catalog is the registry's
+    assert status == 200 and body["message"] == "Welcome, planeswalker!" and body["mode"] == "llm"
+    stubber.assert_no_pending_responses()
+
+
+def test_welcome_with_a_model_still_imports_no_llm_library() -> None:
+    code = (
+        "import os, sys\n"
+        "os.environ['META_MAGE_MODEL'] = 'anthropic.claude-3-5-haiku-20241022-v1:0'\n"
+        "os.environ.setdefault('AWS_DEFAULT_REGION', 'us-east-1')\n"
+        "from meta_mage.api import handlers\n"
+        "assert handlers.welcome_model() is not None\n"
+        "heavy = {'langchain', 'langchain_core', 'langgraph', 'langchain_aws', 'fastapi', 'starlette', 'uvicorn'}\n"
+        "print(sorted({m.split('.')[0] for m in sys.modules} & heavy))\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert result.stdout.strip() == "[]"
+
+
+@pytest.mark.parametrize(
+    ("spec", "model_id"),
+    [
+        ("", None),
+        ("offline", None),
+        ("openai:gpt-4o-mini", None),
+        ("bedrock_converse:amazon.nova-lite-v1:0", "amazon.nova-lite-v1:0"),
+        ("anthropic.claude-3-5-haiku-20241022-v1:0", "anthropic.claude-3-5-haiku-20241022-v1:0"),
+    ],
+)
+def test_model_setting_names_a_bedrock_model_or_none(spec: str, model_id: str | None) -> None:
+    from meta_mage.agent.converse import bedrock_model_id
+
+    assert bedrock_model_id(spec) == model_id

@@ -8,6 +8,9 @@ from langgraph_checkpoint_aws import DynamoDBSaver
 
 from meta_mage.config import Settings
 
+# DynamoDBSaver writes its expiry time under this attribute; template.yaml's TTL must name it.
+TTL_ATTRIBUTE = "ttl"
+
 
 def make_checkpointer(settings: Settings) -> Any:
     """A DynamoDBSaver whose items carry a ``ttl`` ``conversation_ttl_seconds`` after each write.

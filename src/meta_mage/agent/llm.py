@@ -8,15 +8,8 @@ from dataclasses import dataclass
 import boto3
 from langchain_core.language_models import BaseChatModel
 
+from meta_mage.agent.converse import PROVIDERS
 from meta_mage.config import Settings
-
-# Providers LangChain's init_chat_model accepts as "provider:model". Anything else with a colon is a
-# Bedrock model id ("anthropic.claude-3-5-haiku-20241022-v1:0").
-PROVIDERS = {
-    "openai", "anthropic", "azure_openai", "azure_ai", "google_vertexai", "google_genai", "bedrock",
-    "bedrock_converse", "cohere", "fireworks", "together", "mistralai", "huggingface", "groq", "ollama",
-    "google_anthropic_vertex", "deepseek", "ibm", "nvidia", "xai", "perplexity",
-}  # fmt: skip
 
 
 @dataclass

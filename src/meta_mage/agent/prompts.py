@@ -44,14 +44,6 @@ each card and at which pick. Name every card the tool returns that answers the q
 Drafters shown as [REDACTED] opted out: never guess or reveal who they are.""",
 }
 
-WELCOME = """Write a short, friendly welcome (under 120 words) for a player opening MTG Meta Mage, a Magic: The
-Gathering coach. Mention what it can do, using the workflows and example questions given, and the formats
-with data. Plain markdown, no headings.
-
-Workflows: {workflows}
-Formats: {formats}"""
-
-
 def _compact(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, default=str)
 
@@ -71,8 +63,3 @@ def workflow_prompt(workflow: str, state: ConversationState) -> str:
         deck = ", ".join(f"{c['quantity']} {c['name']} ({c['section']})" for c in state.get("card_details") or [])
         lines.append(f"The user's deck: {deck}")
     return "\n".join(lines)
-
-
-def welcome_prompt(workflows: list[dict[str, Any]], formats: list[str]) -> str:
-    brief = [{"name": w["name"], "description": w["description"], "examples": w["example_queries"]} for w in workflows]
-    return WELCOME.format(workflows=_compact(brief), formats=", ".join(formats))

@@ -6,10 +6,18 @@ Imports no LLM library, so the small WelcomeFunction can use it; a model is pass
 
 from __future__ import annotations
 
+import json
 import logging
 from typing import Any
 
 logger = logging.getLogger(__name__)
+
+WELCOME_PROMPT = """Write a short, friendly welcome (under 120 words) for a player opening MTG Meta Mage, a Magic: The
+Gathering coach. Mention what it can do, using the workflows and example questions given, and the formats
+with data. Plain markdown, no headings.
+
+Workflows: {workflows}
+Formats: {formats}"""
 
 WORKFLOWS: list[dict[str, Any]] = [
     {
@@ -70,6 +78,12 @@ def templated_message(formats: list[str], tool_count: int, offline: bool) -> str
     return text
 
 
+def welcome_prompt(workflows: list[dict[str, Any]], formats: list[str]) -> str:
+    """The prompt asking the LLM for the welcome message."""
+    brief = [{"name": w["name"], "description": w["description"], "examples": w["example_queries"]} for w in workflows]
+    return WELCOME_PROMPT.format(workflows=json.dumps(brief, ensure_ascii=False), formats=", ".join(formats))
+
+
 def build_welcome(
     catalog: list[dict[str, Any]], formats: list[str], model: Any | None = None, *, max_tokens: int = 300
 ) -> dict[str, Any]:
@@ -77,8 +91,6 @@ def build_welcome(
     workflows = workflows_with_tools(catalog)
     message = None
     if model is not None:
-        from meta_mage.agent.prompts import welcome_prompt
-
         try:
             reply = model.invoke(welcome_prompt(workflows, formats))
             message = str(getattr(reply, "text", "") or reply.content).strip() or None

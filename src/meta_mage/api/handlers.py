@@ -13,6 +13,7 @@ from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.metrics import MetricUnit
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
+from meta_mage.agent.converse import BedrockText, bedrock_model_id
 from meta_mage.api.errors import http_error
 from meta_mage.api.reads import ReadApi
 from meta_mage.config import get_settings
@@ -38,13 +39,17 @@ def _query() -> dict[str, str]:
 @tracer.capture_method
 def welcome() -> dict[str, Any]:
     settings = get_settings()
-    model = None
-    if settings.model:
-        from meta_mage.agent.llm import build_chat_model
+    return {"conversation_id": None, **reads().welcome(welcome_model(), settings.llm_max_tokens)}
 
-        model = build_chat_model(settings).model
-    # conversations are created by the chat function (POST /chat with conversation_id null)
-    return {"conversation_id": None, **reads().welcome(model, settings.llm_max_tokens)}
+
+@lru_cache(maxsize=1)
+def welcome_model() -> Any | None:
+    """Bedrock through boto3 alone when a Bedrock model is configured (no LangChain here), else None."""
+    settings = get_settings()
+    model_id = bedrock_model_id(settings.model)
+    if model_id is None:
+        return None
+    return BedrockText(model_id, max_tokens=min(settings.llm_max_tokens, 400), temperature=settings.llm_temperature)
 
 
 @app.get("/formats")

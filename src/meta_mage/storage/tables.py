@@ -32,7 +32,11 @@ def _cfn_tag(loader: yaml.SafeLoader, suffix: str, node: yaml.Node) -> Any:
         value = loader.construct_sequence(node, deep=True)
     else:
         value = loader.construct_mapping(node, deep=True)  # type: ignore[arg-type]
-    return {suffix: value}
+    if suffix == "Ref":
+        return {"Ref": value}
+    if suffix == "GetAtt" and isinstance(value, str):
+        value = value.split(".", 1)
+    return {f"Fn::{suffix}": value}
 
 
 _CfnLoader.add_multi_constructor("!", _cfn_tag)

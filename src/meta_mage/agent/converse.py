@@ -1,0 +1,55 @@
+"""One-shot text from Amazon Bedrock's Converse API through boto3 alone, for the small functions
+(the welcome message) that must not load LangChain. Model ids are read the same way as in ``llm.py``."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import boto3
+
+# Providers LangChain's init_chat_model accepts as "provider:model". Anything else with a colon is a
+# Bedrock model id ("anthropic.claude-3-5-haiku-20241022-v1:0").
+PROVIDERS = {
+    "openai", "anthropic", "azure_openai", "azure_ai", "google_vertexai", "google_genai", "bedrock",
+    "bedrock_converse", "cohere", "fireworks", "together", "mistralai", "huggingface", "groq", "ollama",
+    "google_anthropic_vertex", "deepseek", "ibm", "nvidia", "xai", "perplexity",
+}  # fmt: skip
+
+
+def bedrock_model_id(spec: str) -> str | None:
+    """The Bedrock model id named by a ``META_MAGE_MODEL`` value, or None (offline or another provider)."""
+    spec = spec.strip()
+    if not spec or spec.lower() == "offline":
+        return None
+    provider, _, name = spec.partition(":")
+    if provider in PROVIDERS and name:
+        return name if provider.startswith("bedrock") else None
+    return spec
+
+
+@dataclass(frozen=True)
+class TextReply:
+    """The model's reply, shaped like a LangChain message where callers read it (``.content``)."""
+
+    content: str
+
+
+class BedrockText:
+    """Just enough of a chat model for a single prompt: ``invoke(prompt)`` through Bedrock Converse."""
+
+    def __init__(self, model_id: str, *, max_tokens: int, temperature: float, client: Any | None = None) -> None:
+        self.model_id = model_id
+        self.max_tokens = max_tokens
+        self.temperature = temperature
+        self.client = client or boto3.client("bedrock-runtime")
+
+    def invoke(self, prompt: str) -> TextReply:
+        """Send one user message and return the text of the answer."""
+        response = self.client.converse(
+            modelId=self.model_id,
+            messages=[{"role": "user", "content": [{"text": prompt}]}],
+            inferenceConfig={"maxTokens": self.max_tokens, "temperature": self.temperature},
+        )
+        blocks = response["output"]["message"]["content"]
+        return TextReply("".join(block.get("text", "") for block in blocks))

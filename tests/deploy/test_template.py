@@ -1,0 +1,216 @@
+"""template.yaml: what cfn-lint does not check inside the serverless resources (runtime, function URL,
+auth, layers, environment, TTL, least-privilege IAM), checked against the code it deploys."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from meta_mage.agent.checkpointer import TTL_ATTRIBUTE
+from meta_mage.api.handlers import app as read_api
+from meta_mage.config import Settings
+from meta_mage.storage.tables import load_template
+
+ROOT = Path(__file__).resolve().parents[2]
+LIGHT_FUNCTIONS = {
+    "WelcomeFunction": "welcome",
+    "FormatsFunction": "formats",
+    "ArchetypesFunction": "archetypes",
+    "DraftPoolFunction": "draft_pool",
+}
+TABLES = {"MetaTable", "CardsTable", "DraftsTable", "CheckpointTable", "LocksTable"}
+EXPECTED_TABLE_ACCESS = {
+    "ChatFunction": {
+        ("DynamoDBReadPolicy", "MetaTable"),
+        ("DynamoDBReadPolicy", "CardsTable"),
+        ("DynamoDBReadPolicy", "DraftsTable"),
+        ("DynamoDBCrudPolicy", "CheckpointTable"),
+        ("DynamoDBCrudPolicy", "LocksTable"),
+    },
+    "WelcomeFunction": {("DynamoDBReadPolicy", "MetaTable")},
+    "FormatsFunction": {("DynamoDBReadPolicy", "MetaTable")},
+    "ArchetypesFunction": {("DynamoDBReadPolicy", "MetaTable")},
+    "DraftPoolFunction": {("DynamoDBReadPolicy", "DraftsTable")},
+}
+
+
+@pytest.fixture(scope="module")
+def template() -> dict[str, Any]:
+    return load_template()
+
+
+def resources(template: dict[str, Any], kind: str) -> dict[str, dict[str, Any]]:
+    return {name: r["Properties"] for name, r in template["Resources"].items() if r["Type"] == kind}
+
+
+def prop(template: dict[str, Any], function: str, key: str) -> Any:
+    """A function property, falling back to Globals as SAM does."""
+    own = template["Resources"][function]["Properties"]
+    return own.get(key, template["Globals"]["Function"].get(key))
+
+
+def environment(template: dict[str, Any], function: str) -> dict[str, Any]:
+    variables = dict(template["Globals"]["Function"]["Environment"]["Variables"])
+    variables.update(template["Resources"][function]["Properties"].get("Environment", {}).get("Variables", {}))
+    return variables
+
+
+def test_every_function_runs_python312_on_arm64(template: dict[str, Any]) -> None:
+    functions = resources(template, "AWS::Serverless::Function")
+    assert set(functions) >= {"ChatFunction", *LIGHT_FUNCTIONS}
+    for name in functions:
+        assert prop(template, name, "Runtime") == "python3.12", name
+        assert prop(template, name, "Architectures") == ["arm64"], name
+
+
+def test_chat_function_streams_through_the_web_adapter(template: dict[str, Any]) -> None:
+    chat = template["Resources"]["ChatFunction"]["Properties"]
+    url = chat["FunctionUrlConfig"]
+    assert url["InvokeMode"] == "RESPONSE_STREAM"
+    assert url["AuthType"] == {"Ref": "ChatAuthType"}
+    assert template["Parameters"]["ChatAuthType"]["Default"] == "AWS_IAM"
+    assert url["Cors"]["AllowOrigins"] == [{"Ref": "CorsOrigin"}]
+
+    env = environment(template, "ChatFunction")
+    assert env["AWS_LAMBDA_EXEC_WRAPPER"] == "/opt/bootstrap"
+    assert env["AWS_LWA_INVOKE_MODE"] == "response_stream"
+    assert env["AWS_LWA_READINESS_CHECK_PATH"] == "/healthz"
+
+    # Given the handler script: it is executable and starts uvicorn on $PORT with a module that exists
+    run_sh = ROOT / chat["CodeUri"] / chat["Handler"]
+    assert os.access(run_sh, os.X_OK)
+    script = run_sh.read_text()
+    module = re.search(r"uvicorn ([\w.]+):app", script)
+    assert module and importlib.util.find_spec(module.group(1)) is not None
+    assert '"${PORT:-8080}"' in script and env["PORT"] == "8080"
+
+    layers = chat["Layers"]
+    assert layers[:2] == [{"Ref": "LightLayer"}, {"Ref": "AgentLayer"}]
+    adapter = layers[2]["Fn::Sub"]
+    assert ":753240598075:layer:LambdaAdapterLayerArm64:" in adapter
+
+
+def test_light_functions_are_thin_and_routed_to_what_the_handler_serves(template: dict[str, Any]) -> None:
+    served = {(route.method if isinstance(route.method, str) else route.method[0], route.rule.pattern)
+              for route in read_api._static_routes + read_api._dynamic_routes}  # fmt: skip
+    assert served
+    for name, folder in LIGHT_FUNCTIONS.items():
+        fn = template["Resources"][name]["Properties"]
+        assert fn["Layers"] == [{"Ref": "LightLayer"}], name
+        assert fn["Handler"] == "app.lambda_handler" and (ROOT / fn["CodeUri"] / "app.py").is_file()
+        assert Path(fn["CodeUri"]).name == folder
+        for event in fn["Events"].values():
+            assert event["Type"] == "HttpApi" and event["Properties"]["ApiId"] == {"Ref": "HttpApi"}
+            path = event["Properties"]["Path"]
+            powertools_path = re.sub(r"\{(\w+)\}", r"<\1>", path)
+            assert any(
+                re.fullmatch(pattern, path) or re.fullmatch(pattern, powertools_path) for _, pattern in served
+            ), f"{name}: {path} is not served by meta_mage.api.handlers"
+
+
+def test_layers_are_built_by_their_makefiles(template: dict[str, Any]) -> None:
+    for name in ("LightLayer", "AgentLayer"):
+        layer = template["Resources"][name]
+        assert layer["Metadata"] == {"BuildMethod": "makefile", "BuildArchitecture": "arm64"}
+        assert layer["Properties"]["CompatibleRuntimes"] == ["python3.12"]
+        makefile = (ROOT / layer["Properties"]["ContentUri"] / "Makefile").read_text()
+        assert f"build-{name}:" in makefile
+
+
+def test_layers_carry_every_runtime_dependency_of_the_library() -> None:
+    def names(path: Path) -> set[str]:
+        lines = [line.split("#")[0].strip() for line in path.read_text().splitlines()]
+        return {re.split(r"[<>=\[ ]", line)[0].lower() for line in lines if line}
+
+    light, agent = names(ROOT / "layers/light/requirements.txt"), names(ROOT / "layers/agent/requirements.txt")
+    pyproject = (ROOT / "pyproject.toml").read_text()
+
+    def extra(block: str) -> set[str]:
+        found = re.search(rf"^{block} = \[(.*?)\]", pyproject, re.S | re.M)
+        assert found, block
+        return {re.split(r"[<>=\[]", item.strip().strip('"'))[0].lower() for item in found.group(1).split(",") if
+                item.strip() and not item.strip().startswith("#")}  # fmt: skip
+
+    core = extra("dependencies") - {"boto3"}  # the runtime ships boto3
+    assert core <= light | {"aws-lambda-powertools"} and "aws-lambda-powertools[tracer]>=3.0" in (
+        ROOT / "layers/light/requirements.txt"
+    ).read_text()
+    assert extra("agent") <= agent
+    assert extra("api") - {"httpx"} <= agent  # httpx is the terminal client's
+
+
+def test_environment_names_real_settings_and_the_right_tables(template: dict[str, Any]) -> None:
+    fields = set(Settings.model_fields)
+    for name in resources(template, "AWS::Serverless::Function"):
+        for key in environment(template, name):
+            if key.startswith("META_MAGE_"):
+                assert key[len("META_MAGE_"):].lower() in fields, f"{name}: {key} is not a setting"
+    env = template["Globals"]["Function"]["Environment"]["Variables"]
+    for logical_id, field in {
+        "MetaTable": "meta_table",
+        "CardsTable": "cards_table",
+        "DraftsTable": "drafts_table",
+        "CheckpointTable": "checkpoint_table",
+        "LocksTable": "locks_table",
+    }.items():
+        assert env[f"META_MAGE_{field.upper()}"] == {"Ref": logical_id}
+    assert env["META_MAGE_MODEL"] == {"Ref": "ModelId"} and env["POWERTOOLS_LOG_LEVEL"] == {"Ref": "LogLevel"}
+
+
+def test_tables_have_ttl_and_point_in_time_recovery(template: dict[str, Any]) -> None:
+    tables = resources(template, "AWS::DynamoDB::Table")
+    assert set(tables) == TABLES
+    assert tables["CheckpointTable"]["TimeToLiveSpecification"] == {"AttributeName": TTL_ATTRIBUTE, "Enabled": True}
+    assert tables["LocksTable"]["TimeToLiveSpecification"] == {"AttributeName": "ttl", "Enabled": True}
+    for name in ("MetaTable", "CardsTable", "DraftsTable"):
+        assert tables[name]["PointInTimeRecoverySpecification"] == {"PointInTimeRecoveryEnabled": True}
+
+
+def _statements(policies: list[Any]) -> list[dict[str, Any]]:
+    found = []
+    for policy in policies:
+        if isinstance(policy, dict) and "Fn::If" in policy:
+            policy = policy["Fn::If"][1]
+        if isinstance(policy, dict) and "Statement" in policy:
+            found.extend(policy["Statement"])
+    return found
+
+
+def test_each_function_reaches_only_its_tables_and_the_configured_model(template: dict[str, Any]) -> None:
+    for name, expected in EXPECTED_TABLE_ACCESS.items():
+        policies = template["Resources"][name]["Properties"]["Policies"]
+        access = {
+            (kind, args["TableName"]["Ref"])
+            for policy in policies
+            if isinstance(policy, dict)
+            for kind, args in policy.items()
+            if kind.startswith("DynamoDB")
+        }
+        assert access == expected, name
+        for statement in _statements(policies):
+            assert statement["Resource"] != "*" and "*" not in str(statement["Resource"]), name
+            assert all(action.startswith("bedrock:InvokeModel") for action in statement["Action"]), name
+            assert "foundation-model/${ModelId}" in statement["Resource"]["Fn::Sub"]
+    bedrock_users = {
+        name for name in EXPECTED_TABLE_ACCESS if _statements(template["Resources"][name]["Properties"]["Policies"])
+    }
+    assert bedrock_users == {"ChatFunction", "WelcomeFunction"}
+
+
+def test_cors_is_one_configured_origin_and_every_url_is_an_output(template: dict[str, Any]) -> None:
+    assert "*" not in template["Parameters"]["CorsOrigin"]["Default"]
+    api = template["Resources"]["HttpApi"]["Properties"]
+    assert api["CorsConfiguration"]["AllowOrigins"] == [{"Ref": "CorsOrigin"}]
+    assert api["DefaultRouteSettings"] == {
+        "ThrottlingRateLimit": {"Ref": "ApiThrottlingRate"},
+        "ThrottlingBurstLimit": {"Ref": "ApiThrottlingBurst"},
+    }
+    outputs = template["Outputs"]
+    assert outputs["ChatUrl"]["Value"] == {"Fn::GetAtt": ["ChatFunctionUrl", "FunctionUrl"]}
+    for route in ("welcome", "formats", "archetypes", "drafts"):
+        assert outputs[f"{route.capitalize()}Url"]["Value"]["Fn::Sub"].endswith(f"/{route}")
