@@ -7,6 +7,7 @@ from typing import Any
 from langgraph_checkpoint_aws import DynamoDBSaver
 
 from meta_mage.config import Settings
+from meta_mage.storage.dynamo import default_session
 
 # DynamoDBSaver writes its expiry time under this attribute; template.yaml's TTL must name it.
 TTL_ATTRIBUTE = "ttl"
@@ -20,6 +21,7 @@ def make_checkpointer(settings: Settings) -> Any:
     """
     return DynamoDBSaver(
         table_name=settings.checkpoint_table,
+        session=default_session(),
         region_name=settings.aws_region,
         ttl_seconds=settings.conversation_ttl_seconds,
         enable_checkpoint_compression=True,

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import boto3
 from langchain_core.language_models import BaseChatModel
 
 from meta_mage.agent.converse import PROVIDERS
 from meta_mage.config import Settings
+from meta_mage.storage.dynamo import default_session
 
 
 @dataclass
@@ -25,7 +25,7 @@ class ModelChoice:
 
 
 def _has_aws_credentials() -> bool:
-    return boto3.Session().get_credentials() is not None
+    return default_session().get_credentials() is not None
 
 
 def build_chat_model(settings: Settings) -> ModelChoice:
@@ -53,9 +53,12 @@ def build_chat_model(settings: Settings) -> ModelChoice:
         return ModelChoice(None, f"offline mode: Bedrock model {spec} needs AWS credentials and none were found")
     from langchain_aws import ChatBedrockConverse
 
+    session = default_session()  # shared, so Bedrock's clients cost no second parse of the SDK's data
     bedrock = ChatBedrockConverse(
         model=spec,
         region_name=settings.aws_region,
+        client=session.client("bedrock-runtime", region_name=settings.aws_region),
+        bedrock_client=session.client("bedrock", region_name=settings.aws_region),
         max_tokens=settings.llm_max_tokens,
         temperature=settings.llm_temperature,
     )

@@ -18,7 +18,7 @@ from meta_mage.api.errors import http_error
 from meta_mage.api.reads import ReadApi
 from meta_mage.config import get_settings
 from meta_mage.errors import MetaMageError
-from meta_mage.observability import logger, metrics, tracer
+from meta_mage.observability import logger, metrics
 from meta_mage.tools.context import ToolContext
 from meta_mage.tools.registry import build_registry
 
@@ -36,7 +36,6 @@ def _query() -> dict[str, str]:
 
 
 @app.get("/welcome")
-@tracer.capture_method
 def welcome() -> dict[str, Any]:
     settings = get_settings()
     return {"conversation_id": None, **reads().welcome(welcome_model(), settings.llm_max_tokens)}
@@ -53,25 +52,21 @@ def welcome_model() -> Any | None:
 
 
 @app.get("/formats")
-@tracer.capture_method
 def formats() -> dict[str, Any]:
     return reads().formats()
 
 
 @app.get("/archetypes")
-@tracer.capture_method
 def archetypes() -> dict[str, Any]:
     return reads().archetypes(_query())
 
 
 @app.get("/drafts")
-@tracer.capture_method
 def drafts() -> dict[str, Any]:
     return reads().drafts()
 
 
 @app.get("/drafts/<draft_id>/pool")
-@tracer.capture_method
 def draft_pool(draft_id: str) -> dict[str, Any]:
     return reads().draft_pool(draft_id, _query())
 
@@ -83,7 +78,6 @@ def domain_error(exc: MetaMageError) -> Response[str]:
 
 
 @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_HTTP)
-@tracer.capture_lambda_handler
 @metrics.log_metrics(capture_cold_start_metric=True)
 def handle(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     """Entry point of every small function (each is routed only its own paths by the template)."""
