@@ -58,6 +58,13 @@ def function_import(name: str) -> str:
     )
 
 
+def timing_row(label: str, ms: float, baseline: str, ratio: float, target: float) -> bool:
+    """Print one cold-start row; True when within ``target``."""
+    ok = ratio <= target
+    print(f"{label:<42}{ms:>10.0f}{baseline:>22}{ratio:>7.2f}x{target:>7.2f}x  {'yes' if ok else 'NO'}")
+    return ok
+
+
 def folder_mb(path: Path) -> float:
     return sum(f.stat().st_size for f in path.rglob("*") if f.is_file()) / 1e6
 
@@ -82,13 +89,10 @@ def main() -> int:
     print(f"{'chat libraries (' + str(CHAT_LIBRARIES.count(',') + 1) + ' packages)':<42}{libraries_ms:>10.0f}")
     for name in LIGHT:
         ms = median_ms(function_import(name), args.runs, env)
-        ratio, ok = ms / boto3_ms, ms / boto3_ms <= 1.6
-        failed |= not ok
-        print(f"{'functions/' + name + '/app.py':<42}{ms:>10.0f}{'import boto3':>22}{ratio:>7.2f}x{'1.60x':>8}  {'yes' if ok else 'NO'}")
+        failed |= not timing_row(f"functions/{name}/app.py", ms, "import boto3", ms / boto3_ms, 1.6)
     chat_ms = median_ms("import meta_mage.api.chat_function", args.runs, env)
-    ratio, ok = chat_ms / libraries_ms, chat_ms / libraries_ms <= 1.10
-    failed |= not ok
-    print(f"{'meta_mage.api.chat_function (app built)':<42}{chat_ms:>10.0f}{'its libraries':>22}{ratio:>7.2f}x{'1.10x':>8}  {'yes' if ok else 'NO'}")
+    ratio = chat_ms / libraries_ms
+    failed |= not timing_row("meta_mage.api.chat_function (app built)", chat_ms, "its libraries", ratio, 1.10)
 
     print("\nUnzipped size with layers (sam build output, python3.12 arm64)\n")
     if not BUILD.is_dir():
