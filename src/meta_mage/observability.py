@@ -8,7 +8,6 @@ to keep their cold start short; Lambda's active tracing still records each of th
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Any
 
 from aws_lambda_powertools import Logger, Metrics, Tracer
 
@@ -24,7 +23,7 @@ def get_tracer() -> Tracer:
     return Tracer(service=SERVICE)
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> Tracer:
     # `from meta_mage.observability import tracer` keeps working, and only then loads the X-Ray SDK
     if name == "tracer":
         return get_tracer()
