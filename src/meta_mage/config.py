@@ -47,6 +47,8 @@ class Settings(BaseSettings):
     mcp_url: str = ""
     # Ingestion drop zone: files put under tournaments/, cards/ or drafts/ here are ingested by IngestFunction.
     ingest_bucket: str = "meta-mage-ingest"
+    # Where IngestFunction reports each file it could not ingest (key and reason); empty: log only.
+    ingest_failure_queue_url: str = ""
 
     def table_names(self) -> dict[str, str]:
         """Map each ``template.yaml`` table logical id to its physical name."""

@@ -40,6 +40,33 @@ def _read_csv(path: Path, columns: tuple[str, ...]) -> list[dict[str, str]]:
     return list(reader)
 
 
+def _draft_document(source: SourceFile) -> dict[str, Any]:
+    data = source.json()
+    if not isinstance(data, dict):
+        raise InputFileError(source.name, "a draft file must be a JSON object")
+    return data
+
+
+def load_draft_source(source: SourceFile) -> DraftImport:
+    """Read a draft from one self-contained JSON document already in memory (an S3 object).
+
+    Only the single-file JSON form: a header naming ``pool_csv``/``picks_csv`` needs sibling
+    files, so it is rejected with a message saying so.
+    """
+    document = _draft_document(source)
+    linked = [k for k in ("pool_csv", "picks_csv") if k in document]
+    if linked:
+        raise InputFileError(
+            source.name,
+            f"names {' and '.join(linked)}; only the single-file JSON draft form (cube and picks inside) "
+            "can be ingested from here: run 'meta-mage ingest draft' locally for the CSV form",
+        )
+    try:
+        return DraftImport.model_validate(document)
+    except ValidationError as exc:
+        raise InputFileError(source.name, _validation_message(exc)) from None
+
+
 def load_draft(
     path: Path | None,
     overrides: dict[str, Any] | None = None,
@@ -52,12 +79,9 @@ def load_draft(
     source = str(path or pool_csv or "draft")
     if path is not None:
         try:
-            data = SourceFile(source, path.read_bytes()).json()
+            document = _draft_document(SourceFile(source, path.read_bytes()))
         except OSError as exc:
             raise InputFileError(source, f"cannot read ({exc.strerror})") from exc
-        if not isinstance(data, dict):
-            raise InputFileError(source, "a draft file must be a JSON object")
-        document = data
     document.update({k: v for k, v in (overrides or {}).items() if v is not None})
     base = path.parent if path else Path(".")
     pool_csv = pool_csv or (base / document.pop("pool_csv") if "pool_csv" in document else None)
@@ -143,7 +167,7 @@ def ingest_draft(draft: DraftImport, source: str, drafts: DraftsRepository, card
         report.fail(exc.source, exc.reason)
         return report
     except (ClientError, BotoCoreError) as exc:
-        report.fail(source, f"DynamoDB error: {exc}")
+        report.fail(source, f"DynamoDB error: {exc}", storage=True)
         return report
     report.outcomes["stored"] += 1
     report.totals["pool cards"] += len(items)

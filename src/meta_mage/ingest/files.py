@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+import io
 import json
 import tarfile
 from collections.abc import Iterator
@@ -33,12 +34,33 @@ class SourceFile:
             raise InputFileError(self.name, f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from exc
 
 
-def _is_json(name: str) -> bool:
-    return name.endswith((".json", ".json.gz"))
+JSON_SUFFIXES = (".json", ".json.gz")
+ARCHIVE_SUFFIXES = (".tar.gz", ".tgz", ".tar")
 
 
-def _is_archive(name: str) -> bool:
-    return name.endswith((".tar.gz", ".tgz", ".tar"))
+def is_json_name(name: str) -> bool:
+    """A (possibly gzipped) JSON file, by its name."""
+    return name.endswith(JSON_SUFFIXES)
+
+
+def is_archive_name(name: str) -> bool:
+    """A tar archive of JSON files (gzipped or not), by its name."""
+    return name.endswith(ARCHIVE_SUFFIXES)
+
+
+def iter_archive(name: str, data: bytes) -> Iterator[SourceFile | InputFileError]:
+    """The JSON members of a tar archive held in memory (an S3 object), named ``name:member``."""
+    try:
+        with tarfile.open(fileobj=io.BytesIO(data)) as archive:
+            members = [m for m in archive.getmembers() if m.isfile() and is_json_name(m.name)]
+            if not members:
+                yield InputFileError(name, "archive holds no .json or .json.gz file")
+            for member in members:
+                handle = archive.extractfile(member)
+                if handle is not None:
+                    yield SourceFile(f"{name}:{member.name}", handle.read())
+    except (tarfile.TarError, OSError, EOFError) as exc:
+        yield InputFileError(name, f"unreadable archive ({exc})")
 
 
 def expand_paths(paths: list[Path]) -> list[Path]:
@@ -47,7 +69,7 @@ def expand_paths(paths: list[Path]) -> list[Path]:
     for path in paths:
         if path.is_dir():
             found.extend(
-                p for p in sorted(path.rglob("*")) if p.is_file() and (_is_json(p.name) or _is_archive(p.name))
+                p for p in sorted(path.rglob("*")) if p.is_file() and (is_json_name(p.name) or is_archive_name(p.name))
             )
         else:
             found.append(path)
@@ -60,11 +82,11 @@ def iter_source_files(paths: list[Path]) -> Iterator[SourceFile | InputFileError
         if not path.exists():
             yield InputFileError(str(path), "no such file or folder")
             continue
-        if _is_archive(path.name):
+        if is_archive_name(path.name):
             try:
                 with tarfile.open(path) as archive:
                     for member in archive.getmembers():
-                        if member.isfile() and _is_json(member.name):
+                        if member.isfile() and is_json_name(member.name):
                             handle = archive.extractfile(member)
                             if handle is not None:
                                 yield SourceFile(f"{path}:{member.name}", handle.read())
@@ -81,10 +103,10 @@ def count_source_files(paths: list[Path]) -> int:
     """Number of files :func:`iter_source_files` will yield (for progress bars)."""
     total = 0
     for path in expand_paths(paths):
-        if path.exists() and _is_archive(path.name):
+        if path.exists() and is_archive_name(path.name):
             try:
                 with tarfile.open(path) as archive:
-                    total += sum(1 for m in archive.getmembers() if m.isfile() and _is_json(m.name))
+                    total += sum(1 for m in archive.getmembers() if m.isfile() and is_json_name(m.name))
             except (tarfile.TarError, OSError, EOFError):
                 total += 1
         else:

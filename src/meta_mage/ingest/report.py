@@ -15,21 +15,29 @@ T = TypeVar("T")
 
 @dataclass
 class IngestReport:
-    """Counts per outcome plus every failed file with its reason."""
+    """Counts per outcome plus every failed file with its reason.
+
+    ``storage_failures`` names the files that failed on a DynamoDB error rather than on their
+    content: retrying them may succeed, retrying a bad file never does.
+    """
 
     kind: str
     outcomes: Counter[str] = field(default_factory=Counter)
     totals: Counter[str] = field(default_factory=Counter)
     failures: list[tuple[str, str]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    storage_failures: set[str] = field(default_factory=set)
 
     @property
     def ok(self) -> bool:
         return not self.failures
 
-    def fail(self, source: str, reason: str) -> None:
+    def fail(self, source: str, reason: str, *, storage: bool = False) -> None:
+        """Record a failed file; ``storage`` when DynamoDB failed, not the file."""
         self.failures.append((source, reason))
         self.outcomes["failed"] += 1
+        if storage:
+            self.storage_failures.add(source)
 
     def summary(self) -> str:
         """One human line of counts, then one line per failure."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from functools import partial
 from pathlib import Path
 
@@ -10,7 +11,7 @@ from botocore.exceptions import BotoCoreError, ClientError
 from meta_mage.analytics.aggregate import summarise_event
 from meta_mage.ingest.archetypes import ArchetypeClassifier
 from meta_mage.ingest.errors import InputFileError
-from meta_mage.ingest.files import count_source_files, iter_source_files
+from meta_mage.ingest.files import SourceFile, count_source_files, iter_source_files
 from meta_mage.ingest.report import IngestReport, progress
 from meta_mage.ingest.tournaments import content_digest, parse_tournament
 from meta_mage.models.cards import card_key
@@ -23,20 +24,29 @@ def _is_land(lands: dict[str, str], name: str) -> bool:
 
 
 def ingest_tournaments(paths: list[Path], repository: MetaRepository, classifier: ArchetypeClassifier) -> IngestReport:
-    """Parse, classify and store every tournament file under ``paths``.
+    """Parse, classify and store every tournament file under ``paths`` (see :func:`ingest_tournament_sources`)."""
+    return ingest_tournament_sources(
+        progress(iter_source_files(paths), count_source_files(paths), "tournaments"), repository, classifier
+    )
+
+
+def ingest_tournament_sources(
+    sources: Iterable[SourceFile | InputFileError], repository: MetaRepository, classifier: ArchetypeClassifier
+) -> IngestReport:
+    """Parse, classify and store tournament files already read (local files or S3 objects).
 
     A file is parsed completely before anything is written, and an event's aggregates count
     only once its header (the commit marker) is written, so a bad or interrupted file leaves
     no partial data. Re-ingesting the same event (under any file name) changes nothing;
-    a re-dated duplicate of an event already stored is reported and skipped.
+    a re-dated duplicate of an event already stored is reported and skipped. DynamoDB errors
+    are reported (per file, or per format registry) with ``storage=True``, never raised.
     """
     report = IngestReport("tournaments")
     rules_fingerprint = classifier.fingerprint()
     formats_seen: set[str] = set()
     # Days are rebuilt once per run; an event's header (its commit marker) follows its day.
     pending: dict[tuple[str, str], list[tuple[ParsedTournament, str]]] = {}
-    sources = iter_source_files(paths)
-    for source in progress(sources, count_source_files(paths), "tournaments"):
+    for source in sources:
         if isinstance(source, InputFileError):
             report.fail(source.source, source.reason)
             continue
@@ -63,7 +73,7 @@ def ingest_tournaments(paths: list[Path], repository: MetaRepository, classifier
             format_part, card_parts = summarise_event(tournament, partial(_is_land, lands))
             repository.write_event(tournament, format_part, card_parts, replacing=header is not None)
         except (ClientError, BotoCoreError) as exc:
-            report.fail(source.name, f"DynamoDB error: {exc}")
+            report.fail(source.name, f"DynamoDB error: {exc}", storage=True)
             continue
         pending.setdefault((tournament.format, tournament.date), []).append((tournament, digest))
         report.outcomes["replaced" if header else "added"] += 1
@@ -76,7 +86,10 @@ def ingest_tournaments(paths: list[Path], repository: MetaRepository, classifier
                 repository.put_event_header(tournament, digest)
         except (ClientError, BotoCoreError) as exc:
             for tournament, _ in events:
-                report.fail(tournament.source_file, f"DynamoDB error while updating {fmt} {date}: {exc}")
+                report.fail(tournament.source_file, f"DynamoDB error while updating {fmt} {date}: {exc}", storage=True)
     for fmt in sorted(formats_seen):
-        repository.refresh_format(fmt)
+        try:
+            repository.refresh_format(fmt)
+        except (ClientError, BotoCoreError) as exc:
+            report.fail(f"{fmt} format registry", f"DynamoDB error while refreshing it: {exc}", storage=True)
     return report

@@ -1,0 +1,139 @@
+"""upload(): local files → the drop zone under the right prefix, checked before anything is sent."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+
+import pytest
+
+from meta_mage.config import DEMO_DATA_DIR
+from meta_mage.ingest.drop_zone import DropZoneError, UploadedObject, UploadFailed, guess_kind, plan_upload, upload
+from tests.conftest import archive_of
+from tests.ingest_drop_zone.conftest import BUCKET, DropWorld, s3_event
+from tests.ingest_drop_zone.test_handler import format_members, tarkir_cards
+
+TARKIR = DEMO_DATA_DIR / "drafts" / "tarkir.json"
+
+
+@pytest.fixture()
+def folder(tmp_path: Path) -> Path:
+    """A user's folder: tournament files in dated subfolders, an archive, a corpus and a draft."""
+    root = tmp_path / "mtg"
+    for name, data in format_members("Pioneer")[:2]:
+        path = root / "events" / Path(name).parent.name / Path(name).name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+    archive_of(list(format_members("Vintage")[:2]), root / "vintage.tar.gz")
+    (root / "corpus").mkdir()
+    (root / "corpus" / "cube-cards.json.gz").write_bytes(tarkir_cards())
+    (root / "tarkir.json").write_bytes(TARKIR.read_bytes())
+    (root / "notes.txt").write_text("not picked up from a folder")
+    return root
+
+
+def bucket_keys(world: DropWorld) -> list[str]:
+    return sorted(o["Key"] for o in world.s3.list_objects_v2(Bucket=BUCKET).get("Contents", []))
+
+
+def test_a_folder_goes_up_under_guessed_prefixes_keeping_its_layout(world: DropWorld, folder: Path) -> None:
+    uploaded = upload([folder], BUCKET, world.s3)
+
+    pioneer = sorted(p.relative_to(folder).as_posix() for p in (folder / "events").rglob("*.json"))
+    assert (
+        sorted(u.key for u in uploaded)
+        == bucket_keys(world)
+        == sorted(
+            [
+                "cards/corpus/cube-cards.json.gz",
+                "drafts/tarkir.json",
+                *(f"tournaments/{p}" for p in pioneer),
+                "tournaments/vintage.tar.gz",
+            ]
+        )
+    )
+    draft = next(u for u in uploaded if u.kind == "drafts")
+    size = TARKIR.stat().st_size
+    assert draft == UploadedObject(folder / "tarkir.json", BUCKET, "drafts/tarkir.json", "drafts", size)
+    body = world.s3.get_object(Bucket=BUCKET, Key="drafts/tarkir.json")
+    assert body["Body"].read() == TARKIR.read_bytes() and body["ContentType"] == "application/json"
+
+
+def test_uploaded_files_are_ingested_by_the_function(world: DropWorld, folder: Path) -> None:
+    uploaded = upload([folder], BUCKET, world.s3)
+    order = {"cards": 0, "tournaments": 1, "drafts": 2}  # a draft needs its cards first
+
+    keys = [u.key for u in sorted(uploaded, key=lambda u: order[u.kind])]
+    results = world.invoke(s3_event(*keys))["objects"]
+
+    assert [r["status"] for r in results] == ["ingested"] * len(keys)
+    assert sorted((f.format, f.tournaments) for f in world.meta.list_formats()) == [("Pioneer", 2), ("Vintage", 2)]
+    assert [d["draft_id"] for d in world.drafts.list_drafts()] == ["tarkir"]
+    assert world.messages() == []
+
+
+def test_files_named_directly_and_an_explicit_kind(world: DropWorld, folder: Path, tmp_path: Path) -> None:
+    odd = tmp_path / "weird.json"
+    odd.write_text(json.dumps({"what": "is this"}))
+
+    uploaded = upload([folder / "tarkir.json", odd], BUCKET, world.s3, kind="drafts")
+
+    assert [(u.key, u.kind) for u in uploaded] == [("drafts/tarkir.json", "drafts"), ("drafts/weird.json", "drafts")]
+    assert upload([folder / "vintage.tar.gz"], BUCKET, world.s3)[0].key == "tournaments/vintage.tar.gz"
+
+
+def test_guess_kind(folder: Path, tmp_path: Path) -> None:
+    assert guess_kind(folder / "vintage.tar.gz") == "tournaments"
+    assert guess_kind(next((folder / "events").rglob("*.json"))) == "tournaments"
+    assert guess_kind(folder / "corpus" / "cube-cards.json.gz") == "cards"
+    assert guess_kind(folder / "tarkir.json") == "drafts"
+    atomic = tmp_path / "AtomicCards.json.gz"
+    atomic.write_bytes(gzip.compress(b'{"meta": {}, "data": {}}'))
+    assert guess_kind(atomic) == "cards"
+
+
+@pytest.mark.parametrize(
+    ("make", "kind", "message"),
+    [
+        (lambda d: d / "missing", None, "no such file or folder"),
+        (lambda d: write(d / "x.json", b'{"foo": 1}'), None, "cannot tell what .* holds: not a tournament file"),
+        (lambda d: write(d / "x.json", b'{"foo": '), None, "cannot tell what .* invalid JSON.*--kind"),
+        (lambda d: write(d / "pool.csv", b"name,quantity\n"), "drafts", "the drop zone reads .json, .json.gz"),
+        (lambda d: write(d / "x.tar.gz", b""), "cards", "cards files must end with .json, .json.gz"),
+        (lambda d: write(d / "empty" / "readme.md", b"").parent, None, "holds no .json"),
+        (
+            lambda d: write(d / "t.json", json.dumps({"draft_id": "t", "pool_csv": "p.csv"}).encode()),
+            None,
+            "names pool_csv: the drop zone takes only the single-file JSON draft",
+        ),
+    ],
+)
+def test_nothing_is_uploaded_when_a_path_is_wrong(
+    world: DropWorld, folder: Path, tmp_path: Path, make: object, kind: str | None, message: str
+) -> None:
+    bad = make(tmp_path)  # type: ignore[operator]
+    with pytest.raises(DropZoneError, match=message):
+        upload([bad, folder], BUCKET, world.s3, kind=kind)  # type: ignore[arg-type]
+    assert bucket_keys(world) == []
+
+
+def test_two_files_for_one_key_is_an_error(folder: Path, tmp_path: Path) -> None:
+    other = write(tmp_path / "elsewhere" / "tarkir.json", TARKIR.read_bytes() + b" ")
+    with pytest.raises(DropZoneError, match=r"would both be uploaded as drafts/tarkir\.json"):
+        plan_upload([folder / "tarkir.json", other])
+    assert len(plan_upload([folder / "tarkir.json", folder / "tarkir.json"])) == 1
+    with pytest.raises(DropZoneError, match="kind must be one of tournaments, cards, drafts"):
+        plan_upload([folder], kind="decks")  # type: ignore[arg-type]
+
+
+def test_an_s3_failure_names_what_went_up(world: DropWorld, folder: Path) -> None:
+    with pytest.raises(UploadFailed, match=r"s3://no-such-bucket/drafts/tarkir\.json failed after 0 file") as caught:
+        upload([folder / "tarkir.json"], "no-such-bucket", world.s3)
+    assert caught.value.uploaded == []
+
+
+def write(path: Path, data: bytes) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data)
+    return path
