@@ -36,6 +36,11 @@ EXPECTED_TABLE_ACCESS = {
     "FormatsFunction": {("DynamoDBReadPolicy", "MetaTable")},
     "ArchetypesFunction": {("DynamoDBReadPolicy", "MetaTable")},
     "DraftPoolFunction": {("DynamoDBReadPolicy", "DraftsTable")},
+    "IngestFunction": {
+        ("DynamoDBCrudPolicy", "MetaTable"),
+        ("DynamoDBCrudPolicy", "CardsTable"),
+        ("DynamoDBCrudPolicy", "DraftsTable"),
+    },
 }
 
 
@@ -214,3 +219,22 @@ def test_cors_is_one_configured_origin_and_every_url_is_an_output(template: dict
     assert outputs["ChatUrl"]["Value"] == {"Fn::GetAtt": ["ChatFunctionUrl", "FunctionUrl"]}
     for route in ("welcome", "formats", "archetypes", "drafts"):
         assert outputs[f"{route.capitalize()}Url"]["Value"]["Fn::Sub"].endswith(f"/{route}")
+
+
+def test_dropped_files_reach_the_ingest_function_and_failures_the_queue(template: dict[str, Any]) -> None:
+    ingest = template["Resources"]["IngestFunction"]["Properties"]
+    assert ingest["Layers"] == [{"Ref": "LightLayer"}] and (ROOT / ingest["CodeUri"] / "app.py").is_file()
+    # read-then-write aggregates: one file at a time
+    assert ingest["ReservedConcurrentExecutions"] == 1
+    (event,) = ingest["Events"].values()
+    assert event == {"Type": "S3", "Properties": {"Bucket": {"Ref": "IngestBucket"}, "Events": "s3:ObjectCreated:*"}}
+    assert ingest["EventInvokeConfig"]["DestinationConfig"]["OnFailure"] == {
+        "Type": "SQS",
+        "Destination": {"Fn::GetAtt": ["IngestFailureQueue", "Arn"]},
+    }
+    env = environment(template, "IngestFunction")
+    assert env["META_MAGE_INGEST_FAILURE_QUEUE_URL"] == {"Ref": "IngestFailureQueue"}
+    bucket_name = template["Resources"]["IngestBucket"]["Properties"]["BucketName"]
+    assert env["META_MAGE_INGEST_BUCKET"] == bucket_name
+    read_policy = next(p["S3ReadPolicy"] for p in ingest["Policies"] if "S3ReadPolicy" in p)
+    assert read_policy == {"BucketName": bucket_name}
