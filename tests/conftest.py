@@ -121,6 +121,16 @@ def modern_world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str,
         }
 
 
+@pytest.fixture(scope="session")
+def mcp_url(modern_world: dict[str, Any]) -> Iterator[str]:
+    """The MCP server (stateless streamable HTTP) over the Modern world, on loopback for the session."""
+    from meta_mage.mcp.server import build_mcp_app
+    from tests.servers import serving
+
+    with serving(build_mcp_app(modern_world["settings"], modern_world["db"])) as base:
+        yield f"{base}/mcp"
+
+
 def call(world: dict[str, Any], name: str, **arguments: Any) -> dict[str, Any]:
     result: dict[str, Any] = world["registry"].call(name, arguments, world["context"])
     return result

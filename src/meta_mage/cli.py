@@ -1,4 +1,4 @@
-"""The ``meta-mage`` command: tables, ingest, tools and the local demo."""
+"""The ``meta-mage`` command: tables, ingest, tools, the MCP server and the local demo."""
 
 from __future__ import annotations
 
@@ -239,6 +239,48 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_mcp(args: argparse.Namespace) -> int:
+    """The tool registry as an MCP server: stdio (desktop clients) or streamable HTTP at /mcp."""
+    import contextlib
+    import logging
+    import time
+
+    from meta_mage.local.embedded import embedded_dynamodb
+    from meta_mage.local.seed import seed_demo
+
+    settings = _settings(args)
+    # under stdio, stdout carries the protocol and nothing else
+    out = sys.stderr if args.transport == "stdio" else sys.stdout
+    logging.basicConfig(stream=sys.stderr, level=logging.WARNING)
+    with contextlib.ExitStack() as stack:
+        if args.embedded:
+            url = stack.enter_context(embedded_dynamodb())
+            print(f"Embedded DynamoDB (moto server) on {url}; loading the demo data...", file=out, flush=True)
+            started = time.perf_counter()
+            reports = seed_demo(settings, _db(settings))
+            summary = "; ".join(r.summary() for r in reports)
+            print(f"Demo data loaded in {time.perf_counter() - started:.1f}s ({summary})", file=out, flush=True)
+        try:
+            if args.transport == "stdio":
+                import anyio
+
+                from meta_mage.mcp.server import serve_stdio
+
+                anyio.run(serve_stdio, settings)
+            else:
+                import uvicorn
+
+                from meta_mage.mcp.server import build_mcp_app, loopback_hosts
+
+                loopback = args.host in {"127.0.0.1", "localhost", "::1"}
+                app = build_mcp_app(settings, allowed_hosts=loopback_hosts(args.port) if loopback else None)
+                print(f"MCP server (streamable HTTP) on http://{args.host}:{args.port}/mcp; Ctrl-C to stop", file=out)
+                uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
+        except KeyboardInterrupt:
+            pass
+    return EXIT_OK
+
+
 def cmd_chat(args: argparse.Namespace) -> int:
     """A terminal client for a running server: streams answers and tool progress."""
     import asyncio
@@ -298,6 +340,15 @@ def build_parser() -> argparse.ArgumentParser:
     )
     serve.add_argument("--no-seed", action="store_true", help="do not load the bundled demo data")
     serve.set_defaults(func=cmd_serve)
+
+    mcp = sub.add_parser("mcp", help="serve the tools over MCP (stdio for desktop clients, or streamable HTTP)")
+    mcp.add_argument("--transport", choices=["stdio", "http"], default="stdio")
+    mcp.add_argument("--host", default="127.0.0.1", help="with --transport http")
+    mcp.add_argument("--port", type=int, default=8001, help="with --transport http")
+    mcp.add_argument(
+        "--embedded", action="store_true", help="start the embedded DynamoDB and load the demo data (20-40 s)"
+    )
+    mcp.set_defaults(func=cmd_mcp)
 
     chat = sub.add_parser("chat", help="terminal client for a running 'meta-mage serve'")
     chat.add_argument("--url", default="http://127.0.0.1:8000")

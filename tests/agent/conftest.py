@@ -12,6 +12,7 @@ from meta_mage.agent.conversation import AgentEvent, Conversations
 from meta_mage.agent.tools import ToolExecutor, in_process_executor
 from meta_mage.config import Settings
 from meta_mage.ingest.archetypes import get_classifier
+from meta_mage.mcp.client import McpToolExecutor
 from tests.conftest import demo_members
 
 
@@ -53,15 +54,19 @@ async def run_turn(
     return turn
 
 
-@pytest.fixture()
-def executor(modern_world: dict[str, Any]) -> ToolExecutor:
+@pytest.fixture(params=["in_process", "mcp"])
+def executor(request: pytest.FixtureRequest, modern_world: dict[str, Any]) -> ToolExecutor:
+    """The tools in process, then the same tools through the MCP server on loopback: every scenario
+    that takes this fixture runs both ways."""
+    if request.param == "mcp":
+        return McpToolExecutor(request.getfixturevalue("mcp_url"))
     return in_process_executor(modern_world["registry"], modern_world["context"])
 
 
 @pytest.fixture()
-def offline(modern_world: dict[str, Any]) -> Conversations:
+def offline(modern_world: dict[str, Any], executor: ToolExecutor) -> Conversations:
     """The coach in offline mode (no model configured) over the Modern world."""
-    return Conversations.from_settings(modern_world["settings"], dynamodb=modern_world["db"])
+    return Conversations.from_settings(modern_world["settings"], dynamodb=modern_world["db"], executor=executor)
 
 
 def modern_deck(archetype: str) -> tuple[str, dict[str, Any]]:

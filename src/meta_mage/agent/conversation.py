@@ -59,6 +59,16 @@ def _check_id(conversation_id: str) -> str:
         ) from None
 
 
+def tool_executor(settings: Settings, registry: ToolRegistry, dynamodb: Any | None = None) -> ToolExecutor:
+    """The MCP server's tools when ``settings.mcp_url`` is set (through langchain-mcp-adapters), else the
+    registry's in process over the configured tables."""
+    if settings.mcp_url:
+        from meta_mage.mcp.client import McpToolExecutor
+
+        return McpToolExecutor(settings.mcp_url, timeout_seconds=settings.tool_timeout_seconds)
+    return in_process_executor(registry, ToolContext.from_settings(settings, dynamodb))
+
+
 class Conversations:
     """The coach's conversations over the compiled graph and its DynamoDB checkpointer."""
 
@@ -80,10 +90,13 @@ class Conversations:
         registry: ToolRegistry | None = None,
         checkpointer: Any | None = None,
     ) -> Conversations:
-        """Wire the agent from settings; ``model``/``executor``/``checkpointer`` override for tests."""
+        """Wire the agent from settings; ``model``/``executor``/``checkpointer`` override for tests.
+
+        With ``settings.mcp_url`` the tools run on that MCP server; otherwise in process.
+        """
         registry = registry or build_registry()
         if executor is None:
-            executor = in_process_executor(registry, ToolContext.from_settings(settings, dynamodb))
+            executor = tool_executor(settings, registry, dynamodb)
         choice = ModelChoice(model, f"LLM: {type(model).__name__}") if model else build_chat_model(settings)
         deps = AgentDeps(
             settings=settings,

@@ -3,6 +3,7 @@ read endpoints and a small chat page. On Lambda it runs under uvicorn via the La
 
 from __future__ import annotations
 
+import asyncio
 import json
 import uuid
 from collections.abc import AsyncIterator
@@ -129,7 +130,8 @@ def create_app(
         @app.get("/welcome")
         async def welcome() -> dict[str, Any]:
             """Start a conversation: its id, a welcome message, formats, workflows and tools."""
-            payload = reads.welcome(conversations.deps.model, settings.llm_max_tokens)
+            # off the event loop: DynamoDB reads, the LLM's welcome and (with MCP) the server's catalog block
+            payload = await asyncio.to_thread(reads.welcome, conversations.deps.model, settings.llm_max_tokens)
             conversation_id = await conversations.start(payload)
             return {"conversation_id": conversation_id, **payload}
 

@@ -3,7 +3,7 @@ FastAPI app and the small Powertools functions. Imports no LLM library."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from meta_mage.agent.welcome import build_welcome
@@ -15,9 +15,15 @@ from meta_mage.tools.registry import ToolRegistry
 class ReadApi:
     """Each method is one GET endpoint: validated like tool input, answered from the tools."""
 
-    def __init__(self, registry: ToolRegistry, context: ToolContext) -> None:
+    def __init__(
+        self,
+        registry: ToolRegistry,
+        context: ToolContext,
+        catalog: Callable[[], list[dict[str, Any]]] | None = None,
+    ) -> None:
         self.registry = registry
         self.context = context
+        self.catalog = catalog or registry.catalog
 
     def _call(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
         return self.registry.call(name, arguments, self.context)
@@ -45,6 +51,7 @@ class ReadApi:
         return self._call("get_draft_pool", {**query, "draft_id": draft_id})
 
     def welcome(self, model: Any | None = None, max_tokens: int = 300) -> dict[str, Any]:
-        """The /welcome body (without a conversation id)."""
+        """The /welcome body (without a conversation id); its tool catalog from ``catalog`` (default: the
+        registry's; the chat app passes the MCP server's when one is configured)."""
         formats = self.formats()["formats"]
-        return build_welcome(self.registry.catalog(), formats, model, max_tokens=max_tokens)
+        return build_welcome(self.catalog(), formats, model, max_tokens=max_tokens)

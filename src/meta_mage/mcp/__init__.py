@@ -1,0 +1,6 @@
+"""The tool registry as an MCP server (``server``), its Lambda entry (``function``), and the agent's
+MCP client (``client``). Holds only shared names, so each part pulls in only what it needs."""
+
+MCP_PATH = "/mcp"
+# The registry's workflow of each tool travels in the tool's _meta, so a client can rebuild the catalog.
+WORKFLOW_META = "meta-mage/workflow"

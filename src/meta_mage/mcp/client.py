@@ -1,0 +1,145 @@
+"""The agent's tools over MCP: a ``ToolExecutor`` backed by ``langchain-mcp-adapters`` (streamable HTTP)
+that raises what the in-process executor raises, and the tool catalog read from the server."""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import json
+import ssl
+import uuid
+from datetime import timedelta
+from typing import Any
+
+import httpx
+from langchain_core.messages import ToolMessage
+from langchain_core.tools import BaseTool, ToolException
+from langchain_mcp_adapters.client import MultiServerMCPClient
+
+from meta_mage.errors import InvalidArgument, MetaMageError, NotFound
+from meta_mage.mcp import WORKFLOW_META
+
+SERVER = "meta_mage"
+_ERRORS: dict[str, type[MetaMageError]] = {cls.code: cls for cls in (InvalidArgument, NotFound)}
+
+
+class ToolFailed(MetaMageError):
+    """A tool failed on the MCP server for a reason other than its input (its message says which)."""
+
+    code = "tool_failed"
+
+
+class ToolServerUnavailable(MetaMageError):
+    """The MCP server could not be reached or did not answer the protocol."""
+
+    code = "tool_server_unavailable"
+
+
+def error_from_text(text: str) -> MetaMageError:
+    """The domain error an MCP tool error carries (the server sends ``MetaMageError.to_dict()`` as JSON)."""
+    try:
+        body = json.loads(text)
+    except json.JSONDecodeError:
+        return ToolFailed(text)
+    if not isinstance(body, dict) or not isinstance(body.get("message"), str):
+        return ToolFailed(text)
+    cls = _ERRORS.get(str(body.get("error")), ToolFailed)
+    return cls(body["message"], field=body.get("field"), allowed=body.get("allowed"))
+
+
+@functools.cache
+def _tls() -> ssl.SSLContext:
+    return httpx.create_ssl_context()
+
+
+def _http_client(
+    headers: dict[str, str] | None = None, timeout: httpx.Timeout | None = None, auth: httpx.Auth | None = None
+) -> httpx.AsyncClient:
+    """The SDK's default client, sharing one TLS context: the adapters open a client per tool call, and
+    httpx would otherwise load the CA bundle each time (about 20 ms)."""
+    return httpx.AsyncClient(headers=headers, timeout=timeout, auth=auth, verify=_tls())
+
+
+def _root(exc: BaseException) -> BaseException:
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    return exc
+
+
+class McpToolExecutor:
+    """Call the registry's tools on an MCP server; a ``ToolExecutor`` for ``AgentTools`` and ``Lookups``.
+
+    Tool errors come back as ``InvalidArgument`` / ``NotFound`` with the server's message and field (what
+    ``registry.call`` raises in process), other tool failures as ``ToolFailed``, and transport failures
+    as ``ToolServerUnavailable`` naming the URL.
+    """
+
+    def __init__(self, url: str, *, timeout_seconds: float = 30) -> None:
+        self.url = url
+        self.client = MultiServerMCPClient(
+            {
+                SERVER: {
+                    "transport": "streamable_http",
+                    "url": url,
+                    "timeout": timedelta(seconds=timeout_seconds),
+                    "httpx_client_factory": _http_client,
+                }
+            },
+            handle_tool_errors=False,
+        )
+        self._tools: dict[str, BaseTool] | None = None
+
+    def _unavailable(self, exc: BaseException) -> ToolServerUnavailable:
+        root = _root(exc)
+        unreachable = isinstance(root, httpx.ConnectError | httpx.ConnectTimeout | OSError)
+        what = "is unreachable" if unreachable else "did not answer"
+        reason = f"{type(root).__name__}: {root}" if str(root) else type(root).__name__
+        return ToolServerUnavailable(f"the MCP tool server at {self.url} {what} ({reason})")
+
+    async def tools(self) -> dict[str, BaseTool]:
+        """The server's tools as LangChain tools, listed once and kept."""
+        if self._tools is None:
+            try:
+                listed = await self.client.get_tools(server_name=SERVER)
+            except Exception as exc:
+                raise self._unavailable(exc) from exc
+            self._tools = {tool.name: tool for tool in listed}
+        return self._tools
+
+    async def catalog(self) -> list[dict[str, Any]]:
+        """The registry's ``catalog()`` entries, as the MCP server lists them."""
+        return [
+            {
+                "name": tool.name,
+                "description": tool.description,
+                "workflow": ((tool.metadata or {}).get("_meta") or {}).get(WORKFLOW_META),
+                "input_schema": tool.args_schema,
+            }
+            for tool in (await self.tools()).values()
+        ]
+
+    def catalog_sync(self) -> list[dict[str, Any]]:
+        """``catalog()`` for synchronous callers (a worker thread, never the event loop's own)."""
+        return asyncio.run(self.catalog())
+
+    async def __call__(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        tools = await self.tools()
+        if name not in tools:
+            listed = ", ".join(tools)
+            raise InvalidArgument(f"unknown tool {name!r}; tools: {listed}", field="tool", allowed=list(tools))
+        call = {"type": "tool_call", "name": name, "args": arguments, "id": f"call_{uuid.uuid4().hex}"}
+        try:
+            message = await tools[name].ainvoke(call)
+        except ToolException as exc:
+            raise error_from_text(str(exc)) from None
+        except Exception as exc:
+            raise self._unavailable(exc) from exc
+        return self._result(message)
+
+    @staticmethod
+    def _result(message: Any) -> dict[str, Any]:
+        artifact = getattr(message, "artifact", None) if isinstance(message, ToolMessage) else None
+        if artifact and isinstance(artifact.get("structured_content"), dict):
+            result: dict[str, Any] = artifact["structured_content"]
+            return result
+        raise ToolFailed(f"the MCP tool server answered without structured content: {str(message)[:200]}")
