@@ -290,6 +290,25 @@ def cmd_chat(args: argparse.Namespace) -> int:
     return asyncio.run(chat_loop(args.url, args.format, args.days))
 
 
+def cmd_upload(args: argparse.Namespace) -> int:
+    """Put local files in the ingest bucket (the drop zone); IngestFunction ingests them in the cloud."""
+    from meta_mage.ingest.drop_zone import UploadFailed, upload
+    from meta_mage.storage.dynamo import default_session
+
+    settings = _settings(args)
+    bucket = args.bucket or settings.ingest_bucket
+    s3 = default_session().client("s3", region_name=settings.aws_region)
+    try:
+        uploaded = upload(args.paths, bucket, s3, kind=args.kind)
+    except UploadFailed as exc:
+        print(f"upload: FAILED {exc.message}", file=sys.stderr)
+        return EXIT_FAILED
+    kinds = {kind: sum(1 for u in uploaded if u.kind == kind) for kind in ("tournaments", "cards", "drafts")}
+    counts = ", ".join(f"{n} {kind}" for kind, n in kinds.items() if n)
+    print(f"upload: {len(uploaded)} file(s) to s3://{bucket} ({counts or 'nothing'}); IngestFunction ingests them")
+    return EXIT_OK
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="meta-mage", description=__doc__)
     parser.add_argument("--rules-dir", help="archetype rules directory (MTGOFormatData layout)")
@@ -315,6 +334,14 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("--name")
     d.add_argument("--date", help="YYYY-MM-DD")
     d.set_defaults(func=cmd_ingest_draft)
+
+    up = sub.add_parser("upload", help="put local files in the ingest bucket (the drop zone) for IngestFunction")
+    up.add_argument("paths", nargs="+", type=Path, help="JSON files, folders (recursive) or .tar.gz archives")
+    up.add_argument(
+        "--kind", choices=["tournaments", "cards", "drafts"], help="what the files are (default: guessed per file)"
+    )
+    up.add_argument("--bucket", help="the drop-zone bucket (default: META_MAGE_INGEST_BUCKET)")
+    up.set_defaults(func=cmd_upload)
 
     tool = sub.add_parser("tool", help="call a tool: meta-mage tool NAME '{json args}'")
     tool.add_argument("name", nargs="?")

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from meta_mage.config import DEMO_DATA_DIR
+from meta_mage.config import DEMO_DATA_DIR, get_settings
 from meta_mage.ingest.drop_zone import DropZoneError, UploadedObject, UploadFailed, guess_kind, plan_upload, upload
 from tests.conftest import archive_of
 from tests.ingest_drop_zone.conftest import BUCKET, DropWorld, s3_event
@@ -137,3 +137,23 @@ def write(path: Path, data: bytes) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(data)
     return path
+
+
+def test_cli_upload_puts_files_under_their_prefix_and_refuses_bad_paths(
+    world: DropWorld, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from meta_mage.cli import main
+
+    # Given the drop-zone bucket named in the settings
+    monkeypatch.setenv("META_MAGE_INGEST_BUCKET", BUCKET)
+    get_settings.cache_clear()
+
+    # When the user uploads a draft with the CLI
+    assert main(["upload", "--kind", "drafts", str(TARKIR)]) == 0
+    assert f"1 file(s) to s3://{BUCKET} (1 drafts)" in capsys.readouterr().out
+    keys = [o["Key"] for o in world.s3.list_objects_v2(Bucket=BUCKET)["Contents"]]
+    assert keys == ["drafts/tarkir.json"]
+
+    # Then a file the CLI cannot place is refused before anything is sent
+    assert main(["upload", str(TARKIR.parent / "missing.json")]) != 0
+    assert [o["Key"] for o in world.s3.list_objects_v2(Bucket=BUCKET)["Contents"]] == keys
