@@ -36,6 +36,11 @@ EXPECTED_TABLE_ACCESS = {
     "FormatsFunction": {("DynamoDBReadPolicy", "MetaTable")},
     "ArchetypesFunction": {("DynamoDBReadPolicy", "MetaTable")},
     "DraftPoolFunction": {("DynamoDBReadPolicy", "DraftsTable")},
+    "McpFunction": {
+        ("DynamoDBReadPolicy", "MetaTable"),
+        ("DynamoDBReadPolicy", "CardsTable"),
+        ("DynamoDBReadPolicy", "DraftsTable"),
+    },
     "IngestFunction": {
         ("DynamoDBCrudPolicy", "MetaTable"),
         ("DynamoDBCrudPolicy", "CardsTable"),
@@ -147,6 +152,7 @@ def test_layers_carry_every_runtime_dependency_of_the_library() -> None:
     ).read_text()
     assert extra("agent") <= agent
     assert extra("api") - {"httpx"} <= agent  # httpx is the terminal client's
+    assert extra("mcp") <= agent
 
 
 def test_environment_names_real_settings_and_the_right_tables(template: dict[str, Any]) -> None:
@@ -198,11 +204,18 @@ def test_each_function_reaches_only_its_tables_and_the_configured_model(template
         }
         assert access == expected, name
         for statement in _statements(policies):
+            actions = statement["Action"] if isinstance(statement["Action"], list) else [statement["Action"]]
             assert statement["Resource"] != "*" and "*" not in str(statement["Resource"]), name
-            assert all(action.startswith("bedrock:InvokeModel") for action in statement["Action"]), name
+            if actions == ["lambda:InvokeFunctionUrl"]:
+                assert (name, statement["Resource"]) == ("ChatFunction", {"Fn::GetAtt": ["McpFunction", "Arn"]})
+                continue
+            assert all(action.startswith("bedrock:InvokeModel") for action in actions), name
             assert "foundation-model/${ModelId}" in statement["Resource"]["Fn::Sub"]
     bedrock_users = {
-        name for name in EXPECTED_TABLE_ACCESS if _statements(template["Resources"][name]["Properties"]["Policies"])
+        name
+        for name in EXPECTED_TABLE_ACCESS
+        for statement in _statements(template["Resources"][name]["Properties"]["Policies"])
+        if "bedrock" in str(statement["Action"])
     }
     assert bedrock_users == {"ChatFunction", "WelcomeFunction"}
 
@@ -238,3 +251,21 @@ def test_dropped_files_reach_the_ingest_function_and_failures_the_queue(template
     assert env["META_MAGE_INGEST_BUCKET"] == bucket_name
     read_policy = next(p["S3ReadPolicy"] for p in ingest["Policies"] if "S3ReadPolicy" in p)
     assert read_policy == {"BucketName": bucket_name}
+
+
+def test_mcp_function_serves_the_mcp_app_through_the_web_adapter(template: dict[str, Any]) -> None:
+    mcp = template["Resources"]["McpFunction"]["Properties"]
+    assert mcp["FunctionUrlConfig"]["AuthType"] == {"Ref": "McpAuthType"}
+    assert template["Parameters"]["McpAuthType"]["Default"] == "AWS_IAM"
+    assert environment(template, "McpFunction")["AWS_LAMBDA_EXEC_WRAPPER"] == "/opt/bootstrap"
+    run_sh = ROOT / mcp["CodeUri"] / mcp["Handler"]
+    assert os.access(run_sh, os.X_OK)
+    module = re.search(r"uvicorn ([\w.]+):app", run_sh.read_text())
+    assert module and importlib.util.find_spec(module.group(1)) is not None
+    assert mcp["Layers"][:2] == [{"Ref": "LightLayer"}, {"Ref": "AgentLayer"}]
+    # the coach reaches it only when asked to, with the URL's /mcp path
+    chat_env = environment(template, "ChatFunction")
+    assert chat_env["META_MAGE_MCP_URL"] == {
+        "Fn::If": ["ChatUsesMcp", {"Fn::Sub": "${McpFunctionUrl.FunctionUrl}mcp"}, ""]
+    }
+    assert template["Parameters"]["ChatToolsOverMcp"]["Default"] == "false"

@@ -85,3 +85,18 @@ async def test_configured_mcp_url_wires_the_agent_and_the_welcome_catalog(modern
     assert welcome["tool_count"] == 2
     assert welcome["tool_catalog"] == subset.catalog()
     assert [t["name"] for t in welcome["workflows"][0]["tool_details"]] == ["list_formats", "get_format_meta_rankings"]
+
+
+def test_function_urls_are_signed_with_sigv4_and_loopback_is_not() -> None:
+    from meta_mage.mcp.client import function_url_auth
+
+    assert function_url_auth("http://127.0.0.1:8001/mcp") is None
+    auth = function_url_auth("https://abcdefghijklmnop.lambda-url.eu-west-1.on.aws/mcp")
+    assert auth is not None
+    request = httpx.Request("POST", "https://abcdefghijklmnop.lambda-url.eu-west-1.on.aws/mcp", content=b"{}")
+    signed = next(auth.auth_flow(request))
+    authorization = signed.headers["authorization"]
+    assert authorization.startswith("AWS4-HMAC-SHA256 Credential=")
+    assert "/eu-west-1/lambda/aws4_request" in authorization and "SignedHeaders=content-type;host;x-amz-date" in (
+        authorization
+    )

@@ -8,6 +8,7 @@ import functools
 import json
 import ssl
 import uuid
+from collections.abc import Generator
 from datetime import timedelta
 from typing import Any
 
@@ -15,6 +16,7 @@ import httpx
 from langchain_core.messages import ToolMessage
 from langchain_core.tools import BaseTool, ToolException
 from langchain_mcp_adapters.client import MultiServerMCPClient
+from langchain_mcp_adapters.sessions import StreamableHttpConnection
 
 from meta_mage.errors import InvalidArgument, MetaMageError, NotFound
 from meta_mage.mcp import WORKFLOW_META
@@ -66,6 +68,45 @@ def _root(exc: BaseException) -> BaseException:
     return exc
 
 
+class LambdaUrlSigV4(httpx.Auth):
+    """Sign requests to an ``AWS_IAM`` Lambda function URL with SigV4 (service ``lambda``)."""
+
+    requires_request_body = True
+
+    def __init__(self, region: str) -> None:
+        self.region = region
+
+    def auth_flow(self, request: httpx.Request) -> Generator[httpx.Request, httpx.Response, None]:
+        from botocore.auth import SigV4Auth
+        from botocore.awsrequest import AWSRequest
+
+        from meta_mage.storage.dynamo import default_session
+
+        credentials = default_session().get_credentials()
+        if credentials is None:
+            raise ToolServerUnavailable(f"no AWS credentials to sign requests to {request.url.host}")
+        signed = AWSRequest(
+            method=request.method,
+            url=str(request.url),
+            data=request.content,
+            headers={"content-type": request.headers.get("content-type", "application/json")},
+        )
+        SigV4Auth(credentials.get_frozen_credentials(), "lambda", self.region).add_auth(signed)
+        for name, value in signed.headers.items():
+            if name.lower() in {"authorization", "x-amz-date", "x-amz-security-token"}:
+                request.headers[name] = value
+        yield request
+
+
+def function_url_auth(url: str) -> httpx.Auth | None:
+    """SigV4 for a Lambda function URL (``https://<id>.lambda-url.<region>.on.aws/...``), else None."""
+    host = httpx.URL(url).host
+    parts = host.split(".")
+    if len(parts) >= 4 and parts[1] == "lambda-url" and host.endswith(".on.aws"):
+        return LambdaUrlSigV4(parts[2])
+    return None
+
+
 class McpToolExecutor:
     """Call the registry's tools on an MCP server; a ``ToolExecutor`` for ``AgentTools`` and ``Lookups``.
 
@@ -76,17 +117,16 @@ class McpToolExecutor:
 
     def __init__(self, url: str, *, timeout_seconds: float = 30) -> None:
         self.url = url
-        self.client = MultiServerMCPClient(
-            {
-                SERVER: {
-                    "transport": "streamable_http",
-                    "url": url,
-                    "timeout": timedelta(seconds=timeout_seconds),
-                    "httpx_client_factory": _http_client,
-                }
-            },
-            handle_tool_errors=False,
-        )
+        connection: StreamableHttpConnection = {
+            "transport": "streamable_http",
+            "url": url,
+            "timeout": timedelta(seconds=timeout_seconds),
+            "httpx_client_factory": _http_client,
+        }
+        auth = function_url_auth(url)
+        if auth is not None:
+            connection["auth"] = auth
+        self.client = MultiServerMCPClient({SERVER: connection}, handle_tool_errors=False)
         self._tools: dict[str, BaseTool] | None = None
 
     def _unavailable(self, exc: BaseException) -> ToolServerUnavailable:
