@@ -101,11 +101,12 @@ def main() -> int:
     layers = {name: folder_mb(BUILD / name) for name in ("LightLayer", "AgentLayer")}
     rows = [("WelcomeFunction", "light", ["LightLayer"]), ("FormatsFunction", "light", ["LightLayer"]),
             ("ArchetypesFunction", "light", ["LightLayer"]), ("DraftPoolFunction", "light", ["LightLayer"]),
-            ("ChatFunction", "chat", ["LightLayer", "AgentLayer"])]  # fmt: skip
+            ("IngestFunction", "light", ["LightLayer"]), ("ChatFunction", "chat", ["LightLayer", "AgentLayer"]),
+            ("McpFunction", "chat", ["LightLayer", "AgentLayer"])]  # fmt: skip
     print(f"{'function':<22}{'code MB':>9}{'layers MB':>11}{'total MB':>10}{'limit':>8}  ok")
     for function, kind, used in rows:
         code = folder_mb(BUILD / function)
-        layer_mb = sum(layers[layer] for layer in used) + (WEB_ADAPTER_MB if kind == "chat" else 0)
+        layer_mb = sum(layers[layer] for layer in used) + (WEB_ADAPTER_MB if kind == "chat" else 0)  # LWA too
         total = code + layer_mb
         ok = total <= LIMITS[kind]
         failed |= not ok
