@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import functools
-import importlib.util
 import json
 import subprocess
 import sys
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -20,31 +18,10 @@ from meta_mage.agent.converse import BedrockText
 from meta_mage.api import handlers
 from meta_mage.config import get_settings
 from tests.conftest import call
+from tests.lambda_helpers import FakeLambdaContext, entry_point
 
 ROOT = Path(__file__).resolve().parents[2]
 EVENTS = ROOT / "events"
-
-
-@dataclass
-class FakeLambdaContext:
-    function_name: str = "FormatsFunction"
-    memory_limit_in_mb: int = 256
-    invoked_function_arn: str = "arn:aws:lambda:us-east-1:123456789012:function:FormatsFunction"
-    aws_request_id: str = "52fdfc07-2182-154f-163f-5f0f9a621d72"
-    log_group_name: str = "/aws/lambda/FormatsFunction"
-    log_stream_name: str = "2026/11/22/[$LATEST]abc"
-
-    def get_remaining_time_in_millis(self) -> int:
-        return 30_000
-
-
-def entry_point(function: str) -> Callable[[dict[str, Any], Any], dict[str, Any]]:
-    spec = importlib.util.spec_from_file_location(f"fn_{function}", ROOT / "functions" / function / "app.py")
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    handler: Callable[[dict[str, Any], Any], dict[str, Any]] = module.lambda_handler
-    return handler
 
 
 @pytest.fixture()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -17,33 +16,16 @@ from meta_mage.ingest import lambda_handler
 from meta_mage.storage.cards import CardsRepository
 from meta_mage.storage.drafts import DraftsRepository
 from meta_mage.storage.meta import MetaRepository
+from tests.lambda_helpers import FakeLambdaContext, Handler, entry_point
 
 ROOT = Path(__file__).resolve().parents[2]
 EVENTS = ROOT / "events"
 BUCKET = "meta-mage-ingest"  # the bucket of events/ingest_s3_put.json
 
 
-@dataclass
-class FakeLambdaContext:
-    function_name: str = "IngestFunction"
-    memory_limit_in_mb: int = 1024
-    invoked_function_arn: str = "arn:aws:lambda:us-east-1:123456789012:function:IngestFunction"
-    aws_request_id: str = "7a1c3c2e-5d1f-4c8e-9a0b-3f2e1d0c9b8a"
-    log_group_name: str = "/aws/lambda/IngestFunction"
-    log_stream_name: str = "2026/11/22/[$LATEST]def"
-
-    def get_remaining_time_in_millis(self) -> int:
-        return 300_000
-
-
-def entry_point() -> Callable[[dict[str, Any], Any], dict[str, Any]]:
+def ingest_entry_point() -> Handler:
     """``functions/ingest/app.py``'s ``lambda_handler``, loaded the way the runtime does."""
-    spec = importlib.util.spec_from_file_location("fn_ingest", ROOT / "functions" / "ingest" / "app.py")
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    handler: Callable[[dict[str, Any], Any], dict[str, Any]] = module.lambda_handler
-    return handler
+    return entry_point("ingest")
 
 
 def s3_event(*keys: str, bucket: str = BUCKET, event_name: str = "ObjectCreated:Put") -> dict[str, Any]:
@@ -78,7 +60,7 @@ class DropWorld:
         self.s3.put_object(Bucket=BUCKET, Key=key, Body=data)
 
     def invoke(self, event: dict[str, Any]) -> dict[str, Any]:
-        return self.handler(event, FakeLambdaContext())
+        return self.handler(event, FakeLambdaContext("IngestFunction", 1024, remaining_millis=300_000))
 
     def drop(self, key: str, data: bytes) -> dict[str, Any]:
         """Put an object and deliver its notification; return the one object result."""
@@ -147,7 +129,7 @@ def world(dynamodb: Any, settings: Settings, monkeypatch: pytest.MonkeyPatch) ->
         s3=s3,
         sqs=sqs,
         queue_url=queue_url,
-        handler=entry_point(),
+        handler=ingest_entry_point(),
         tables=[settings.meta_table, settings.cards_table, settings.drafts_table],
     )
     lambda_handler.runtime.cache_clear()
