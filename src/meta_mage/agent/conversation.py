@@ -7,7 +7,7 @@ import logging
 import uuid
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, HumanMessage
@@ -18,7 +18,7 @@ from meta_mage.agent.checkpointer import make_checkpointer
 from meta_mage.agent.graph import AgentDeps, build_graph
 from meta_mage.agent.llm import ModelChoice, build_chat_model
 from meta_mage.agent.router import Lookups
-from meta_mage.agent.state import TurnContext, snapshot
+from meta_mage.agent.state import TURN_OPEN, TurnContext, snapshot
 from meta_mage.agent.tools import AgentTools, ToolExecutor, in_process_executor
 from meta_mage.config import Settings
 from meta_mage.errors import InvalidArgument, MetaMageError, NotFound
@@ -34,6 +34,12 @@ class ConversationNotFound(NotFound):
 
 class ConversationExpired(NotFound):
     code = "conversation_expired"
+
+
+class ConversationUnavailable(MetaMageError):
+    """The conversation's memory could not be read (DynamoDB kept failing after the SDK's retries)."""
+
+    code = "conversation_unavailable"
 
 
 @dataclass(frozen=True)
@@ -113,7 +119,14 @@ class Conversations:
     async def load(self, conversation_id: str) -> dict[str, Any]:
         """The conversation's state; NotFound when unknown, ConversationExpired when idle too long."""
         conversation_id = _check_id(conversation_id)
-        found = await self.graph.aget_state(_config(conversation_id))
+        try:
+            found = await self.graph.aget_state(_config(conversation_id))
+        except Exception as exc:
+            logger.exception("reading conversation %s failed", conversation_id)
+            raise ConversationUnavailable(
+                f"conversation {conversation_id} could not be read ({type(exc).__name__}); please try again",
+                field="conversation_id",
+            ) from exc
         values: dict[str, Any] = dict(found.values or {})
         if not values.get("last_active"):
             raise ConversationNotFound(f"conversation {conversation_id} does not exist", field="conversation_id")
@@ -130,10 +143,11 @@ class Conversations:
     async def view(self, conversation_id: str) -> dict[str, Any]:
         """The spec's ``GET /conversations/{id}`` body."""
         values = await self.load(conversation_id)
+        # .text: Bedrock's answers are lists of content blocks, not strings
         messages = [
-            {"role": "user" if isinstance(m, HumanMessage) else "assistant", "content": str(m.content)}
+            {"role": "user" if isinstance(m, HumanMessage) else "assistant", "content": m.text}
             for m in values.get("messages", [])
-            if isinstance(m, HumanMessage) or (isinstance(m, AIMessage) and not m.tool_calls and m.content)
+            if isinstance(m, HumanMessage) or (isinstance(m, AIMessage) and not m.tool_calls and m.text)
         ]
         return {"conversation_id": conversation_id, "state": snapshot(values), "messages": messages}  # type: ignore[arg-type]
 
@@ -217,19 +231,27 @@ class Conversations:
             "messages": [HumanMessage(text)],
             "context": turn_context.model_dump(exclude_none=True),
             "last_active": now,
+            TURN_OPEN: True,  # until the finish node: the checkpointer never stores an unfinished turn
         }
         if not state:
             graph_input["created_at"] = now
         config = _config(conversation_id)
+        final: dict[str, Any] = {}
         try:
-            # durability="exit": one checkpoint per turn, written when the turn completes, so a turn
-            # that fails half-way leaves the conversation as the previous turn ended it
-            stream = self.graph.astream(graph_input, config, stream_mode="custom", durability="exit")
-            async for chunk in stream:
-                yield AgentEvent(chunk["event"], chunk["data"])
-            final = await self.graph.aget_state(config)
+            # durability="exit": one checkpoint per turn, written when the run ends; one that ends before
+            # the finish node (an error, a cancelled stream) still has TURN_OPEN set and is not stored,
+            # so the conversation stays as the previous turn left it
+            stream = self.graph.astream(graph_input, config, stream_mode=["custom", "values"], durability="exit")
+            async for mode, chunk in stream:
+                data = cast(dict[str, Any], chunk)
+                if mode == "values":
+                    final = data  # the state after each step; the last is what the turn leaves
+                else:
+                    yield AgentEvent(data["event"], data["data"])
         except Exception as exc:
             logger.exception("turn failed in conversation %s", conversation_id)
+            if not state:  # the id was given out in `metadata`: keep it usable for the next message
+                await self._create_quietly(config, now)
             yield AgentEvent(
                 "error",
                 {
@@ -238,5 +260,12 @@ class Conversations:
                 },
             )
             return
-        yield AgentEvent("state", snapshot(final.values))  # type: ignore[arg-type]
+        yield AgentEvent("state", snapshot(final))  # type: ignore[arg-type]
         yield AgentEvent("done", {})
+
+    async def _create_quietly(self, config: RunnableConfig, now: float) -> None:
+        """Store an empty conversation after its first turn failed (best effort: storage may be what failed)."""
+        try:
+            await self.graph.aupdate_state(config, {"created_at": now, "last_active": now}, as_node="finish")
+        except Exception:
+            logger.warning("could not store the new conversation %s either", config["configurable"]["thread_id"])

@@ -34,7 +34,7 @@ from langgraph.graph.state import CompiledStateGraph
 from meta_mage.agent import offline, prompts
 from meta_mage.agent.guards import check, tool_precondition
 from meta_mage.agent.router import Lookups, llm_route, merge_slots, rule_route, tidy
-from meta_mage.agent.state import WORKFLOW_TASKS, ConversationState, RouteDecision, TurnContext
+from meta_mage.agent.state import TURN_OPEN, WORKFLOW_TASKS, ConversationState, RouteDecision, TurnContext
 from meta_mage.agent.tools import AgentTools, compact_json, state_updates
 from meta_mage.config import Settings
 
@@ -228,6 +228,8 @@ def build_graph(deps: AgentDeps, checkpointer: BaseCheckpointSaver[Any] | None) 
         message = message_chunk_to_message(merged)
         if isinstance(message, AIMessage) and message.tool_calls:
             return {"messages": [message], "tool_rounds": rounds + 1}
+        if not message.text.strip():  # e.g. a tool call whose arguments are not JSON (invalid_tool_calls)
+            raise RuntimeError("the model answered neither text nor a valid tool call")
         return {"messages": [message]}
 
     def after_workflow(state: ConversationState) -> str:
@@ -295,7 +297,7 @@ def build_graph(deps: AgentDeps, checkpointer: BaseCheckpointSaver[Any] | None) 
         overflow = len(kept) - settings.history_limit
         if overflow > 0:
             removals += [RemoveMessage(id=str(m.id)) for m in kept[:overflow] if m.id]
-        return {"messages": removals, "last_active": deps.clock(), "tool_rounds": 0}
+        return {"messages": removals, "last_active": deps.clock(), "tool_rounds": 0, TURN_OPEN: False}
 
     graph = StateGraph(ConversationState)
     graph.add_node("router", route)

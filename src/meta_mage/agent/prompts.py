@@ -44,6 +44,7 @@ each card and at which pick. Name every card the tool returns that answers the q
 Drafters shown as [REDACTED] opted out: never guess or reveal who they are.""",
 }
 
+
 def _compact(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, default=str)
 

@@ -30,6 +30,9 @@ WORKFLOW_TASKS: dict[str, tuple[str, ...]] = {
     "cube_draft": ("draft_pool", "list_drafts"),
     "clarify": ("none",),
 }
+# The state key a turn's input sets and its finish node clears: a checkpoint that still has it set is
+# of a turn that did not finish, and the checkpointer does not store it.
+TURN_OPEN = "turn_open"
 DEFAULT_TASK = {"meta_research": "rankings", "deck_coaching": "deck_review", "cube_draft": "draft_pool"}
 
 
@@ -96,6 +99,7 @@ class ConversationState(TypedDict, total=False):
     route: dict[str, Any] | None
     context: dict[str, Any] | None
     tool_rounds: int
+    turn_open: bool  # TURN_OPEN: set by a turn's input, cleared by its finish node
     created_at: float
     last_active: float
 

@@ -15,16 +15,44 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.middleware.cors import CORSMiddleware
 from fastapi.responses import HTMLResponse, JSONResponse
 from sse_starlette.sse import EventSourceResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from meta_mage.agent.conversation import Conversations
+from meta_mage.agent.state import TurnContext
 from meta_mage.api.errors import Conflict, PayloadTooLarge, http_error
-from meta_mage.api.reads import ReadApi
+from meta_mage.api.reads import ReadApi, reject_query
 from meta_mage.config import Settings
 from meta_mage.errors import InvalidArgument, MetaMageError
 from meta_mage.storage.locks import LocksRepository
 
 PAGE = Path(__file__).with_name("static") / "index.html"
 SSE_PING_SECONDS = 15
+CONTEXT_FIELDS = sorted(TurnContext.model_fields)
+HTTP_ERROR_CODES = {404: "not_found", 405: "method_not_allowed"}
+
+
+def _is_unicode(text: str) -> bool:
+    """False for a string JSON can carry but UTF-8 cannot (a lone surrogate such as ``\\ud800``)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _check_context(context: dict[str, Any]) -> None:
+    """Refuse what the dropdown context's model would silently drop or coerce."""
+    unknown = sorted(set(context) - set(CONTEXT_FIELDS))
+    if unknown:
+        raise InvalidArgument(
+            f"context.{unknown[0]}: unexpected field; allowed: {', '.join(CONTEXT_FIELDS)}",
+            field=f"context.{unknown[0]}",
+            allowed=CONTEXT_FIELDS,
+        )
+    if isinstance(context.get("days"), bool):  # pydantic would read true as 1 day
+        raise InvalidArgument(
+            "context.days: must be a whole number of days (1-365), not true/false", field="context.days"
+        )
 
 
 def _parse_chat_body(raw: bytes, settings: Settings) -> tuple[Any, str | None, Any]:
@@ -48,6 +76,12 @@ def _parse_chat_body(raw: bytes, settings: Settings) -> tuple[Any, str | None, A
         raise InvalidArgument("conversation_id must be a string or null", field="conversation_id")
     if context is not None and not isinstance(context, dict):
         raise InvalidArgument("context must be an object or null", field="context")
+    if isinstance(message, str) and not _is_unicode(message):
+        raise InvalidArgument(
+            "message: not valid Unicode text (it holds a lone surrogate such as \\ud800)", field="message"
+        )
+    if context:
+        _check_context(context)
     return message, conversation_id, context
 
 
@@ -80,6 +114,15 @@ def create_app(
         status, body = http_error(exc)
         return JSONResponse(body, status_code=status)
 
+    @app.exception_handler(StarletteHTTPException)
+    async def http_exception(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        """Routing errors (unknown path, wrong method) in the same JSON shape as every other error."""
+        body = {
+            "error": HTTP_ERROR_CODES.get(exc.status_code, "http_error"),
+            "message": f"{request.method} {request.url.path}: {exc.detail}",
+        }
+        return JSONResponse(body, status_code=exc.status_code, headers=exc.headers)
+
     @app.exception_handler(RequestValidationError)
     async def validation_error(request: Request, exc: RequestValidationError) -> JSONResponse:
         first = exc.errors()[0]
@@ -97,7 +140,9 @@ def create_app(
     async def chat(request: Request) -> EventSourceResponse:
         """One turn of a conversation, streamed as server-sent events (see the README for events)."""
         message, conversation_id, context = _parse_chat_body(await request.body(), settings)
-        conversations.validate(message, context)
+        _, turn_context = conversations.validate(message, context)
+        if turn_context.draft_id:  # a stale dropdown value: 404 now, not a turn of failing tool calls
+            await asyncio.to_thread(reads.check_draft, turn_context.draft_id, "context.draft_id")
         create = conversation_id is None
         if conversation_id is None:
             conversation_id = str(uuid.uuid4())
@@ -128,24 +173,25 @@ def create_app(
     if serve_reads:
 
         @app.get("/welcome")
-        async def welcome() -> dict[str, Any]:
+        async def welcome(request: Request) -> dict[str, Any]:
             """Start a conversation: its id, a welcome message, formats, workflows and tools."""
+            reject_query(request.query_params)
             # off the event loop: DynamoDB reads, the LLM's welcome and (with MCP) the server's catalog block
             payload = await asyncio.to_thread(reads.welcome, conversations.deps.model, settings.llm_max_tokens)
             conversation_id = await conversations.start(payload)
             return {"conversation_id": conversation_id, **payload}
 
         @app.get("/formats")
-        def formats() -> dict[str, Any]:
-            return reads.formats()
+        def formats(request: Request) -> dict[str, Any]:
+            return reads.formats(dict(request.query_params))
 
         @app.get("/archetypes")
         def archetypes(request: Request) -> dict[str, Any]:
             return reads.archetypes(dict(request.query_params))
 
         @app.get("/drafts")
-        def drafts() -> dict[str, Any]:
-            return reads.drafts()
+        def drafts(request: Request) -> dict[str, Any]:
+            return reads.drafts(dict(request.query_params))
 
         @app.get("/drafts/{draft_id}/pool")
         def draft_pool(draft_id: str, request: Request) -> dict[str, Any]:

@@ -15,7 +15,7 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from meta_mage.agent.converse import BedrockText, bedrock_model_id
 from meta_mage.api.errors import http_error
-from meta_mage.api.reads import ReadApi
+from meta_mage.api.reads import ReadApi, reject_query
 from meta_mage.config import get_settings
 from meta_mage.errors import MetaMageError
 from meta_mage.observability import logger, metrics
@@ -37,6 +37,7 @@ def _query() -> dict[str, str]:
 
 @app.get("/welcome")
 def welcome() -> dict[str, Any]:
+    reject_query(_query())
     settings = get_settings()
     return {"conversation_id": None, **reads().welcome(welcome_model(), settings.llm_max_tokens)}
 
@@ -53,7 +54,7 @@ def welcome_model() -> Any | None:
 
 @app.get("/formats")
 def formats() -> dict[str, Any]:
-    return reads().formats()
+    return reads().formats(_query())
 
 
 @app.get("/archetypes")
@@ -63,7 +64,7 @@ def archetypes() -> dict[str, Any]:
 
 @app.get("/drafts")
 def drafts() -> dict[str, Any]:
-    return reads().drafts()
+    return reads().drafts(_query())
 
 
 @app.get("/drafts/<draft_id>/pool")

@@ -7,9 +7,16 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from meta_mage.agent.welcome import build_welcome
-from meta_mage.errors import InvalidArgument
+from meta_mage.errors import InvalidArgument, NotFound
 from meta_mage.tools.context import ToolContext
 from meta_mage.tools.registry import ToolRegistry
+
+
+def reject_query(query: Mapping[str, str] | None) -> None:
+    """An endpoint without parameters refuses any, like the tools refuse unexpected arguments."""
+    if query:
+        name = sorted(query)[0]
+        raise InvalidArgument(f"{name}: unexpected argument (this endpoint takes no parameters)", field=name)
 
 
 class ReadApi:
@@ -28,8 +35,9 @@ class ReadApi:
     def _call(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
         return self.registry.call(name, arguments, self.context)
 
-    def formats(self) -> dict[str, Any]:
+    def formats(self, query: Mapping[str, str] | None = None) -> dict[str, Any]:
         """``GET /formats``: the formats with data, and their date ranges and counts."""
+        reject_query(query)
         listed = self._call("list_formats", {})["formats"]
         return {"formats": [f["format"] for f in listed], "details": listed}
 
@@ -40,8 +48,9 @@ class ReadApi:
         result = self._call("get_format_archetypes", dict(query))
         return {"format": result["format"], "archetypes": result["archetypes"], "metadata": result["metadata"]}
 
-    def drafts(self) -> dict[str, Any]:
+    def drafts(self, query: Mapping[str, str] | None = None) -> dict[str, Any]:
         """``GET /drafts``."""
+        reject_query(query)
         return self._call("list_drafts", {})
 
     def draft_pool(self, draft_id: str, query: Mapping[str, str]) -> dict[str, Any]:
@@ -49,6 +58,16 @@ class ReadApi:
         if "draft_id" in query:
             raise InvalidArgument("draft_id: give it in the path, not the query", field="draft_id")
         return self._call("get_draft_pool", {**query, "draft_id": draft_id})
+
+    def check_draft(self, draft_id: str, field: str = "draft_id") -> None:
+        """NotFound (listing the known ids) unless ``draft_id`` is an imported draft."""
+        known = sorted(d["draft_id"] for d in self.drafts()["drafts"])
+        if draft_id not in known:
+            raise NotFound(
+                f"{field}: unknown draft {draft_id!r}; known drafts: {', '.join(known) or 'none'}",
+                field=field,
+                allowed=known,
+            )
 
     def welcome(self, model: Any | None = None, max_tokens: int = 300) -> dict[str, Any]:
         """The /welcome body (without a conversation id); its tool catalog from ``catalog`` (default: the

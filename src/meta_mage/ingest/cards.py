@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import unicodedata
 from typing import Any
+
+from pydantic import ValidationError
 
 from meta_mage.ingest.errors import InputFileError
 from meta_mage.models.cards import (
@@ -27,6 +30,44 @@ _SKIPPED_LAYOUTS = {
 }
 
 
+def _number(obj: dict[str, Any], key: str) -> float | None:
+    """A numeric field (``cmc``, ``manaValue``), or a ValueError naming it."""
+    value = obj.get(key)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float | str):
+        raise ValueError(f"{key} is {value!r}, not a number")
+    try:
+        return float(value)
+    except ValueError:
+        raise ValueError(f"{key} is {value!r}, not a number") from None
+
+
+def _letters(obj: dict[str, Any], key: str) -> list[str] | None:
+    """A colour field (a list of letters, or a string of them), or a ValueError naming it."""
+    value = obj.get(key)
+    if value is None:
+        return None
+    if not isinstance(value, list | str) or not all(isinstance(c, str) for c in value):
+        raise ValueError(f"{key} is {value!r}, not a list of colour letters")
+    return wubrg(value)
+
+
+def _text(obj: dict[str, Any], key: str) -> str | None:
+    """A text field (``mana_cost``, ``type``...), or a ValueError naming it."""
+    value = obj.get(key)
+    if value is not None and not isinstance(value, str):
+        raise ValueError(f"{key} is {value!r}, not text")
+    return value
+
+
+def _faces(obj: dict[str, Any]) -> list[dict[str, Any]]:
+    faces = obj.get("card_faces") or []
+    if not isinstance(faces, list) or not all(isinstance(f, dict) for f in faces):
+        raise ValueError("card_faces is not a list of objects")
+    return faces
+
+
 def _from_scryfall(obj: dict[str, Any]) -> Card:
     faces = [
         CardFace(
@@ -35,20 +76,20 @@ def _from_scryfall(obj: dict[str, Any]) -> Card:
             type_line=f.get("type_line"),
             oracle_text=f.get("oracle_text"),
         )
-        for f in obj.get("card_faces") or []
+        for f in _faces(obj)
     ]
-    front = (obj.get("card_faces") or [{}])[0]
-    mana_cost = obj.get("mana_cost") or front.get("mana_cost")
-    colors = obj.get("colors")
+    front = (_faces(obj) or [{}])[0]
+    mana_cost = _text(obj, "mana_cost") or _text(front, "mana_cost")
+    colors = _letters(obj, "colors")
     if colors is None:
-        colors = front.get("colors") or mana_colors(mana_cost)
+        colors = _letters(front, "colors") or mana_colors(mana_cost)
     return Card(
         name=obj["name"],
         mana_cost=mana_cost or None,
-        cmc=float(obj.get("cmc") or 0),
-        type_line=obj.get("type_line") or front.get("type_line") or "",
+        cmc=_number(obj, "cmc") or 0.0,
+        type_line=_text(obj, "type_line") or _text(front, "type_line") or "",
         colors=wubrg(colors),
-        color_identity=wubrg(obj.get("color_identity") or []),
+        color_identity=_letters(obj, "color_identity") or [],
         oracle_text=obj.get("oracle_text") if "oracle_text" in obj else front.get("oracle_text"),
         layout=obj.get("layout", "normal"),
         faces=faces,
@@ -56,19 +97,19 @@ def _from_scryfall(obj: dict[str, Any]) -> Card:
 
 
 def _from_mtgjson(obj: dict[str, Any], name: str | None = None) -> Card:
-    mana_cost = obj.get("manaCost")
-    cmc = obj.get("manaValue", obj.get("convertedManaCost"))
-    colors = obj.get("colors")
+    mana_cost = _text(obj, "manaCost")
+    cmc = _number(obj, "manaValue") if "manaValue" in obj else _number(obj, "convertedManaCost")
+    colors = _letters(obj, "colors")
     faces = []
     if obj.get("back"):
         faces = [CardFace(name=front_face(name or obj["name"])), CardFace(name=obj["back"])]
     return Card(
         name=name or obj["name"],
         mana_cost=mana_cost or None,
-        cmc=float(cmc) if cmc is not None else mana_value(mana_cost),
-        type_line=obj.get("type") or "",
-        colors=wubrg(colors) if colors is not None else mana_colors(mana_cost),
-        color_identity=wubrg(obj.get("colorIdentity") or []),
+        cmc=cmc if cmc is not None else mana_value(mana_cost),
+        type_line=_text(obj, "type") or "",
+        colors=colors if colors is not None else mana_colors(mana_cost),
+        color_identity=_letters(obj, "colorIdentity") or [],
         oracle_text=obj.get("text"),
         layout=obj.get("layout", "normal"),
         faces=faces,
@@ -84,9 +125,9 @@ def parse_card_corpus(document: Any, source: str) -> list[Card]:
             if isinstance(faces, list) and faces and isinstance(faces[0], dict):
                 entries.append(("mtgjson-atomic:" + name, faces[0]))
     elif isinstance(document, list):
-        for obj in document:
-            if not isinstance(obj, dict) or "name" not in obj:
-                raise InputFileError(source, "every card needs a 'name' field")
+        for index, obj in enumerate(document):
+            if not isinstance(obj, dict) or not isinstance(obj.get("name"), str) or not obj["name"].strip():
+                raise InputFileError(source, f"card #{index + 1}: every card needs a 'name' field (text)")
             kind = "scryfall" if "type_line" in obj or obj.get("object") == "card" else "mtgjson"
             entries.append((kind, obj))
     else:
@@ -97,7 +138,7 @@ def parse_card_corpus(document: Any, source: str) -> list[Card]:
         )
 
     cards: dict[str, Card] = {}
-    seen_names: set[str] = set()
+    seen_names: dict[str, str] = {}  # the whole name, Unicode-normalised and case-folded → as first seen
     for kind, obj in entries:
         if obj.get("layout") in _SKIPPED_LAYOUTS:
             continue
@@ -108,11 +149,18 @@ def parse_card_corpus(document: Any, source: str) -> list[Card]:
                 card = _from_mtgjson(obj, name=kind.split(":", 1)[1])
             else:
                 card = _from_mtgjson(obj)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(str(p) for p in first["loc"])
+            raise InputFileError(source, f"card {obj.get('name')!r} is malformed ({where}: {first['msg']})") from None
         except (KeyError, TypeError, ValueError) as exc:
             raise InputFileError(source, f"card {obj.get('name')!r} is malformed ({exc})") from exc
-        if card.name in seen_names:
-            raise InputFileError(source, f"card name {card.name!r} appears more than once")
-        seen_names.add(card.name)
+        name_key = unicodedata.normalize("NFC", card.name).casefold()
+        if name_key in seen_names:
+            earlier = seen_names[name_key]
+            also = "" if earlier == card.name else f" ({earlier!r} differs from it only in case or Unicode form)"
+            raise InputFileError(source, f"card name {card.name!r} appears more than once{also}")
+        seen_names[name_key] = card.name
         # Two cards can share a front face ("Fire" vs "Fire // Ice"); the single-faced one wins.
         current = cards.get(card.key)
         if current is None or (" // " in current.name and " // " not in card.name):

@@ -24,8 +24,9 @@ from meta_mage.storage.drafts import DraftsRepository
 
 def _validation_message(exc: ValidationError) -> str:
     first = exc.errors()[0]
-    where = ".".join(str(p) for p in first["loc"]) or "draft"
-    return f"{where}: {first['msg'].removeprefix('Value error, ')}"
+    message = first["msg"].removeprefix("Value error, ")
+    where = ".".join(str(p) for p in first["loc"])
+    return f"{where}: {message}" if where else message  # checks across fields name theirs in the message
 
 
 def _read_csv(path: Path, columns: tuple[str, ...]) -> list[dict[str, str]]:
@@ -33,11 +34,18 @@ def _read_csv(path: Path, columns: tuple[str, ...]) -> list[dict[str, str]]:
         text = path.read_text(encoding="utf-8-sig")
     except OSError as exc:
         raise InputFileError(str(path), f"cannot read ({exc.strerror})") from exc
+    except UnicodeDecodeError as exc:
+        raise InputFileError(str(path), f"not UTF-8 text ({exc.reason})") from exc
     reader = csv.DictReader(io.StringIO(text))
     missing = [c for c in columns if c not in (reader.fieldnames or [])]
     if missing:
         raise InputFileError(str(path), f"missing column(s) {', '.join(missing)}; expected {','.join(columns)}")
-    return list(reader)
+    rows = list(reader)
+    for line, row in enumerate(rows, start=2):  # line 1 is the header
+        empty = [c for c in columns if c != "quantity" and not (row.get(c) or "").strip()]  # quantity: 1
+        if empty:
+            raise InputFileError(str(path), f"line {line}: no value for {', '.join(empty)}")
+    return rows
 
 
 def _draft_document(source: SourceFile) -> dict[str, Any]:

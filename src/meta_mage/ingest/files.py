@@ -6,6 +6,7 @@ import gzip
 import io
 import json
 import tarfile
+import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,12 +23,16 @@ class SourceFile:
     data: bytes
 
     def json(self) -> Any:
-        """Decode the file as JSON (gzip-compressed or not), or raise ``InputFileError``."""
-        raw = gzip.decompress(self.data) if self.data[:2] == b"\x1f\x8b" else self.data
+        """Decode the file as JSON (gzip-compressed or not; a UTF-8 byte order mark is ignored, as
+        RFC 8259 allows), or raise ``InputFileError``."""
+        try:
+            raw = gzip.decompress(self.data) if self.data[:2] == b"\x1f\x8b" else self.data
+        except (EOFError, OSError, zlib.error) as exc:  # truncated or corrupt gzip stream
+            raise InputFileError(self.name, f"truncated or corrupt gzip data ({exc})") from exc
         if not raw.strip():
             raise InputFileError(self.name, "file is empty")
         try:
-            return json.loads(raw.decode("utf-8"))
+            return json.loads(raw.decode("utf-8-sig"))
         except UnicodeDecodeError as exc:
             raise InputFileError(self.name, f"not UTF-8 text ({exc.reason})") from exc
         except json.JSONDecodeError as exc:
@@ -77,7 +82,11 @@ def expand_paths(paths: list[Path]) -> list[Path]:
 
 
 def iter_source_files(paths: list[Path]) -> Iterator[SourceFile | InputFileError]:
-    """Yield every input file (archives are opened member by member); unreadable ones as errors."""
+    """Yield every input file (archives are opened member by member); unreadable ones as errors,
+    and a folder holding no input file as an error too (a mistyped folder is not "nothing to do")."""
+    for folder in paths:
+        if folder.is_dir() and not expand_paths([folder]):
+            yield InputFileError(str(folder), "folder holds no .json, .json.gz or tar archive file")
     for path in expand_paths(paths):
         if not path.exists():
             yield InputFileError(str(path), "no such file or folder")
@@ -101,7 +110,7 @@ def iter_source_files(paths: list[Path]) -> Iterator[SourceFile | InputFileError
 
 def count_source_files(paths: list[Path]) -> int:
     """Number of files :func:`iter_source_files` will yield (for progress bars)."""
-    total = 0
+    total = sum(1 for folder in paths if folder.is_dir() and not expand_paths([folder]))
     for path in expand_paths(paths):
         if path.exists() and is_archive_name(path.name):
             try:

@@ -8,8 +8,10 @@ from collections.abc import AsyncIterator
 from typing import Any, TextIO
 
 
-async def render(events: AsyncIterator[Any], out: TextIO = sys.stdout) -> dict[str, Any]:
-    """Print each event; return a summary (conversation id, final state, error if any)."""
+async def render(events: AsyncIterator[Any], out: TextIO | None = None) -> dict[str, Any]:
+    """Print each event (to ``out``, else the ``sys.stdout`` of the moment); return a summary
+    (conversation id, final state, error if any)."""
+    out = out or sys.stdout  # not a default argument: that would keep the stdout of import time
     summary: dict[str, Any] = {}
     for_line_start = True
     async for event in events:

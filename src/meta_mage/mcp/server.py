@@ -8,7 +8,7 @@ import contextlib
 import json
 import logging
 from collections.abc import AsyncIterator
-from typing import Any
+from typing import Any, get_args
 
 import anyio
 import mcp.types as types
@@ -20,7 +20,7 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
-from starlette.types import Receive, Scope, Send
+from starlette.types import Message, Receive, Scope, Send
 
 from meta_mage import __version__
 from meta_mage.config import Settings
@@ -85,13 +85,101 @@ def build_mcp_server(registry: ToolRegistry, context: ToolContext) -> Server[Any
     return server
 
 
+CLIENT_METHODS = frozenset(
+    method
+    for request in get_args(types.ClientRequest.model_fields["root"].annotation)
+    for method in get_args(request.model_fields["method"].annotation)
+)
+
+
+def request_problem(body: bytes) -> tuple[Any, int, str, str] | None:
+    """``(id, code, message, field)`` for a JSON-RPC request the SDK would refuse without naming the
+    problem ("Invalid request parameters"): an unknown method, or a ``tools/call`` whose ``params``,
+    ``name`` or ``arguments`` has the wrong shape. None for anything else (the SDK handles it)."""
+    try:
+        message = json.loads(body)
+    except (ValueError, UnicodeDecodeError):
+        return None  # the SDK answers a parse error itself
+    if not isinstance(message, dict) or not isinstance(message.get("method"), str):
+        return None
+    if isinstance(message.get("id"), bool) or not isinstance(message.get("id"), str | int):
+        return None  # a notification (no id) or a malformed id: the SDK's own answer
+    request_id, method, params = message["id"], message["method"], message.get("params")
+    if method not in CLIENT_METHODS:
+        return request_id, types.METHOD_NOT_FOUND, f"method: unknown method {method!r}", "method"
+    if method != "tools/call":
+        return None
+    if not isinstance(params, dict):
+        return request_id, types.INVALID_PARAMS, "params: must be an object with name and arguments", "params"
+    if not isinstance(params.get("name"), str):
+        return request_id, types.INVALID_PARAMS, "params.name: the tool's name (a string) is required", "params.name"
+    if params.get("arguments") is not None and not isinstance(params["arguments"], dict):
+        return (
+            request_id,
+            types.INVALID_PARAMS,
+            "params.arguments: must be an object of the tool's arguments by name",
+            "params.arguments",
+        )
+    return None
+
+
+async def _read_body(receive: Receive) -> tuple[bytes, Receive]:
+    """The whole request body, and a ``receive`` that hands it to the next reader again."""
+    chunks: list[bytes] = []
+    while True:
+        message = await receive()
+        chunks.append(message.get("body", b""))
+        if message["type"] != "http.request" or not message.get("more_body"):
+            break
+    body = b"".join(chunks)
+    replayed = False
+
+    async def replay() -> Message:
+        nonlocal replayed
+        if not replayed:
+            replayed = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return await receive()
+
+    return body, replay
+
+
 class _McpEndpoint:
-    """The session manager as a plain ASGI endpoint (Starlette routes a non-function endpoint as ASGI)."""
+    """The session manager as a plain ASGI endpoint (Starlette routes a non-function endpoint as ASGI).
+
+    The server is stateless with JSON responses, so it sends no server-initiated messages: a ``GET``
+    (the optional SSE stream) gets 405, as the MCP spec allows, instead of a stream that never ends
+    and would hold the Lambda invocation until its timeout.
+    """
 
     def __init__(self, manager: StreamableHTTPSessionManager) -> None:
         self.manager = manager
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope.get("method") == "GET":
+            error = types.JSONRPCError(
+                jsonrpc="2.0",
+                id="server-error",
+                error=types.ErrorData(
+                    code=types.INVALID_REQUEST,
+                    message="Method Not Allowed: this stateless server has no SSE stream; POST JSON-RPC requests",
+                ),
+            )
+            response = JSONResponse(
+                error.model_dump(by_alias=True, exclude_none=True), status_code=405, headers={"Allow": "POST, DELETE"}
+            )
+            await response(scope, receive, send)
+            return
+        if scope.get("method") == "POST":
+            body, receive = await _read_body(receive)
+            problem = request_problem(body)
+            if problem is not None:
+                request_id, code, text, field = problem
+                refusal = types.JSONRPCError(
+                    jsonrpc="2.0", id=request_id, error=types.ErrorData(code=code, message=text, data={"field": field})
+                )
+                await JSONResponse(refusal.model_dump(by_alias=True, exclude_none=True))(scope, receive, send)
+                return
         await self.manager.handle_request(scope, receive, send)
 
 

@@ -3,18 +3,25 @@
 from __future__ import annotations
 
 import datetime as dt
+import re
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field, field_validator
+from pydantic import BaseModel, Field, ValidationInfo, field_validator
 
-from meta_mage.models.meta import FormatInput, ToolInput, WinRate, normalise_format
+from meta_mage.models.meta import FormatInput, ToolInput, WholeNumber, WinRate, normalise_format
+
+
+def _archetype_key(name: str) -> str:
+    """How archetype names compare ("boros-energy" is "Boros Energy"), as the meta tools resolve them."""
+    return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")
+
 
 DeckText = Field(min_length=1, max_length=20_000, description="Decklist text (MTGO .txt or Arena export)")
 
 
 class CardDetail(BaseModel):
     name: str = Field(min_length=1, max_length=200)
-    quantity: int = Field(ge=1, le=100)
+    quantity: WholeNumber = Field(ge=1, le=100)
     section: Literal["mainboard", "sideboard"]
     mana_cost: str | None = None
     cmc: float | None = None
@@ -67,8 +74,8 @@ class ClassifyDeckOutput(BaseModel):
 class OptimizeInput(FormatInput):
     card_details: list[CardDetail] = Field(min_length=1, max_length=150)
     archetype: str = Field(min_length=1, max_length=100)
-    top_n: int = Field(default=5, ge=1, le=15)
-    days: int = Field(default=30, ge=1, le=365, description="Window of lists to compare with")
+    top_n: WholeNumber = Field(default=5, ge=1, le=15)
+    days: WholeNumber = Field(default=30, ge=1, le=365, description="Window of lists to compare with")
 
 
 class CardUsage(BaseModel):
@@ -126,6 +133,18 @@ class StrategyInput(ToolInput):
     matchup_stats: dict[str, Any] = Field(description="The output of get_deck_matchup_stats")
     format: str | None = None
     as_of: dt.date | None = None
+
+    @field_validator("matchup_stats")
+    @classmethod
+    def _same_archetype(cls, stats: dict[str, Any], info: ValidationInfo) -> dict[str, Any]:
+        """The stats must be the archetype's own: the facts are built from ``matchup_stats.archetype``."""
+        theirs, ours = stats.get("archetype"), info.data.get("archetype")
+        if isinstance(theirs, str) and isinstance(ours, str) and _archetype_key(theirs) != _archetype_key(ours):
+            raise ValueError(
+                f"matchup_stats are for {theirs!r}, not archetype {ours!r}; "
+                "pass get_deck_matchup_stats for the same archetype"
+            )
+        return stats
 
     @field_validator("format", mode="before")
     @classmethod

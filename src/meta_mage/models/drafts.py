@@ -8,6 +8,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from meta_mage.models.cards import card_key
+from meta_mage.models.meta import WholeNumber
 
 REDACTED = "[REDACTED]"
 DRAFT_ID_PATTERN = r"^[a-z0-9][a-z0-9_-]{0,63}$"
@@ -16,12 +17,12 @@ DRAFT_ID_PATTERN = r"^[a-z0-9][a-z0-9_-]{0,63}$"
 class CubeEntry(BaseModel):
     model_config = ConfigDict(extra="forbid")
     name: str = Field(min_length=1, max_length=200)
-    quantity: int = Field(default=1, ge=1, le=20)
+    quantity: WholeNumber = Field(default=1, ge=1, le=20)
 
 
 class Pick(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    pick_n: int = Field(ge=1, le=1000, description="The drafter's own pick number (1 = first pick)")
+    pick_n: WholeNumber = Field(ge=1, le=1000, description="The drafter's own pick number (1 = first pick)")
     drafter: str = Field(min_length=1, max_length=100)
     card: str = Field(min_length=1, max_length=200)
 
@@ -54,21 +55,26 @@ class DraftImport(BaseModel):
         drafters = set(self.drafters)
         taken: dict[str, int] = {}
         seen_picks: set[tuple[str, int]] = set()
-        for pick in self.picks:
+        for index, pick in enumerate(self.picks):
+            where = f"picks.{index}"  # the field, as pydantic names a list item
             key = card_key(pick.card)
             if key not in quantities:
-                raise ValueError(f"pick {pick.pick_n} by {pick.drafter!r} is {pick.card!r}, which is not in the cube")
+                raise ValueError(
+                    f"{where}: pick {pick.pick_n} by {pick.drafter!r} is {pick.card!r}, which is not in the cube"
+                )
             if drafters and pick.drafter not in drafters:
-                raise ValueError(f"pick {pick.pick_n}: drafter {pick.drafter!r} is not in drafters")
+                raise ValueError(f"{where}: pick {pick.pick_n}: drafter {pick.drafter!r} is not in drafters")
             if (pick.drafter, pick.pick_n) in seen_picks:
-                raise ValueError(f"drafter {pick.drafter!r} has two picks numbered {pick.pick_n}")
+                raise ValueError(f"{where}: drafter {pick.drafter!r} has two picks numbered {pick.pick_n}")
             seen_picks.add((pick.drafter, pick.pick_n))
             taken[key] = taken.get(key, 0) + 1
             if taken[key] > quantities[key]:
-                raise ValueError(f"{pick.card!r} is picked {taken[key]} times but the cube has {quantities[key]}")
+                raise ValueError(
+                    f"{where}: {pick.card!r} is picked {taken[key]} times but the cube has {quantities[key]}"
+                )
         unknown = [o for o in self.opt_outs if o not in drafters and o not in {p.drafter for p in self.picks}]
         if unknown:
-            raise ValueError(f"opt_outs name unknown drafters: {', '.join(unknown)}")
+            raise ValueError(f"opt_outs: name unknown drafters: {', '.join(unknown)}")
         return self
 
 

@@ -3,13 +3,23 @@
 from __future__ import annotations
 
 import datetime as dt
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator
 
 from meta_mage.models.tournaments import FORMATS
 
 Strategy = Literal["aggro", "midrange", "control", "combo", "tempo", "ramp", "unknown"]
+
+
+def _not_a_bool(value: object) -> object:
+    if isinstance(value, bool):  # pydantic's lax mode would read true as 1
+        raise ValueError("expected a whole number, not true/false")
+    return value
+
+
+WholeNumber = Annotated[int, BeforeValidator(_not_a_bool)]
+"""An int input (days, counts) that refuses booleans; numeric strings still parse (query strings)."""
 
 
 def normalise_format(value: object) -> str:
@@ -74,8 +84,8 @@ class ListFormatsOutput(BaseModel):
 
 
 class MetaRankingsInput(FormatInput):
-    current_days: int = Field(default=14, ge=1, le=365, description="Length of the current window")
-    previous_days: int = Field(default=14, ge=1, le=365, description="Length of the window before it")
+    current_days: WholeNumber = Field(default=14, ge=1, le=365, description="Length of the current window")
+    previous_days: WholeNumber = Field(default=14, ge=1, le=365, description="Length of the window before it")
     color_identity: str | None = Field(default=None, description="WUBRG letters, e.g. 'RW' or 'C'")
     strategy: Strategy | None = None
     group_by: Literal["color_identity", "strategy"] | None = None
@@ -117,7 +127,7 @@ class MetaRankingsOutput(BaseModel):
 
 
 class MatchupStatsInput(FormatInput):
-    days: int = Field(default=14, ge=1, le=365, description="Window length in days (1-365)")
+    days: WholeNumber = Field(default=14, ge=1, le=365, description="Window length in days (1-365)")
 
 
 class MatchupCell(WinRate):
@@ -139,7 +149,7 @@ class MatchupStatsOutput(BaseModel):
 
 
 class ArchetypesInput(FormatInput):
-    days: int = Field(default=30, ge=1, le=365, description="Window length in days (1-365)")
+    days: WholeNumber = Field(default=30, ge=1, le=365, description="Window length in days (1-365)")
 
 
 class ArchetypeSummary(BaseModel):
@@ -159,7 +169,7 @@ class ArchetypesOutput(BaseModel):
 
 class DeckMatchupStatsInput(FormatInput):
     archetype: str = Field(min_length=1, max_length=100)
-    days: int = Field(default=14, ge=1, le=365, description="Window length in days (1-365)")
+    days: WholeNumber = Field(default=14, ge=1, le=365, description="Window length in days (1-365)")
 
 
 class DeckMatchupStatsOutput(BaseModel):

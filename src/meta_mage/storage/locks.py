@@ -7,10 +7,21 @@ condition ignores expired ones before that happens.
 
 from __future__ import annotations
 
+import logging
 import time
 from typing import Any
 
-from botocore.exceptions import ClientError
+from botocore.exceptions import BotoCoreError, ClientError
+
+from meta_mage.errors import MetaMageError
+
+logger = logging.getLogger(__name__)
+
+
+class LockUnavailable(MetaMageError):
+    """The LocksTable did not answer (after the SDK's retries), so the lock could not be taken."""
+
+    code = "lock_unavailable"
 
 
 class LocksRepository:
@@ -32,11 +43,14 @@ class LocksRepository:
         except ClientError as exc:
             if exc.response["Error"]["Code"] == "ConditionalCheckFailedException":
                 return False
-            raise
+            raise LockUnavailable(f"{name} could not be locked ({_reason(exc)}); please try again") from exc
+        except BotoCoreError as exc:
+            raise LockUnavailable(f"{name} could not be locked ({_reason(exc)}); please try again") from exc
         return True
 
     def release(self, name: str, owner: str) -> None:
-        """Drop the lock if ``owner`` still holds it."""
+        """Drop the lock if ``owner`` still holds it. Never raises: called once the answer is out, and a
+        lock that cannot be dropped now frees itself when its ``ttl`` passes."""
         try:
             self.table.delete_item(
                 Key={"pk": name},
@@ -46,4 +60,12 @@ class LocksRepository:
             )
         except ClientError as exc:
             if exc.response["Error"]["Code"] != "ConditionalCheckFailedException":
-                raise
+                logger.warning("%s not released (%s); it expires with its ttl", name, _reason(exc))
+        except BotoCoreError as exc:
+            logger.warning("%s not released (%s); it expires with its ttl", name, _reason(exc))
+
+
+def _reason(exc: Exception) -> str:
+    if isinstance(exc, ClientError):
+        return str(exc.response["Error"].get("Code") or type(exc).__name__)
+    return type(exc).__name__
