@@ -701,7 +701,7 @@ async def test_http_dynamodb_fault_every_attempt(world: dict[str, Any], where: s
                 )
                 kept = 4
             else:
-                assert response.status_code == 500 and response.headers["content-type"] == "application/json"
+                assert response.status_code == 503 and response.headers["content-type"] == "application/json"
                 error = response.json()
                 assert error["error"] == (
                     "conversation_unavailable" if where == "checkpoint read" else "lock_unavailable"

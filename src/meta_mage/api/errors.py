@@ -12,6 +12,9 @@ STATUS_BY_CODE = {
     "conversation_expired": 404,
     "conflict": 409,
     "payload_too_large": 413,
+    # DynamoDB still failing after the SDK's retries: the client may try again shortly
+    "conversation_unavailable": 503,
+    "lock_unavailable": 503,
 }
 
 
