@@ -472,11 +472,6 @@ async def test_chat_says_no_card_of_the_deck_is_known(app: FastAPI, tables: Tabl
         await still_serving(http, tables, chat=True)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="agent/offline.py re-plans a tool that failed, so an unknown archetype is tried max_tool_rounds (4) "
-    "times and its error repeated 4 times in the answer (outside this suite's files; reported)",
-)
 async def test_chat_tries_an_unknown_archetype_once(app: FastAPI, tables: Tables) -> None:
     context = {"format": "Modern", "days": 30, "archetype": "Goblin Storm"}
     tables.stale()  # this turn writes its conversation outside any case

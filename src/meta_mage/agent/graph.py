@@ -195,7 +195,7 @@ def build_graph(deps: AgentDeps, checkpointer: BaseCheckpointSaver[Any] | None) 
                 except Exception as exc:
                     logger.warning("LLM step failed in %s: %s", workflow, exc)
                     thinking("The language model is unavailable; answering from the data directly.")
-            calls = offline.plan(task, route_record, state, offline.results(turn))
+            calls = offline.plan(task, route_record, state, offline.called(turn))
             if calls and rounds < settings.max_tool_rounds:
                 tool_calls = [
                     {"name": n, "args": a, "id": f"offline-{uuid.uuid4().hex[:12]}", "type": "tool_call"}

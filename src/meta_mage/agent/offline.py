@@ -6,6 +6,7 @@ Used when no LLM is configured or reachable. Every figure comes from a tool resu
 from __future__ import annotations
 
 import json
+from collections.abc import Collection
 from typing import Any
 
 from langchain_core.messages import ToolMessage
@@ -25,14 +26,20 @@ def results(turn: list[Any]) -> dict[str, dict[str, Any]]:
     return found
 
 
+def called(turn: list[Any]) -> set[str]:
+    """Names of the tools called this turn, answered or failed: a failed tool is not planned again."""
+    return {m.name for m in turn if isinstance(m, ToolMessage) and m.name}
+
+
 def errors(turn: list[Any]) -> list[str]:
     return [str(m.content) for m in turn if isinstance(m, ToolMessage) and m.status == "error"]
 
 
 def plan(
-    task: str, route: dict[str, Any], state: ConversationState, done: dict[str, Any]
+    task: str, route: dict[str, Any], state: ConversationState, done: Collection[str]
 ) -> list[tuple[str, dict[str, Any]]]:
-    """The tool calls still needed for ``task`` (empty when the answer can be written)."""
+    """The tool calls still needed for ``task`` (empty when the answer can be written); ``done`` names the
+    tools already called this turn."""
     wanted: list[tuple[str, dict[str, Any]]] = []
     if task == "rankings":
         wanted = [("get_format_meta_rankings", {})]
