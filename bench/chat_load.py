@@ -32,8 +32,11 @@ few of each below the table), turn time p50 / p95 / p99 (request sent to ``done`
 the first event, ``GET /conversations`` time, wall time, turns/s, and the server's RSS (VmRSS from
 /proc) before and after the load and its peak while loaded. Exit status 1 on any error or violation.
 
+``--separate-dynamodb`` runs moto in its own process (``serve --dynamodb-endpoint``), so the server's
+RSS shows the app alone and moto's (which holds every stored checkpoint in memory) is reported apart.
+
 Run: .venv/bin/python bench/chat_load.py [--conversations 50] [--turns 1] [--concurrency 50]
-     [--url http://127.0.0.1:8000 [--server-pid PID]] [--timeout 900] [--seed 0]
+     [--url http://127.0.0.1:8000 [--server-pid PID]] [--timeout 900] [--seed 0] [--separate-dynamodb]
 
 From a test: ``with spawn_server() as server: result = run_load(server.url, 4, 2, 4, server_pid=server.pid)``
 (or ``await run_load_async(...)`` inside a running event loop); ``result.ok`` is the verdict.
@@ -83,6 +86,7 @@ class Server:
     url: str
     pid: int
     log: Path
+    dynamodb_pid: int | None = None  # moto's own process, when it runs apart from the server
 
 
 def free_port() -> int:
@@ -123,14 +127,64 @@ def _log_tail(log: Path, lines: int = 30) -> str:
         return "(no log)"
 
 
+def _stop(process: subprocess.Popen[bytes]) -> None:
+    if process.poll() is None:
+        process.send_signal(signal.SIGINT)  # uvicorn's graceful stop, then moto's
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            process.terminate()
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+
+
 @contextlib.contextmanager
-def spawn_server(startup_timeout: float = 240.0, port: int | None = None) -> Iterator[Server]:
-    """Run ``meta-mage serve`` (offline, embedded DynamoDB, demo data) on loopback until the block ends."""
+def _separate_dynamodb(env: dict[str, str], startup_timeout: float) -> Iterator[tuple[str, int]]:
+    """moto's server in its own process (``python -m moto.server``); yields its URL and pid."""
+    port = free_port()
+    command = [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)]
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + startup_timeout
+        while True:
+            if process.poll() is not None:
+                raise RuntimeError(f"moto.server exited with {process.returncode}")
+            with contextlib.suppress(httpx.HTTPError):
+                httpx.get(f"{url}/moto-api/", timeout=2, trust_env=False)
+                break
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"moto.server not up after {startup_timeout:.0f} s")
+            time.sleep(0.25)
+        yield url, process.pid
+    finally:
+        _stop(process)
+
+
+@contextlib.contextmanager
+def spawn_server(
+    startup_timeout: float = 240.0, port: int | None = None, *, separate_dynamodb: bool = False
+) -> Iterator[Server]:
+    """Run ``meta-mage serve`` (offline, embedded DynamoDB, demo data) on loopback until the block ends.
+
+    ``separate_dynamodb`` runs moto's server in a process of its own instead of inside ``serve``, so
+    the server's memory and the stored data's memory are measured apart (``Server.dynamodb_pid``)."""
     port = port or free_port()
     env = {**os.environ, "META_MAGE_MODEL": "", "PYTHONUNBUFFERED": "1"}
     log_file = tempfile.NamedTemporaryFile(prefix="chat_load_serve_", suffix=".log", delete=False)  # noqa: SIM115
     log = Path(log_file.name)
     command = [sys.executable, "-m", "meta_mage.cli", "serve", "--host", "127.0.0.1", "--port", str(port)]
+    stack = contextlib.ExitStack()
+    dynamodb_pid = None
+    if separate_dynamodb:
+        env.setdefault("AWS_DEFAULT_REGION", "us-east-1")
+        if not env.get("AWS_ACCESS_KEY_ID"):
+            env["AWS_ACCESS_KEY_ID"] = env["AWS_SECRET_ACCESS_KEY"] = "local"
+        dynamodb_url, dynamodb_pid = stack.enter_context(_separate_dynamodb(env, startup_timeout))
+        command += ["--dynamodb-endpoint", dynamodb_url]
     process = subprocess.Popen(command, stdout=log_file, stderr=subprocess.STDOUT, env=env)
     url = f"http://127.0.0.1:{port}"
     try:
@@ -147,19 +201,10 @@ def spawn_server(startup_timeout: float = 240.0, port: int | None = None) -> Ite
                 if time.monotonic() > deadline:
                     raise RuntimeError(f"meta-mage serve not healthy after {startup_timeout:.0f} s:\n{_log_tail(log)}")
                 time.sleep(0.25)
-        yield Server(url, process.pid, log)
+        yield Server(url, process.pid, log, dynamodb_pid)
     finally:
-        if process.poll() is None:
-            process.send_signal(signal.SIGINT)  # uvicorn's graceful stop, then moto's
-            try:
-                process.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                process.terminate()
-                try:
-                    process.wait(timeout=10)
-                except subprocess.TimeoutExpired:
-                    process.kill()
-                    process.wait()
+        _stop(process)
+        stack.close()
         log_file.close()
 
 
@@ -445,6 +490,8 @@ class LoadResult:
     rss_after_mb: float | None = None
     rss_peak_mb: float | None = None
     server_cpu_s: float | None = None  # user + system CPU of the server process during the load
+    dynamodb_rss_before_mb: float | None = None  # moto's process, when it runs apart from the server
+    dynamodb_rss_after_mb: float | None = None
 
     @property
     def turns_requested(self) -> int:
@@ -567,9 +614,10 @@ async def run_load_async(
     timeout: float | None = None,
     seed: int = 0,
     server_pid: int | None = None,
+    dynamodb_pid: int | None = None,
 ) -> LoadResult:
-    """Run the load against the server at ``url``; ``server_pid`` to measure its RSS; ``timeout``
-    bounds the load itself (conversations not finished by then are errors)."""
+    """Run the load against the server at ``url``; ``server_pid`` (and ``dynamodb_pid``) to measure
+    RSS; ``timeout`` bounds the load itself (conversations not finished by then are errors)."""
     result = LoadResult(conversations, turns, concurrency)
     limits = httpx.Limits(max_connections=concurrency + 2, max_keepalive_connections=concurrency + 2)
     request_timeout = httpx.Timeout(timeout or 300.0, connect=30.0)
@@ -580,6 +628,7 @@ async def run_load_async(
         result.distinct_first_questions = len({json.dumps([p[0].message, p[0].context]) for p in plans if p})
         run = _Run(result, client, concurrency)
         result.rss_before_mb = rss_mb(server_pid)
+        result.dynamodb_rss_before_mb = rss_mb(dynamodb_pid)
         cpu_before = cpu_seconds(server_pid)
         sampler = asyncio.create_task(_sample_rss(server_pid, result)) if server_pid else None
         started = time.perf_counter()
@@ -600,6 +649,7 @@ async def run_load_async(
             sampler.cancel()
             await asyncio.gather(sampler, return_exceptions=True)
         result.rss_after_mb = rss_mb(server_pid)
+        result.dynamodb_rss_after_mb = rss_mb(dynamodb_pid)
         cpu_after = cpu_seconds(server_pid)
         if cpu_before is not None and cpu_after is not None:
             result.server_cpu_s = cpu_after - cpu_before
@@ -617,10 +667,20 @@ def run_load(
     timeout: float | None = None,
     seed: int = 0,
     server_pid: int | None = None,
+    dynamodb_pid: int | None = None,
 ) -> LoadResult:
     """``run_load_async`` in a new event loop (for callers without one)."""
     return asyncio.run(
-        run_load_async(url, conversations, turns, concurrency, timeout=timeout, seed=seed, server_pid=server_pid)
+        run_load_async(
+            url,
+            conversations,
+            turns,
+            concurrency,
+            timeout=timeout,
+            seed=seed,
+            server_pid=server_pid,
+            dynamodb_pid=dynamodb_pid,
+        )
     )
 
 
@@ -664,6 +724,9 @@ def table(result: LoadResult) -> str:
             " / ".join(map(_mb, (result.rss_before_mb, result.rss_after_mb, result.rss_peak_mb))),
         ),
     ]
+    if result.dynamodb_rss_before_mb is not None:
+        moto = " / ".join(map(_mb, (result.dynamodb_rss_before_mb, result.dynamodb_rss_after_mb)))
+        rows.append(("DynamoDB (moto, own process) RSS before / after, MB", moto))
     if len(result.turn_ms_by_number) > 1:
         by_number = ", ".join(f"{n}: {statistics.median(v):,.0f}" for n, v in sorted(result.turn_ms_by_number.items()))
         rows.insert(8, ("turn time p50 by turn number, ms", by_number))
@@ -686,13 +749,25 @@ def main() -> int:
     parser.add_argument("--server-pid", type=int, help="with --url: the server's pid, to report its RSS")
     parser.add_argument("--timeout", type=float, default=900.0, help="bound on the load, in seconds")
     parser.add_argument("--seed", type=int, default=0, help="seed for drawing the questions")
+    parser.add_argument(
+        "--separate-dynamodb",
+        action="store_true",
+        help="run moto in its own process, so the server's RSS excludes the stored data",
+    )
     args = parser.parse_args()
     if min(args.conversations, args.turns, args.concurrency) < 1:
         parser.error("--conversations, --turns and --concurrency must be at least 1")
 
-    def load(url: str, pid: int | None) -> LoadResult:
+    def load(url: str, pid: int | None, dynamodb_pid: int | None = None) -> LoadResult:
         return run_load(
-            url, args.conversations, args.turns, args.concurrency, timeout=args.timeout, seed=args.seed, server_pid=pid
+            url,
+            args.conversations,
+            args.turns,
+            args.concurrency,
+            timeout=args.timeout,
+            seed=args.seed,
+            server_pid=pid,
+            dynamodb_pid=dynamodb_pid,
         )
 
     if args.url:
@@ -700,12 +775,13 @@ def main() -> int:
         result = load(args.url.rstrip("/"), args.server_pid)
     else:
         started = time.perf_counter()
-        with spawn_server() as server:
+        with spawn_server(separate_dynamodb=args.separate_dynamodb) as server:
+            where = f"moto in pid {server.dynamodb_pid}" if server.dynamodb_pid else "embedded moto"
             print(
-                f"meta-mage serve (offline) at {server.url}, pid {server.pid}, healthy after "
+                f"meta-mage serve (offline, {where}) at {server.url}, pid {server.pid}, healthy after "
                 f"{time.perf_counter() - started:.1f} s (log: {server.log})"
             )
-            result = load(server.url, server.pid)
+            result = load(server.url, server.pid, server.dynamodb_pid)
     print(
         f"{args.conversations} conversations x {args.turns} turns, at most {args.concurrency} requests in flight, "
         f"timeout {args.timeout:g} s\n"

@@ -51,6 +51,35 @@ async def test_format_matchup_overview(offline: Conversations, modern_world: dic
     assert turn.tools() == ["get_format_matchup_stats"]
     for row in table["archetypes"][:10]:
         assert f"- {row['archetype']} ({row['meta_share']:.1f}%): {rate(row['overall'])}" in turn.text
+    for line in turn.text.splitlines():  # one judgeable matchup is not both the best and the worst
+        best, _, worst = line.partition(", worst vs ")
+        if worst:
+            assert best.rsplit("best vs ", 1)[1] != worst, line
+
+
+async def test_a_window_follow_up_keeps_the_matchup_asked_about(
+    offline: Conversations, modern_world: dict[str, Any]
+) -> None:
+    # Given an A-vs-B question
+    first = await run_turn(offline, "How does Boros Energy do against Jeskai Blink in Modern, last 30 days?")
+    # When the user only changes the window
+    turn = await run_turn(offline, "What about the last 14 days?", first.conversation_id)
+    # Then the same pair is answered for the new window
+    assert turn.tools() == ["get_deck_matchup_stats"]
+    assert turn.arguments("get_deck_matchup_stats")["archetype"] == "Boros Energy"
+    assert turn.arguments("get_deck_matchup_stats")["days"] == 14
+    stats = call(modern_world, "get_deck_matchup_stats", format="Modern", archetype="Boros Energy", days=14)
+    cell = next((c for c in stats["matchups"] if c["opponent"] == "Jeskai Blink"), None)
+    expected = f"Against **Jeskai Blink**: {rate(cell)}" if cell else "No recorded matches against Jeskai Blink"
+    assert expected in turn.text
+
+
+async def test_a_format_switch_forgets_the_old_formats_opponent(offline: Conversations) -> None:
+    first = await run_turn(offline, "How should I play against Jeskai Blink?", context={"format": "Modern", "days": 30})
+    assert first.state["opponent_archetype"] == "Jeskai Blink"
+    switched = await run_turn(offline, "What are the top decks in Pioneer?", first.conversation_id)
+    assert switched.state["format"] == "Pioneer"
+    assert switched.state["opponent_archetype"] is None
 
 
 async def test_draft_list_and_a_filtered_pool(offline: Conversations, modern_world: dict[str, Any]) -> None:

@@ -147,9 +147,10 @@ def test_layers_carry_every_runtime_dependency_of_the_library() -> None:
                 item.strip() and not item.strip().startswith("#")}  # fmt: skip
 
     core = extra("dependencies") - {"boto3"}  # the runtime ships boto3
-    assert core <= light | {"aws-lambda-powertools"} and "aws-lambda-powertools[tracer]>=3.0" in (
-        ROOT / "layers/light/requirements.txt"
-    ).read_text()
+    assert (
+        core <= light | {"aws-lambda-powertools"}
+        and "aws-lambda-powertools[tracer]>=3.0" in (ROOT / "layers/light/requirements.txt").read_text()
+    )
     assert extra("agent") <= agent
     assert extra("api") - {"httpx"} <= agent  # httpx is the terminal client's
     assert extra("mcp") <= agent
@@ -160,7 +161,7 @@ def test_environment_names_real_settings_and_the_right_tables(template: dict[str
     for name in resources(template, "AWS::Serverless::Function"):
         for key in environment(template, name):
             if key.startswith("META_MAGE_"):
-                assert key[len("META_MAGE_"):].lower() in fields, f"{name}: {key} is not a setting"
+                assert key[len("META_MAGE_") :].lower() in fields, f"{name}: {key} is not a setting"
     env = template["Globals"]["Function"]["Environment"]["Variables"]
     for logical_id, field in {
         "MetaTable": "meta_table",

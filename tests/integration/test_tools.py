@@ -147,6 +147,15 @@ def test_enrich_classify_and_coach_a_real_list(modern_world: dict[str, Any]) -> 
     bolt = next(c for c in enriched["card_details"] if c["name"] == "Lightning Bolt")
     assert (bolt["mana_cost"], bolt["cmc"], bolt["type_line"]) == ("{R}", 1.0, "Instant")
 
+    # lines that name one card in different spellings are one entry
+    split = BURN_DECK.replace("4 Lightning Bolt", "3 Lightning Bolt\n1 lightning bolt", 1)
+    assert split != BURN_DECK
+    merged = call(modern_world, "get_enriched_deck", deck=split)
+    assert [(c["quantity"], c["section"]) for c in merged["card_details"] if c["name"] == "Lightning Bolt"] == [
+        (4, "mainboard")
+    ]
+    assert merged["counts"]["distinct_cards"] == len(merged["card_details"])
+
     verdict = call(modern_world, "classify_deck", deck=text, format="Modern")
     archetype = verdict["archetype"]
     assert archetype == "Boros Energy" and verdict["color_identity"] == "WR"

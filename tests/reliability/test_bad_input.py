@@ -677,6 +677,10 @@ TOOL_REFUSALS = [
     T("enriched deck: 1 MB deck", ENRICH, {"deck": ONE_MEGABYTE}, BAD, "deck", "at most 20000 characters"),
     T("enriched deck: deck of the wrong type", ENRICH, {"deck": ["4 Lightning Bolt"]}, BAD, "deck", "valid string"),
     T("enriched deck: blank deck", ENRICH, {"deck": " \n "}, BAD, "deck", "deck is empty"),
+    T("enriched deck: 120 copies over two lines", ENRICH, {"deck": "60 Island\n60 Island"}, BAD, "deck",
+      "deck: Island has 120 copies in total; at most 100"),
+    T("enriched deck: 120 copies in two spellings", ENRICH, {"deck": "60 Island\n60 island"}, BAD, "deck",
+      "deck: Island has 120 copies in total; at most 100"),
     T("enriched deck: lone surrogate", ENRICH, {"deck": "4 Lightning Bolt\ud800"}, BAD, "deck", "unicode",
       over_mcp=False),  # the SDK's client cannot encode it; test_mcp_refuses_a_lone_surrogate_sent_raw sends it
     T("classify: format missing", "classify_deck", {"deck": "4 Lightning Bolt"}, BAD, "format",
@@ -800,15 +804,12 @@ def _unicode_deck(result: dict[str, Any]) -> str:
         ("Ragavan, Nimble Pilferer", 4),
         ("Lim-Dûl's Vault", 1),  # typed decomposed (u + combining circumflex): the same card
     ]
-    assert result["corrected"] == {
-        "Lightning Bolt\x00": "Lightning Bolt",
-        "Ragavan, Nimble Pilferer\x07": "Ragavan, Nimble Pilferer",
-    }
+    assert result["corrected"] == {}  # control characters are read as spaces: the names are exact
     unresolved = {u["name"]: u["suggestions"] for u in result["unresolved"]}
     assert list(unresolved) == ["Lim-Dûl's Vault 🧙\u200d♂️", "Ｌｉｇｈｔｎｉｎｇ Ｈｅｌｉｘ"]
     assert "Lim-Dûl's Vault" in unresolved["Lim-Dûl's Vault 🧙\u200d♂️"]
-    assert result["skipped_lines"] == ["\x1b[31m1 Island"]
-    return "answered: control characters corrected away, NFD name matched, emoji/fullwidth names unresolved"
+    assert result["skipped_lines"] == ["[31m1 Island"]
+    return "answered: control characters read as spaces, NFD name matched, emoji/fullwidth names unresolved"
 
 
 def _classified_unknown(result: dict[str, Any]) -> str:

@@ -40,3 +40,15 @@ def test_empty_or_cardless_deck_is_rejected(text: str) -> None:
 def test_huge_deck_is_rejected() -> None:
     with pytest.raises(InvalidArgument, match="500 lines"):
         parse_deck_text("\n".join("1 Island" for _ in range(500)))
+
+
+def test_control_characters_and_tabs_are_spaces() -> None:
+    # Given a list pasted with a tab, a NUL and a stray escape inside card lines
+    deck = parse_deck_text("4\tLightning\x00Bolt\n2 Light\x1bning Bolt\n20  Mountain\x7f")
+    # Then the names are clean, so the lines land on the same card
+    assert deck.mainboard == {"Lightning Bolt": 4, "Light ning Bolt": 2, "Mountain": 20}
+
+
+def test_repeated_lines_past_the_copy_limit_are_rejected() -> None:
+    with pytest.raises(InvalidArgument, match="deck: Island has 120 copies in total; at most 100"):
+        parse_deck_text("60 Island\n60 Island")

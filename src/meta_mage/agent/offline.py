@@ -186,9 +186,11 @@ def _matchups(route: dict[str, Any], state: ConversationState, done: dict[str, A
         best = max(solid, key=lambda c: c["win_rate"], default=None)
         worst = min(solid, key=lambda c: c["win_rate"], default=None)
         extra = ""
-        if best and worst:
+        if best and worst and best is not worst:
             extra = f"; best vs {best['opponent']} {best['win_rate']:.0f}%, worst vs {worst['opponent']} "
             extra += f"{worst['win_rate']:.0f}%"
+        elif best:
+            extra = f"; only matchup with enough matches: vs {best['opponent']} {best['win_rate']:.0f}%"
         lines.append(f"- {row['archetype']} ({row['meta_share']:.1f}%): {_rate(row['overall'])}{extra}")
     lines.append("")
     lines.append('Ask about one archetype ("how does X do against Y?") for its full spread.')

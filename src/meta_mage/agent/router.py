@@ -212,8 +212,13 @@ async def rule_route(message: str, state: ConversationState, lookups: Lookups) -
         workflow = pending.get("workflow") or state.get("current_workflow") or "clarify"
         task = pending.get("task") or state.get("current_task") or DEFAULT_TASK.get(workflow, "none")
         confidence = 0.8 if pending else 0.7
+        # a follow-up that only changes the window or format keeps what the last request was about
+        last = pending.get("route") or state.get("route") or {}
         if workflow == "cube_draft":
-            slots["card_filter"] = (pending.get("route") or {}).get("card_filter")
+            slots["card_filter"] = last.get("card_filter")
+        elif workflow == "meta_research" and (not fmt or fmt == state.get("format")):  # names are per format
+            for key in ("archetype", "opponent"):
+                slots[key] = slots[key] or last.get(key)
     else:
         workflow, task, confidence = "clarify", "none", 0.3
     return RouteDecision(workflow=workflow, task=task, confidence=confidence, **slots)  # type: ignore[arg-type]
@@ -310,8 +315,9 @@ def merge_slots(
             updates["archetype"] = (context.archetype if context else None) or None
     if state.get("format") and current("format") != state.get("format"):
         updates.update(matchup_stats=None, suggested_archetype=None)
-        if "archetype" not in updates:
-            updates["archetype"] = None
+        for key in ("archetype", "opponent_archetype"):  # names from the old format's metagame
+            if key not in updates:
+                updates[key] = None
     if current("archetype") != state.get("archetype"):
         updates["matchup_stats"] = None
     return updates

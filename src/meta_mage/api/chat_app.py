@@ -10,6 +10,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
+import anyio
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.middleware.cors import CORSMiddleware
@@ -150,7 +151,8 @@ def create_app(
             await conversations.load(conversation_id)  # 404 before the stream starts
         owner = uuid.uuid4().hex
         lock = f"conversation#{conversation_id}"
-        if not locks.acquire(lock, owner, settings.chat_lock_seconds):
+        # boto3 blocks: every DynamoDB call made here runs off the event loop
+        if not await asyncio.to_thread(locks.acquire, lock, owner, settings.chat_lock_seconds):
             raise Conflict(
                 f"conversation {conversation_id} is already answering another message; retry when it is done",
                 field="conversation_id",
@@ -161,7 +163,10 @@ def create_app(
                 async for event in conversations.turn(message, conversation_id, context, create=create):
                     yield {"event": event.event, "data": json.dumps(event.data, ensure_ascii=False)}
             finally:
-                locks.release(lock, owner)
+                # shielded: after a client disconnect the stream's scope is cancelled, and an unshielded
+                # await here would be cancelled too, leaving the lock held until its ttl
+                with anyio.CancelScope(shield=True):
+                    await anyio.to_thread.run_sync(locks.release, lock, owner)
 
         return EventSourceResponse(events(), ping=SSE_PING_SECONDS)
 

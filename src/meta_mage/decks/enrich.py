@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import difflib
 
-from meta_mage.decks.parse import parse_deck_text
+from meta_mage.decks.parse import MAX_COPIES, parse_deck_text
+from meta_mage.errors import InvalidArgument
 from meta_mage.models.cards import Card, card_key
 from meta_mage.models.decks import CardDetail, EnrichedDeck, UnresolvedCard
 from meta_mage.storage.cards import CardsRepository
@@ -68,7 +69,7 @@ def enrich_deck(text: str, cards: CardsRepository) -> EnrichedDeck:
             if best:
                 corrected[name] = best
         found.update(cards.get_many([card_key(n) for n in corrected.values()]))
-    details: list[CardDetail] = []
+    by_card: dict[tuple[str, str], CardDetail] = {}  # lines naming one card ("bolt", "Bolt") become one entry
     unresolved: list[UnresolvedCard] = []
     for name, quantity, section in entries:
         card = found.get(card_key(corrected.get(name, name)))
@@ -76,13 +77,21 @@ def enrich_deck(text: str, cards: CardsRepository) -> EnrichedDeck:
             unresolved.append(
                 UnresolvedCard(name=name, quantity=quantity, section=section, suggestions=suggestions.get(name, []))
             )
+        elif (card.name, section) in by_card:
+            total = by_card[card.name, section].quantity + quantity
+            if total > MAX_COPIES:
+                raise InvalidArgument(
+                    f"deck: {card.name} has {total} copies in total; at most {MAX_COPIES}", field="deck"
+                )
+            by_card[card.name, section].quantity = total
         else:
-            details.append(_detail(card, quantity, section))
+            by_card[card.name, section] = _detail(card, quantity, section)
+    details = list(by_card.values())
     main = [d for d in details if d.section == "mainboard"]
     counts = {
         "mainboard": sum(q for _, q, s in entries if s == "mainboard"),
         "sideboard": sum(q for _, q, s in entries if s == "sideboard"),
-        "distinct_cards": len(entries),
+        "distinct_cards": len(details) + len(unresolved),
         "lands": sum(d.quantity for d in main if "Land" in (d.type_line or "")),
         "creatures": sum(d.quantity for d in main if "Creature" in (d.type_line or "")),
         "unresolved": sum(u.quantity for u in unresolved),

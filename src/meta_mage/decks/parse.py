@@ -8,8 +8,10 @@ from dataclasses import dataclass, field
 from meta_mage.errors import InvalidArgument
 
 MAX_LINES = 300
+MAX_COPIES = 100
 _LINE = re.compile(r"^(?:(?P<sb>SB:)\s*)?(?P<count>\d+)\s*x?\s+(?P<name>.+?)\s*$", re.IGNORECASE)
 _ARENA_SET = re.compile(r"\s+\([A-Z0-9_]{2,6}\)\s+[\w-]+$")  # "Lightning Bolt (M10) 146"
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 _SIDEBOARD_HEADER = re.compile(r"^(?://\s*)?sideboard:?$", re.IGNORECASE)
 _IGNORED_HEADERS = re.compile(
     r"^(?://\s*)?(deck|main ?deck|mainboard|commander|companion|about|name .*):?$", re.IGNORECASE
@@ -35,7 +37,7 @@ def parse_deck_text(text: str) -> ParsedDeckList:
     deck = ParsedDeckList()
     section = deck.mainboard
     for raw in lines:
-        line = raw.strip()
+        line = " ".join(_CONTROL.sub(" ", raw).split())  # tabs, NULs and other control characters are spaces
         if not line:
             if deck.mainboard and section is deck.mainboard:
                 section = deck.sideboard
@@ -52,9 +54,13 @@ def parse_deck_text(text: str) -> ParsedDeckList:
         name = _ARENA_SET.sub("", match.group("name")).strip()
         target = deck.sideboard if match.group("sb") else section
         count = int(match.group("count"))
-        if count < 1 or count > 100:
-            raise InvalidArgument(f"line {line!r}: a count must be between 1 and 100", field="deck")
+        if count < 1 or count > MAX_COPIES:
+            raise InvalidArgument(f"line {line!r}: a count must be between 1 and {MAX_COPIES}", field="deck")
         target[name] = target.get(name, 0) + count
+        if target[name] > MAX_COPIES:
+            raise InvalidArgument(
+                f"deck: {name} has {target[name]} copies in total; at most {MAX_COPIES}", field="deck"
+            )
     if not deck.mainboard and not deck.sideboard:
         raise InvalidArgument("no card lines found; each line should look like '4 Lightning Bolt'", field="deck")
     if not deck.mainboard:  # everything landed after a leading blank line
