@@ -4,6 +4,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from botocore.exceptions import EndpointConnectionError
+
 from meta_mage.config import DEMO_DATA_DIR, Settings
 from meta_mage.ingest.archetypes import get_classifier
 from meta_mage.ingest.card_ingest import ingest_cards
@@ -102,3 +104,46 @@ def test_cards_ingest_and_duplicate_names_rejected(dynamodb: Any, settings: Sett
     (tmp_path / "dupes.json").write_text(json.dumps(scryfall * 2))
     failed = ingest_cards([tmp_path / "dupes.json"], repo)
     assert failed.failures == [(str(tmp_path / "dupes.json"), "card name 'Fire // Ice' appears more than once")]
+
+
+def _same_day_pair(fmt: str) -> list[tuple[str, bytes]]:
+    by_day: dict[str, list[tuple[str, bytes]]] = {}
+    for name, data in demo_members(formats=(fmt,)):
+        by_day.setdefault(json.loads(data)["Tournament"]["Date"][:10], []).append((name, data))
+    return next(files[:2] for files in by_day.values() if len(files) >= 2)
+
+
+def test_an_event_whose_ingest_failed_before_its_header_is_not_counted(
+    dynamodb: Any, settings: Settings, tmp_path: Path, monkeypatch: Any
+) -> None:
+    # Given two real Modern events of one day
+    first, second = write_members(_same_day_pair("Modern"), tmp_path)
+    repo = MetaRepository(dynamodb.Table(settings.meta_table))
+    classifier = get_classifier(settings.archetype_rules_dir)
+
+    # When the first one's run stops after its decks and aggregate are written, before its header
+    real_rebuild = MetaRepository.rebuild_day
+
+    def failing(self: MetaRepository, *args: Any, **kwargs: Any) -> None:
+        raise EndpointConnectionError(endpoint_url="https://dynamodb.us-east-1.amazonaws.com")
+
+    monkeypatch.setattr(MetaRepository, "rebuild_day", failing)
+    failed = ingest_tournaments([first], repo, classifier)
+    assert not failed.ok and "DynamoDB error" in failed.failures[0][1]
+    monkeypatch.setattr(MetaRepository, "rebuild_day", real_rebuild)
+
+    # and the second one is ingested on its own
+    assert ingest_tournaments([second], repo, classifier).ok
+    [info] = repo.list_formats()
+    [day] = repo.format_days("Modern", info.first_date, info.last_date)
+
+    # Then the day counts the committed event only
+    second_decks = len(json.loads(second.read_bytes())["Decks"])
+    assert (info.tournaments, info.decks, day.data["tournaments"]) == (1, second_decks, 1)
+
+    # and a retry of the first file commits it and counts both
+    retried = ingest_tournaments([first], repo, classifier)
+    assert retried.ok and retried.outcomes["added"] == 1  # no header yet: it was never committed
+    [info] = repo.list_formats()
+    first_decks = len(json.loads(first.read_bytes())["Decks"])
+    assert (info.tournaments, info.decks) == (2, first_decks + second_decks)

@@ -81,7 +81,7 @@ def ingest_tournament_sources(
         report.totals["matches with a result"] += format_part["matches"]
     for (fmt, date), events in sorted(pending.items()):
         try:
-            repository.rebuild_day(fmt, date)
+            repository.rebuild_day(fmt, date, committing={tournament.event_key for tournament, _ in events})
             for tournament, digest in events:
                 repository.put_event_header(tournament, digest)
         except (ClientError, BotoCoreError) as exc:

@@ -16,6 +16,7 @@ cost depends on the window length, not on the number of tournaments.
 from __future__ import annotations
 
 import json
+from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,6 +25,8 @@ from boto3.dynamodb.conditions import Key
 from meta_mage.analytics.aggregate import merge
 from meta_mage.models.tournaments import ParsedTournament
 from meta_mage.storage.dynamo import pack, query_all, unpack
+
+_BATCH_GET_LIMIT = 100
 
 
 @dataclass(frozen=True)
@@ -125,12 +128,36 @@ class MetaRepository:
 
     # --- day aggregates -------------------------------------------------------------------
 
-    def rebuild_day(self, fmt: str, date: str) -> None:
-        """Recompute a day's aggregates from the event aggregates stored for that day."""
-        events = query_all(
+    def committed_events(self, event_keys: Collection[str]) -> set[str]:
+        """Those of ``event_keys`` whose header (the commit marker) is stored (BatchGetItem)."""
+        wanted = list(dict.fromkeys(event_keys))
+        found: set[str] = set()
+        client = self.table.meta.client
+        for start in range(0, len(wanted), _BATCH_GET_LIMIT):
+            keys = [{"pk": f"EVENT#{key}", "sk": "#HEADER"} for key in wanted[start : start + _BATCH_GET_LIMIT]]
+            request: dict[str, Any] = {self.table.name: {"Keys": keys, "ProjectionExpression": "pk"}}
+            while request:
+                response = client.batch_get_item(RequestItems=request)
+                for item in response.get("Responses", {}).get(self.table.name, []):
+                    found.add(item["pk"].removeprefix("EVENT#"))
+                request = response.get("UnprocessedKeys") or {}
+        return found
+
+    def rebuild_day(self, fmt: str, date: str, committing: Collection[str] = ()) -> None:
+        """Recompute a day's aggregates from the event aggregates stored for that day.
+
+        Only committed events count (those with a header) plus ``committing``, the events whose
+        headers this ingest writes next: an aggregate left by a run that failed before its header
+        is not counted until a retry commits it."""
+        stored = query_all(
             self.table,
             KeyConditionExpression=Key("pk").eq(f"FMT#{fmt}#EVENTS") & Key("sk").begins_with(f"{date}#"),
         )
+        event_keys = {item["sk"]: item["sk"].split("#", 1)[1] for item in stored}
+        committed = set(committing) | self.committed_events(
+            [key for key in event_keys.values() if key not in committing]
+        )
+        events = [item for item in stored if event_keys[item["sk"]] in committed]
         day_format: dict[str, Any] = {}
         day_cards: dict[str, dict[str, Any]] = {}
         for item in events:
