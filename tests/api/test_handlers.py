@@ -6,17 +6,22 @@ import functools
 import json
 import subprocess
 import sys
+import time
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import boto3
+import httpx
 import pytest
 from botocore.stub import ANY, Stubber
 
 from meta_mage.agent.converse import BedrockText
 from meta_mage.api import handlers
+from meta_mage.api.factory import build_app
 from meta_mage.config import get_settings
+from tests.api_helpers import sse_events
 from tests.conftest import call
 from tests.lambda_helpers import FakeLambdaContext, entry_point
 
@@ -30,13 +35,12 @@ def world_env(modern_world: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> 
     for key in ("meta_table", "cards_table", "drafts_table", "checkpoint_table", "locks_table"):
         monkeypatch.setenv(f"META_MAGE_{key.upper()}", getattr(settings, key))
     monkeypatch.setenv("POWERTOOLS_METRICS_NAMESPACE", "MetaMageTest")
-    get_settings.cache_clear()
-    handlers.reads.cache_clear()
-    handlers.welcome_model.cache_clear()
+    caches = (get_settings, handlers.reads, handlers.welcome_model, handlers.issued)
+    for cache in caches:
+        cache.cache_clear()
     yield
-    get_settings.cache_clear()
-    handlers.reads.cache_clear()
-    handlers.welcome_model.cache_clear()
+    for cache in caches:
+        cache.cache_clear()
 
 
 def invoke(function: str, event_file: str) -> tuple[int, dict[str, Any]]:
@@ -68,8 +72,46 @@ def test_every_sample_event_gets_its_answer(world_env: None, modern_world: dict[
     assert status == 200 and body == call(modern_world, "list_drafts")
 
     status, body = invoke("welcome", "welcome.json")
-    assert status == 200 and body["conversation_id"] is None and body["tool_count"] == 12
+    assert status == 200 and uuid.UUID(body["conversation_id"]).version == 4 and body["tool_count"] == 12
     assert "offline mode" in body["message"]
+
+
+async def test_an_id_from_the_welcome_function_starts_the_conversation_in_the_chat_function(
+    world_env: None, modern_world: dict[str, Any]
+) -> None:
+    # Given the small /welcome function handed out two conversation ids
+    _, welcome = invoke("welcome", "welcome.json")
+    _, other = invoke("welcome", "welcome.json")
+    assert welcome["conversation_id"] != other["conversation_id"]
+    chat = build_app(modern_world["settings"], modern_world["db"], serve_reads=False)
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=chat), base_url="http://chat") as client:
+        # When the first id is used for a turn of the chat function (in upper case, as some clients send it)
+        cid = welcome["conversation_id"]
+        body = {"message": "What are the top decks in Modern?", "conversation_id": cid.upper(), "context": {"days": 30}}
+        response = await client.post("/chat", json=body)
+        # Then it is that conversation, holding the welcome message and the turn
+        events = sse_events(response.text)
+        assert response.status_code == 200 and events[0] == ("metadata", {**events[0][1], "conversation_id": cid})
+        view = (await client.get(f"/conversations/{cid}")).json()
+        assert [m["role"] for m in view["messages"]] == ["assistant", "user", "assistant"]
+        assert view["messages"][0]["content"] == welcome["message"]
+        assert (await client.post("/chat", json={**body, "message": "And Jeskai Blink?"})).status_code == 200
+
+        # and the other id becomes its own conversation when first read
+        view = (await client.get(f"/conversations/{other['conversation_id']}")).json()
+        assert [m["content"] for m in view["messages"]] == [other["message"]]
+
+        # while an id nobody issued, or one whose welcome expired, is still unknown
+        made_up = str(uuid.uuid4())
+        response = await client.post("/chat", json={**body, "conversation_id": made_up})
+        assert response.status_code == 404 and response.json()["field"] == "conversation_id"
+        _, stale = invoke("welcome", "welcome.json")
+        locks = modern_world["db"].Table(modern_world["settings"].locks_table)
+        key = {"pk": f"welcome#{stale['conversation_id']}"}
+        locks.update_item(Key=key, UpdateExpression="SET #t = :t", ExpressionAttributeNames={"#t": "ttl"},
+                          ExpressionAttributeValues={":t": int(time.time()) - 1})  # fmt: skip
+        response = await client.get(f"/conversations/{stale['conversation_id']}")
+        assert response.status_code == 404
 
 
 def test_bad_requests_get_4xx_naming_the_field(world_env: None) -> None:

@@ -32,7 +32,7 @@ EXPECTED_TABLE_ACCESS = {
         ("DynamoDBCrudPolicy", "CheckpointTable"),
         ("DynamoDBCrudPolicy", "LocksTable"),
     },
-    "WelcomeFunction": {("DynamoDBReadPolicy", "MetaTable")},
+    "WelcomeFunction": {("DynamoDBReadPolicy", "MetaTable"), ("DynamoDBWritePolicy", "LocksTable")},
     "FormatsFunction": {("DynamoDBReadPolicy", "MetaTable")},
     "ArchetypesFunction": {("DynamoDBReadPolicy", "MetaTable")},
     "DraftPoolFunction": {("DynamoDBReadPolicy", "DraftsTable")},

@@ -54,7 +54,7 @@ from meta_mage.local.chat_client import stream_chat
 from meta_mage.local.embedded import embedded_dynamodb
 from meta_mage.storage.cards import CardsRepository
 from meta_mage.storage.dynamo import dynamodb_resource
-from meta_mage.storage.locks import LocksRepository
+from meta_mage.storage.locks import IssuedConversations, LocksRepository
 from meta_mage.storage.meta import MetaRepository
 from meta_mage.storage.tables import create_tables
 from meta_mage.tools import build_registry
@@ -599,8 +599,11 @@ async def test_mcp_server_down(world: dict[str, Any]) -> None:
 @contextlib.contextmanager
 def chat_server(world: dict[str, Any], conversations: Conversations) -> Iterator[str]:
     settings = world["settings"]
-    locks = LocksRepository(world["db"].Table(settings.locks_table))
-    with serving(create_app(settings, conversations, ReadApi(world["registry"], world["context"]), locks)) as base:
+    table = world["db"].Table(settings.locks_table)
+    reads = ReadApi(world["registry"], world["context"])
+    with serving(
+        create_app(settings, conversations, reads, LocksRepository(table), IssuedConversations(table))
+    ) as base:
         yield base
 
 

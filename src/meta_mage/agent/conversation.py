@@ -55,7 +55,8 @@ def _config(conversation_id: str) -> RunnableConfig:
     return {"configurable": {"thread_id": conversation_id}, "recursion_limit": 50}
 
 
-def _check_id(conversation_id: str) -> str:
+def canonical_id(conversation_id: str) -> str:
+    """The id in its one spelling (lower-case UUID); InvalidArgument when it is not one the server makes."""
     try:
         return str(uuid.UUID(conversation_id, version=4))
     except (ValueError, AttributeError, TypeError):
@@ -118,7 +119,7 @@ class Conversations:
 
     async def load(self, conversation_id: str) -> dict[str, Any]:
         """The conversation's state; NotFound when unknown, ConversationExpired when idle too long."""
-        conversation_id = _check_id(conversation_id)
+        conversation_id = canonical_id(conversation_id)
         try:
             found = await self.graph.aget_state(_config(conversation_id))
         except Exception as exc:
@@ -151,9 +152,10 @@ class Conversations:
         ]
         return {"conversation_id": conversation_id, "state": snapshot(values), "messages": messages}  # type: ignore[arg-type]
 
-    async def start(self, welcome: dict[str, Any] | None = None) -> str:
-        """Create a conversation (id made here) holding the /welcome context and message."""
-        conversation_id = str(uuid.uuid4())
+    async def start(self, welcome: dict[str, Any] | None = None, conversation_id: str | None = None) -> str:
+        """Create a conversation holding the /welcome context and message; its id is made here unless
+        ``conversation_id`` is one the server already issued (the small ``/welcome`` function's)."""
+        conversation_id = canonical_id(conversation_id) if conversation_id else str(uuid.uuid4())
         now = self.deps.clock()
         values: dict[str, Any] = {"created_at": now, "last_active": now}
         if welcome:
@@ -168,7 +170,7 @@ class Conversations:
         return conversation_id
 
     async def delete(self, conversation_id: str) -> None:
-        await self.checkpointer.adelete_thread(_check_id(conversation_id))
+        await self.checkpointer.adelete_thread(canonical_id(conversation_id))
 
     def validate(self, message: Any, context: Any) -> tuple[str, TurnContext]:
         """The message and dropdown context, checked like any user input."""
@@ -211,7 +213,7 @@ class Conversations:
             if conversation_id is None:
                 conversation_id = str(uuid.uuid4())
             elif create:
-                conversation_id = _check_id(conversation_id)
+                conversation_id = canonical_id(conversation_id)
             else:
                 state = await self.load(conversation_id)
         except MetaMageError as exc:

@@ -18,13 +18,13 @@ from fastapi.responses import HTMLResponse, JSONResponse
 from sse_starlette.sse import EventSourceResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from meta_mage.agent.conversation import Conversations
+from meta_mage.agent.conversation import ConversationNotFound, Conversations, canonical_id
 from meta_mage.agent.state import TurnContext
 from meta_mage.api.errors import Conflict, PayloadTooLarge, http_error
 from meta_mage.api.reads import ReadApi, reject_query
 from meta_mage.config import Settings
 from meta_mage.errors import InvalidArgument, MetaMageError
-from meta_mage.storage.locks import LocksRepository
+from meta_mage.storage.locks import IssuedConversations, LocksRepository
 
 PAGE = Path(__file__).with_name("static") / "index.html"
 SSE_PING_SECONDS = 15
@@ -91,12 +91,14 @@ def create_app(
     conversations: Conversations,
     reads: ReadApi,
     locks: LocksRepository,
+    issued: IssuedConversations,
     *,
     serve_reads: bool = True,
     serve_page: bool = False,
 ) -> FastAPI:
     """The chat API over ``conversations``; ``serve_reads`` adds /welcome, /formats, /archetypes,
-    /drafts (the small Lambdas serve those in the cloud); ``serve_page`` adds the chat page at ``/``."""
+    /drafts (the small Lambdas serve those in the cloud); ``serve_page`` adds the chat page at ``/``.
+    ``issued`` holds the ids the small ``/welcome`` function hands out, which become conversations here."""
     app = FastAPI(
         title="MTG Meta Mage",
         description="A Magic: The Gathering coach over real tournament results.",
@@ -132,6 +134,19 @@ def create_app(
             {"error": "validation_error", "message": f"{field}: {first['msg']}", "field": field}, status_code=422
         )
 
+    async def existing(conversation_id: str) -> str:
+        """The conversation's canonical id; 404 unless it exists or ``/welcome`` issued it (it is then
+        created here, holding the welcome message)."""
+        conversation_id = canonical_id(conversation_id)
+        try:
+            await conversations.load(conversation_id)
+        except ConversationNotFound:
+            welcome = await asyncio.to_thread(issued.claim, conversation_id)
+            if welcome is None:
+                raise
+            await conversations.start(welcome, conversation_id=conversation_id)
+        return conversation_id
+
     @app.get("/healthz")
     def healthz() -> dict[str, Any]:
         """Liveness, and which model the coach uses."""
@@ -148,7 +163,7 @@ def create_app(
         if conversation_id is None:
             conversation_id = str(uuid.uuid4())
         else:
-            await conversations.load(conversation_id)  # 404 before the stream starts
+            conversation_id = await existing(conversation_id)  # 404 before the stream starts
         owner = uuid.uuid4().hex
         lock = f"conversation#{conversation_id}"
         # boto3 blocks: every DynamoDB call made here runs off the event loop
@@ -173,7 +188,7 @@ def create_app(
     @app.get("/conversations/{conversation_id}")
     async def conversation(conversation_id: str) -> dict[str, Any]:
         """The conversation's state and messages."""
-        return await conversations.view(conversation_id)
+        return await conversations.view(await existing(conversation_id))
 
     if serve_reads:
 

@@ -12,7 +12,7 @@ from meta_mage.api.chat_app import create_app
 from meta_mage.api.reads import ReadApi
 from meta_mage.config import Settings
 from meta_mage.storage.dynamo import dynamodb_resource
-from meta_mage.storage.locks import LocksRepository
+from meta_mage.storage.locks import IssuedConversations, LocksRepository
 from meta_mage.tools.context import ToolContext
 from meta_mage.tools.registry import build_registry
 
@@ -43,6 +43,7 @@ def build_app(
         conversations,
         ReadApi(registry, context, catalog),
         LocksRepository(db.Table(settings.locks_table)),
+        IssuedConversations(db.Table(settings.locks_table)),
         serve_reads=serve_reads,
         serve_page=serve_page,
     )

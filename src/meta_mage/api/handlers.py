@@ -5,6 +5,7 @@ LLM through ``meta_mage.agent.llm``, imported only when a model is configured.""
 from __future__ import annotations
 
 import json
+import uuid
 from functools import lru_cache
 from typing import Any
 
@@ -19,6 +20,8 @@ from meta_mage.api.reads import ReadApi, reject_query
 from meta_mage.config import get_settings
 from meta_mage.errors import MetaMageError
 from meta_mage.observability import logger, metrics
+from meta_mage.storage.dynamo import dynamodb_resource
+from meta_mage.storage.locks import IssuedConversations
 from meta_mage.tools.context import ToolContext
 from meta_mage.tools.registry import build_registry
 
@@ -35,11 +38,23 @@ def _query() -> dict[str, str]:
     return dict(app.current_event.query_string_parameters or {})
 
 
+@lru_cache(maxsize=1)
+def issued() -> IssuedConversations:
+    """Where ``/welcome`` records the conversation ids it hands out (the chat function creates them)."""
+    settings = get_settings()
+    return IssuedConversations(dynamodb_resource(settings).Table(settings.locks_table))
+
+
 @app.get("/welcome")
 def welcome() -> dict[str, Any]:
+    """A new conversation id (server-made), the welcome message, formats, workflows and tools."""
     reject_query(_query())
     settings = get_settings()
-    return {"conversation_id": None, **reads().welcome(welcome_model(), settings.llm_max_tokens)}
+    payload = reads().welcome(welcome_model(), settings.llm_max_tokens)
+    conversation_id = str(uuid.uuid4())
+    kept = {key: payload.get(key) for key in ("message", "available_formats", "workflows", "tool_catalog")}
+    issued().issue(conversation_id, kept, settings.conversation_ttl_seconds)
+    return {"conversation_id": conversation_id, **payload}
 
 
 @lru_cache(maxsize=1)

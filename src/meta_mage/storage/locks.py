@@ -1,12 +1,18 @@
-"""LocksTable repository: one short-lived item per conversation while a turn runs.
+"""LocksTable repository: short-lived items keyed by conversation.
 
-A conditional put takes the lock only if no unexpired holder has it, so two ``/chat`` requests on
-one conversation never interleave; the ``ttl`` attribute lets DynamoDB delete stale locks, and the
-condition ignores expired ones before that happens.
+- ``conversation#<id>``: the lock a ``/chat`` turn holds. A conditional put takes it only if no
+  unexpired holder has it, so two requests on one conversation never interleave.
+- ``welcome#<id>``: a conversation id issued by the small ``/welcome`` function (which has no
+  checkpointer), with its welcome message; the chat function turns it into the conversation when
+  the id is first used.
+
+The ``ttl`` attribute lets DynamoDB delete stale items, and every condition ignores expired ones
+before that happens.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 import time
 from typing import Any
@@ -63,6 +69,46 @@ class LocksRepository:
                 logger.warning("%s not released (%s); it expires with its ttl", name, _reason(exc))
         except BotoCoreError as exc:
             logger.warning("%s not released (%s); it expires with its ttl", name, _reason(exc))
+
+
+class IssuedConversations:
+    """Conversation ids issued by ``/welcome`` and not yet used, in the LocksTable (``welcome#<id>``)."""
+
+    def __init__(self, table: Any) -> None:
+        self.table = table
+
+    def issue(self, conversation_id: str, welcome: dict[str, Any], seconds: int) -> None:
+        """Record ``conversation_id`` (server-made) with its welcome payload for ``seconds``."""
+        try:
+            self.table.put_item(
+                Item={
+                    "pk": f"welcome#{conversation_id}",
+                    "welcome": json.dumps(welcome, ensure_ascii=False, separators=(",", ":")),
+                    "ttl": int(time.time()) + seconds,
+                },
+                ConditionExpression="attribute_not_exists(pk)",
+            )
+        except (ClientError, BotoCoreError) as exc:
+            raise LockUnavailable(f"a conversation could not be started ({_reason(exc)}); please try again") from exc
+
+    def claim(self, conversation_id: str) -> dict[str, Any] | None:
+        """The welcome payload of an issued, unexpired id, removing it (once); None when there is none."""
+        try:
+            response = self.table.delete_item(
+                Key={"pk": f"welcome#{conversation_id}"},
+                ConditionExpression="attribute_exists(pk) AND #ttl >= :now",
+                ExpressionAttributeNames={"#ttl": "ttl"},
+                ExpressionAttributeValues={":now": int(time.time())},
+                ReturnValues="ALL_OLD",
+            )
+        except ClientError as exc:
+            if exc.response["Error"]["Code"] == "ConditionalCheckFailedException":
+                return None
+            raise LockUnavailable(f"conversation {conversation_id} could not be read ({_reason(exc)})") from exc
+        except BotoCoreError as exc:
+            raise LockUnavailable(f"conversation {conversation_id} could not be read ({_reason(exc)})") from exc
+        welcome: dict[str, Any] = json.loads(response["Attributes"]["welcome"])
+        return welcome
 
 
 def _reason(exc: Exception) -> str:
