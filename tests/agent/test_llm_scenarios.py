@@ -187,6 +187,27 @@ async def test_only_the_last_ten_messages_reach_the_llm(modern_world: dict[str, 
     assert len(view["messages"]) == 2 * turns  # the checkpoint keeps more than the LLM window
 
 
+async def test_a_conversation_opened_by_welcome_reaches_the_llm(modern_world: dict[str, Any]) -> None:
+    # Given a conversation that starts with the welcome message (an assistant message)
+    conversations, model = coach(
+        modern_world,
+        route("meta_research", "rankings", format="Modern", days=30),
+        tool_call("get_format_meta_rankings"),
+        "LLM answer.",
+    )
+    cid = await conversations.start({"message": "Welcome, planeswalker!", "available_formats": ["Modern"]})
+    # When the user asks a question
+    turn = await run_turn(conversations, "What are the top decks in Modern this month?", cid)
+    # Then the model answers (Bedrock, like the fake, refuses a conversation that opens with the assistant)
+    assert turn.text == "LLM answer." and not [
+        e for e in turn.events if e.event == "thinking" and "unavailable" in str(e.data)
+    ]
+    for sent in model.calls:
+        assert isinstance([m for m in sent["messages"] if not isinstance(m, SystemMessage)][0], HumanMessage)
+    view = await conversations.view(cid)
+    assert [m["content"] for m in view["messages"]][0] == "Welcome, planeswalker!"
+
+
 async def test_welcome_payload_from_registry_and_data(modern_world: dict[str, Any]) -> None:
     catalog = modern_world["registry"].catalog()
     formats = [f["format"] for f in call(modern_world, "list_formats")["formats"]]

@@ -33,7 +33,7 @@ from langgraph.graph.state import CompiledStateGraph
 
 from meta_mage.agent import offline, prompts
 from meta_mage.agent.guards import check, tool_precondition
-from meta_mage.agent.router import Lookups, llm_route, merge_slots, rule_route, tidy
+from meta_mage.agent.router import Lookups, llm_route, merge_slots, rule_route, starting_with_a_question, tidy
 from meta_mage.agent.state import TURN_OPEN, WORKFLOW_TASKS, ConversationState, RouteDecision, TurnContext
 from meta_mage.agent.tools import AgentTools, compact_json, state_updates
 from meta_mage.config import Settings
@@ -78,10 +78,11 @@ def _is_tool_traffic(message: BaseMessage) -> bool:
 
 
 def llm_window(messages: list[AnyMessage], size: int) -> list[AnyMessage]:
-    """The last ``size`` messages before this turn (questions and answers only), then this turn."""
+    """The last ``size`` messages before this turn (questions and answers only, from a question on),
+    then this turn."""
     turn = current_turn(messages)
     earlier = [m for m in messages[: len(messages) - len(turn)] if not _is_tool_traffic(m)]
-    return [*earlier[-size:], *turn]
+    return [*cast(list[AnyMessage], starting_with_a_question(earlier[-size:])), *turn]
 
 
 def _display_arguments(arguments: dict[str, Any]) -> dict[str, Any]:

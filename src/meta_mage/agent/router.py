@@ -249,12 +249,22 @@ def _card_filter(text: str) -> dict[str, str] | None:
     return found or None
 
 
+def starting_with_a_question(messages: Sequence[BaseMessage]) -> list[BaseMessage]:
+    """``messages`` from the first user message on: Bedrock refuses a conversation that starts with
+    the assistant (the /welcome message, or a window cut between a question and its answer)."""
+    for index, message in enumerate(messages):
+        if isinstance(message, HumanMessage):
+            return list(messages[index:])
+    return []
+
+
 async def llm_route(
     model: BaseChatModel, message: str, state: ConversationState, history: Sequence[BaseMessage]
 ) -> RouteDecision:
     """The LLM's classification of the turn, as a validated RouteDecision."""
     structured = model.with_structured_output(RouteDecision)
-    prompt: list[BaseMessage] = [SystemMessage(prompts.router_prompt(state)), *history[-4:], HumanMessage(message)]
+    recent = starting_with_a_question(history[-4:])
+    prompt: list[BaseMessage] = [SystemMessage(prompts.router_prompt(state)), *recent, HumanMessage(message)]
     decision = await structured.ainvoke(prompt)
     if not isinstance(decision, RouteDecision):
         decision = RouteDecision.model_validate(decision)

@@ -1,7 +1,8 @@
 """A scripted, streaming fake chat model with tool calling, for tests and benchmarks.
 
 langchain-core's GenericFakeChatModel neither binds tools nor streams tool calls; this subclass
-does both, records what it was sent, and can raise to imitate a failing provider.
+does both, records what it was sent, and can raise to imitate a failing provider. Like Bedrock's
+Converse API, it refuses a conversation whose first message after the system prompt is not the user's.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from typing import Any
 from langchain_core.callbacks import CallbackManagerForLLMRun
 from langchain_core.language_models import LanguageModelInput
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
-from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
+from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, HumanMessage, SystemMessage
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
 from langchain_core.runnables import Runnable
 from langchain_core.utils.function_calling import convert_to_openai_tool
@@ -48,6 +49,9 @@ class ScriptedChatModel(GenericFakeChatModel):
     ) -> ChatResult:
         tool_names = [t["function"]["name"] for t in kwargs.get("tools") or []]
         self.calls.append({"messages": list(messages), "tools": tool_names})
+        first = next((m for m in messages if not isinstance(m, SystemMessage)), None)
+        if not isinstance(first, HumanMessage):
+            raise ValueError("ValidationException: A conversation must start with a user message.")
         item: Any = next(self.messages)
         if isinstance(item, BaseException):
             raise item
