@@ -203,9 +203,9 @@ async def test_a_conversation_opened_by_welcome_reaches_the_llm(modern_world: di
         e for e in turn.events if e.event == "thinking" and "unavailable" in str(e.data)
     ]
     for sent in model.calls:
-        assert isinstance([m for m in sent["messages"] if not isinstance(m, SystemMessage)][0], HumanMessage)
+        assert isinstance(next(m for m in sent["messages"] if not isinstance(m, SystemMessage)), HumanMessage)
     view = await conversations.view(cid)
-    assert [m["content"] for m in view["messages"]][0] == "Welcome, planeswalker!"
+    assert next(m["content"] for m in view["messages"]) == "Welcome, planeswalker!"
 
 
 async def test_welcome_payload_from_registry_and_data(modern_world: dict[str, Any]) -> None:

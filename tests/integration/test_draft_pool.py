@@ -5,12 +5,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from boto3.dynamodb.conditions import Key
+from botocore.exceptions import ClientError
 
-from meta_mage.config import DEMO_DATA_DIR
+from meta_mage.config import DEMO_DATA_DIR, Settings
 from meta_mage.drafts.pool import major_types
-from meta_mage.ingest.drafts import load_draft
+from meta_mage.ingest.drafts import ingest_draft, load_draft
 from meta_mage.ingest.errors import InputFileError
-from meta_mage.models.drafts import REDACTED
+from meta_mage.models.drafts import REDACTED, DraftImport
+from meta_mage.storage.drafts import DraftsRepository
 from tests.conftest import call
 
 TARKIR = json.loads((DEMO_DATA_DIR / "drafts" / "tarkir.json").read_text())
@@ -109,3 +112,47 @@ def test_csv_pair_import(tmp_path: Path) -> None:
     )
     draft = load_draft(tmp_path / "header.json")
     assert len(draft.cube) == 540 and len(draft.picks) == 405 and len(draft.drafters) == 9
+
+
+class _HeaderWriteFails:
+    """The drafts table, except that writing a draft's header fails as DynamoDB throttling does."""
+
+    def __init__(self, table: Any) -> None:
+        self._table = table
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._table, name)
+
+    def put_item(self, **kwargs: Any) -> Any:
+        if kwargs["Item"]["sk"] == "#META":
+            error = {"Error": {"Code": "ProvisionedThroughputExceededException", "Message": "slow down"}}
+            raise ClientError(error, "PutItem")  # type: ignore[arg-type]
+        return self._table.put_item(**kwargs)
+
+
+def test_a_reimport_that_fails_part_way_leaves_the_previous_pool_whole(
+    dynamodb: Any, settings: Settings, modern_world: dict[str, Any]
+) -> None:
+    # Given the tarkir draft stored
+    table = dynamodb.Table(settings.drafts_table)
+    cards = modern_world["context"].cards
+    assert ingest_draft(DraftImport.model_validate(TARKIR), "tarkir.json", DraftsRepository(table), cards).ok
+    stored = DraftsRepository(table).get_pool("tarkir")
+    assert stored is not None
+    header, pool = stored
+
+    # When a corrected copy is imported and writing its header fails (after its cards are written)
+    corrected = DraftImport.model_validate(dict(TARKIR, draft_name="Tarkir (corrected)"))
+    failed = ingest_draft(corrected, "tarkir.json", DraftsRepository(_HeaderWriteFails(table)), cards)
+    assert not failed.ok
+
+    # Then readers still see the whole previous pool
+    assert DraftsRepository(table).get_pool("tarkir") == (header, pool)
+
+    # and a retry replaces it, leaving no card of the old version behind
+    assert ingest_draft(corrected, "tarkir.json", DraftsRepository(table), cards).ok
+    replaced = DraftsRepository(table).get_pool("tarkir")
+    assert replaced is not None and replaced[0]["draft_name"] == "Tarkir (corrected)"
+    assert sorted(c["card_name"] for c in replaced[1]) == sorted(c["card_name"] for c in pool)
+    items = table.query(KeyConditionExpression=Key("pk").eq("DRAFT#tarkir"), Select="COUNT")["Count"]
+    assert items == len(pool) + 1  # the cards and the header

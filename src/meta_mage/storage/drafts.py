@@ -1,9 +1,10 @@
 """DraftsTable repository: one partition per draft, plus a registry partition.
 
 ``DRAFT#<id>`` / ``#META`` holds the header and the current ``version``; ``DRAFT#<id>`` /
-``CARD#<name>`` holds each pool card with its details and picks. Cards are written before the
-header, and readers keep only cards of the header's version, so a re-import is never seen
-half-done. ``DRAFTS`` / ``<id>`` lists drafts for ``list_drafts``.
+``CARD#<version>#<name>`` holds each pool card of that version with its details and picks. A
+re-import writes its cards under new keys, then flips the header, then deletes the old version's
+cards; readers keep only cards of the header's version. So a re-import in progress, or one that
+failed part way, leaves the previous pool whole. ``DRAFTS`` / ``<id>`` lists drafts for ``list_drafts``.
 """
 
 from __future__ import annotations
@@ -22,21 +23,21 @@ class DraftsRepository:
         self.table = table
 
     def put_draft(self, header: dict[str, Any], cards: list[dict[str, Any]], version: str) -> None:
+        """Store a draft's pool as ``version``: cards first, then the header, then drop older cards."""
         pk = f"DRAFT#{header['draft_id']}"
-        old = query_all(
-            self.table,
-            KeyConditionExpression=Key("pk").eq(pk) & Key("sk").begins_with("CARD#"),
-            ProjectionExpression="sk",
-        )
-        new_keys = {f"CARD#{c['card_name']}" for c in cards}
         with self.table.batch_writer(overwrite_by_pkeys=["pk", "sk"]) as batch:
             for card in cards:
-                batch.put_item(Item={"pk": pk, "sk": f"CARD#{card['card_name']}", "version": version, **card})
+                batch.put_item(Item={"pk": pk, "sk": f"CARD#{version}#{card['card_name']}", "version": version, **card})
         self.table.put_item(Item={"pk": pk, "sk": "#META", "version": version, **header})
         self.table.put_item(Item={"pk": "DRAFTS", "sk": header["draft_id"], "version": version, **header})
+        stale = query_all(
+            self.table,
+            KeyConditionExpression=Key("pk").eq(pk) & Key("sk").begins_with("CARD#"),
+            ProjectionExpression="sk, version",
+        )
         with self.table.batch_writer(overwrite_by_pkeys=["pk", "sk"]) as batch:
-            for item in old:
-                if item["sk"] not in new_keys:
+            for item in stale:
+                if item.get("version") != version:
                     batch.delete_item(Key={"pk": pk, "sk": item["sk"]})
 
     def get_version(self, draft_id: str) -> str | None:
