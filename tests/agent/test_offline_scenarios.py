@@ -214,3 +214,31 @@ async def test_bad_input_is_an_error_event(offline: Conversations) -> None:
     assert bad_format.events[0].data["field"] == "context.format"
     bad_days = await run_turn(offline, "hi", context={"days": 0})
     assert bad_days.events[0].data["field"] == "context.days"
+
+
+async def test_a_deck_review_without_a_deck_asks_for_it(offline: Conversations) -> None:
+    turn = await run_turn(offline, "Can you review my deck?", context={"format": "Modern", "days": 14})
+    assert turn.tools() == []
+    assert "paste your decklist" in turn.text and "None" not in turn.text
+
+
+async def test_no_to_the_suggested_archetype_asks_which_one_it_is(offline: Conversations) -> None:
+    # Given a pasted Boros Energy list, classified and suggested
+    deck, _ = modern_deck("Boros Energy")
+    pasted = await run_turn(offline, f"Here is my deck:\n{deck}", context={"format": "Modern", "days": 30})
+    assert pasted.state["suggested_archetype"] == "Boros Energy"
+    archetypes = await offline.deps.lookups.archetypes("Modern")
+
+    # When the user says no
+    refused = await run_turn(offline, "no", pasted.conversation_id)
+
+    # Then the coach asks which archetype it is, listing the others, and does not suggest it again
+    assert refused.tools() == [] and "Is that right?" not in refused.text
+    assert "Which archetype is your deck, then?" in refused.text
+    assert next(a for a in archetypes if a != "Boros Energy") in refused.text and "Boros Energy" not in refused.text
+    assert refused.state["suggested_archetype"] is None and refused.state["archetype"] is None
+
+    # and the archetype the user names is taken
+    named = await run_turn(offline, "Jeskai Blink", pasted.conversation_id)
+    assert named.state["archetype"] == "Jeskai Blink"
+    assert named.tools() == ["get_deck_matchup_stats"]

@@ -94,6 +94,17 @@ def test_meta_rankings_match_an_independent_count(modern_world: dict[str, Any]) 
     assert top["current"]["ci_low"] < top["current"]["win_rate"] < top["current"]["ci_high"]
 
 
+def test_no_meta_share_trend_without_a_previous_window(modern_world: dict[str, Any]) -> None:
+    # the demo data holds the last 28 days, so the 30 days before the last 30 hold nothing
+    result = call(modern_world, "get_format_meta_rankings", format="Modern", current_days=30, previous_days=30)
+    assert result["metadata"]["previous_decks"] == 0
+    assert {(r["previous_meta_share"], r["meta_share_trend"]) for r in result["rows"]} == {(None, None)}
+    with_previous = call(modern_world, "get_format_meta_rankings", format="Modern")["rows"][0]
+    assert with_previous["meta_share_trend"] == round(
+        with_previous["meta_share"] - with_previous["previous_meta_share"], 2
+    )
+
+
 def test_rankings_filters_and_grouping(modern_world: dict[str, Any]) -> None:
     by_colour = call(modern_world, "get_format_meta_rankings", format="Modern", group_by="color_identity")
     all_rows = call(modern_world, "get_format_meta_rankings", format="Modern")

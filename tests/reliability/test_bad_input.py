@@ -343,6 +343,8 @@ CHAT_REFUSALS = [
 ]
 READ_REFUSALS = [
     _get("conversation: id not a UUID", "/conversations/not-a-uuid", 400, BAD, "conversation_id", "UUID"),
+    _get("conversation: a UUID of another version (nil)", f"/conversations/{uuid.UUID(int=0)}", 400, BAD,
+         "conversation_id", "UUID"),
     _get("conversation: unknown id", f"/conversations/{uuid.UUID(int=7, version=4)}", 404, "conversation_not_found",
          "conversation_id", "does not exist"),
     _get("archetypes: format missing", "/archetypes", 400, BAD, "format", "required query parameter"),
@@ -352,6 +354,8 @@ READ_REFUSALS = [
     _get("archetypes: homoglyph format (Cyrillic М)", "/archetypes?format=%D0%9Codern", 400, BAD, "format",
          "unknown format 'Мodern'"),
     _get("archetypes: days 0", "/archetypes?format=Modern&days=0", 400, BAD, "days", "greater than or equal to 1"),
+    _get("archetypes: as_of in year 1", "/archetypes?format=Modern&as_of=0001-01-01", 400, BAD, "as_of",
+         "greater than or equal to 1993-08-05"),
     _get("archetypes: days 10,000", "/archetypes?format=Modern&days=10000", 400, BAD, "days",
          "less than or equal to 365"),
     _get("archetypes: days of the wrong type", "/archetypes?format=Modern&days=many", 400, BAD, "days",
@@ -673,6 +677,8 @@ TOOL_REFUSALS = [
       "less than or equal to 365"),
     T("archetypes: format missing", ARCHETYPES, {}, BAD, "format", "required argument is missing"),
     T("archetypes: days 0", ARCHETYPES, {"format": "Modern", "days": 0}, BAD, "days", "greater than or equal to 1"),
+    T("rankings: as_of in year 1", RANKINGS, {"format": "Modern", "as_of": "0001-01-05", "current_days": 365}, BAD,
+      "as_of", "greater than or equal to 1993-08-05"),
     T("enriched deck: 500-line deck", ENRICH, {"deck": FIVE_HUNDRED_LINES}, BAD, "deck", "500 lines; at most 300"),
     T("enriched deck: 1 MB deck", ENRICH, {"deck": ONE_MEGABYTE}, BAD, "deck", "at most 20000 characters"),
     T("enriched deck: deck of the wrong type", ENRICH, {"deck": ["4 Lightning Bolt"]}, BAD, "deck", "valid string"),

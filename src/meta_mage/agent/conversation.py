@@ -58,7 +58,10 @@ def _config(conversation_id: str) -> RunnableConfig:
 def canonical_id(conversation_id: str) -> str:
     """The id in its one spelling (lower-case UUID); InvalidArgument when it is not one the server makes."""
     try:
-        return str(uuid.UUID(conversation_id, version=4))
+        parsed = uuid.UUID(conversation_id)  # not version=4: that would rewrite the version bits, not check them
+        if parsed.version != 4:
+            raise ValueError(conversation_id)
+        return str(parsed)
     except (ValueError, AttributeError, TypeError):
         raise InvalidArgument(
             "conversation_id must be an id this server made (a UUID) or null for a new conversation",

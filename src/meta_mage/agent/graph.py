@@ -157,7 +157,7 @@ def build_graph(deps: AgentDeps, checkpointer: BaseCheckpointSaver[Any] | None) 
         formats = state.get("available_formats") or await deps.lookups.formats()
         step = check(state, workflow, task, turn, formats)
         if step.kind == "ask":
-            question = step.question or await _draft_question()
+            question = step.question or await _listing_question(step.missing, state)
             say(question)
             pending = {"workflow": workflow, "task": task, "missing": step.missing, "route": route_record}
             return {"messages": [AIMessage(question)], "pending": pending}
@@ -170,6 +170,16 @@ def build_graph(deps: AgentDeps, checkpointer: BaseCheckpointSaver[Any] | None) 
                 thinking(_THINKING.get(name, f"Calling {name} first."))
             return {"messages": [AIMessage(content="", tool_calls=calls, name="guard")]}
         return {"pending": None}
+
+    async def _listing_question(missing: str, state: ConversationState) -> str:
+        """A question that lists the choices: the format's archetypes, or the imported drafts."""
+        if missing == "archetype":
+            fmt = state.get("format")
+            known = await deps.lookups.archetypes(fmt) if fmt else []
+            names = [n for n in known if n != state.get("rejected_archetype")]
+            listed = f" The most played in {fmt}: {', '.join(names[:12])}." if names else ""
+            return f"Which archetype is your deck, then?{listed} You can also name another one."
+        return await _draft_question()
 
     async def _draft_question() -> str:
         drafts = await deps.lookups.drafts()

@@ -103,6 +103,8 @@ def _check_deck(state: ConversationState, task: str, done: dict[str, ToolMessage
         )
     if state.get("card_details") and not state.get("archetype"):
         suggested = state.get("suggested_archetype")
+        if not suggested and state.get("rejected_archetype"):
+            return GuardStep.ask("archetype", "")  # the graph lists the format's archetypes
         if not suggested and classified is None:
             return GuardStep.call("classify_deck")
         if suggested:
@@ -119,6 +121,12 @@ def _check_deck(state: ConversationState, task: str, done: dict[str, ToolMessage
     if task in NEEDS_CARD_DETAILS and not state.get("card_details"):
         return GuardStep.ask(
             "deck", "Please paste your decklist (MTGO or Arena export, sideboard after a `Sideboard` line)."
+        )
+    if task == "deck_review" and not state.get("card_details") and not state.get("archetype"):
+        return GuardStep.ask(
+            "deck",
+            "Please paste your decklist (MTGO or Arena export, sideboard after a `Sideboard` line) and I'll "
+            "review it, or tell me which archetype you play.",
         )
     if task in NEEDS_ARCHETYPE and not state.get("archetype"):
         return GuardStep.ask(

@@ -113,7 +113,7 @@ def _rankings(route: dict[str, Any], state: ConversationState, done: dict[str, A
     ]
     has_previous = bool(meta.get("previous_decks"))
     for row in result["rows"][:10]:
-        trend = f"{row['meta_share_trend']:+.1f}" if has_previous else "n/a"
+        trend = f"{row['meta_share_trend']:+.1f}" if row["meta_share_trend"] is not None else "n/a"
         lines.append(
             f"| {row['rank']} | {row['name']} | {row['meta_share']:.1f}% | {trend} | {_rate(row['current'])} |"
         )

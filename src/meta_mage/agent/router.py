@@ -317,10 +317,12 @@ def merge_slots(
     suggested = state.get("suggested_archetype")
     if decision.confirms_archetype and suggested and not current("archetype"):
         updates["archetype"] = suggested
+    elif decision.confirms_archetype is False and suggested and not current("archetype"):
+        updates.update(suggested_archetype=None, rejected_archetype=suggested)
 
     if current("deck_text") != state.get("deck_text"):
         # a new list: what was derived from the old one no longer holds
-        updates.update(card_details=None, matchup_stats=None, suggested_archetype=None)
+        updates.update(card_details=None, matchup_stats=None, suggested_archetype=None, rejected_archetype=None)
         if "archetype" not in updates or updates["archetype"] == state.get("archetype"):
             updates["archetype"] = (context.archetype if context else None) or None
     if state.get("format") and current("format") != state.get("format"):

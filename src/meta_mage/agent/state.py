@@ -87,6 +87,7 @@ class ConversationState(TypedDict, total=False):
     card_details: list[dict[str, Any]] | None
     matchup_stats: dict[str, Any] | None
     suggested_archetype: str | None
+    rejected_archetype: str | None  # a suggestion the user said "no" to: not suggested again
     # session context from /welcome
     tool_catalog: list[dict[str, Any]] | None
     available_formats: list[str] | None

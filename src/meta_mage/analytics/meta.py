@@ -156,7 +156,7 @@ class MetaService:
         for key, g in cur_groups.items():
             p = prev_groups.get(key, {"decks": 0, "wld": [0, 0, 0]})
             share = round(100 * g["decks"] / cur_total, 2) if cur_total else 0.0
-            prev_share = round(100 * p["decks"] / prev_total, 2) if prev_total else 0.0
+            prev_share = round(100 * p["decks"] / prev_total, 2) if prev_total else None  # no data is not 0%
             now, before = self._record(g["wld"]), self._record(p["wld"])
             trend = None
             if now.win_rate is not None and before.win_rate is not None:
@@ -171,7 +171,7 @@ class MetaService:
                     meta_share=share,
                     previous_decks=p["decks"],
                     previous_meta_share=prev_share,
-                    meta_share_trend=round(share - prev_share, 2),
+                    meta_share_trend=None if prev_share is None else round(share - prev_share, 2),
                     current=now,
                     previous=before,
                     win_rate_trend=trend,

@@ -38,7 +38,9 @@ class ToolInput(BaseModel):
 class FormatInput(ToolInput):
     format: str = Field(description=f"One of {', '.join(FORMATS)}")
     as_of: dt.date | None = Field(
-        default=None, description="End of the window; default: the format's newest tournament"
+        default=None,
+        ge=dt.date(1993, 8, 5),  # Magic's first set; earlier dates also overflow the window arithmetic
+        description="End of the window; default: the format's newest tournament",
     )
 
     @field_validator("format", mode="before")
@@ -111,8 +113,8 @@ class RankingRow(BaseModel):
     decks: int
     meta_share: float
     previous_decks: int
-    previous_meta_share: float
-    meta_share_trend: float
+    previous_meta_share: float | None = Field(description="None when the previous window has no decks")
+    meta_share_trend: float | None = Field(description="None when the previous window has no decks")
     current: WinRate
     previous: WinRate
     win_rate_trend: float | None
