@@ -1,6 +1,8 @@
 """The meta-mage command against moto (same code path as a real table)."""
 
 import json
+import tarfile
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -23,6 +25,20 @@ def test_cli_tables_ingest_and_tool(dynamodb: Any, tmp_path: Any, capsys: pytest
     assert main(["tool", "get_format_meta_rankings", '{"format": "Legacy", "current_days": 0}']) == 2
     error = json.loads(capsys.readouterr().err)
     assert error["error"] == "invalid_argument" and error["field"] == "current_days"
+
+
+def test_cli_ingest_names_an_archive_without_tournament_files(
+    dynamodb: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Given an archive holding only a README (as the drop zone would also refuse)
+    (tmp_path / "README.txt").write_text("not a tournament")
+    with tarfile.open(tmp_path / "empty.tar.gz", "w:gz") as archive:
+        archive.add(tmp_path / "README.txt", arcname="README.txt")
+    # When it is ingested, Then the command fails naming it, and nothing is stored
+    assert main(["ingest", "tournaments", str(tmp_path / "empty.tar.gz")]) == 1
+    assert "empty.tar.gz: archive holds no .json or .json.gz file" in capsys.readouterr().out
+    assert main(["tool", "list_formats"]) == 0
+    assert json.loads(capsys.readouterr().out)["formats"] == []
 
 
 def test_tool_list_prints_the_catalog(capsys: pytest.CaptureFixture[str]) -> None:

@@ -53,10 +53,11 @@ def is_archive_name(name: str) -> bool:
     return name.endswith(ARCHIVE_SUFFIXES)
 
 
-def iter_archive(name: str, data: bytes) -> Iterator[SourceFile | InputFileError]:
-    """The JSON members of a tar archive held in memory (an S3 object), named ``name:member``."""
+def iter_archive(name: str, data: bytes | Path) -> Iterator[SourceFile | InputFileError]:
+    """The JSON members of a tar archive, in memory (an S3 object) or on disk (read member by
+    member), named ``name:member``; an archive without any is an error."""
     try:
-        with tarfile.open(fileobj=io.BytesIO(data)) as archive:
+        with tarfile.open(data) if isinstance(data, Path) else tarfile.open(fileobj=io.BytesIO(data)) as archive:
             members = [m for m in archive.getmembers() if m.isfile() and is_json_name(m.name)]
             if not members:
                 yield InputFileError(name, "archive holds no .json or .json.gz file")
@@ -92,15 +93,7 @@ def iter_source_files(paths: list[Path]) -> Iterator[SourceFile | InputFileError
             yield InputFileError(str(path), "no such file or folder")
             continue
         if is_archive_name(path.name):
-            try:
-                with tarfile.open(path) as archive:
-                    for member in archive.getmembers():
-                        if member.isfile() and is_json_name(member.name):
-                            handle = archive.extractfile(member)
-                            if handle is not None:
-                                yield SourceFile(f"{path}:{member.name}", handle.read())
-            except (tarfile.TarError, OSError, EOFError) as exc:
-                yield InputFileError(str(path), f"unreadable archive ({exc})")
+            yield from iter_archive(str(path), path)
             continue
         try:
             yield SourceFile(str(path), path.read_bytes())
@@ -115,7 +108,7 @@ def count_source_files(paths: list[Path]) -> int:
         if path.exists() and is_archive_name(path.name):
             try:
                 with tarfile.open(path) as archive:
-                    total += sum(1 for m in archive.getmembers() if m.isfile() and is_json_name(m.name))
+                    total += max(1, sum(1 for m in archive.getmembers() if m.isfile() and is_json_name(m.name)))
             except (tarfile.TarError, OSError, EOFError):
                 total += 1
         else:
