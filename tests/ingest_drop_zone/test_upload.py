@@ -105,7 +105,7 @@ def test_guess_kind(folder: Path, tmp_path: Path) -> None:
         (
             lambda d: write(d / "t.json", json.dumps({"draft_id": "t", "pool_csv": "p.csv"}).encode()),
             None,
-            "names pool_csv: the drop zone takes only the single-file JSON draft",
+            r"p\.csv: cannot read",  # a CSV-form draft is read (and checked) before anything goes up
         ),
     ],
 )
@@ -116,6 +116,34 @@ def test_nothing_is_uploaded_when_a_path_is_wrong(
     with pytest.raises(DropZoneError, match=message):
         upload([bad, folder], BUCKET, world.s3, kind=kind)  # type: ignore[arg-type]
     assert bucket_keys(world) == []
+
+
+def test_a_csv_form_draft_goes_up_as_one_json_file_and_is_ingested(world: DropWorld, tmp_path: Path) -> None:
+    # Given a draft as a header naming its pool and picks CSV files
+    tarkir = json.loads(TARKIR.read_bytes())
+    draft = tmp_path / "tarkir-csv"
+    write(
+        draft / "pool.csv",
+        ("name,quantity\n" + "".join(f'"{c["name"]}",{c["quantity"]}\n' for c in tarkir["cube"])).encode(),
+    )
+    picks = "".join(f'{p["pick_n"]},{p["drafter"]},"{p["card"]}"\n' for p in tarkir["picks"])
+    write(draft / "picks.csv", ("pick_n,drafter,card\n" + picks).encode())
+    header = {k: tarkir[k] for k in ("draft_id", "draft_name", "draft_date", "opt_outs")}
+    write(draft / "header.json", json.dumps({**header, "pool_csv": "pool.csv", "picks_csv": "picks.csv"}).encode())
+
+    # When it is uploaded (the card data first, as a draft needs it)
+    cards = tmp_path / "cards.json.gz"
+    cards.write_bytes(tarkir_cards())
+    uploaded = upload([cards, draft / "header.json"], BUCKET, world.s3)
+
+    # Then one JSON document goes up, the function ingests it, and the pool is the JSON draft's
+    assert [(u.key, u.kind) for u in uploaded] == [("cards/cards.json.gz", "cards"), ("drafts/header.json", "drafts")]
+    sent = json.loads(world.s3.get_object(Bucket=BUCKET, Key="drafts/header.json")["Body"].read())
+    assert set(sent) == {"draft_id", "draft_name", "draft_date", "cube", "drafters", "picks", "opt_outs"}
+    results = world.invoke(s3_event("cards/cards.json.gz", "drafts/header.json"))["objects"]
+    assert [r["status"] for r in results] == ["ingested", "ingested"]
+    stored = world.drafts.get_pool("tarkir")
+    assert stored is not None and len(stored[1]) == len(tarkir["cube"]) and world.messages() == []
 
 
 def test_two_files_for_one_key_is_an_error(folder: Path, tmp_path: Path) -> None:

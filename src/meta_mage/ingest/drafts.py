@@ -67,7 +67,8 @@ def load_draft_source(source: SourceFile) -> DraftImport:
         raise InputFileError(
             source.name,
             f"names {' and '.join(linked)}; only the single-file JSON draft form (cube and picks inside) "
-            "can be ingested from here: run 'meta-mage ingest draft' locally for the CSV form",
+            "can be ingested from here: for the CSV form run 'meta-mage ingest draft' locally, or "
+            "'meta-mage upload', which sends it as one JSON file",
         )
     try:
         return DraftImport.model_validate(document)

@@ -6,8 +6,9 @@ The key's first folder says what a file is:
   (``.tar.gz``, ``.tgz``, ``.tar``), as ``meta-mage ingest tournaments``;
 - ``cards/...``: a card corpus (``.json``, ``.json.gz``), as ``meta-mage ingest cards``;
 - ``drafts/...``: a cube draft in the single-file JSON form (``.json``, ``.json.gz``), as
-  ``meta-mage ingest draft FILE``. The CSV form (``--pool``/``--picks``, or a header naming
-  ``pool_csv``/``picks_csv``) needs sibling files and is rejected with a message saying so.
+  ``meta-mage ingest draft FILE``. The CSV form (a header naming ``pool_csv``/``picks_csv``)
+  needs sibling files and is rejected with a message saying so; ``meta-mage upload`` reads such a
+  header with its CSV files and sends the draft as the single JSON document.
 
 :func:`ingest_object` reads one object and returns an :class:`ObjectResult`; it never raises for
 a bad file. Each failure carries an ``error_code``; ``storage_error`` and ``s3_error`` are
@@ -35,7 +36,7 @@ from meta_mage.config import Settings
 from meta_mage.errors import InvalidArgument
 from meta_mage.ingest.archetypes import ArchetypeClassifier, get_classifier
 from meta_mage.ingest.card_ingest import ingest_card_sources
-from meta_mage.ingest.drafts import ingest_draft, load_draft_source
+from meta_mage.ingest.drafts import ingest_draft, load_draft, load_draft_source
 from meta_mage.ingest.errors import InputFileError
 from meta_mage.ingest.files import (
     ARCHIVE_SUFFIXES,
@@ -322,18 +323,20 @@ def guess_kind(path: Path) -> IngestKind:
     )
 
 
-def _check_draft(path: Path) -> None:
+def combined_draft(path: Path) -> bytes | None:
+    """A draft header naming ``pool_csv``/``picks_csv``, read with its CSV files and checked, as the
+    single-file JSON draft the drop zone takes; None for a file that is not such a header."""
     try:
         document = SourceFile(str(path), path.read_bytes()).json()
     except (InputFileError, OSError):
-        return  # the drop zone names the problem; --kind drafts asked to send it anyway
-    linked = [k for k in ("pool_csv", "picks_csv") if isinstance(document, dict) and k in document]
-    if linked:
-        raise DropZoneError(
-            f"{path} names {' and '.join(linked)}: the drop zone takes only the single-file JSON draft "
-            "(cube and picks inside); use 'meta-mage ingest draft' for the CSV form",
-            field="paths",
-        )
+        return None  # the drop zone names the problem; --kind drafts asked to send it anyway
+    if not (isinstance(document, dict) and ("pool_csv" in document or "picks_csv" in document)):
+        return None
+    try:
+        draft = load_draft(path)
+    except InputFileError as exc:
+        raise DropZoneError(f"{exc.source}: {exc.reason}", field="paths") from None
+    return draft.model_dump_json().encode()
 
 
 def plan_upload(paths: Sequence[Path], kind: IngestKind | None = None) -> list[tuple[Path, str, IngestKind]]:
@@ -364,7 +367,7 @@ def plan_upload(paths: Sequence[Path], kind: IngestKind | None = None) -> list[t
                     f"{path}: {file_kind} files must end with {', '.join(accepted_suffixes(file_kind))}", field="paths"
                 )
             if file_kind == "drafts":
-                _check_draft(path)
+                combined_draft(path)  # a CSV-form draft must read cleanly before anything goes up
             key = f"{file_kind}/{name}"
             previous = planned.get(key)
             if previous is not None and previous[0].resolve() != path.resolve():
@@ -386,11 +389,16 @@ def upload(
     uploaded: list[UploadedObject] = []
     for path, key, file_kind in progress(plan, len(plan), "upload"):
         content_type = _CONTENT_TYPES.get(path.suffix, "application/x-tar")
+        combined = combined_draft(path) if file_kind == "drafts" else None
         try:
-            s3_client.upload_file(str(path), bucket, key, ExtraArgs={"ContentType": content_type})
+            if combined is not None:  # the CSV form goes up as one JSON document, which the drop zone reads
+                s3_client.put_object(Bucket=bucket, Key=key, Body=combined, ContentType="application/json")
+            else:
+                s3_client.upload_file(str(path), bucket, key, ExtraArgs={"ContentType": content_type})
         except (ClientError, BotoCoreError, S3UploadFailedError) as exc:
             raise UploadFailed(
                 f"uploading {path} to s3://{bucket}/{key} failed after {len(uploaded)} file(s): {exc}", uploaded
             ) from exc
-        uploaded.append(UploadedObject(path, bucket, key, file_kind, path.stat().st_size))
+        size = len(combined) if combined is not None else path.stat().st_size
+        uploaded.append(UploadedObject(path, bucket, key, file_kind, size))
     return uploaded
