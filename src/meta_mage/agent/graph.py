@@ -33,7 +33,15 @@ from langgraph.graph.state import CompiledStateGraph
 
 from meta_mage.agent import offline, prompts
 from meta_mage.agent.guards import check, tool_precondition
-from meta_mage.agent.router import Lookups, llm_route, merge_slots, rule_route, starting_with_a_question, tidy
+from meta_mage.agent.router import (
+    Lookups,
+    llm_route,
+    merge_slots,
+    resumed_question,
+    rule_route,
+    starting_with_a_question,
+    tidy,
+)
 from meta_mage.agent.state import TURN_OPEN, WORKFLOW_TASKS, ConversationState, RouteDecision, TurnContext
 from meta_mage.agent.tools import AgentTools, compact_json, state_updates
 from meta_mage.config import Settings
@@ -130,8 +138,10 @@ def build_graph(deps: AgentDeps, checkpointer: BaseCheckpointSaver[Any] | None) 
             except Exception as exc:
                 logger.warning("LLM routing failed, using the rules: %s", exc)
                 thinking("The language model could not route this message; using keyword rules.")
+        question = message
         if decision is None:
-            decision = await rule_route(message, view, deps.lookups)
+            question = resumed_question(message, view)
+            decision = await rule_route(question, view, deps.lookups)
         decision = tidy(decision, message)
         draft_id = await deps.lookups.resolve_draft(decision.draft) if decision.draft else None
         updates = merge_slots(state, decision, context, message, draft_id)
@@ -144,7 +154,7 @@ def build_graph(deps: AgentDeps, checkpointer: BaseCheckpointSaver[Any] | None) 
             updates.update(current_workflow=workflow, current_task=task)
         if not state.get("available_formats"):
             updates["available_formats"] = await deps.lookups.formats()
-        route_record = {**decision.model_dump(), "workflow": workflow, "task": task}
+        route_record = {**decision.model_dump(), "workflow": workflow, "task": task, "question": question}
         return {**updates, "route": route_record, "tool_rounds": 0, "context": None}
 
     async def guard(state: ConversationState) -> dict[str, Any]:

@@ -51,7 +51,8 @@ def _turn_results(turn: list[Any]) -> dict[str, ToolMessage]:
     return {m.name: m for m in turn if isinstance(m, ToolMessage) and m.name}
 
 
-def _stats_fit(state: ConversationState) -> bool:
+def stats_fit(state: ConversationState) -> bool:
+    """Whether the stored matchup statistics are for the state's format, archetype and window."""
     stats = state.get("matchup_stats") or {}
     period = (stats.get("metadata") or {}).get("period") or {}
     return (
@@ -137,7 +138,7 @@ def _check_deck(state: ConversationState, task: str, done: dict[str, ToolMessage
     if task == "strategy":
         if not state.get("opponent_archetype"):
             return GuardStep.ask("opponent", "Which archetype are you playing against?")
-        if not _stats_fit(state):
+        if not stats_fit(state):
             stats_call = done.get("get_deck_matchup_stats")
             if stats_call is None:
                 return GuardStep.call("get_deck_matchup_stats")
@@ -172,7 +173,7 @@ def tool_precondition(name: str, state: ConversationState, workflow: str) -> str
     if name == "generate_deck_matchup_strategy":
         if not state.get("opponent_archetype"):
             return "blocked: the opponent archetype is not known; ask the user which matchup"
-        if not _stats_fit(state):
+        if not stats_fit(state):
             return "blocked: needs matchup_stats; call get_deck_matchup_stats first"
     if name == "classify_deck" and not state.get("deck_text"):
         return "blocked: no decklist in the conversation; ask the user to paste one"

@@ -11,6 +11,7 @@ from typing import Any
 
 from langchain_core.messages import ToolMessage
 
+from meta_mage.agent.guards import stats_fit
 from meta_mage.agent.state import ConversationState
 
 OFFLINE_NOTE = "_Offline mode: no language model is configured, so this answer is composed from the data by templates._"
@@ -49,7 +50,7 @@ def plan(
         subject = route.get("archetype") or route.get("opponent")
         wanted = [("get_deck_matchup_stats", {"archetype": subject})] if subject else [("get_format_matchup_stats", {})]
     elif task in {"deck_matchups", "deck_review"}:
-        if state.get("days") and state.get("archetype") and not state.get("matchup_stats"):
+        if state.get("days") and state.get("archetype") and not stats_fit(state):  # a new window refetches
             wanted = [("get_deck_matchup_stats", {})]
     elif task == "strategy":
         wanted = [("generate_deck_matchup_strategy", {})]

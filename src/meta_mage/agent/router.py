@@ -24,6 +24,14 @@ _NO = re.compile(r"^\s*(n|no|nope|not really|wrong|incorrect)\b", re.I)
 _COLORS = {"white": "W", "blue": "U", "black": "B", "red": "R", "green": "G", "colorless": "C", "colourless": "C"}
 _TYPES = ("creature", "instant", "sorcery", "artifact", "enchantment", "planeswalker", "land", "battle")
 _OPPONENT_CUE = re.compile(r"\b(against|vs\.?|versus|facing|beat|into)\b", re.I)
+_FOLLOW_UP = re.compile(r"^\s*(and|what about|how about|and what about|what if)\b", re.I)
+_DRAFT_WORDS = r"\b(cube|draft|drafts|drafted|drafter|drafters|pool|picked|picks?|took)\b"
+# words of a new request: a message without them only answers the question the coach asked
+_REQUEST_WORDS = (
+    r"\b(top|best|meta|metagame|matchups?|archetypes?|decks?|cards?|who|which|what are|how (does|do|should|can)"
+    r"|optimi[sz]e|sideboard|mainboard|review|cube|drafts?|pool|trend\w*|win ?rates?)\b"
+)
+_ANSWERABLE = {"format", "days", "draft"}  # what a short answer can fill in for the pending question
 _COMMON_WORDS = {
     "deck", "decks", "mono", "control", "aggro", "combo", "midrange", "tempo", "ramp", "the", "against",
     "good", "best", "meta", "modern", "legacy", "pauper", "pioneer", "standard", "vintage", "with", "from",
@@ -68,12 +76,13 @@ def find_days(text: str, expecting_days: bool = False) -> int | None:
         if match:
             return min(365, max(1, int(match.group(1)) * scale))
     words = {"a week": 7, "last week": 7, "past week": 7, "this week": 7, "two weeks": 14, "fortnight": 14,
-             "three weeks": 21, "a month": 30, "last month": 30, "past month": 30, "two months": 60}  # fmt: skip
+             "three weeks": 21, "a month": 30, "last month": 30, "past month": 30, "this month": 30,
+             "two months": 60}  # fmt: skip
     for phrase, days in words.items():
         if phrase in lower:
             return days
-    if expecting_days:
-        match = re.fullmatch(r"\s*(\d{1,3})\s*\.?\s*", lower)
+    if expecting_days:  # the last line: an answer may follow the question it answers
+        match = re.fullmatch(r"\s*(\d{1,3})\s*\.?\s*", (lower.strip().splitlines() or [""])[-1])
         if match and 1 <= int(match.group(1)) <= 365:
             return int(match.group(1))
     return None
@@ -153,6 +162,18 @@ def _has(pattern: str, text: str) -> bool:
     return re.search(pattern, text, re.I) is not None
 
 
+def resumed_question(message: str, state: ConversationState) -> str:
+    """The question a short answer completes: "Modern" or "30" after the coach asked for the format or
+    the window is routed together with the question it answers, so nothing that question named is lost."""
+    pending = state.get("pending") or {}
+    asked = (pending.get("route") or {}).get("question")
+    if not asked or pending.get("missing") not in _ANSWERABLE:
+        return message
+    if extract_decklist(message) or _has(_REQUEST_WORDS, message):
+        return message  # a new request, not an answer
+    return f"{asked}\n{message}"
+
+
 async def rule_route(message: str, state: ConversationState, lookups: Lookups) -> RouteDecision:
     """Offline routing: keywords and patterns, with the conversation's state to resolve follow-ups."""
     text = message.strip()
@@ -167,7 +188,9 @@ async def rule_route(message: str, state: ConversationState, lookups: Lookups) -
     cue = _OPPONENT_CUE.search(question)
     opponent = next((n for pos, n in mentioned if cue and pos > cue.start()), None)
     archetype = next((n for pos, n in mentioned if n != opponent), None)
-    draft = await lookups.resolve_draft(question) if _has(r"\b(cube|draft|drafts|drafted|pool)\b", question) else None
+    in_cube = "cube_draft" in (pending.get("workflow"), state.get("current_workflow"))
+    draft = await lookups.resolve_draft(question) if _has(_DRAFT_WORDS, question) or in_cube else None
+    new_filter = _card_filter(question)
     confirms: bool | None = None
     if state.get("suggested_archetype") and not state.get("archetype"):
         confirms = True if _YES.match(question) else False if _NO.match(question) else None
@@ -176,27 +199,29 @@ async def rule_route(message: str, state: ConversationState, lookups: Lookups) -
     slots["has_decklist"] = deck is not None
     slots["confirms_archetype"] = confirms
 
-    draft_words = _has(r"\b(cube|draft|drafts|drafted|drafter|pool|picked|took)\b", question)
+    draft_words = _has(_DRAFT_WORDS, question)
+    has_deck = bool(state.get("card_details") or state.get("archetype"))
     my_deck = _has(r"\b(my|i'?m|i am|i)\b.{0,30}\b(deck|list|75|sideboard|mainboard|main deck|play(ing)?)\b", question)
+    my_deck = my_deck or (has_deck and _has(r"\b(its|it'?s|it)\b.{0,30}\b(matchups?|win ?rate|spread)\b", question))
     coaching = _has(r"\b(optimi[sz]e|improve|sideboard|mainboard|flex|swap|mulligan|how (should|do|can) i)\b", question)
     meta_words = _has(
-        r"\b(meta|metagame|top|best|tier|most played|popular|archetypes?|win ?rates?|matchups?|share|trend"
+        r"\b(meta|metagame|top|best|good|tier|most played|popular|archetypes?|win ?rates?|matchups?|share|trend\w*"
         r"|rank|how does|how do .* do|vs\.?|versus|against)\b",
         question,
     )
 
-    if deck or (my_deck and not draft_words) or (coaching and (state.get("card_details") or my_deck)):
+    if deck or (my_deck and not draft_words) or (coaching and (has_deck or my_deck)):
         workflow, confidence = "deck_coaching", 0.9
         task = _deck_task(question, opponent, deck is not None)
     elif draft_words or draft:
         workflow, confidence = "cube_draft", 0.9
         task = "list_drafts" if _has(r"\b(which|what|list)\b.{0,20}\bdrafts\b", question) else "draft_pool"
         slots["draft"] = draft
-        slots["card_filter"] = _card_filter(question)
+        slots["card_filter"] = new_filter
     elif confirms is not None:
         workflow, confidence = "deck_coaching", 0.9
         task = pending.get("task") or "deck_review"
-    elif meta_words:
+    elif meta_words or (archetype and not opponent and fmt):  # "tell me about Izzet Prowess in Modern"
         workflow, confidence = "meta_research", 0.85
         if (
             _has(r"\b(matchups?|vs\.?|versus|against|beat|spread|how does)\b", question) and (archetype or opponent)
@@ -205,9 +230,20 @@ async def rule_route(message: str, state: ConversationState, lookups: Lookups) -
         elif _has(r"\b(list|which|what|all)\b.{0,20}\barchetypes\b", question):
             task = "archetypes"
         else:
-            task = "rankings"
-    elif any(slots[k] for k in ("format", "days", "archetype", "opponent")) and (
-        pending or state.get("current_workflow")
+            task = "matchups" if archetype and not meta_words else "rankings"
+        last = state.get("route") or {}
+        if (  # "and against Domain Zoo?" after "How does Boros Energy do against Jeskai Blink?"
+            task == "matchups"
+            and opponent
+            and not archetype
+            and _FOLLOW_UP.match(question)
+            and last.get("task") == "matchups"
+            and last.get("archetype") not in (None, opponent)
+            and (not fmt or fmt == state.get("format"))
+        ):
+            slots["archetype"] = last["archetype"]
+    elif (pending or state.get("current_workflow")) and (
+        any(slots[k] for k in ("format", "days", "archetype", "opponent")) or (in_cube and (draft or new_filter))
     ):
         workflow = pending.get("workflow") or state.get("current_workflow") or "clarify"
         task = pending.get("task") or state.get("current_task") or DEFAULT_TASK.get(workflow, "none")
@@ -215,7 +251,10 @@ async def rule_route(message: str, state: ConversationState, lookups: Lookups) -
         # a follow-up that only changes the window or format keeps what the last request was about
         last = pending.get("route") or state.get("route") or {}
         if workflow == "cube_draft":
-            slots["card_filter"] = last.get("card_filter")
+            slots["card_filter"] = new_filter or last.get("card_filter")
+            slots["draft"] = draft
+            if new_filter or draft:  # "what about red instants?" asks about the pool
+                task = "draft_pool"
         elif workflow == "meta_research" and (not fmt or fmt == state.get("format")):  # names are per format
             for key in ("archetype", "opponent"):
                 slots[key] = slots[key] or last.get(key)

@@ -1,0 +1,69 @@
+"""Follow-ups in offline mode, as users phrase them: short answers to the coach's questions, "and
+against X?", pool filters, questions about "its" matchups (found by playing the coach as users)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from meta_mage.agent.conversation import Conversations
+from meta_mage.agent.guards import DAYS_QUESTION
+from tests.agent.conftest import modern_deck, run_turn
+
+
+async def test_and_against_another_deck_keeps_the_deck_asked_about(offline: Conversations) -> None:
+    first = await run_turn(offline, "How does Boros Energy do against Jeskai Blink in Modern over 30 days?")
+    turn = await run_turn(offline, "what about against Domain Zoo?", first.conversation_id)
+    assert turn.arguments("get_deck_matchup_stats")["archetype"] == "Boros Energy"
+    assert "Against **Domain Zoo**" in turn.text and "**Boros Energy in Modern**" in turn.text
+
+
+async def test_short_answers_complete_the_matchup_question_they_answer(offline: Conversations) -> None:
+    # Given a matchup question without a format or a window
+    first = await run_turn(offline, "How does Boros Energy do against Jeskai Blink?")
+    assert first.tools() == [] and "Which format" in first.text
+    # When the user answers the format, then the window
+    second = await run_turn(offline, "Modern", first.conversation_id)
+    assert second.tools() == [] and DAYS_QUESTION in second.text
+    third = await run_turn(offline, "30", first.conversation_id)
+    # Then the matchup asked about is answered, not the format's rankings
+    assert third.tools() == ["get_deck_matchup_stats"]
+    assert third.arguments("get_deck_matchup_stats") == {"format": "Modern", "archetype": "Boros Energy", "days": 30}
+    assert "Against **Jeskai Blink**" in third.text
+
+
+async def test_naming_the_draft_the_coach_asked_for_answers_the_pool_question(offline: Conversations) -> None:
+    first = await run_turn(offline, "What green creatures were in the cube?")
+    assert first.tools() == [] and "Which cube draft do you mean?" in first.text
+    second = await run_turn(offline, "tarkir", first.conversation_id)
+    assert second.tools() == ["get_draft_pool"]
+    assert second.arguments("get_draft_pool")["color"] == "G"
+    assert second.arguments("get_draft_pool")["type_contains"] == "Creature"
+
+    # and a new filter is a new look at the same pool
+    third = await run_turn(offline, "what about red instants?", first.conversation_id)
+    arguments = third.arguments("get_draft_pool")
+    assert (arguments["draft_id"], arguments["color"], arguments["type_contains"]) == ("tarkir", "R", "Instant")
+    assert "instants with red in their colour identity" in third.text
+
+
+async def test_its_matchups_are_the_confirmed_decks(offline: Conversations, modern_world: dict[str, Any]) -> None:
+    deck, _ = modern_deck("Boros Energy")
+    pasted = await run_turn(offline, f"Here is my deck:\n{deck}", context={"format": "Modern", "days": 30})
+    await run_turn(offline, "yes", pasted.conversation_id)
+    turn = await run_turn(offline, "what are its worst matchups? last 14 days", pasted.conversation_id)
+    assert turn.tools() == ["get_deck_matchup_stats"]
+    assert turn.state["archetype"] == "Boros Energy" and turn.state["days"] == 14
+    assert "Boros Energy" in turn.text and "Matchups in Modern" not in turn.text
+
+
+async def test_everyday_phrasings_are_understood(offline: Conversations) -> None:
+    trending = await run_turn(offline, "what's trending up in modern the last 2 weeks?")
+    assert trending.arguments("get_format_meta_rankings")["current_days"] == 14
+
+    month = await run_turn(offline, "top decks in modern this month")
+    assert month.arguments("get_format_meta_rankings")["current_days"] == 30
+
+    about = await run_turn(offline, "tell me about izzet prowess in modern")
+    assert about.tools() == [] and DAYS_QUESTION in about.text
+    spread = await run_turn(offline, "30", about.conversation_id)
+    assert spread.arguments("get_deck_matchup_stats")["archetype"] == "Izzet Prowess"
