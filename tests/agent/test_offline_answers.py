@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from meta_mage.agent.conversation import Conversations
 from meta_mage.agent.offline import OFFLINE_NOTE
-from tests.agent.conftest import run_turn
+from tests.agent.conftest import modern_deck, run_turn
 from tests.conftest import call
 
 
 def rate(block: dict[str, Any]) -> str:
-    return f"{block['win_rate']:.1f}% (95% CI {block['ci_low']:.0f}-{block['ci_high']:.0f}%"
+    exact = 100 * block["wins"] / (block["wins"] + block["losses"])  # 14-12 is 53.8%, not 53.85 rounded again
+    assert abs(exact - block["win_rate"]) < 0.01
+    return f"{exact:.1f}% (95% CI {block['ci_low']:.0f}-{block['ci_high']:.0f}%"
 
 
 async def test_top_decks_table_matches_the_rankings_tool(offline: Conversations, modern_world: dict[str, Any]) -> None:
@@ -102,3 +105,41 @@ async def test_draft_list_and_a_filtered_pool(offline: Conversations, modern_wor
     for card in pool["cards"]:
         owner = f"taken by {card['drafted_by']} (pick {card['drafted_pick_n']})" if card["drafted"] else "not drafted"
         assert f"- {card['card_name']}" in turn.text and owner in turn.text
+
+
+async def test_sideboard_answer_lists_every_count_that_changes(
+    offline: Conversations, modern_world: dict[str, Any]
+) -> None:
+    deck, _ = modern_deck("Jeskai Blink")
+    pasted = await run_turn(offline, f"My deck:\n{deck}", context={"format": "Modern", "days": 14})
+    await run_turn(offline, "yes", pasted.conversation_id)
+    turn = await run_turn(offline, "Optimize my sideboard", pasted.conversation_id)
+    assert turn.tools() == ["optimize_sideboard"]
+
+    enriched = call(modern_world, "get_enriched_deck", deck=deck)
+    result = call(
+        modern_world,
+        "optimize_sideboard",
+        card_details=enriched["card_details"],
+        archetype="Jeskai Blink",
+        format="Modern",
+        days=14,
+        top_n=5,
+    )
+    assert f"from {result['lists_compared']} lists from {result['metadata']['period']['start']}" in turn.text
+    side = [c for c in enriched["card_details"] if c["section"] == "sideboard"]
+    before = {c["name"].split(" // ")[0]: c["quantity"] for c in side}
+    after = {s["name"].split(" // ")[0]: s["quantity"] for s in result["final_sideboard"]}
+    changed = {n for n in before.keys() | after.keys() if before.get(n, 0) != after.get(n, 0)}
+    assert changed  # the demo list differs from what the tool builds
+    for name in changed:
+        old, new = before.get(name, 0), after.get(name, 0)
+        assert f"{'+' if new > old else '−'}{abs(new - old)} " in turn.text and f"({old} → {new})" in turn.text
+
+
+async def test_best_matchups_are_won_and_worst_are_lost(offline: Conversations) -> None:
+    turn = await run_turn(offline, "What is the matchup spread of Amulet Titan in Modern over 30 days?")
+    for label, won in (("Best matchups: ", True), ("Worst matchups: ", False)):
+        line = next(line for line in turn.text.splitlines() if line.startswith(label))
+        for rate_text in re.findall(r" (\d+\.\d)% \(95% CI", line):
+            assert (float(rate_text) > 50) is won, line

@@ -69,11 +69,17 @@ def plan(
 # --- answers --------------------------------------------------------------------------------------
 
 
+def _percent(block: dict[str, Any]) -> float:
+    """The win rate from the record itself: rounding the tool's 2-decimal figure again can be off by 0.1."""
+    decided = block.get("wins", 0) + block.get("losses", 0)
+    return 100 * block["wins"] / decided if decided else float(block["win_rate"])
+
+
 def _rate(block: dict[str, Any] | None) -> str:
     if not block or block.get("win_rate") is None:
         return "no decided matches"
     text = (
-        f"{block['win_rate']:.1f}% (95% CI {block['ci_low']:.0f}-{block['ci_high']:.0f}%, "
+        f"{_percent(block):.1f}% (95% CI {block['ci_low']:.0f}-{block['ci_high']:.0f}%, "
         f"{block['wins']}-{block['losses']}-{block['draws']})"
     )
     return text + ", low sample" if block.get("low_sample") else text
@@ -159,16 +165,20 @@ def _spread(stats: dict[str, Any], opponent: str | None) -> str:
             lines.append(f"Against **{cell['opponent']}**: {_rate(cell)}.")
         else:
             lines.append(f"No recorded matches against {opponent} in this window.")
-    solid = [c for c in cells if c.get("win_rate") is not None and not c.get("low_sample")]
-    if len(solid) >= 2:
-        ranked = sorted(solid, key=lambda c: -c["win_rate"])
-        best, worst = ranked[: min(3, len(ranked) // 2)], ranked[::-1][: min(3, len(ranked) // 2)]
-        lines.append("Best matchups: " + "; ".join(f"{c['opponent']} {_rate(c)}" for c in best) + ".")
-        lines.append("Worst matchups: " + "; ".join(f"{c['opponent']} {_rate(c)}" for c in worst) + ".")
-    elif solid:
-        lines.append(f"Only one matchup has enough matches to judge: {solid[0]['opponent']} {_rate(solid[0])}.")
-    else:
+    solid = sorted(
+        (c for c in cells if c.get("win_rate") is not None and not c.get("low_sample")), key=lambda c: -_percent(c)
+    )
+    if not solid:
         lines.append("No single matchup has enough matches yet to call it good or bad.")
+        return "\n\n".join(lines)
+    good = [c for c in solid if _percent(c) > 50][:3]
+    bad = [c for c in reversed(solid) if _percent(c) < 50][:3]
+    for label, group, none in (
+        ("Best matchups", good, "none of the matchups with enough matches is won more often than lost"),
+        ("Worst matchups", bad, "none of the matchups with enough matches is lost more often than won"),
+    ):
+        text = "; ".join(f"{c['opponent']} {_rate(c)}" for c in group) if group else none
+        lines.append(f"{label}: {text}.")
     return "\n\n".join(lines)
 
 
@@ -259,7 +269,10 @@ def _optimize_mainboard(route: dict[str, Any], state: ConversationState, done: d
     result = done.get("optimize_mainboard")
     if not result:
         return ""
-    lines = [f"**Mainboard check for {result['archetype']}** against {result['lists_compared']} recent lists."]
+    lines = [
+        f"**Mainboard check for {result['archetype']}** in {result['format']} against "
+        f"{result['lists_compared']} lists from {_period(result['metadata'])}."
+    ]
     if result["swaps"]:
         lines += ["", "Suggested swaps:"]
         lines += [
@@ -280,17 +293,41 @@ def _optimize_sideboard(route: dict[str, Any], state: ConversationState, done: d
         return ""
     tops = ", ".join(f"{t.get('name') or t.get('archetype')}" for t in result["top_archetypes"])
     lines = [
-        f"**Sideboard for {result['archetype']}** against the top decks ({tops}), from "
-        f"{result['lists_compared']} lists. The {result['total_cards']} cards:",
+        f"**Sideboard for {result['archetype']}** in {result['format']} against the top decks ({tops}), from "
+        f"{result['lists_compared']} lists from {_period(result['metadata'])}. The {result['total_cards']} cards:",
         "",
     ]
     lines += [
         f"- {s['quantity']} {s['name']}: {s['reason']}" + (f" (vs {', '.join(s['targets'])})" if s["targets"] else "")
         for s in result["final_sideboard"]
     ]
-    if result["adds"] or result["cuts"]:
-        lines += ["", f"Adds: {', '.join(result['adds']) or 'none'}. Cuts: {', '.join(result['cuts']) or 'none'}."]
+    changes = _sideboard_changes(state.get("card_details") or [], result["final_sideboard"])
+    kept = "Your sideboard stays as it is."
+    lines += ["", f"Changes from your sideboard: {'; '.join(changes)}." if changes else kept]
     return "\n".join(lines)
+
+
+def _front(name: str) -> str:
+    return name.split(" // ")[0].strip().lower()
+
+
+def _sideboard_changes(card_details: list[dict[str, Any]], final: list[dict[str, Any]]) -> list[str]:
+    """Every card whose count changes, with its quantities (an extra copy is a change too)."""
+    before: dict[str, tuple[str, int]] = {}
+    for card in card_details:
+        if card["section"] == "sideboard":
+            name, count = before.get(_front(card["name"]), (card["name"], 0))
+            before[_front(card["name"])] = (name, count + card["quantity"])
+    after = {_front(s["name"]): (s["name"], s["quantity"]) for s in final}
+    changes = []
+    for key in [*after, *(k for k in before if k not in after)]:
+        name, old = before.get(key, (after.get(key, ("", 0))[0], 0))
+        new = after.get(key, (name, 0))[1]
+        if new > old:
+            changes.append(f"+{new - old} {name} ({old} → {new})")
+        elif new < old:
+            changes.append(f"−{old - new} {name} ({old} → {new})")
+    return changes
 
 
 def _list_drafts(route: dict[str, Any], state: ConversationState, done: dict[str, Any]) -> str:
