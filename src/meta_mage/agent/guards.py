@@ -62,6 +62,22 @@ def stats_fit(state: ConversationState) -> bool:
     )
 
 
+def _corrections(enriched: ToolMessage | None) -> str:
+    """What the card names typed were read as, so a wrong correction is seen before any coaching."""
+    result = enriched.artifact if enriched is not None else None
+    corrected = result.get("corrected") if isinstance(result, dict) else None
+    unresolved = result.get("unresolved") if isinstance(result, dict) else None
+    parts = []
+    if corrected:
+        parts.append("I read " + ", ".join(f"“{typed}” as **{real}**" for typed, real in corrected.items()) + ".")
+    if unresolved:
+        names = ", ".join(f"“{u['name']}”" for u in unresolved)
+        parts.append(f"I could not find {names}; those cards are left out.")
+    if parts:
+        parts.append("If a card is wrong, paste the list again with its exact name.\n\n")
+    return " ".join(parts)
+
+
 def format_question(formats: list[str]) -> str:
     return f"Which format should I look at? I have tournament data for {', '.join(formats)}."
 
@@ -111,7 +127,8 @@ def _check_deck(state: ConversationState, task: str, done: dict[str, ToolMessage
         if suggested:
             return GuardStep.ask(
                 "archetype_confirmation",
-                f"Your deck looks like **{suggested}** in {state.get('format')}. Is that right? Answer yes, or "
+                _corrections(enriched)
+                + f"Your deck looks like **{suggested}** in {state.get('format')}. Is that right? Answer yes, or "
                 "tell me which archetype it is.",
             )
         return GuardStep.ask(

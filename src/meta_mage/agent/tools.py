@@ -184,9 +184,10 @@ def summarise(name: str, result: dict[str, Any]) -> str:
         return f"{len(result['formats'])} formats with data"
     if name == "get_enriched_deck":
         counts = result["counts"]
+        corrected = "".join(f"; read {typed!r} as {real!r}" for typed, real in result["corrected"].items())
         return (
             f"{counts['mainboard']} mainboard and {counts['sideboard']} sideboard cards, "
-            f"{len(result['unresolved'])} names not found"
+            f"{len(result['unresolved'])} names not found{corrected}"
         )
     if name == "classify_deck":
         return f"looks like {result['archetype']} ({result['matched_by']})"

@@ -29,8 +29,12 @@ def edit_distance(a: str, b: str, limit: int = MAX_EDIT_DISTANCE) -> int:
 
 
 def closest_names(name: str, names: list[str]) -> tuple[str | None, list[str]]:
-    """The single best name within the edit limit (if any) and up to 3 suggestions."""
+    """The single best name within the edit limit (if any) and up to 3 suggestions. A card's short
+    name ("Phlage" for "Phlage, Titan of Fire's Fury") is matched before spelling mistakes."""
     key = card_key(name)
+    short = [n for n in names if ", " in n and card_key(n.split(", ")[0]) == key]
+    if len(short) == 1:
+        return short[0], short
     scored = sorted((d, n) for n in names if (d := edit_distance(key, card_key(n))) <= MAX_EDIT_DISTANCE)
     best = scored[0][1] if scored and (len(scored) == 1 or scored[0][0] < scored[1][0]) else None
     suggestions = [n for _, n in scored[:3]] or difflib.get_close_matches(name, names, n=3, cutoff=0.75)
