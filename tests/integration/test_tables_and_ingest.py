@@ -147,3 +147,29 @@ def test_an_event_whose_ingest_failed_before_its_header_is_not_counted(
     [info] = repo.list_formats()
     first_decks = len(json.loads(first.read_bytes())["Decks"])
     assert (info.tournaments, info.decks) == (2, first_decks + second_decks)
+
+
+def test_a_redated_copy_in_the_same_run_is_skipped_not_counted_twice(
+    dynamodb: Any, settings: Settings, tmp_path: Path
+) -> None:
+    # Given a real event, a copy of it under another name, and a copy dated two weeks later
+    [original] = write_members(demo_members(formats=("Pioneer",))[:1], tmp_path)
+    renamed = tmp_path / "renamed.json"
+    renamed.write_bytes(original.read_bytes())
+    document = json.loads(original.read_bytes())
+    document["Tournament"]["Date"] = "2025-12-31T00:00:00Z"
+    redated = tmp_path / "redated.json"
+    redated.write_text(json.dumps(document))
+    repo = MetaRepository(dynamodb.Table(settings.meta_table))
+    classifier = get_classifier(settings.archetype_rules_dir)
+
+    # When all three come in one run
+    report = ingest_tournaments([original, renamed, redated], repo, classifier)
+
+    # Then the event is stored once, and the notes name the copy that was kept
+    assert (report.outcomes["added"], report.outcomes["unchanged"], report.outcomes["duplicates skipped"]) == (1, 1, 1)
+    assert any("redated.json repeats event" in n and f"from {original}" in n for n in report.notes)
+    [info] = repo.list_formats()
+    assert (info.tournaments, info.decks) == (1, len(document["Decks"]))
+    again = ingest_tournaments([redated], repo, classifier)
+    assert again.outcomes["duplicates skipped"] == 1 and repo.list_formats() == [info]

@@ -46,6 +46,7 @@ def ingest_tournament_sources(
     formats_seen: set[str] = set()
     # Days are rebuilt once per run; an event's header (its commit marker) follows its day.
     pending: dict[tuple[str, str], list[tuple[ParsedTournament, str]]] = {}
+    read_this_run: dict[str, tuple[str, str, str]] = {}  # event key -> (file, date, digest) written this run
     for source in sources:
         if isinstance(source, InputFileError):
             report.fail(source.source, source.reason)
@@ -57,6 +58,18 @@ def ingest_tournament_sources(
             continue
         formats_seen.add(tournament.format)
         digest = content_digest(tournament, rules_fingerprint)
+        # headers are written after the loop, so a repeat within this run is caught here, not by them
+        first = read_this_run.get(tournament.event_key)
+        if first is not None:
+            if first[1:] == (tournament.date, digest):
+                report.outcomes["unchanged"] += 1
+            else:
+                report.outcomes["duplicates skipped"] += 1
+                report.notes.append(
+                    f"{source.name} repeats event {tournament.event_key} read earlier in this run from {first[0]} "
+                    f"(dated {first[1]}); kept the first"
+                )
+            continue
         try:
             header = repository.get_event_header(tournament.event_key)
             if header and header.get("digest") == digest:
@@ -76,6 +89,7 @@ def ingest_tournament_sources(
             report.fail(source.name, f"DynamoDB error: {exc}", storage=True)
             continue
         pending.setdefault((tournament.format, tournament.date), []).append((tournament, digest))
+        read_this_run[tournament.event_key] = (source.name, tournament.date, digest)
         report.outcomes["replaced" if header else "added"] += 1
         report.totals["decks"] += len(tournament.decks)
         report.totals["matches with a result"] += format_part["matches"]
