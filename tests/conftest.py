@@ -32,7 +32,7 @@ DEMO_TOURNAMENTS = DEMO_DATA_DIR / "tournaments.tar.gz"
 @pytest.fixture(autouse=True, scope="session")
 def _aws_env() -> Iterator[None]:
     patcher = pytest.MonkeyPatch()
-    for key in ("AWS_ENDPOINT_URL_DYNAMODB", "AWS_ENDPOINT_URL", "AWS_PROFILE"):
+    for key in ("AWS_ENDPOINT_URL_DYNAMODB", "AWS_ENDPOINT_URL", "AWS_PROFILE", "AWS_REGION", "META_MAGE_AWS_REGION"):
         patcher.delenv(key, raising=False)
     patcher.setenv("AWS_ACCESS_KEY_ID", "testing")
     patcher.setenv("AWS_SECRET_ACCESS_KEY", "testing")

@@ -8,6 +8,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from botocore.exceptions import BotoCoreError, ClientError, EndpointConnectionError
+
 from meta_mage.config import Settings, get_settings
 from meta_mage.errors import MetaMageError
 
@@ -146,7 +148,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
     settings = _settings(args)
     conversations = _conversations(settings)
     print(f"({conversations.model_choice.description})")
-    context = {k: v for k, v in {"format": args.format, "days": args.days}.items() if v}
+    context = {k: v for k, v in {"format": args.format, "days": args.days}.items() if v is not None}
     summary = asyncio.run(render(conversations.turn(args.message, args.conversation, context)))
     if "error" in summary:
         return EXIT_USAGE if summary["error"].get("error") != "internal" else EXIT_FAILED
@@ -217,6 +219,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from meta_mage.api.factory import build_app
     from meta_mage.local.embedded import embedded_dynamodb
     from meta_mage.local.seed import seed_demo
+    from meta_mage.storage.tables import create_tables
 
     settings = _settings(args)
     with contextlib.ExitStack() as stack:
@@ -226,6 +229,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         else:
             url = stack.enter_context(embedded_dynamodb())
             print(f"Embedded DynamoDB (moto server) on {url}")
+        create_tables(_db(settings), settings)  # idempotent; --no-seed skips only the demo data
         if not args.no_seed:
             started = time.perf_counter()
             reports = seed_demo(settings, _db(settings))
@@ -293,11 +297,16 @@ def cmd_chat(args: argparse.Namespace) -> int:
 def cmd_upload(args: argparse.Namespace) -> int:
     """Put local files in the ingest bucket (the drop zone); IngestFunction ingests them in the cloud."""
     from meta_mage.ingest.drop_zone import UploadFailed, upload
-    from meta_mage.storage.dynamo import default_session
+    from meta_mage.storage.dynamo import aws_region, default_session
 
     settings = _settings(args)
     bucket = args.bucket or settings.ingest_bucket
-    s3 = default_session().client("s3", region_name=settings.aws_region)
+    if not bucket:
+        print(
+            "upload: give --bucket or set META_MAGE_INGEST_BUCKET (the stack output IngestBucketName)", file=sys.stderr
+        )
+        return EXIT_USAGE
+    s3 = default_session().client("s3", region_name=aws_region(settings))
     try:
         uploaded = upload(args.paths, bucket, s3, kind=args.kind)
     except UploadFailed as exc:
@@ -398,7 +407,22 @@ def main(argv: list[str] | None = None) -> int:
     except MetaMageError as exc:
         print(f"error: {exc.message}", file=sys.stderr)
         return EXIT_USAGE
+    except (ClientError, BotoCoreError) as exc:  # a missing table, a stopped local DynamoDB, no credentials
+        print(f"error: AWS request failed: {aws_problem(exc)}", file=sys.stderr)
+        return EXIT_FAILED
     return code
+
+
+def aws_problem(exc: Exception) -> str:
+    """One line for an SDK error, with the likely fix for the common first-run mistakes."""
+    if isinstance(exc, ClientError):
+        code = exc.response.get("Error", {}).get("Code", "")
+        message = exc.response.get("Error", {}).get("Message", "")
+        hint = " (create the tables with 'meta-mage tables create')" if code == "ResourceNotFoundException" else ""
+        return f"{code}: {message}{hint}"
+    if isinstance(exc, EndpointConnectionError):
+        return f"{exc} (is the DynamoDB endpoint running? AWS_ENDPOINT_URL_DYNAMODB points the tools at it)"
+    return f"{type(exc).__name__}: {exc}"
 
 
 if __name__ == "__main__":

@@ -5,7 +5,7 @@ from __future__ import annotations
 from functools import lru_cache
 from pathlib import Path
 
-from pydantic import Field
+from pydantic import AliasChoices, Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 DEMO_DATA_DIR = Path(__file__).parent / "demo_data"
@@ -21,7 +21,10 @@ class Settings(BaseSettings):
     drafts_table: str = "meta-mage-drafts"
     checkpoint_table: str = "meta-mage-checkpoints"
     locks_table: str = "meta-mage-locks"
-    aws_region: str = Field(default="us-east-1", validation_alias="AWS_DEFAULT_REGION")
+    # None: the SDK's own choice (AWS_DEFAULT_REGION, the profile), else us-east-1 (see storage.dynamo.aws_region)
+    aws_region: str | None = Field(
+        default=None, validation_alias=AliasChoices("META_MAGE_AWS_REGION", "AWS_REGION", "AWS_DEFAULT_REGION")
+    )
     archetype_rules_dir: Path = DEMO_DATA_DIR / "archetypes"
     min_sample: int = Field(default=20, ge=1, description="Matches below which a win rate is noise")
 
@@ -46,7 +49,7 @@ class Settings(BaseSettings):
     # MCP: when set, the agent gets its tools from this MCP server (streamable HTTP) instead of in process.
     mcp_url: str = ""
     # Ingestion drop zone: files put under tournaments/, cards/ or drafts/ here are ingested by IngestFunction.
-    ingest_bucket: str = "meta-mage-ingest"
+    ingest_bucket: str = ""  # the stack's bucket name is per account and region (output IngestBucketName)
     # Where IngestFunction reports each file it could not ingest (key and reason); empty: log only.
     ingest_failure_queue_url: str = ""
 

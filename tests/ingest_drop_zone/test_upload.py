@@ -185,3 +185,10 @@ def test_cli_upload_puts_files_under_their_prefix_and_refuses_bad_paths(
     # Then a file the CLI cannot place is refused before anything is sent
     assert main(["upload", str(TARKIR.parent / "missing.json")]) != 0
     assert [o["Key"] for o in world.s3.list_objects_v2(Bucket=BUCKET)["Contents"]] == keys
+
+    # and without a bucket the command says which setting is missing (no guessed bucket name)
+    monkeypatch.delenv("META_MAGE_INGEST_BUCKET")
+    get_settings.cache_clear()
+    assert main(["upload", "--kind", "drafts", str(TARKIR)]) == 2
+    assert "give --bucket or set META_MAGE_INGEST_BUCKET" in capsys.readouterr().err
+    get_settings.cache_clear()

@@ -16,6 +16,7 @@ from meta_mage.agent.checkpointer import make_checkpointer
 from meta_mage.agent.conversation import AgentEvent, ConversationExpired, ConversationNotFound, Conversations
 from meta_mage.config import Settings
 from meta_mage.errors import InvalidArgument
+from meta_mage.storage.dynamo import aws_region
 from meta_mage.storage.tables import ttl_attributes
 
 BASE_CAPABILITIES = {"put", "put_writes", "get_tuple", "list", "delete_thread"}
@@ -68,7 +69,7 @@ async def test_configured_saver_passes_the_conformance_suite(dynamodb: Any, sett
 async def test_checkpoint_items_carry_a_ttl_three_hours_ahead(dynamodb: Any, settings: Settings) -> None:
     """The CheckpointTable expires items on ``ttl``; a turn writes items with ``ttl`` ≈ now + 3 h."""
     # (a plain client: the resource's own client deserialises, hiding the attribute types)
-    client = boto3.client("dynamodb", region_name=settings.aws_region)
+    client = boto3.client("dynamodb", region_name=aws_region(settings))
     table = settings.checkpoint_table
 
     # Given the table from template.yaml has TTL enabled on ``ttl``

@@ -1,14 +1,23 @@
 """The meta-mage command against moto (same code path as a real table)."""
 
+import contextlib
 import json
+import os
+import signal
+import subprocess
+import sys
 import tarfile
+import time
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
 from meta_mage.cli import main
+from meta_mage.config import Settings
 from tests.conftest import demo_members, write_members
+from tests.servers import free_port
 
 
 def test_cli_tables_ingest_and_tool(dynamodb: Any, tmp_path: Any, capsys: pytest.CaptureFixture[str]) -> None:
@@ -60,3 +69,45 @@ def test_cli_ask_streams_one_turn_and_continues_it(
     assert "→ get_format_meta_rankings" in second and "✓ get_format_meta_rankings" in second and "| 1 |" in second
     assert main(["ask", "hi", "--conversation", "not-an-id"]) == 2
     assert "conversation_id must be" in capsys.readouterr().out
+    assert main(["ask", "top decks in Modern", "--days", "0"]) == 2  # refused, not dropped
+    assert "context.days" in capsys.readouterr().out
+
+
+def test_aws_errors_are_one_line_naming_the_fix(
+    dynamodb: Any, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Given settings naming a table that does not exist
+    monkeypatch.setattr("meta_mage.cli.get_settings", lambda: Settings(meta_table="nope"))
+    # When a tool reads it, Then the user gets one line with the fix, not a traceback
+    assert main(["tool", "list_formats"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("error: AWS request failed: ResourceNotFoundException") and "tables create" in err
+    assert "Traceback" not in err
+
+
+def test_serve_without_demo_data_still_creates_the_tables(tmp_path: Path) -> None:
+    # Given a fresh embedded DynamoDB and --no-seed
+    port = free_port()
+    env = {**os.environ, "META_MAGE_MODEL": "offline", "PYTHONUNBUFFERED": "1"}
+    command = [sys.executable, "-m", "meta_mage.cli", "serve", "--no-seed", "--port", str(port)]
+    log = tmp_path / "serve.log"
+    with log.open("wb") as out:
+        process = subprocess.Popen(command, env=env, stdout=out, stderr=subprocess.STDOUT)
+    try:
+        deadline = time.time() + 60
+        while True:
+            assert process.poll() is None and time.time() < deadline, log.read_text()
+            with contextlib.suppress(httpx.HTTPError):
+                if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1).status_code == 200:
+                    break
+            time.sleep(0.1)
+        # Then the endpoints answer from empty tables instead of failing
+        assert httpx.get(f"http://127.0.0.1:{port}/formats").json() == {"formats": [], "details": []}
+        chat = httpx.post(f"http://127.0.0.1:{port}/chat", json={"message": "top decks in Modern?"}, timeout=30)
+        assert chat.status_code == 200 and "event: done" in chat.text
+    finally:
+        process.send_signal(signal.SIGINT)
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            process.kill()

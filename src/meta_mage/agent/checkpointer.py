@@ -13,7 +13,7 @@ from langgraph_checkpoint_aws import DynamoDBSaver
 
 from meta_mage.agent.state import TURN_OPEN
 from meta_mage.config import Settings
-from meta_mage.storage.dynamo import default_session
+from meta_mage.storage.dynamo import aws_region, default_session
 
 logger = logging.getLogger(__name__)
 
@@ -86,7 +86,7 @@ def make_checkpointer(settings: Settings) -> Any:
     return ConversationSaver(
         table_name=settings.checkpoint_table,
         session=default_session(),
-        region_name=settings.aws_region,
+        region_name=aws_region(settings),
         ttl_seconds=settings.conversation_ttl_seconds,
         enable_checkpoint_compression=True,
     )

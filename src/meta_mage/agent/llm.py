@@ -9,7 +9,7 @@ from langchain_core.language_models import BaseChatModel
 
 from meta_mage.agent.converse import PROVIDERS
 from meta_mage.config import Settings
-from meta_mage.storage.dynamo import default_session
+from meta_mage.storage.dynamo import aws_region, default_session
 
 
 @dataclass
@@ -56,10 +56,10 @@ def build_chat_model(settings: Settings) -> ModelChoice:
     session = default_session()  # shared, so Bedrock's clients cost no second parse of the SDK's data
     bedrock = ChatBedrockConverse(
         model=spec,
-        region_name=settings.aws_region,
-        client=session.client("bedrock-runtime", region_name=settings.aws_region),
-        bedrock_client=session.client("bedrock", region_name=settings.aws_region),
+        region_name=aws_region(settings),
+        client=session.client("bedrock-runtime", region_name=aws_region(settings)),
+        bedrock_client=session.client("bedrock", region_name=aws_region(settings)),
         max_tokens=settings.llm_max_tokens,
         temperature=settings.llm_temperature,
     )
-    return ModelChoice(bedrock, f"LLM: Amazon Bedrock {spec} in {settings.aws_region}")
+    return ModelChoice(bedrock, f"LLM: Amazon Bedrock {spec} in {aws_region(settings)}")

@@ -43,7 +43,7 @@ from botocore.exceptions import BotoCoreError, ClientError
 from meta_mage.config import Settings, get_settings
 from meta_mage.ingest.drop_zone import FileFailure, ObjectResult, Targets, failed, ingest_object, kind_of_key
 from meta_mage.observability import logger, metrics, tracer
-from meta_mage.storage.dynamo import default_session, dynamodb_resource
+from meta_mage.storage.dynamo import aws_region, default_session, dynamodb_resource
 
 if TYPE_CHECKING:
     from mypy_boto3_s3 import S3Client
@@ -74,8 +74,8 @@ def runtime() -> Runtime:
     settings = get_settings()
     return Runtime(
         settings=settings,
-        s3=default_session().client("s3", region_name=settings.aws_region),
-        sqs=default_session().client("sqs", region_name=settings.aws_region),
+        s3=default_session().client("s3", region_name=aws_region(settings)),
+        sqs=default_session().client("sqs", region_name=aws_region(settings)),
         dynamodb=dynamodb_resource(settings),
         failure_queue_url=settings.ingest_failure_queue_url,
     )

@@ -40,7 +40,7 @@ async def stream_chat(client: httpx.AsyncClient, body: dict[str, Any]) -> AsyncI
 
 async def chat_loop(url: str, fmt: str | None, days: int | None) -> int:
     """Read messages from stdin until EOF or 'quit'; one conversation for the whole session."""
-    context = {k: v for k, v in {"format": fmt, "days": days}.items() if v}
+    context = {k: v for k, v in {"format": fmt, "days": days}.items() if v is not None}
     async with httpx.AsyncClient(base_url=url) as client:
         try:
             welcome = (await client.get("/welcome")).json()

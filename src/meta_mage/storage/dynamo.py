@@ -21,13 +21,19 @@ def default_session() -> boto3.Session:
     return boto3.DEFAULT_SESSION
 
 
+def aws_region(settings: Settings) -> str:
+    """The region every client uses: ``META_MAGE_AWS_REGION``, ``AWS_REGION`` or ``AWS_DEFAULT_REGION``,
+    else the profile's, else us-east-1 (the local embedded DynamoDB needs one)."""
+    return settings.aws_region or default_session().region_name or "us-east-1"
+
+
 def dynamodb_resource(settings: Settings) -> Any:
     """A DynamoDB service resource.
 
     boto3 honours ``AWS_ENDPOINT_URL_DYNAMODB`` itself, so pointing that variable at a local
     server redirects every command and test.
     """
-    return default_session().resource("dynamodb", region_name=settings.aws_region)
+    return default_session().resource("dynamodb", region_name=aws_region(settings))
 
 
 def pack(value: Any) -> bytes:
