@@ -83,6 +83,24 @@ def browser(tmp_path: Path) -> Iterator[int]:
     process.wait(10)
 
 
+# The page's own event reader fed one SSE stream (CRLF line ends, as sse-starlette sends) cut into chunks
+# of every size from 1 byte up: each cut must give the same events.
+SPLIT_STREAMS = """(() => {
+  const seen = [], saved = handle, results = new Set();
+  handle = (event, data) => seen.push(event + ":" + data.text);
+  const one = (text) => `event: content\\r\\ndata: {"text": "${text}"}\\r\\n\\r\\n`;
+  const stream = one("a") + one("b");
+  for (let size = 1; size <= stream.length; size++) {
+    seen.length = 0;
+    let buffer = "";
+    for (let i = 0; i < stream.length; i += size) buffer = takeEvents(buffer + stream.slice(i, i + size), {});
+    results.add(seen.join("|"));
+  }
+  handle = saved;
+  return [...results];
+})()"""
+
+
 async def drive(debug_port: int, url: str, shot: Path) -> dict[str, Any]:
     request = urllib.request.Request(f"http://127.0.0.1:{debug_port}/json/new?{urllib.parse.quote(url)}", method="PUT")
     target = json.loads(urllib.request.urlopen(request, timeout=5).read())
@@ -110,6 +128,8 @@ async def drive(debug_port: int, url: str, shot: Path) -> dict[str, Any]:
             "log": await evaluate("document.getElementById('log').innerText"),
             "state": await evaluate("document.getElementById('state').innerText"),
             "tools": await evaluate("[...document.querySelectorAll('.tool')].map(e => e.textContent)"),
+            "split_streams": await evaluate(SPLIT_STREAMS),
+            "send_enabled": await evaluate("!document.getElementById('send').disabled"),
         }
         png = await send("Page.captureScreenshot", format="png")
         shot.write_bytes(base64.b64decode(png["data"]))
@@ -125,5 +145,6 @@ async def test_chat_page_streams_an_answer(server: str, browser: int, tmp_path: 
     assert any(t.startswith("→ get_format_meta_rankings") for t in page["tools"])
     assert any(t.startswith("✓ get_format_meta_rankings") for t in page["tools"])
     assert "format\nModern" in page["state"] and "days\n30" in page["state"]
+    assert page["split_streams"] == ["content:a|content:b"] and page["send_enabled"]
     data = shot.read_bytes()
     assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 20_000
