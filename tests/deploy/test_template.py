@@ -4,8 +4,12 @@ auth, layers, environment, TTL, least-privilege IAM), checked against the code i
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 import re
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -270,3 +274,21 @@ def test_mcp_function_serves_the_mcp_app_through_the_web_adapter(template: dict[
         "Fn::If": ["ChatUsesMcp", {"Fn::Sub": "${McpFunctionUrl.FunctionUrl}mcp"}, ""]
     }
     assert template["Parameters"]["ChatToolsOverMcp"]["Default"] == "false"
+
+
+def test_the_packaged_table_schemas_are_the_templates() -> None:
+    from meta_mage.storage.tables import SCHEMAS_PATH, export_schemas
+
+    shipped = json.loads(SCHEMAS_PATH.read_text())
+    assert shipped == export_schemas(ROOT / "template.yaml"), "run: python -m meta_mage.storage.tables"
+
+
+def test_tables_can_be_created_from_an_installed_package(tmp_path: Path) -> None:
+    # Given the package as pip installs it: without template.yaml beside it
+    ignore = shutil.ignore_patterns("__pycache__", "demo_data")
+    shutil.copytree(ROOT / "src" / "meta_mage", tmp_path / "site" / "meta_mage", ignore=ignore)
+    code = "from meta_mage.storage.tables import table_definitions, ttl_attributes; print(sorted(table_definitions()))"
+    env = {**os.environ, "PYTHONPATH": str(tmp_path / "site")}
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == str(["CardsTable", "CheckpointTable", "DraftsTable", "LocksTable", "MetaTable"])

@@ -1,7 +1,14 @@
-"""Create the DynamoDB tables declared in ``template.yaml`` (the single source of schemas)."""
+"""Create the DynamoDB tables declared in ``template.yaml`` (the single source of schemas).
+
+The package ships them as ``table_schemas.json`` (``template.yaml`` sits beside the source, not in an
+installed package); ``python -m meta_mage.storage.tables`` writes it again after a template change,
+and a test checks the two agree.
+"""
 
 from __future__ import annotations
 
+import json
+import sys
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -10,7 +17,8 @@ import yaml
 
 from meta_mage.config import Settings
 
-TEMPLATE_PATH = Path(__file__).resolve().parents[3] / "template.yaml"
+TEMPLATE_PATH = Path(__file__).resolve().parents[3] / "template.yaml"  # in a source checkout only
+SCHEMAS_PATH = Path(__file__).with_name("table_schemas.json")
 _TABLE_TYPES = {"AWS::DynamoDB::Table"}
 _TABLE_PROPERTIES = (
     "AttributeDefinitions",
@@ -50,8 +58,23 @@ def load_template(path: Path | None = None) -> dict[str, Any]:
     return document
 
 
+@lru_cache(maxsize=1)
+def _packaged() -> dict[str, Any]:
+    schemas: dict[str, Any] = json.loads(SCHEMAS_PATH.read_text(encoding="utf-8"))
+    return schemas
+
+
+def export_schemas(path: Path | None = None) -> dict[str, Any]:
+    """What ``table_schemas.json`` holds: the template's table definitions and TTL attributes."""
+    path = path or TEMPLATE_PATH
+    return {"tables": table_definitions(path), "ttl": ttl_attributes(path)}
+
+
 def table_definitions(path: Path | None = None) -> dict[str, dict[str, Any]]:
-    """The table resources of the template by logical id, as ``create_table`` arguments."""
+    """The table resources of the template by logical id, as ``create_table`` arguments (without
+    ``path``: as shipped in the package, which a test keeps equal to ``template.yaml``)."""
+    if path is None:
+        return dict(_packaged()["tables"])
     resources = load_template(path).get("Resources", {})
     tables: dict[str, dict[str, Any]] = {}
     for logical_id, resource in resources.items():
@@ -64,6 +87,8 @@ def table_definitions(path: Path | None = None) -> dict[str, dict[str, Any]]:
 
 def ttl_attributes(path: Path | None = None) -> dict[str, str]:
     """The TTL attribute of each table that enables one, by logical id."""
+    if path is None:
+        return dict(_packaged()["ttl"])
     resources = load_template(path).get("Resources", {})
     found: dict[str, str] = {}
     for logical_id, resource in resources.items():
@@ -92,3 +117,8 @@ def create_tables(dynamodb: Any, settings: Settings, path: Path | None = None) -
             )
         created.append(name)
     return created
+
+
+if __name__ == "__main__":
+    SCHEMAS_PATH.write_text(json.dumps(export_schemas(), indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    print(f"wrote {SCHEMAS_PATH} from {TEMPLATE_PATH}", file=sys.stderr)
