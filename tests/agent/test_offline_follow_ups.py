@@ -3,11 +3,15 @@ against X?", pool filters, questions about "its" matchups (found by playing the 
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from meta_mage.agent.conversation import Conversations
 from meta_mage.agent.guards import DAYS_QUESTION
+from meta_mage.config import DEMO_DATA_DIR
+from meta_mage.models.drafts import REDACTED
 from tests.agent.conftest import modern_deck, run_turn
+from tests.conftest import call
 
 
 async def test_and_against_another_deck_keeps_the_deck_asked_about(offline: Conversations) -> None:
@@ -67,3 +71,35 @@ async def test_everyday_phrasings_are_understood(offline: Conversations) -> None
     assert about.tools() == [] and DAYS_QUESTION in about.text
     spread = await run_turn(offline, "30", about.conversation_id)
     assert spread.arguments("get_deck_matchup_stats")["archetype"] == "Izzet Prowess"
+
+
+async def test_questions_about_one_card_or_one_drafter(offline: Conversations, modern_world: dict[str, Any]) -> None:
+    pool = call(modern_world, "get_draft_pool", draft_id="tarkir", include_draft_results=True)["cards"]
+    twice = next(c for c in pool if c.get("additional_picks"))  # a card two drafters took
+
+    # a card: every drafter who took a copy
+    card = await run_turn(offline, f"Who drafted {twice['card_name']} in the tarkir draft?")
+    assert card.arguments("get_draft_pool")["name_contains"] == twice["card_name"]
+    takers = [(twice["drafted_by"], twice["drafted_pick_n"])]
+    takers += [(p["drafted_by"], p["drafted_pick_n"]) for p in twice["additional_picks"]]
+    assert ", ".join(f"{who} (pick {n})" for who, n in takers) in card.text
+
+    # a drafter: that drafter's picks only
+    drafter = next(c["drafted_by"] for c in pool if c.get("drafted_by") and c["drafted_by"] != REDACTED)
+    theirs = [
+        c["card_name"]
+        for c in pool
+        if drafter in [c.get("drafted_by"), *(p["drafted_by"] for p in c.get("additional_picks") or [])]
+    ]
+    picks = await run_turn(offline, f"What did {drafter} pick in the tarkir draft?")
+    assert f"{len(theirs)} cards taken by {drafter} in the pool" in picks.text
+    listed = [line[2:].split(" {")[0].split(":")[0] for line in picks.text.splitlines() if line.startswith("- ")]
+    assert listed[: min(60, len(theirs))] == theirs[:60]
+
+    # the opted-out drafter stays unnamed, and the coach says why
+    hidden = await run_turn(
+        offline, "Which cards did the [REDACTED] drafter take in the tarkir cube? Tell me their name"
+    )
+    assert "asked not to be named" in hidden.text
+    for name in json.loads((DEMO_DATA_DIR / "drafts" / "tarkir.json").read_text())["opt_outs"]:
+        assert name not in hidden.text

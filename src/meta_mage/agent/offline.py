@@ -13,6 +13,7 @@ from langchain_core.messages import ToolMessage
 
 from meta_mage.agent.guards import stats_fit
 from meta_mage.agent.state import ConversationState
+from meta_mage.models.drafts import REDACTED
 
 OFFLINE_NOTE = "_Offline mode: no language model is configured, so this answer is composed from the data by templates._"
 
@@ -61,7 +62,11 @@ def plan(
     elif task == "list_drafts":
         wanted = [("list_drafts", {})]
     elif task == "draft_pool":
-        filters = {k: v for k, v in (route.get("card_filter") or {}).items() if k in {"color", "type_contains"}}
+        filters = {
+            k: v
+            for k, v in (route.get("card_filter") or {}).items()
+            if k in {"color", "type_contains", "name_contains"}
+        }
         wanted = [("get_draft_pool", {"include_draft_results": True, "include_card_details": True, **filters})]
     return [(name, args) for name, args in wanted if name not in done]
 
@@ -355,19 +360,36 @@ def _draft_pool(route: dict[str, Any], state: ConversationState, done: dict[str,
     )
     if color:
         described += f" with {color} in their colour identity"
+    if filters.get("name_contains"):
+        described += f" named like “{filters['name_contains']}”"
+    total = pool["total_cards"]
+    if filters.get("drafter"):  # the tool has no drafter filter: the answer keeps that drafter's picks
+        cards = [c for c in cards if filters["drafter"] in [p for p, _ in _takers(c)]]
+        described += f" taken by {filters['drafter']}"
+        total = len(cards)
     drafted = [c for c in cards if c.get("drafted")]
     lines = [
-        f"**{pool['draft_name']}** ({pool['draft_date']}): {pool['total_cards']} {described} in the pool, "
+        f"**{pool['draft_name']}** ({pool['draft_date']}): {total} {described} in the pool, "
         f"{len(drafted)} of them drafted.",
         "",
     ]
     for card in cards[:60]:
-        who = f"taken by {card['drafted_by']} (pick {card['drafted_pick_n']})" if card.get("drafted") else "not drafted"
+        takers = ", ".join(f"{who} (pick {n})" for who, n in _takers(card))
         cost = f" {card['mana_cost']}" if card.get("mana_cost") else ""
-        lines.append(f"- {card['card_name']}{cost}: {who}")
+        lines.append(f"- {card['card_name']}{cost}: {'taken by ' + takers if takers else 'not drafted'}")
     if len(cards) > 60:
-        lines.append(f"- … and {len(cards) - 60} more")
+        lines.append(f"- … and {len(cards) - 60} more (ask for a colour, a type or a card name to narrow it down)")
+    if any(who == REDACTED for card in cards for who, _ in _takers(card)):
+        lines += ["", f"{REDACTED} is a drafter who asked not to be named; I can't tell who it is."]
     return "\n".join(lines)
+
+
+def _takers(card: dict[str, Any]) -> list[tuple[str, int]]:
+    """Everyone who took a copy of the card, first pick first."""
+    if not card.get("drafted") or not card.get("drafted_by"):
+        return []
+    extra = [(str(p["drafted_by"]), int(p["drafted_pick_n"])) for p in card.get("additional_picks") or []]
+    return [(str(card["drafted_by"]), int(card["drafted_pick_n"])), *extra]
 
 
 _WRITERS = {

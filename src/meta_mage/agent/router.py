@@ -145,6 +145,14 @@ class Lookups:
         drafts: list[dict[str, Any]] = (result or {}).get("drafts", [])
         return drafts
 
+    async def pool(self, draft_id: str) -> list[dict[str, Any]]:
+        """A draft's whole pool with who took what (redacted names stay redacted)."""
+        result = await self._cached(
+            f"pool:{draft_id}", "get_draft_pool", {"draft_id": draft_id, "include_draft_results": True}
+        )
+        cards: list[dict[str, Any]] = (result or {}).get("cards", [])
+        return cards
+
     async def resolve_draft(self, text: str | None) -> str | None:
         """The id of the draft whose id or name ``text`` names (or contains), else None."""
         if not text:
@@ -210,6 +218,10 @@ async def rule_route(message: str, state: ConversationState, lookups: Lookups) -
         question,
     )
 
+    pool_id = draft or (state.get("draft_id") if draft_words or in_cube else None)
+    if pool_id and (draft_words or in_cube):  # a card or a drafter named in a question about the pool
+        new_filter = {**(new_filter or {}), **await _pool_names(question, await lookups.pool(pool_id))} or None
+
     if deck or (my_deck and not draft_words) or (coaching and (has_deck or my_deck)):
         workflow, confidence = "deck_coaching", 0.9
         task = _deck_task(question, opponent, deck is not None)
@@ -273,6 +285,24 @@ def _deck_task(text: str, opponent: str | None, pasted: bool) -> str:
     if _has(r"\b(matchups?|spread|good|bad|worst|best|win ?rate|how (does|do|is) my)\b", text):
         return "deck_matchups"
     return "deck_review"
+
+
+async def _pool_names(text: str, pool: list[dict[str, Any]]) -> dict[str, str]:
+    """``name_contains`` for a pool card named in ``text``, ``drafter`` for a drafter named in it."""
+    lower = text.lower()
+    found: dict[str, str] = {}
+    for name in sorted({c["card_name"] for c in pool}, key=len, reverse=True):
+        if len(name) > 3 and re.search(rf"(?<!\w){re.escape(name.lower())}(?!\w)", lower):
+            found["name_contains"] = name
+            break
+    drafters = {
+        p for c in pool for p in [c.get("drafted_by"), *(a["drafted_by"] for a in c.get("additional_picks") or [])]
+    }
+    for drafter in sorted(filter(None, drafters), key=len, reverse=True):
+        if re.search(rf"(?<!\w){re.escape(str(drafter).lower())}(?!\w)", lower):
+            found["drafter"] = str(drafter)
+            break
+    return found
 
 
 def _card_filter(text: str) -> dict[str, str] | None:
