@@ -103,3 +103,22 @@ async def test_questions_about_one_card_or_one_drafter(offline: Conversations, m
     assert "asked not to be named" in hidden.text
     for name in json.loads((DEMO_DATA_DIR / "drafts" / "tarkir.json").read_text())["opt_outs"]:
         assert name not in hidden.text
+
+
+async def test_rankings_answer_what_was_asked_about_them(offline: Conversations, modern_world: dict[str, Any]) -> None:
+    rows = call(modern_world, "get_format_meta_rankings", format="Modern", current_days=30, previous_days=30)["rows"]
+    # a deck outside the top ten: its own row is shown too
+    far = rows[12]
+    share = await run_turn(offline, f"What's the meta share of {far['name']} in Modern over the last 30 days?")
+    assert f"| {far['rank']} | {far['name']} | {far['meta_share']:.1f}% |" in share.text
+
+    # "best win rate": ordered by win rate, among decks with enough matches
+    best = await run_turn(offline, "Which ones have the best win rate?", share.conversation_id)
+    judged = [r for r in rows if r["current"]["win_rate"] is not None and not r["current"]["low_sample"]]
+    top = max(judged, key=lambda r: r["current"]["wins"] / (r["current"]["wins"] + r["current"]["losses"]))
+    first_row = next(line for line in best.text.splitlines() if line.startswith("| ") and "Archetype" not in line)
+    assert f"| {top['name']} |" in first_row and "best match win rate first" in best.text
+
+    # "against each other": the format's matchup table
+    each_other = await run_turn(offline, "How do they do against each other?", share.conversation_id)
+    assert each_other.tools() == ["get_format_matchup_stats"]

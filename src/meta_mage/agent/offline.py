@@ -6,6 +6,7 @@ Used when no LLM is configured or reachable. Every figure comes from a tool resu
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Collection
 from typing import Any
 
@@ -116,15 +117,25 @@ def _rankings(route: dict[str, Any], state: ConversationState, done: dict[str, A
     if not result:
         return ""
     meta = result["metadata"]
+    rows = result["rows"]
+    by_win_rate = re.search(r"\bwin ?rates?\b", str(route.get("question") or ""), re.I) is not None
+    if by_win_rate:  # "which ones have the best win rate?": judged on enough matches only
+        rows = sorted(
+            (r for r in rows if r["current"]["win_rate"] is not None and not r["current"]["low_sample"]),
+            key=lambda r: -_percent(r["current"]),
+        )
+    order = "best match win rate first (enough matches only)" if by_win_rate else "most played first"
     lines = [
         f"**Top decks in {result['format']}**, {_period(meta, 'current_period')} "
-        f"({meta['current_decks']} decks from {meta['current_tournaments']} tournaments):",
+        f"({meta['current_decks']} decks from {meta['current_tournaments']} tournaments), {order}:",
         "",
         "| # | Archetype | Meta share | Trend | Match win rate |",
         "|---|---|---|---|---|",
     ]
     has_previous = bool(meta.get("previous_decks"))
-    for row in result["rows"][:10]:
+    asked = str(route.get("archetype") or "").lower()
+    shown = rows[:10] + [r for r in rows[10:] if r["name"].lower() == asked]  # the deck asked about, wherever it is
+    for row in shown:
         trend = f"{row['meta_share_trend']:+.1f}" if row["meta_share_trend"] is not None else "n/a"
         lines.append(
             f"| {row['rank']} | {row['name']} | {row['meta_share']:.1f}% | {trend} | {_rate(row['current'])} |"

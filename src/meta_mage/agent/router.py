@@ -237,12 +237,14 @@ async def rule_route(message: str, state: ConversationState, lookups: Lookups) -
         workflow, confidence = "meta_research", 0.85
         if (
             _has(r"\b(matchups?|vs\.?|versus|against|beat|spread|how does)\b", question) and (archetype or opponent)
-        ) or _has(r"\b(matchups?|spread)\b", question):
+        ) or _has(r"\b(matchups?|spread|against each other|head[- ]to[- ]head)\b", question):
             task = "matchups"
         elif _has(r"\b(list|which|what|all)\b.{0,20}\barchetypes\b", question):
             task = "archetypes"
+        elif archetype and not _has(r"\b(meta ?share|share|rank|popular|most played|top)\b", question):
+            task = "matchups"  # "tell me about Izzet Prowess", "is Jeskai Blink good in Modern?"
         else:
-            task = "matchups" if archetype and not meta_words else "rankings"
+            task = "rankings"  # "what's the meta share of Doomsday?" shows Doomsday's row
         last = state.get("route") or {}
         if (  # "and against Domain Zoo?" after "How does Boros Energy do against Jeskai Blink?"
             task == "matchups"
