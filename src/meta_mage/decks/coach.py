@@ -35,6 +35,22 @@ CORE_INCLUSION = 80.0
 FLEX_INCLUSION = 50.0
 CANDIDATE_INCLUSION = 30.0
 
+_COLOUR_WORDS = {"white": "W", "blue": "U", "black": "B", "red": "R", "green": "G"}
+
+
+def _answered_by(answer_text: str, label: str, target: str, key: Any) -> bool:
+    """Whether a sideboard card whose rules text matched ``label`` answers the opponent's ``key`` card:
+    a type answer needs the type on the key card's type line (not in its rules text), a graveyard answer
+    an opponent whose card uses the graveyard, and a colour hoser ("if it's blue") a card of that colour."""
+    if label == "graveyards":
+        if not re.search(target, key.oracle_text or "", re.I):
+            return False
+    elif not re.search(target, key.type_line or "", re.I):
+        return False
+    colours = {_COLOUR_WORDS[w] for w in re.findall(r"\b(white|blue|black|red|green)\b", answer_text.lower())}
+    return not colours or bool(colours & set(re.findall(r"[WUBRG]", key.mana_cost or "")))
+
+
 # What a sideboard card's rules text says it answers, matched against an opponent's key cards.
 _ANSWERS = {
     "artifacts": (
@@ -52,7 +68,14 @@ _ANSWERS = {
         ),
         "Creature",
     ),
-    "graveyards": (re.compile(r"graveyard", re.I), "graveyard"),
+    "graveyards": (
+        re.compile(
+            r"exile (?:target|each|all)[^.]*graveyard|exile [^.]*from (?:a|target|each|all)[^.]*graveyards?"
+            r"|graveyards?[^.]*can't|cards in graveyards|if a card (?:or token )?would be put into [^.]*graveyard",
+            re.I,
+        ),
+        "graveyard",
+    ),
     "spells": (re.compile(r"counter target|can't cast|noncreature spells? cost", re.I), "Instant|Sorcery"),
     "planeswalkers": (re.compile(r"planeswalker", re.I), "Planeswalker"),
     "lands": (re.compile(r"destroy target (?:nonbasic )?land|nonbasic lands? (?:are|don't)", re.I), "Land"),
@@ -339,15 +362,15 @@ class DeckCoach:
             )
 
         answers = []
-        opp_text = " ".join(f"{k.type_line or ''} {k.oracle_text or ''}" for k in key_cards if k.section == "mainboard")
+        opposing = [k for k in key_cards if k.section == "mainboard"]
         for card in self._section(params.card_details, "sideboard").values():
             answered: list[str] = []
             for label, (pattern, target) in _ANSWERS.items():
-                if card.oracle_text and pattern.search(card.oracle_text) and re.search(target, opp_text, re.I):
-                    answered.extend(
-                        k.name for k in key_cards if re.search(target, f"{k.type_line} {k.oracle_text}", re.I)
-                    )
-                    answered.append(f"({label})")
+                if not card.oracle_text or not pattern.search(card.oracle_text):
+                    continue
+                hit = [k.name for k in opposing if _answered_by(card.oracle_text, label, target, k)]
+                if hit:
+                    answered += [*hit, f"({label})"]
             vs = (own_stats.get("side_vs", {}).get(card.name) or {}).get(opponent)
             with_vs = record(vs[0], vs[1], 0, self.meta.min_sample) if vs else None
             if answered or (
