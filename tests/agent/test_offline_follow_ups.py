@@ -122,3 +122,11 @@ async def test_rankings_answer_what_was_asked_about_them(offline: Conversations,
     # "against each other": the format's matchup table
     each_other = await run_turn(offline, "How do they do against each other?", share.conversation_id)
     assert each_other.tools() == ["get_format_matchup_stats"]
+
+
+async def test_a_bare_number_after_an_answer_is_the_window(offline: Conversations) -> None:
+    first = await run_turn(offline, "List the archetypes in Modern over the last 14 days")
+    for message in ("what about 30?", "7"):
+        turn = await run_turn(offline, message, first.conversation_id)
+        assert turn.tools() == ["get_format_archetypes"], turn.text
+    assert turn.arguments("get_format_archetypes")["days"] == 7

@@ -31,6 +31,7 @@ _REQUEST_WORDS = (
     r"\b(top|best|meta|metagame|matchups?|archetypes?|decks?|cards?|who|which|what are|how (does|do|should|can)"
     r"|optimi[sz]e|sideboard|mainboard|review|cube|drafts?|pool|trend\w*|win ?rates?)\b"
 )
+_BARE_DAYS = re.compile(r"\s*(?:(?:and\s+)?(?:what|how) about\s+(?:the\s+last\s+)?)?(\d{1,3})\s*\??\s*", re.I)
 _ANSWERABLE = {"format", "days", "draft"}  # what a short answer can fill in for the pending question
 _COMMON_WORDS = {
     "deck", "decks", "mono", "control", "aggro", "combo", "midrange", "tempo", "ramp", "the", "against",
@@ -190,6 +191,12 @@ async def rule_route(message: str, state: ConversationState, lookups: Lookups) -
     question = text.replace(deck, " ") if deck else text
     fmt = find_format(question)
     days = find_days(question, expecting_days=pending.get("missing") == "days")
+    if days is None and state.get("current_workflow") in ("meta_research", "deck_coaching"):
+        # "30" or "what about 30?" right after an answer over a window
+        bare = re.fullmatch(
+            r"\s*(?:(?:and\s+)?(?:what|how) about\s+(?:the\s+last\s+)?)?(\d{1,3})\s*\??\s*", question, re.I
+        )
+        days = int(bare.group(1)) if bare and 1 <= int(bare.group(1)) <= 365 else None
     active_format = fmt or state.get("format")
     names = await lookups.archetypes(active_format) if active_format else []
     mentioned = find_archetypes(question, names)
