@@ -1,11 +1,14 @@
 """Parsing quirks (MANIFEST §8) and the aggregates built from them, on hand-made events."""
 
+import re
+
 import pytest
 
 from meta_mage.analytics.aggregate import NO_DECKLIST, summarise_event
 from meta_mage.ingest.archetypes import Classification
 from meta_mage.ingest.errors import InputFileError
 from meta_mage.ingest.tournaments import event_key, parse_tournament
+from meta_mage.models.tournaments import FORMATS
 
 
 def classify(fmt: str, main: dict[str, int], side: dict[str, int]) -> Classification:
@@ -109,3 +112,26 @@ def test_bad_files_name_the_problem(mutate, reason) -> None:  # type: ignore[no-
     with pytest.raises(InputFileError, match=reason) as error:
         parse_tournament(doc, "bad.json", classify)
     assert error.value.source == "bad.json"
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("Legacy Challenge 32", "Legacy"),
+        ("Pioneer-Showdown", "Pioneer"),
+        ("Premodern Weekly", "Tournament.Formats is None"),
+        ("Standard Pioneer Showdown", "names Pioneer, Standard"),
+        ("Vintage Cube Open", "names Vintage and names 'Cube'"),
+        ("Pauper Cube Challenge", "names Pauper and names 'Cube'"),
+    ],
+)
+def test_a_file_without_formats_gets_its_format_from_whole_words_of_the_name(name: str, expected: str) -> None:
+    doc = event([])
+    tournament: dict[str, object] = doc["Tournament"]  # type: ignore[assignment]
+    del tournament["Formats"]
+    tournament["Name"] = name
+    if expected in FORMATS:
+        assert parse_tournament(doc, "old.json", classify).format == expected
+    else:
+        with pytest.raises(InputFileError, match=re.escape(expected)):
+            parse_tournament(doc, "old.json", classify)

@@ -43,9 +43,19 @@ def _format_of(header: dict[str, Any], source: str) -> str:
     if isinstance(raw, list):
         raw = raw[0] if len(raw) == 1 else None
     candidates = [raw] if isinstance(raw, str) else []
-    if not candidates:  # Badaro-era files have no Formats: infer from the event name.
-        name = str(header.get("Name", "")).lower()
-        candidates = [f for f in FORMATS if f.lower() in name]
+    name = str(header.get("Name", ""))
+    if not candidates:  # Badaro-era files have no Formats: infer from the event name's whole words
+        named = [f for f in FORMATS if re.search(rf"(?<!\w){f}(?!\w)", name, re.I)]
+        variant = re.search(r"\b(cube|premodern|highlander|commander|duel)\b", name, re.I)
+        if len(named) == 1 and not variant:
+            candidates = named
+        elif named:
+            also = f" and names '{variant.group(1)}'" if variant else ""
+            raise InputFileError(
+                source,
+                f"Tournament.Formats is missing and the event name {name!r} names {', '.join(named)}{also}; "
+                "add Tournament.Formats",
+            )
     for candidate in candidates:
         for fmt in FORMATS:
             if candidate.strip().lower() == fmt.lower():
