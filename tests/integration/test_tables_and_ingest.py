@@ -105,6 +105,13 @@ def test_cards_ingest_and_duplicate_names_rejected(dynamodb: Any, settings: Sett
     failed = ingest_cards([tmp_path / "dupes.json"], repo)
     assert failed.failures == [(str(tmp_path / "dupes.json"), "card name 'Fire // Ice' appears more than once")]
 
+    # Scryfall's oracle cards repeat a name for Unstable's variants (set_type "funny"): those are skipped
+    variant = {"object": "card", "name": "Very Cryptic Command", "layout": "normal", "cmc": 4, "set_type": "funny",
+               "type_line": "Instant", "mana_cost": "{1}{U}{U}{U}", "color_identity": ["U"]}  # fmt: skip
+    (tmp_path / "oracle.json").write_text(json.dumps([*scryfall, variant, {**variant, "oracle_id": "2"}]))
+    assert ingest_cards([tmp_path / "oracle.json"], repo).ok
+    assert repo.get_many(["very cryptic command"]) == {}
+
 
 def _same_day_pair(fmt: str) -> list[tuple[str, bytes]]:
     by_day: dict[str, list[tuple[str, bytes]]] = {}

@@ -142,6 +142,8 @@ def parse_card_corpus(document: Any, source: str) -> list[Card]:
     for kind, obj in entries:
         if obj.get("layout") in _SKIPPED_LAYOUTS:
             continue
+        if kind == "scryfall" and obj.get("set_type") == "funny":
+            continue  # Un-set cards: not tournament legal, and Unstable's variants repeat one name
         try:
             if kind == "scryfall":
                 card = _from_scryfall(obj)
