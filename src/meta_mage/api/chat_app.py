@@ -188,7 +188,10 @@ def create_app(
     @app.get("/conversations/{conversation_id}")
     async def conversation(conversation_id: str) -> dict[str, Any]:
         """The conversation's state and messages."""
-        return await conversations.view(await existing(conversation_id))
+        try:
+            return await conversations.view(conversation_id)  # one read on the common path
+        except ConversationNotFound:
+            return await conversations.view(await existing(conversation_id))
 
     if serve_reads:
 

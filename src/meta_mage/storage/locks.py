@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import logging
 import time
+from collections.abc import Callable
 from typing import Any
 
 from botocore.exceptions import BotoCoreError, ClientError
@@ -39,20 +40,16 @@ class LocksRepository:
     def acquire(self, name: str, owner: str, seconds: int) -> bool:
         """Take the lock ``name`` for ``seconds``; False when someone else holds it."""
         now = int(time.time())
-        try:
-            self.table.put_item(
+        taken = _conditional(
+            lambda: self.table.put_item(
                 Item={"pk": name, "owner": owner, "ttl": now + seconds},
                 ConditionExpression="attribute_not_exists(pk) OR #ttl < :now",
                 ExpressionAttributeNames={"#ttl": "ttl"},
                 ExpressionAttributeValues={":now": now},
-            )
-        except ClientError as exc:
-            if exc.response["Error"]["Code"] == "ConditionalCheckFailedException":
-                return False
-            raise LockUnavailable(f"{name} could not be locked ({_reason(exc)}); please try again") from exc
-        except BotoCoreError as exc:
-            raise LockUnavailable(f"{name} could not be locked ({_reason(exc)}); please try again") from exc
-        return True
+            ),
+            f"{name} could not be locked",
+        )
+        return taken is not None
 
     def release(self, name: str, owner: str) -> None:
         """Drop the lock if ``owner`` still holds it. Never raises: called once the answer is out, and a
@@ -79,36 +76,50 @@ class IssuedConversations:
 
     def issue(self, conversation_id: str, welcome: dict[str, Any], seconds: int) -> None:
         """Record ``conversation_id`` (server-made) with its welcome payload for ``seconds``."""
-        try:
-            self.table.put_item(
+        failure = "a conversation could not be started"
+        written = _conditional(
+            lambda: self.table.put_item(
                 Item={
                     "pk": f"welcome#{conversation_id}",
                     "welcome": json.dumps(welcome, ensure_ascii=False, separators=(",", ":")),
                     "ttl": int(time.time()) + seconds,
                 },
-                ConditionExpression="attribute_not_exists(pk)",
-            )
-        except (ClientError, BotoCoreError) as exc:
-            raise LockUnavailable(f"a conversation could not be started ({_reason(exc)}); please try again") from exc
+                ConditionExpression="attribute_not_exists(pk)",  # never overwrite an issued id
+            ),
+            failure,
+        )
+        if written is None:
+            raise LockUnavailable(f"{failure} (its id was already issued); please try again")
 
     def claim(self, conversation_id: str) -> dict[str, Any] | None:
         """The welcome payload of an issued, unexpired id, removing it (once); None when there is none."""
-        try:
-            response = self.table.delete_item(
+        response = _conditional(
+            lambda: self.table.delete_item(
                 Key={"pk": f"welcome#{conversation_id}"},
                 ConditionExpression="attribute_exists(pk) AND #ttl >= :now",
                 ExpressionAttributeNames={"#ttl": "ttl"},
                 ExpressionAttributeValues={":now": int(time.time())},
                 ReturnValues="ALL_OLD",
-            )
-        except ClientError as exc:
-            if exc.response["Error"]["Code"] == "ConditionalCheckFailedException":
-                return None
-            raise LockUnavailable(f"conversation {conversation_id} could not be read ({_reason(exc)})") from exc
-        except BotoCoreError as exc:
-            raise LockUnavailable(f"conversation {conversation_id} could not be read ({_reason(exc)})") from exc
+            ),
+            f"conversation {conversation_id} could not be read",
+        )
+        if response is None:
+            return None
         welcome: dict[str, Any] = json.loads(response["Attributes"]["welcome"])
         return welcome
+
+
+def _conditional(write: Callable[[], Any], failure: str) -> Any | None:
+    """``write``'s response, or None when its condition did not hold; LockUnavailable saying ``failure``
+    when DynamoDB did not answer (after the SDK's retries)."""
+    try:
+        return write()
+    except ClientError as exc:
+        if exc.response["Error"]["Code"] == "ConditionalCheckFailedException":
+            return None
+        raise LockUnavailable(f"{failure} ({_reason(exc)}); please try again") from exc
+    except BotoCoreError as exc:
+        raise LockUnavailable(f"{failure} ({_reason(exc)}); please try again") from exc
 
 
 def _reason(exc: Exception) -> str:
