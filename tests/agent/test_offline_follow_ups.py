@@ -130,3 +130,24 @@ async def test_a_bare_number_after_an_answer_is_the_window(offline: Conversation
         turn = await run_turn(offline, message, first.conversation_id)
         assert turn.tools() == ["get_format_archetypes"], turn.text
     assert turn.arguments("get_format_archetypes")["days"] == 7
+
+
+async def test_a_short_answer_wins_over_the_question_it_answers(offline: Conversations) -> None:
+    # the window in the answer replaces the question's
+    first = await run_turn(offline, "What are the top decks in the last 7 days?")
+    assert "Which format" in first.text
+    answer = await run_turn(offline, "Modern, 30 days", first.conversation_id)
+    assert answer.arguments("get_format_meta_rankings")["current_days"] == 30
+
+    # "what about 14?" answers the window question
+    asked = await run_turn(offline, "What are the top Modern decks?")
+    assert DAYS_QUESTION in asked.text
+    answer = await run_turn(offline, "what about 14?", asked.conversation_id)
+    assert answer.arguments("get_format_meta_rankings")["current_days"] == 14
+
+
+async def test_a_short_answer_can_name_another_format(offline: Conversations) -> None:
+    asked = await run_turn(offline, "What are the top Pioneer decks?")
+    assert DAYS_QUESTION in asked.text
+    answer = await run_turn(offline, "Modern, 14 days", asked.conversation_id)
+    assert answer.arguments("get_format_meta_rankings") == {"format": "Modern", "current_days": 14, "previous_days": 14}

@@ -140,8 +140,13 @@ def build_graph(deps: AgentDeps, checkpointer: BaseCheckpointSaver[Any] | None) 
                 thinking("The language model could not route this message; using keyword rules.")
         question = message
         if decision is None:
-            question = resumed_question(message, view)
-            decision = await rule_route(question, view, deps.lookups)
+            asked = resumed_question(message, view)
+            decision = await rule_route(message, view, deps.lookups, asked)
+            if asked:
+                question = f"{asked}\n{message}"
+                pending = view.get("pending") or {}
+                if pending.get("workflow") == "deck_coaching" == decision.workflow:  # the task the list asked for
+                    decision = decision.model_copy(update={"task": pending.get("task") or decision.task})
         decision = tidy(decision, message)
         draft_id = await deps.lookups.resolve_draft(decision.draft) if decision.draft else None
         updates = merge_slots(state, decision, context, message, draft_id)

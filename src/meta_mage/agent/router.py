@@ -171,31 +171,36 @@ def _has(pattern: str, text: str) -> bool:
     return re.search(pattern, text, re.I) is not None
 
 
-def resumed_question(message: str, state: ConversationState) -> str:
-    """The question a short answer completes: "Modern" or "30" after the coach asked for the format or
-    the window is routed together with the question it answers, so nothing that question named is lost."""
+def resumed_question(message: str, state: ConversationState) -> str | None:
+    """The question a short answer completes ("Modern" or "30" after the coach asked for the format or
+    the window), without any decklist (that is in the state already); None when ``message`` is not such
+    an answer. The two are routed together, so nothing that question named is lost."""
     pending = state.get("pending") or {}
     asked = (pending.get("route") or {}).get("question")
     if not asked or pending.get("missing") not in _ANSWERABLE:
-        return message
+        return None
     if extract_decklist(message) or _has(_REQUEST_WORDS, message):
-        return message  # a new request, not an answer
-    return f"{asked}\n{message}"
+        return None  # a new request, not an answer
+    deck = extract_decklist(asked)
+    return str(asked.replace(deck, " ") if deck else asked)
 
 
-async def rule_route(message: str, state: ConversationState, lookups: Lookups) -> RouteDecision:
-    """Offline routing: keywords and patterns, with the conversation's state to resolve follow-ups."""
+async def rule_route(
+    message: str, state: ConversationState, lookups: Lookups, asked: str | None = None
+) -> RouteDecision:
+    """Offline routing: keywords and patterns, with the conversation's state to resolve follow-ups.
+    ``asked`` is the question ``message`` answers (see ``resumed_question``): the two are read as one
+    request, with the format and window the answer gives winning over the question's."""
     text = message.strip()
     pending = state.get("pending") or {}
     deck = extract_decklist(text)
-    question = text.replace(deck, " ") if deck else text
-    fmt = find_format(question)
-    days = find_days(question, expecting_days=pending.get("missing") == "days")
-    if days is None and state.get("current_workflow") in ("meta_research", "deck_coaching"):
-        # "30" or "what about 30?" right after an answer over a window
-        bare = re.fullmatch(
-            r"\s*(?:(?:and\s+)?(?:what|how) about\s+(?:the\s+last\s+)?)?(\d{1,3})\s*\??\s*", question, re.I
-        )
+    reply = text.replace(deck, " ") if deck else text
+    question = f"{asked}\n{reply}" if asked else reply
+    expecting_days = pending.get("missing") == "days"
+    fmt = find_format(reply) or (find_format(asked) if asked else None)
+    days = find_days(reply, expecting_days) or (find_days(asked) if asked else None)
+    if days is None and (expecting_days or state.get("current_workflow") in ("meta_research", "deck_coaching")):
+        bare = _BARE_DAYS.fullmatch(reply)  # "30" or "what about 30?" right after an answer over a window
         days = int(bare.group(1)) if bare and 1 <= int(bare.group(1)) <= 365 else None
     active_format = fmt or state.get("format")
     names = await lookups.archetypes(active_format) if active_format else []
