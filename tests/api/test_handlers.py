@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import json
 import subprocess
@@ -100,6 +101,14 @@ async def test_an_id_from_the_welcome_function_starts_the_conversation_in_the_ch
         # and the other id becomes its own conversation when first read
         view = (await client.get(f"/conversations/{other['conversation_id']}")).json()
         assert [m["content"] for m in view["messages"]] == [other["message"]]
+
+        # and two requests using a fresh id at once both find the one conversation
+        _, fresh = invoke("welcome", "welcome.json")
+        both = await asyncio.gather(
+            client.get(f"/conversations/{fresh['conversation_id']}"),
+            client.post("/chat", json={**body, "conversation_id": fresh["conversation_id"]}),
+        )
+        assert [r.status_code for r in both] == [200, 200]
 
         # while an id nobody issued, or one whose welcome expired, is still unknown
         made_up = str(uuid.uuid4())

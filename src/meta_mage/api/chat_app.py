@@ -30,6 +30,7 @@ PAGE = Path(__file__).with_name("static") / "index.html"
 SSE_PING_SECONDS = 15
 CONTEXT_FIELDS = sorted(TurnContext.model_fields)
 HTTP_ERROR_CODES = {404: "not_found", 405: "method_not_allowed"}
+CLAIM_WAITS = (0.1, 0.3)  # seconds before looking again for a conversation another request may be creating
 
 
 def _is_unicode(text: str) -> bool:
@@ -138,14 +139,32 @@ def create_app(
         """The conversation's canonical id; 404 unless it exists or ``/welcome`` issued it (it is then
         created here, holding the welcome message)."""
         conversation_id = canonical_id(conversation_id)
-        try:
-            await conversations.load(conversation_id)
-        except ConversationNotFound:
-            welcome = await asyncio.to_thread(issued.claim, conversation_id)
-            if welcome is None:
+        welcome = await claim_unless_started(conversation_id)
+        if welcome is not None:
+            try:
+                await conversations.start(welcome, conversation_id=conversation_id)
+            except Exception:
+                # put the id back, so the conversation can still be started with it
+                await asyncio.to_thread(issued.issue, conversation_id, welcome, settings.conversation_ttl_seconds)
                 raise
-            await conversations.start(welcome, conversation_id=conversation_id)
         return conversation_id
+
+    async def claim_unless_started(conversation_id: str) -> dict[str, Any] | None:
+        """None when the conversation exists; its welcome payload when this request claimed the issued id.
+        A request that finds neither looks again briefly: another one may be creating it right now."""
+        waits = iter(CLAIM_WAITS)
+        while True:
+            try:
+                await conversations.load(conversation_id)
+                return None
+            except ConversationNotFound:
+                welcome = await asyncio.to_thread(issued.claim, conversation_id)
+                if welcome is not None:
+                    return welcome
+                wait = next(waits, None)
+                if wait is None:
+                    raise
+                await asyncio.sleep(wait)
 
     @app.get("/healthz")
     def healthz() -> dict[str, Any]:
