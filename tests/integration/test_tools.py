@@ -247,7 +247,8 @@ def test_sideboard_answers_respect_card_types_colours_and_graveyard_hate(modern_
     from meta_mage.models.decks import KeyCard
 
     names = ["Red Elemental Blast", "Fireblast", "Counterspell", "Wrath of the Skies", "Ephemerate", "Lotleth Giant",
-             "Leyline of the Void", "Faithless Looting", "Relic of Progenitus", "Living End"]  # fmt: skip
+             "Leyline of the Void", "Faithless Looting", "Relic of Progenitus", "Living End", "Force of Negation",
+             "Lightning Bolt", "Haywire Mite", "Sol Ring", "Ragavan, Nimble Pilferer"]  # fmt: skip
     cards = {c.name: c for c in modern_world["context"].cards.get_many([card_key(n) for n in names]).values()}
 
     def key(name: str) -> KeyCard:
@@ -267,3 +268,6 @@ def test_sideboard_answers_respect_card_types_colours_and_graveyard_hate(modern_
     assert not answers("Wrath of the Skies", "Ephemerate")  # "target creature" in its text is not a creature
     assert answers("Leyline of the Void", "Living End") and answers("Relic of Progenitus", "Faithless Looting")
     assert not answers("Lotleth Giant", "Faithless Looting")  # uses its own graveyard, does not exile one
+    assert answers("Force of Negation", "Lightning Bolt")  # "exile a blue card from your hand" is a cost, not a hoser
+    assert answers("Haywire Mite", "Sol Ring")
+    assert not answers("Haywire Mite", "Ragavan, Nimble Pilferer")  # "noncreature artifact" is no creature answer

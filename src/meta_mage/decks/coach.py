@@ -47,22 +47,30 @@ def _answered_by(answer_text: str, label: str, target: str, key: Any) -> bool:
             return False
     elif not re.search(target, key.type_line or "", re.I):
         return False
-    colours = {_COLOUR_WORDS[w] for w in re.findall(r"\b(white|blue|black|red|green)\b", answer_text.lower())}
+    colours = {_COLOUR_WORDS[w.lower()] for pair in _COLOUR_HOSER.findall(answer_text) for w in pair if w}
     return not colours or bool(colours & set(re.findall(r"[WUBRG]", key.mana_cost or "")))
+
+
+# "if it's blue", "target red permanent", "blue spells": not "exile a blue card from your hand rather than pay"
+_COLOUR_HOSER = re.compile(
+    r"\bif (?:it'?s|that (?:spell|permanent) is) (white|blue|black|red|green)\b"
+    r"|\b(white|blue|black|red|green) (?:spells?|permanents?|creatures?|instants?|sorcer(?:y|ies)|sources?)\b",
+    re.I,
+)
 
 
 # What a sideboard card's rules text says it answers, matched against an opponent's key cards.
 _ANSWERS = {
     "artifacts": (
         re.compile(
-            r"destroy (?:target|each|all)[^.]*artifact|artifacts? (?:can't|your opponents)|exile target artifact", re.I
+            r"(?:destroy|exile) (?:target|each|all)[^.]*artifact|artifacts? (?:can't|your opponents)", re.I
         ),
         "Artifact",
     ),
     "enchantments": (re.compile(r"destroy target[^.]*enchantment|exile target[^.]*enchantment", re.I), "Enchantment"),
     "creatures": (
         re.compile(
-            r"(?:destroy|exile) (?:target|each|all)[^.]*creature"
+            r"(?:destroy|exile) (?:target|each|all)[^.]*(?<!non)creature"
             r"|deals? \d+ damage to (?:each|any|target) creature|-\d+/-\d+",
             re.I,
         ),
