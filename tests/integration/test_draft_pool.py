@@ -156,3 +156,38 @@ def test_a_reimport_that_fails_part_way_leaves_the_previous_pool_whole(
     assert sorted(c["card_name"] for c in replaced[1]) == sorted(c["card_name"] for c in pool)
     items = table.query(KeyConditionExpression=Key("pk").eq("DRAFT#tarkir"), Select="COUNT")["Count"]
     assert items == len(pool) + 1  # the cards and the header
+
+
+class _ThenAnotherImport:
+    """The drafts table, running a whole second import right after this import flips the header."""
+
+    def __init__(self, table: Any, second: Any) -> None:
+        self._table, self._second = table, second
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._table, name)
+
+    def put_item(self, **kwargs: Any) -> Any:
+        result = self._table.put_item(**kwargs)
+        if kwargs["Item"]["pk"] == "DRAFTS" and self._second is not None:
+            second, self._second = self._second, None
+            second()  # before this import deletes the cards of the version it replaced
+        return result
+
+
+def test_two_reimports_at_once_leave_the_newest_pool_whole(
+    dynamodb: Any, settings: Settings, modern_world: dict[str, Any]
+) -> None:
+    table = dynamodb.Table(settings.drafts_table)
+    cards = modern_world["context"].cards
+    assert ingest_draft(DraftImport.model_validate(TARKIR), "tarkir.json", DraftsRepository(table), cards).ok
+    second = DraftImport.model_validate(dict(TARKIR, draft_name="Tarkir (second)"))
+    third = DraftImport.model_validate(dict(TARKIR, draft_name="Tarkir (third)"))
+
+    def third_import() -> None:
+        assert ingest_draft(third, "third.json", DraftsRepository(table), cards).ok
+
+    assert ingest_draft(second, "second.json", DraftsRepository(_ThenAnotherImport(table, third_import)), cards).ok
+    stored = DraftsRepository(table).get_pool("tarkir")
+    assert stored is not None and stored[0]["draft_name"] == "Tarkir (third)"
+    assert len(stored[1]) == len({c["name"] for c in TARKIR["cube"]})

@@ -23,13 +23,17 @@ class DraftsRepository:
         self.table = table
 
     def put_draft(self, header: dict[str, Any], cards: list[dict[str, Any]], version: str) -> None:
-        """Store a draft's pool as ``version``: cards first, then the header, then drop older cards."""
+        """Store a draft's pool as ``version``: cards first, then the header, then drop the cards of the
+        version it replaced (only those: an import running at the same time keeps its own)."""
         pk = f"DRAFT#{header['draft_id']}"
+        replaced = self.get_version(header["draft_id"])
         with self.table.batch_writer(overwrite_by_pkeys=["pk", "sk"]) as batch:
             for card in cards:
                 batch.put_item(Item={"pk": pk, "sk": f"CARD#{version}#{card['card_name']}", "version": version, **card})
         self.table.put_item(Item={"pk": pk, "sk": "#META", "version": version, **header})
         self.table.put_item(Item={"pk": "DRAFTS", "sk": header["draft_id"], "version": version, **header})
+        if replaced is None or replaced == version:
+            return
         stale = query_all(
             self.table,
             KeyConditionExpression=Key("pk").eq(pk) & Key("sk").begins_with("CARD#"),
@@ -37,7 +41,7 @@ class DraftsRepository:
         )
         with self.table.batch_writer(overwrite_by_pkeys=["pk", "sk"]) as batch:
             for item in stale:
-                if item.get("version") != version:
+                if item.get("version") == replaced:
                     batch.delete_item(Key={"pk": pk, "sk": item["sk"]})
 
     def get_version(self, draft_id: str) -> str | None:
