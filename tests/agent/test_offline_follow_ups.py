@@ -8,6 +8,7 @@ from typing import Any
 
 from meta_mage.agent.conversation import Conversations
 from meta_mage.agent.guards import DAYS_QUESTION
+from meta_mage.agent.router import find_format
 from meta_mage.config import DEMO_DATA_DIR
 from meta_mage.models.drafts import REDACTED
 from tests.agent.conftest import modern_deck, run_turn
@@ -151,3 +152,9 @@ async def test_a_short_answer_can_name_another_format(offline: Conversations) ->
     assert DAYS_QUESTION in asked.text
     answer = await run_turn(offline, "Modern, 14 days", asked.conversation_id)
     assert answer.arguments("get_format_meta_rankings") == {"format": "Modern", "current_days": 14, "previous_days": 14}
+
+
+async def test_a_one_letter_slip_in_a_format_still_names_it(offline: Conversations) -> None:
+    turn = await run_turn(offline, "top decks in moderm over the last 30 days")
+    assert turn.arguments("get_format_meta_rankings")["format"] == "Modern"
+    assert find_format("is my modem fast enough?") is None and find_format("the latest legal decks") is None

@@ -14,6 +14,7 @@ from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from meta_mage.agent import prompts
 from meta_mage.agent.state import DEFAULT_TASK, WORKFLOW_TASKS, ConversationState, RouteDecision, TurnContext
 from meta_mage.agent.tools import ToolExecutor
+from meta_mage.decks.enrich import edit_distance
 from meta_mage.models.meta import normalise_format
 from meta_mage.models.tournaments import FORMATS
 
@@ -58,9 +59,15 @@ def extract_decklist(text: str) -> str | None:
 
 
 def find_format(text: str) -> str | None:
+    """The format named in ``text``; a one-letter slip in a word of five letters or more ("moderm",
+    "standart") still names it."""
     for fmt in FORMATS:
         if re.search(rf"\b{fmt}\b", text, re.I):
             return fmt
+    for word in re.findall(r"[a-z]{5,}", text.lower()):
+        close = [fmt for fmt in FORMATS if edit_distance(word, fmt.lower(), 1) <= 1]
+        if len(close) == 1:
+            return close[0]
     return None
 
 
