@@ -158,3 +158,14 @@ async def test_a_one_letter_slip_in_a_format_still_names_it(offline: Conversatio
     turn = await run_turn(offline, "top decks in moderm over the last 30 days")
     assert turn.arguments("get_format_meta_rankings")["format"] == "Modern"
     assert find_format("is my modem fast enough?") is None and find_format("the latest legal decks") is None
+
+
+async def test_one_word_for_several_decks_says_which_was_taken(offline: Conversations) -> None:
+    archetypes = await offline.deps.lookups.archetypes("Modern")
+    words = [w for name in archetypes for w in name.split() if len(w) > 3]
+    shared = next(w for w in dict.fromkeys(words) if sum(w in name.split() for name in archetypes) > 1)
+    turn = await run_turn(offline, f"What is the matchup spread of {shared} in Modern over 30 days?")
+    taken = turn.arguments("get_deck_matchup_stats")["archetype"]
+    assert f"I read “{shared.capitalize()}” as **{taken}**; other decks with that name:" in turn.text
+    named = await run_turn(offline, f"What is the matchup spread of {taken} in Modern over 30 days?")
+    assert "I read" not in named.text

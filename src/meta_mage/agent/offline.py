@@ -198,11 +198,25 @@ def _spread(stats: dict[str, Any], opponent: str | None) -> str:
     return "\n\n".join(lines)
 
 
+def _read_as(question: str, stats: dict[str, Any]) -> str:
+    """A note when one word ("Rakdos") was read as one of several decks sharing it (the most played)."""
+    name = stats["archetype"]
+    if not question or name.lower() in question.lower():
+        return ""
+    asked = re.findall(r"[a-z][a-z'-]{3,}", question.lower())
+    for word in re.findall(r"[a-z][a-z'-]+", name.lower()):
+        others = [c["opponent"] for c in stats["matchups"] if word in c["opponent"].lower().split()]
+        if word in asked and others:
+            listed = ", ".join(others)
+            return f"I read “{word.capitalize()}” as **{name}**; other decks with that name: {listed}.\n\n"
+    return ""
+
+
 def _matchups(route: dict[str, Any], state: ConversationState, done: dict[str, Any]) -> str:
     stats = done.get("get_deck_matchup_stats")
     if stats:
         opponent = route.get("opponent") if route.get("opponent") != stats["archetype"] else None
-        return _spread(stats, opponent)
+        return _read_as(str(route.get("question") or ""), stats) + _spread(stats, opponent)
     table = done.get("get_format_matchup_stats")
     if not table:
         return ""

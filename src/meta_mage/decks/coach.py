@@ -62,9 +62,7 @@ _COLOUR_HOSER = re.compile(
 # What a sideboard card's rules text says it answers, matched against an opponent's key cards.
 _ANSWERS = {
     "artifacts": (
-        re.compile(
-            r"(?:destroy|exile) (?:target|each|all)[^.]*artifact|artifacts? (?:can't|your opponents)", re.I
-        ),
+        re.compile(r"(?:destroy|exile) (?:target|each|all)[^.]*artifact|artifacts? (?:can't|your opponents)", re.I),
         "Artifact",
     ),
     "enchantments": (re.compile(r"destroy target[^.]*enchantment|exile target[^.]*enchantment", re.I), "Enchantment"),
