@@ -18,6 +18,9 @@ What it does:
    hand-checked, no Un-set cards get in.
 4. Simulates a 9-player booster draft: 3 packs of 15 per player, passed
    left/right/left. Each drafter leans to a two-colour pair, with seeded noise.
+   The drafter who opted out is written as the import format's unnamed
+   marker, "[REDACTED]", in `drafters` and in their picks: the file never
+   names them, so `opt_outs` is empty.
 
 The script is deterministic: it uses one fixed seed, sorts everything before
 sampling, and has no other sources of randomness, so re-running it gives a
@@ -96,7 +99,10 @@ Marang River Regent; Scavenger Regent; Bloomvine Regent; Eshki Dragonclaw; Cori-
 Monument to Endurance; Mistrise Village; Cori Mountain Monastery; Great Arashin City;
 Naga Vitalist; Elvish Mystic; Frost Walker; Sultai Soothsayer; Citadel Siege; Goblin Rabblemaster;
 Crux of Fate; Duneblast; Noxious Dragon"""
-# Seat order with each drafter's favourite colour pair (nine of the ten pairs).
+# How the import format writes a drafter who opted out without being named (meta_mage.models.drafts.REDACTED).
+ANONYMOUS = "[REDACTED]"
+# Seat order with each drafter's favourite colour pair (nine of the ten pairs). One drafter opted out and
+# has no name here at all: ingest stores their picks as it stores those of a named opt-out.
 LEANS = {
     "arborist77": "RG",
     "kheru_lich": "UB",
@@ -105,7 +111,7 @@ LEANS = {
     "temur_frostpaw": "UG",
     "sultai_delver": "BG",
     "abzan_houses": "WG",
-    "morph_master": "WU",
+    ANONYMOUS: "WU",  # opted out: the file carries no name for this seat
     "dragonstorm_sam": "WR",
 }
 DRAFTERS = list(LEANS)
@@ -255,7 +261,7 @@ def main() -> None:
         "cube": [{"name": n, "quantity": 2 if n in DOUBLES else 1} for n in sorted(cube)],
         "drafters": DRAFTERS,
         "picks": picks,
-        "opt_outs": [rng.choice(DRAFTERS[1:])],
+        "opt_outs": [],  # no named opt-outs: the one drafter who opted out is ANONYMOUS
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(dump(draft), encoding="utf-8")

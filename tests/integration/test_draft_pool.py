@@ -10,13 +10,25 @@ from botocore.exceptions import ClientError
 
 from meta_mage.config import DEMO_DATA_DIR, Settings
 from meta_mage.drafts.pool import major_types
-from meta_mage.ingest.drafts import ingest_draft, load_draft
+from meta_mage.ingest.drafts import draft_items, ingest_draft, load_draft
 from meta_mage.ingest.errors import InputFileError
 from meta_mage.models.drafts import REDACTED, DraftImport
 from meta_mage.storage.drafts import DraftsRepository
 from tests.conftest import call
 
 TARKIR = json.loads((DEMO_DATA_DIR / "drafts" / "tarkir.json").read_text())
+# The demo's unnamed opt-out given a made-up name and listed in opt_outs: the named form of the same draft.
+OPTED_OUT = "hooded_ainok_9"
+NAMED = dict(
+    TARKIR,
+    drafters=[OPTED_OUT if d == REDACTED else d for d in TARKIR["drafters"]],
+    picks=[dict(p, drafter=OPTED_OUT) if p["drafter"] == REDACTED else p for p in TARKIR["picks"]],
+    opt_outs=[OPTED_OUT],
+)
+
+
+def _taken_by(card: dict[str, Any]) -> list[str]:
+    return [who for who in [card["drafted_by"], *(p["drafted_by"] for p in card.get("additional_picks") or [])] if who]
 
 
 def test_minimal_call_returns_the_whole_pool_flat(modern_world: dict[str, Any]) -> None:
@@ -34,14 +46,28 @@ def test_minimal_call_returns_the_whole_pool_flat(modern_world: dict[str, Any]) 
 def test_draft_results_are_annotated_and_opt_outs_redacted(modern_world: dict[str, Any]) -> None:
     pool = call(modern_world, "get_draft_pool", draft_id="tarkir", include_draft_results=True)
     by_name = {c["card_name"]: c for c in pool["cards"]}
-    pick = next(p for p in TARKIR["picks"] if p["drafter"] not in TARKIR["opt_outs"])
+    pick = next(p for p in TARKIR["picks"] if p["drafter"] != REDACTED)
     first_pick_of_card = min((p for p in TARKIR["picks"] if p["card"] == pick["card"]), key=lambda p: p["pick_n"])
-    assert by_name[pick["card"]]["drafted_by"] in (first_pick_of_card["drafter"], REDACTED)
-    hidden = TARKIR["opt_outs"][0]
-    hidden_card = next(p["card"] for p in TARKIR["picks"] if p["drafter"] == hidden)
-    assert REDACTED in json.dumps(by_name[hidden_card])
-    assert hidden not in json.dumps(pool)
-    assert hidden not in json.dumps(call(modern_world, "list_drafts"))
+    assert by_name[pick["card"]]["drafted_by"] == first_pick_of_card["drafter"]
+    # the demo's opted-out drafter is unnamed in the file: their 45 picks are served as REDACTED
+    unnamed = [p for p in TARKIR["picks"] if p["drafter"] == REDACTED]
+    assert len(unnamed) == 45 and TARKIR["opt_outs"] == []
+    assert sum(_taken_by(c).count(REDACTED) for c in pool["cards"]) == len(unnamed)
+    for hidden in unnamed:
+        assert REDACTED in _taken_by(by_name[hidden["card"]])
+    listed = call(modern_world, "list_drafts")["drafts"]
+    assert [(d["drafters"], d["picks"]) for d in listed if d["draft_id"] == "tarkir"] == [(9, 405)]
+
+
+def test_a_named_opt_out_is_stored_exactly_as_the_unnamed_form(modern_world: dict[str, Any]) -> None:
+    # Given the demo draft as it ships (opt-out unnamed) and the same draft naming the drafter in opt_outs
+    cards = modern_world["context"].cards
+    unnamed = draft_items(DraftImport.model_validate(TARKIR), cards, "tarkir.json")
+    named = draft_items(DraftImport.model_validate(NAMED), cards, "named.json")
+    # Then ingest stores both the same way: every read path (pool, list, agent) serves the same data
+    assert named == unnamed
+    assert OPTED_OUT not in json.dumps(named, default=str)
+    assert unnamed[0]["drafters"].count(REDACTED) == 1 and len(unnamed[0]["drafters"]) == 9
 
 
 def test_filters_apply_before_grouping_by_type(modern_world: dict[str, Any]) -> None:
@@ -91,12 +117,13 @@ def test_import_errors_name_the_problem(tmp_path: Path) -> None:
         load_draft(path)
 
 
-def test_csv_pair_import(tmp_path: Path) -> None:
+@pytest.mark.parametrize(("draft", "opt_outs"), [(TARKIR, []), (NAMED, [OPTED_OUT])], ids=["unnamed", "named"])
+def test_csv_pair_import(tmp_path: Path, draft: dict[str, Any], opt_outs: list[str]) -> None:
     (tmp_path / "pool.csv").write_text(
-        "name,quantity\n" + "".join(f'"{c["name"]}",{c["quantity"]}\n' for c in TARKIR["cube"])
+        "name,quantity\n" + "".join(f'"{c["name"]}",{c["quantity"]}\n' for c in draft["cube"])
     )
     (tmp_path / "picks.csv").write_text(
-        "pick_n,drafter,card\n" + "".join(f'{p["pick_n"]},{p["drafter"]},"{p["card"]}"\n' for p in TARKIR["picks"])
+        "pick_n,drafter,card\n" + "".join(f'{p["pick_n"]},{p["drafter"]},"{p["card"]}"\n' for p in draft["picks"])
     )
     (tmp_path / "header.json").write_text(
         json.dumps(
@@ -106,12 +133,13 @@ def test_csv_pair_import(tmp_path: Path) -> None:
                 "draft_date": "2025-12-02",
                 "pool_csv": "pool.csv",
                 "picks_csv": "picks.csv",
-                "opt_outs": TARKIR["opt_outs"],
+                "opt_outs": opt_outs,
             }
         )
     )
-    draft = load_draft(tmp_path / "header.json")
-    assert len(draft.cube) == 540 and len(draft.picks) == 405 and len(draft.drafters) == 9
+    loaded = load_draft(tmp_path / "header.json")
+    assert len(loaded.cube) == 540 and len(loaded.picks) == 405 and len(loaded.drafters) == 9
+    assert loaded.opt_outs == opt_outs and sum(p.drafter in (REDACTED, *opt_outs) for p in loaded.picks) == 45
 
 
 class _HeaderWriteFails:

@@ -117,7 +117,8 @@ def load_draft(
 
 
 def draft_items(draft: DraftImport, cards: CardsRepository, source: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """Header and pool-card items with card details and (redacted) pick results denormalised."""
+    """Header and pool-card items with card details and pick results denormalised; opted-out drafters,
+    named in ``opt_outs`` or left unnamed as ``[REDACTED]``, are stored as ``[REDACTED]`` alike."""
     details = cards.get_many([card_key(e.name) for e in draft.cube])
     missing = [e.name for e in draft.cube if card_key(e.name) not in details]
     if missing:
@@ -131,11 +132,16 @@ def draft_items(draft: DraftImport, cards: CardsRepository, source: str) -> tupl
             f"{len(missing)} cube card(s) not in the card data: {', '.join(hints)}; "
             "ingest the card corpus first or fix the names",
         )
+    # Named opt-outs become REDACTED here; picks the file already marks REDACTED are stored as they are.
     hidden = set(draft.opt_outs)
+    stored = [
+        (card_key(p.card), {"drafter": REDACTED if p.drafter in hidden else p.drafter, "pick_n": p.pick_n})
+        for p in draft.picks
+    ]
     picks: dict[str, list[dict[str, Any]]] = {}
-    for pick in sorted(draft.picks, key=lambda p: (p.pick_n, p.drafter)):
-        drafter = REDACTED if pick.drafter in hidden else pick.drafter
-        picks.setdefault(card_key(pick.card), []).append({"drafter": drafter, "pick_n": pick.pick_n})
+    # Ordered after redaction, so the stored order of tied picks cannot hint at a hidden name.
+    for key, pick in sorted(stored, key=lambda kp: (kp[1]["pick_n"], kp[1]["drafter"])):
+        picks.setdefault(key, []).append(pick)
     items = []
     for entry in draft.cube:
         card = details[card_key(entry.name)]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+from collections import Counter
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -10,7 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from meta_mage.models.cards import card_key
 from meta_mage.models.meta import WholeNumber
 
-REDACTED = "[REDACTED]"
+REDACTED = "[REDACTED]"  # stored in place of an opted-out drafter; in an import, a drafter the file does not name
 DRAFT_ID_PATTERN = r"^[a-z0-9][a-z0-9_-]{0,63}$"
 
 
@@ -23,7 +24,9 @@ class CubeEntry(BaseModel):
 class Pick(BaseModel):
     model_config = ConfigDict(extra="forbid")
     pick_n: WholeNumber = Field(ge=1, le=1000, description="The drafter's own pick number (1 = first pick)")
-    drafter: str = Field(min_length=1, max_length=100)
+    drafter: str = Field(
+        min_length=1, max_length=100, description=f"The drafter's name, or {REDACTED!r} for one who opted out unnamed"
+    )
     card: str = Field(min_length=1, max_length=200)
 
 
@@ -35,9 +38,11 @@ class DraftImport(BaseModel):
     draft_name: str = Field(min_length=1, max_length=200)
     draft_date: dt.date
     cube: list[CubeEntry] = Field(min_length=1, max_length=2000)
-    drafters: list[str] = Field(default_factory=list, max_length=64)
+    drafters: list[str] = Field(
+        default_factory=list, max_length=64, description=f"Seats in order; {REDACTED!r} once per unnamed opt-out"
+    )
     picks: list[Pick] = Field(default_factory=list)
-    opt_outs: list[str] = Field(default_factory=list)
+    opt_outs: list[str] = Field(default_factory=list, description="Named drafters to store as " + REDACTED)
 
     @field_validator("cube")
     @classmethod
@@ -53,8 +58,10 @@ class DraftImport(BaseModel):
     def _consistent(self) -> DraftImport:
         quantities = {card_key(e.name): e.quantity for e in self.cube}
         drafters = set(self.drafters)
+        # Picks marked REDACTED may share a number once per unnamed seat: the file cannot tell those drafters apart.
+        unnamed_seats = max(1, self.drafters.count(REDACTED))
         taken: dict[str, int] = {}
-        seen_picks: set[tuple[str, int]] = set()
+        seen_picks: Counter[tuple[str, int]] = Counter()
         for index, pick in enumerate(self.picks):
             where = f"picks.{index}"  # the field, as pydantic names a list item
             key = card_key(pick.card)
@@ -63,15 +70,32 @@ class DraftImport(BaseModel):
                     f"{where}: pick {pick.pick_n} by {pick.drafter!r} is {pick.card!r}, which is not in the cube"
                 )
             if drafters and pick.drafter not in drafters:
+                if pick.drafter == REDACTED:
+                    raise ValueError(
+                        f"{where}: pick {pick.pick_n} is by an unnamed drafter ({REDACTED}) but drafters has no "
+                        f"{REDACTED} seat; list {REDACTED} in drafters once per drafter who opted out unnamed"
+                    )
                 raise ValueError(f"{where}: pick {pick.pick_n}: drafter {pick.drafter!r} is not in drafters")
-            if (pick.drafter, pick.pick_n) in seen_picks:
+            seen_picks[pick.drafter, pick.pick_n] += 1
+            same_number = seen_picks[pick.drafter, pick.pick_n]
+            if pick.drafter == REDACTED and same_number > unnamed_seats:
+                seats = f"drafters lists {unnamed_seats}" if drafters else "with no drafters list, 1 is assumed"
+                raise ValueError(
+                    f"{where}: {same_number} picks numbered {pick.pick_n} by unnamed drafters ({REDACTED}) but "
+                    f"{seats}; list {REDACTED} in drafters once per drafter who opted out unnamed"
+                )
+            if pick.drafter != REDACTED and same_number > 1:
                 raise ValueError(f"{where}: drafter {pick.drafter!r} has two picks numbered {pick.pick_n}")
-            seen_picks.add((pick.drafter, pick.pick_n))
             taken[key] = taken.get(key, 0) + 1
             if taken[key] > quantities[key]:
                 raise ValueError(
                     f"{where}: {pick.card!r} is picked {taken[key]} times but the cube has {quantities[key]}"
                 )
+        if REDACTED in self.opt_outs:
+            raise ValueError(
+                f"opt_outs: {REDACTED} is already unnamed; opt_outs lists the names of drafters to redact "
+                f"(a drafter the file does not name is written {REDACTED} in drafters and picks instead)"
+            )
         unknown = [o for o in self.opt_outs if o not in drafters and o not in {p.drafter for p in self.picks}]
         if unknown:
             raise ValueError(f"opt_outs: name unknown drafters: {', '.join(unknown)}")
