@@ -119,7 +119,7 @@ def _contents(data: bytes) -> Iterator[bytes]:
 
 
 def _hits(names: dict[str, set[str]], label: str, data: bytes) -> list[str]:
-    wanted = {name: name.casefold().encode() for name in names}
+    wanted = {name: name.encode().lower() for name in names}  # ASCII case folded on both sides alike
     texts = [chunk.lower() for chunk in _contents(data)]
     return [f"{name!r} in {label}" for name, needle in wanted.items() if any(needle in t for t in texts)]
 
