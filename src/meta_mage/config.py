@@ -40,10 +40,28 @@ class Settings(BaseSettings):
     message_window: int = Field(default=10, ge=2, le=100, description="Past messages sent to the LLM")
     history_limit: int = Field(default=40, ge=10, le=400, description="Messages kept in a conversation's checkpoint")
     tool_timeout_seconds: float = Field(default=60, gt=0, le=900)
+    tool_cpu_slots: int = Field(
+        default=0, ge=0, le=64, description="CPU-heavy tool calls (deck matching) run at once; 0: one per core"
+    )
     max_tool_rounds: int = Field(default=4, ge=1, le=10, description="LLM tool-call rounds per turn")
     max_message_chars: int = Field(default=8000, ge=100)
     max_body_bytes: int = Field(default=64 * 1024, ge=1024)
-    chat_lock_seconds: int = Field(default=300, ge=10, description="Longest a /chat turn may hold its lock")
+    # The MCP endpoint's body cap: a coaching call carries a deck's card details (a few tens of KB)
+    mcp_max_body_bytes: int = Field(default=1024 * 1024, ge=1024)
+    body_timeout_seconds: float = Field(
+        default=30, gt=0, description="Time a request's whole body has to arrive once its headers have"
+    )
+    # The local servers (`meta-mage serve`, `meta-mage mcp`): uvicorn's limits, plus a deadline for headers
+    header_timeout_seconds: float = Field(
+        default=10, gt=0, description="Time a connection has to send a whole request line and headers"
+    )
+    keep_alive_seconds: int = Field(default=5, ge=1, description="Idle time before a kept-alive connection closes")
+    max_connections: int = Field(default=200, ge=1, description="Open connections and tasks before 503s")
+    max_header_bytes: int = Field(default=16 * 1024, ge=1024, description="Largest request line and headers")
+    # A /chat turn holds its conversation's lock as a lease of chat_lock_seconds, renewed while it runs, so a
+    # crashed turn frees the conversation within that time; turn_deadline_seconds bounds the whole turn.
+    chat_lock_seconds: int = Field(default=30, ge=2, le=300, description="Lease of a /chat turn's lock, renewed")
+    turn_deadline_seconds: float = Field(default=240, gt=0, le=870, description="Longest one /chat turn may run")
     cors_origin: str = "*"
 
     # MCP: when set, the agent gets its tools from this MCP server (streamable HTTP) instead of in process.

@@ -109,6 +109,22 @@ def test_chat_function_streams_through_the_web_adapter(template: dict[str, Any])
     assert ":753240598075:layer:LambdaAdapterLayerArm64:" in adapter
 
 
+def test_a_chat_turn_ends_before_its_function_is_stopped(template: dict[str, Any]) -> None:
+    """Lambda stops the function at its Timeout as a kill would: the turn's own deadline comes first, with
+    time left to send the error event and release the lock; a killed turn's lease frees the conversation
+    soon after."""
+    chat = template["Resources"]["ChatFunction"]["Properties"]
+    env = environment(template, "ChatFunction")
+    settings = Settings(
+        turn_deadline_seconds=env["META_MAGE_TURN_DEADLINE_SECONDS"],
+        chat_lock_seconds=env["META_MAGE_CHAT_LOCK_SECONDS"],
+    )
+    timeout = int(chat["Timeout"])
+    assert settings.turn_deadline_seconds + 30 <= timeout, "the turn deadline leaves under 30 s before Timeout"
+    assert settings.chat_lock_seconds <= 60, "a crashed turn would lock its conversation for over a minute"
+    assert settings.tool_timeout_seconds < settings.turn_deadline_seconds
+
+
 def test_light_functions_are_thin_and_routed_to_what_the_handler_serves(template: dict[str, Any]) -> None:
     served = {(route.method if isinstance(route.method, str) else route.method[0], route.rule.pattern)
               for route in read_api._static_routes + read_api._dynamic_routes}  # fmt: skip

@@ -44,6 +44,7 @@ from langchain_core.outputs import ChatGenerationChunk
 from meta_mage.agent.conversation import AgentEvent, Conversations
 from meta_mage.agent.testing import ScriptedChatModel, route, tool_call
 from meta_mage.agent.tools import ToolExecutor, in_process_executor
+from meta_mage.agent.turn_lease import TurnLease
 from meta_mage.api.chat_app import create_app
 from meta_mage.api.reads import ReadApi
 from meta_mage.config import DEMO_DATA_DIR, Settings
@@ -598,7 +599,7 @@ async def test_mcp_server_down(world: dict[str, Any]) -> None:
 
 @contextlib.contextmanager
 def chat_server(world: dict[str, Any], conversations: Conversations) -> Iterator[str]:
-    settings = world["settings"]
+    settings = conversations.settings
     table = world["db"].Table(settings.locks_table)
     reads = ReadApi(world["registry"], world["context"])
     with serving(
@@ -725,10 +726,178 @@ async def test_http_dynamodb_fault_every_attempt(world: dict[str, Any], where: s
     record(f"POST /chat: DynamoDB failing every attempt on {where}", saw, state, seconds)
 
 
+# --- the conversation's lock: a renewed lease, a deadline, a fenced write ------------------------------
+
+LEASE = 2  # seconds: short, so the tests see several renewals and an expiry in a few seconds
+
+
+def _slow_then_real(world: dict[str, Any], seconds: float) -> Callable[[], Awaitable[dict[str, Any]]]:
+    """A fault that only delays: the matchup table, ``seconds`` late."""
+    inner = in_process_executor(world["registry"], world["context"])
+
+    async def slow() -> dict[str, Any]:
+        await asyncio.sleep(seconds)
+        return await inner("get_format_matchup_stats", {"format": "Modern", "days": 30})
+
+    return slow
+
+
+async def test_a_turn_longer_than_its_lease_keeps_the_conversation(world: dict[str, Any]) -> None:
+    """The probe's race: T1 outlives the lock's lease and T2 arrives after the lease would have run out.
+    Renewed, the lock still refuses T2 (409); T1 is stored; T2 then runs and both turns stay."""
+    executor = faulty_executor(world, "get_format_matchup_stats", _slow_then_real(world, 2.5 * LEASE))
+    conversations = coach(world, executor=executor, chat_lock_seconds=LEASE)
+    with chat_server(world, conversations) as base:
+        async with httpx.AsyncClient(base_url=base, timeout=30) as http:
+            first = sse_events((await http.post("/chat", json={"message": Q_RANKINGS})).text)
+            cid = first[0][1]["conversation_id"]
+            before = await assert_consistent(conversations, cid, [])
+
+            started = time.perf_counter()
+            slow = asyncio.create_task(http.post("/chat", json={"message": Q_MATCHUPS, "conversation_id": cid}))
+            await asyncio.sleep(1.5 * LEASE)  # past the lease taken when T1 started
+            late = await http.post("/chat", json={"message": Q_DAYS, "conversation_id": cid})
+            assert late.status_code == 409 and late.json()["error"] == "conflict", late.text
+            answered = await slow
+            seconds = time.perf_counter() - started
+            assert seconds > 2 * LEASE and [k for k, _ in sse_events(answered.text)][-2:] == ["state", "done"]
+            mid = await assert_consistent(conversations, cid, before)
+            assert mid[-2] == ("user", Q_MATCHUPS)
+
+            executor.armed = False
+            again = await http.post("/chat", json={"message": Q_DAYS, "conversation_id": cid})
+            assert [k for k, _ in sse_events(again.text)][-2:] == ["state", "done"]
+            after = await assert_consistent(conversations, cid, mid)
+    assert [content for role, content in after if role == "user"] == [Q_RANKINGS, Q_MATCHUPS, Q_DAYS]
+    record(
+        f"turn outlives its lock's lease ({LEASE}s), second turn sent meanwhile",
+        f"T1 answered in {seconds:.1f}s; T2 during it: 409 conflict",
+        f"lease renewed; T1 stored, T2 sent again OK; nothing lost ({len(after)} messages)",
+        seconds,
+    )
+
+
+async def test_a_lease_that_cannot_be_renewed_stops_the_turn(world: dict[str, Any]) -> None:
+    """DynamoDB refuses every renewal: the turn is stopped before its lease runs out (so no other turn can
+    start while it runs), says why, stores nothing, and frees the conversation."""
+    executor = faulty_executor(world, "get_format_matchup_stats", _slow_then_real(world, 3 * LEASE))
+    conversations = coach(world, executor=executor, chat_lock_seconds=LEASE)
+    settings = conversations.settings
+    with chat_server(world, conversations) as base:
+        async with httpx.AsyncClient(base_url=base, timeout=30) as http:
+            first = sse_events((await http.post("/chat", json={"message": Q_RANKINGS})).text)
+            cid = first[0][1]["conversation_id"]
+            before = await assert_consistent(conversations, cid, [])
+
+            renewals = dynamodb_fault(
+                world["db"].meta.client, ("UpdateItem",), "ThrottlingException", None, settings.locks_table
+            )
+            started = time.perf_counter()
+            with renewals as injected:
+                response = await http.post("/chat", json={"message": Q_MATCHUPS, "conversation_id": cid})
+            seconds = time.perf_counter() - started
+            events = sse_events(response.text)
+            error = events[-1][1]
+            assert events[-1][0] == "error" and error["error"] == "lock_lost", events
+            assert "nothing of it was saved" in error["message"]
+            assert injected.attempts > 1 and seconds < LEASE + 0.5  # stopped while the lease was still its own
+            assert await assert_consistent(conversations, cid, before) == before
+
+            executor.armed = False
+            again = await http.post("/chat", json={"message": Q_MATCHUPS, "conversation_id": cid})
+            assert again.status_code == 200 and [k for k, _ in sse_events(again.text)][-2:] == ["state", "done"]
+            after = await assert_consistent(conversations, cid, before)
+    assert len(after) == 4
+    record(
+        "lock renewals refused by DynamoDB (every attempt) during a slow turn",
+        f"error event lock_lost after {seconds:.1f}s: '{short(error['message'])}'",
+        f"turn not stored; conversation free at once; next turn OK ({len(after)} messages)",
+        seconds,
+    )
+
+
+async def test_a_turn_that_lost_its_lock_cannot_overwrite_the_next(world: dict[str, Any]) -> None:
+    """The fence alone (as if T1's process had been paused past its lease, so it never noticed): T2 takes
+    the expired lock and is stored; T1's final write is refused with a clear error and T2 is kept."""
+    executor = faulty_executor(world, "get_format_matchup_stats", _slow_then_real(world, 1.0))
+    conversations = coach(world, executor=executor, chat_lock_seconds=LEASE)
+    locks = LocksRepository(world["db"].Table(conversations.settings.locks_table))
+    cid = (await run_turn(conversations, Q_RANKINGS)).conversation_id
+    before = await assert_consistent(conversations, cid, [])
+
+    first = await TurnLease.take(locks, cid, LEASE)
+    assert first is not None
+    t1 = Turn()
+
+    async def run_t1() -> None:  # no heartbeat: T1 holds its lease only by its ttl
+        async for event in conversations.turn(Q_MATCHUPS, cid, lock_owner=first.owner):
+            t1.events.append(event)
+
+    started = time.perf_counter()
+    running = asyncio.create_task(run_t1())
+    await asyncio.sleep(0.3)
+    locks.table.update_item(  # T1's lease runs out while it is still busy
+        Key={"pk": first.name},
+        UpdateExpression="SET #ttl = :past",
+        ExpressionAttributeNames={"#ttl": "ttl"},
+        ExpressionAttributeValues={":past": int(time.time()) - 1},
+    )
+    second = await TurnLease.take(locks, cid, LEASE)
+    assert second is not None, "the expired lock was not free"
+    executor.armed = False
+    t2 = Turn()
+    async for event in second.run(conversations.turn(Q_DAYS, cid, lock_owner=second.owner), 30):
+        t2.events.append(event)
+    assert t2.completed, t2.events
+    await running
+    seconds = time.perf_counter() - started
+    assert t1.text and t1.error is not None and t1.error["error"] == "lock_lost", t1.events
+    assert "not saved" in t1.error["message"]
+    after = await assert_consistent(conversations, cid, before)
+    assert [content for role, content in after if role == "user"] == [Q_RANKINGS, Q_DAYS]
+    record(
+        "turn outlives its lease unnoticed (paused process); the next turn takes the lock",
+        f"T1: answer, then error event lock_lost: '{short(t1.error['message'])}'",
+        f"T1's write refused by the fence; T2 kept ({len(after)} messages)",
+        seconds,
+    )
+
+
+async def test_a_turn_stops_at_its_deadline(world: dict[str, Any]) -> None:
+    executor = faulty_executor(world, "get_format_matchup_stats", _slow_then_real(world, 5))
+    conversations = coach(world, executor=executor, turn_deadline_seconds=1)
+    with chat_server(world, conversations) as base:
+        async with httpx.AsyncClient(base_url=base, timeout=30) as http:
+            first = sse_events((await http.post("/chat", json={"message": Q_RANKINGS})).text)
+            cid = first[0][1]["conversation_id"]
+            before = await assert_consistent(conversations, cid, [])
+
+            started = time.perf_counter()
+            response = await http.post("/chat", json={"message": Q_MATCHUPS, "conversation_id": cid})
+            seconds = time.perf_counter() - started
+            events = sse_events(response.text)
+            assert events[-1][0] == "error" and events[-1][1]["error"] == "turn_timeout", events
+            assert "longer than 1 seconds" in events[-1][1]["message"] and seconds < 2.5
+            assert await assert_consistent(conversations, cid, before) == before
+
+            executor.armed = False
+            again = await http.post("/chat", json={"message": Q_MATCHUPS, "conversation_id": cid})
+            assert again.status_code == 200 and [k for k, _ in sse_events(again.text)][-2:] == ["state", "done"]
+            after = await assert_consistent(conversations, cid, before)
+    record(
+        "turn runs past its deadline (turn_deadline_seconds=1, a 5 s tool)",
+        f"error event turn_timeout after {seconds:.1f}s: '{short(events[-1][1]['message'])}'",
+        f"turn not stored; lock released; next turn OK ({len(after)} messages)",
+        seconds,
+    )
+
+
 # --- the server process killed between two turns -----------------------------------------------------
 
 
-def _start_server(world: dict[str, Any], port: int, log: Path) -> subprocess.Popen[bytes]:
+def _start_server(
+    world: dict[str, Any], port: int, log: Path, extra_env: dict[str, str] | None = None
+) -> subprocess.Popen[bytes]:
     settings = world["settings"]
     env = {
         **os.environ,
@@ -742,6 +911,7 @@ def _start_server(world: dict[str, Any], port: int, log: Path) -> subprocess.Pop
         "AWS_ACCESS_KEY_ID": "testing",
         "AWS_SECRET_ACCESS_KEY": "testing",
         "AWS_DEFAULT_REGION": "us-east-1",
+        **(extra_env or {}),
     }
     command = [
         str(Path(sys.executable).with_name("meta-mage")),
@@ -803,6 +973,103 @@ def test_server_killed_between_two_turns(world: dict[str, Any], tmp_path: Path) 
         "history and state (Modern, 30 days) read back; '14 days' resumed the rankings (4 messages)",
         seconds,
     )
+
+
+# --- the server process killed in the middle of a turn ------------------------------------------------
+
+KILL_LEASE = 2  # the served app's chat_lock_seconds: how long a killed turn can keep its conversation
+
+
+def _deck_question() -> str:
+    from tests.agent.conftest import modern_deck
+
+    deck, _ = modern_deck("Boros Energy")
+    return f"Here is my deck:\n{deck}\n\nWhat are my worst matchups over the last 30 days in Modern?"
+
+
+def _is_call(tool: str) -> Callable[[str, dict[str, Any]], bool]:
+    return lambda kind, data: kind == "tool_call" and data.get("tool") == tool and data.get("status") == "calling"
+
+
+# where to kill, and whether the turn was already stored there (its checkpoint is written before `state`)
+KILL_POINTS: dict[str, tuple[Callable[[str, dict[str, Any]], bool], bool]] = {
+    "after metadata": (lambda kind, _: kind == "metadata", False),
+    "during get_enriched_deck": (_is_call("get_enriched_deck"), False),
+    "during classify_deck": (_is_call("classify_deck"), False),
+    "mid-content": (lambda kind, _: kind == "content", False),
+    "after state, before done": (lambda kind, _: kind == "state", True),
+}
+
+
+def _stream_until(base: str, body: dict[str, Any], stop: Callable[[str, dict[str, Any]], bool]) -> list[str]:
+    """POST /chat and read its events until ``stop`` says so; the kinds read."""
+    seen: list[str] = []
+    with httpx.stream("POST", f"{base}/chat", json=body, timeout=20) as response:
+        assert response.status_code == 200, response.read()
+        kind = ""
+        for line in response.iter_lines():
+            if line.startswith("event:"):
+                kind = line.split(":", 1)[1].strip()
+            elif line.startswith("data:") and kind:
+                seen.append(kind)
+                if stop(kind, json.loads(line.split(":", 1)[1])):
+                    return seen
+    raise AssertionError(f"the turn ended before the kill point: {seen}")
+
+
+def test_server_killed_in_the_middle_of_a_turn(world: dict[str, Any], tmp_path: Path) -> None:
+    """SIGKILL at five points of a deck-coaching turn (a Lambda timeout or out-of-memory kill is the same):
+    a new server answers the conversation as soon as the killed turn's lease runs out, with every earlier
+    turn kept and nothing of the killed one stored."""
+    port, log = free_port(), tmp_path / "serve.log"
+    base = f"http://127.0.0.1:{port}"
+    question = _deck_question()
+    env = {"META_MAGE_CHAT_LOCK_SECONDS": str(KILL_LEASE)}
+    server = _start_server(world, port, log, env)
+    try:
+        for point, (stop, stored) in KILL_POINTS.items():
+            first = sse_events(httpx.post(f"{base}/chat", json={"message": Q_RANKINGS}, timeout=20).text)
+            cid = first[0][1]["conversation_id"]
+            before = httpx.get(f"{base}/conversations/{cid}").json()["messages"]
+
+            started = time.perf_counter()
+            seen = _stream_until(base, {"message": question, "conversation_id": cid}, stop)
+            server.send_signal(signal.SIGKILL)
+            assert server.wait(5) == -signal.SIGKILL
+            killed = time.perf_counter()
+            server = _start_server(world, port, log, env)
+            restarted = time.perf_counter()
+
+            conflicts = 0
+            while True:
+                response = httpx.post(f"{base}/chat", json={"message": Q_DAYS, "conversation_id": cid}, timeout=20)
+                if response.status_code != 409 or time.perf_counter() - killed > KILL_LEASE + 10:
+                    break
+                conflicts += 1
+                time.sleep(0.1)
+            free_after = time.perf_counter() - killed
+            assert response.status_code == 200, response.text
+            assert [k for k, _ in sse_events(response.text)][-2:] == ["state", "done"]
+            assert free_after <= (restarted - killed) + KILL_LEASE + 1.5, f"{point}: locked for {free_after:.1f}s"
+
+            after = httpx.get(f"{base}/conversations/{cid}").json()["messages"]
+            assert after[: len(before)] == before, f"{point}: an earlier turn was lost"
+            turns = 3 if stored else 2
+            assert [m["role"] for m in after] == ["user", "assistant"] * turns, f"{point}: {after}"
+            assert [m["content"] for m in after if m["role"] == "user"][1:] == [question] * stored + [Q_DAYS]
+            record(
+                f"server killed (SIGKILL) mid-turn: {point}",
+                f"events {', '.join(dict.fromkeys(seen))}; connection dropped",
+                f"killed turn {'kept whole' if stored else 'not stored'}; conversation free {free_after:.1f}s after "
+                "the kill "
+                f"(restart {restarted - killed:.1f}s, {conflicts} x 409); next turn OK",
+                time.perf_counter() - started,
+            )
+        assert "Traceback" not in log.read_text()
+    finally:
+        if server.poll() is None:
+            server.kill()
+            server.wait(5)
 
 
 # --- the table -------------------------------------------------------------------------------------------

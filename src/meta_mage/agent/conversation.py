@@ -14,7 +14,7 @@ from langchain_core.messages import AIMessage, HumanMessage
 from langchain_core.runnables import RunnableConfig
 from pydantic import ValidationError
 
-from meta_mage.agent.checkpointer import make_checkpointer
+from meta_mage.agent.checkpointer import LOCK_OWNER, make_checkpointer
 from meta_mage.agent.graph import AgentDeps, build_graph
 from meta_mage.agent.llm import ModelChoice, build_chat_model
 from meta_mage.agent.router import Lookups
@@ -51,8 +51,11 @@ class AgentEvent:
     data: dict[str, Any]
 
 
-def _config(conversation_id: str) -> RunnableConfig:
-    return {"configurable": {"thread_id": conversation_id}, "recursion_limit": 50}
+def _config(conversation_id: str, lock_owner: str | None = None) -> RunnableConfig:
+    configurable: dict[str, Any] = {"thread_id": conversation_id}
+    if lock_owner:
+        configurable[LOCK_OWNER] = lock_owner  # the turn's checkpoint is written only while this owner holds the lock
+    return {"configurable": configurable, "recursion_limit": 50}
 
 
 def canonical_id(conversation_id: str) -> str:
@@ -77,6 +80,15 @@ def tool_executor(settings: Settings, registry: ToolRegistry, dynamodb: Any | No
 
         return McpToolExecutor(settings.mcp_url, timeout_seconds=settings.tool_timeout_seconds)
     return in_process_executor(registry, ToolContext.from_settings(settings, dynamodb))
+
+
+def _duration(seconds: int) -> str:
+    """``seconds`` in the largest whole unit: "3 hours", "90 minutes", "45 seconds"."""
+    for unit, size in (("hour", 3600), ("minute", 60)):
+        if seconds % size == 0:
+            count = seconds // size
+            return f"{count} {unit}{'s' if count != 1 else ''}"
+    return f"{seconds} second{'s' if seconds != 1 else ''}"
 
 
 class Conversations:
@@ -138,7 +150,7 @@ class Conversations:
         if idle > self.settings.conversation_ttl_seconds:
             await self.checkpointer.adelete_thread(conversation_id)
             raise ConversationExpired(
-                f"conversation {conversation_id} expired after {self.settings.conversation_ttl_seconds // 3600} hours "
+                f"conversation {conversation_id} expired after {_duration(self.settings.conversation_ttl_seconds)} "
                 "without activity; start a new one",
                 field="conversation_id",
             )
@@ -146,6 +158,7 @@ class Conversations:
 
     async def view(self, conversation_id: str) -> dict[str, Any]:
         """The spec's ``GET /conversations/{id}`` body."""
+        conversation_id = canonical_id(conversation_id)  # echoed in its one spelling, however it was given
         values = await self.load(conversation_id)
         # .text: Bedrock's answers are lists of content blocks, not strings
         messages = [
@@ -202,13 +215,20 @@ class Conversations:
         return message, turn_context
 
     async def turn(
-        self, message: Any, conversation_id: str | None = None, context: Any = None, *, create: bool = False
+        self,
+        message: Any,
+        conversation_id: str | None = None,
+        context: Any = None,
+        *,
+        create: bool = False,
+        lock_owner: str | None = None,
     ) -> AsyncIterator[AgentEvent]:
         """Run one user turn, yielding ``metadata`` first, then progress and answer events, then
         ``state`` and ``done`` (or ``error``).
 
         ``conversation_id`` None starts a new conversation under a new id; ``create=True`` starts one
-        under ``conversation_id`` (an id the server has just made, e.g. to lock it first).
+        under ``conversation_id`` (an id the server has just made, e.g. to lock it first). With
+        ``lock_owner`` the turn is stored only while that owner still holds the conversation's lock.
         """
         try:
             text, turn_context = self._validate(message, context)
@@ -240,7 +260,7 @@ class Conversations:
         }
         if not state:
             graph_input["created_at"] = now
-        config = _config(conversation_id)
+        config = _config(conversation_id, lock_owner)
         final: dict[str, Any] = {}
         try:
             # durability="exit": one checkpoint per turn, written when the run ends; one that ends before
@@ -254,16 +274,18 @@ class Conversations:
                 else:
                     yield AgentEvent(data["event"], data["data"])
         except Exception as exc:
-            logger.exception("turn failed in conversation %s", conversation_id)
-            if not state:  # the id was given out in `metadata`: keep it usable for the next message
-                await self._create_quietly(config, now)
-            yield AgentEvent(
-                "error",
-                {
+            if isinstance(exc, MetaMageError):  # e.g. LockLost: the turn was refused storage, and says why
+                logger.warning("turn failed in conversation %s: %s", conversation_id, exc.message)
+                error = exc.to_dict()
+            else:
+                logger.exception("turn failed in conversation %s", conversation_id)
+                error = {
                     "error": "internal",
                     "message": f"Something went wrong answering that ({type(exc).__name__}). Please try again.",
-                },
-            )
+                }
+            if not state:  # the id was given out in `metadata`: keep it usable for the next message
+                await self._create_quietly(_config(conversation_id), now)
+            yield AgentEvent("error", error)
             return
         yield AgentEvent("state", snapshot(final))  # type: ignore[arg-type]
         yield AgentEvent("done", {})

@@ -1,7 +1,8 @@
 """LocksTable repository: short-lived items keyed by conversation.
 
-- ``conversation#<id>``: the lock a ``/chat`` turn holds. A conditional put takes it only if no
-  unexpired holder has it, so two requests on one conversation never interleave.
+- ``conversation#<id>``: the lock a ``/chat`` turn holds, as a short lease its owner renews while the turn
+  runs. A conditional put takes it only if no unexpired holder has it, so two requests on one conversation
+  never interleave; the turn's checkpoint write is fenced by ``held_condition`` in the same transaction.
 - ``welcome#<id>``: a conversation id issued by the small ``/welcome`` function (which has no
   checkpointer), with its welcome message; the chat function turns it into the conversation when
   the id is first used.
@@ -31,6 +32,12 @@ class LockUnavailable(MetaMageError):
     code = "lock_unavailable"
 
 
+class LockLost(MetaMageError):
+    """A turn's lock expired or passed to another turn before the turn could store its answer."""
+
+    code = "lock_lost"
+
+
 class LocksRepository:
     """All reads and writes of the LocksTable."""
 
@@ -51,6 +58,22 @@ class LocksRepository:
         )
         return taken is not None
 
+    def renew(self, name: str, owner: str, seconds: int) -> bool:
+        """Extend ``owner``'s unexpired lock to ``seconds`` from now; False when ``owner`` no longer holds it.
+        LockUnavailable when DynamoDB did not answer."""
+        now = int(time.time())
+        renewed = _conditional(
+            lambda: self.table.update_item(
+                Key={"pk": name},
+                UpdateExpression="SET #ttl = :until",
+                ConditionExpression="#owner = :owner AND #ttl >= :now",
+                ExpressionAttributeNames={"#owner": "owner", "#ttl": "ttl"},
+                ExpressionAttributeValues={":owner": owner, ":now": now, ":until": now + seconds},
+            ),
+            f"{name} could not be renewed",
+        )
+        return renewed is not None
+
     def release(self, name: str, owner: str) -> None:
         """Drop the lock if ``owner`` still holds it. Never raises: called once the answer is out, and a
         lock that cannot be dropped now frees itself when its ``ttl`` passes."""
@@ -66,6 +89,26 @@ class LocksRepository:
                 logger.warning("%s not released (%s); it expires with its ttl", name, _reason(exc))
         except BotoCoreError as exc:
             logger.warning("%s not released (%s); it expires with its ttl", name, _reason(exc))
+
+
+def conversation_lock(conversation_id: str) -> str:
+    """The name of the lock a ``/chat`` turn of ``conversation_id`` holds."""
+    return f"conversation#{conversation_id}"
+
+
+def held_condition(table_name: str, name: str, owner: str) -> dict[str, Any]:
+    """A ``TransactWriteItems`` ``ConditionCheck`` (low-level client form) that holds only while ``owner``
+    holds the unexpired lock ``name`` in the LocksTable ``table_name``: the fence a write puts beside itself
+    in one transaction, so it cannot land after its lock was lost."""
+    return {
+        "ConditionCheck": {
+            "TableName": table_name,
+            "Key": {"pk": {"S": name}},
+            "ConditionExpression": "#owner = :owner AND #ttl >= :now",
+            "ExpressionAttributeNames": {"#owner": "owner", "#ttl": "ttl"},
+            "ExpressionAttributeValues": {":owner": {"S": owner}, ":now": {"N": str(int(time.time()))}},
+        }
+    }
 
 
 class IssuedConversations:
