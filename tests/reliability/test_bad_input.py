@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlencode
+from urllib.parse import parse_qsl, urlencode
 
 import boto3
 import httpx
@@ -299,6 +299,11 @@ BAD, MISSING, TOO_LARGE = "invalid_argument", "not_found", "payload_too_large"
 SURROGATE_MESSAGE = b'{"message": "top decks \\ud800 in Modern"}'
 SURROGATE_CONTEXT = b'{"message": "coach me", "context": {"archetype": "Boros \\udfff Energy"}}'
 LONG_DECK = "4 Lightning Bolt\n" * 1177  # 20,009 characters
+DEEP_NESTING = b"[" * 2000  # deeper than Python's parser recurses (depth <= 1000 was a 400 already)
+LONG_NUMBER = b'{"message": 1' + b"0" * 4999 + b"}"  # past int()'s 4,300-digit limit
+HUGE_NAME = "a" * 100_000  # a 100 KB query parameter name (in a URL: 60 KB, httpx's limit is 64 KB)
+HUGE_FIELD = "a" * 200 + "… (100,000 characters)"  # as an error's field names it
+LONG_NAME = HUGE_NAME[:60_000]
 # fmt: off
 CHAT_REFUSALS = [
     _chat("chat: malformed JSON", b'{"message": "top decks",', 400, BAD, None, "not valid JSON"),
@@ -340,6 +345,9 @@ CHAT_REFUSALS = [
     _chat("chat: unknown draft in context", {"message": "show the pool", "context": {"draft_id": "nope"}}, 404,
           MISSING, "context.draft_id", "known drafts: tarkir"),
     _get("chat: GET instead of POST", "/chat", 405, "method_not_allowed", None, "Method Not Allowed"),
+    _chat("chat: 2,000 nested arrays", DEEP_NESTING, 400, BAD, None, "nested too deeply"),
+    _chat("chat: a 5,000-digit number", LONG_NUMBER, 400, BAD, None, "a number has more than 4300 digits"),
+    _chat("chat: NaN (not JSON)", b'{"message": NaN}', 400, BAD, None, "NaN is not a JSON value"),
 ]
 READ_REFUSALS = [
     _get("conversation: id not a UUID", "/conversations/not-a-uuid", 400, BAD, "conversation_id", "UUID"),
@@ -361,6 +369,14 @@ READ_REFUSALS = [
     _get("archetypes: days of the wrong type", "/archetypes?format=Modern&days=many", 400, BAD, "days",
          "valid integer"),
     _get("archetypes: unknown parameter", "/archetypes?format=Modern&dayz=30", 400, BAD, "dayz", "unexpected argument"),
+    _get("archetypes: format given twice", "/archetypes?format=Modern&format=Legacy", 400, BAD, "format",
+         "given more than once"),
+    _get("archetypes: days given twice (same value)", "/archetypes?format=Modern&days=30&days=30", 400, BAD, "days",
+         "given more than once"),
+    _get("draft pool: color given twice", "/drafts/tarkir/pool?color=G&color=U", 400, BAD, "color",
+         "given more than once"),
+    _get("draft pool: unknown parameter", "/drafts/tarkir/pool?colour=G", 400, BAD, "colour", "unexpected argument"),
+    _get("formats: parameter given twice", "/formats?x=1&x=2", 400, BAD, "x", "given more than once"),
     _get("formats: unexpected parameter", "/formats?format=Modern", 400, BAD, "format", "takes no parameters"),
     Refusal("formats: POST", "POST", "/formats", {}, 405, "method_not_allowed", None, "Method Not Allowed"),
     _get("drafts: unexpected parameter", "/drafts?draft_id=tarkir", 400, BAD, "draft_id", "takes no parameters"),
@@ -412,6 +428,36 @@ async def test_http_refuses_bad_input(app: FastAPI, tables: Tables, refusal: Ref
             response = await http.request(refusal.method, refusal.path, content=content, headers=headers)
             probe.outcome = assert_refused(response, refusal)
         await still_serving(http, tables, chat=refusal.path == "/chat")
+
+
+# (case, method, path, body): each echoes a 60 KB (in a /chat body under its 64 KB cap, 50 KB) input
+ECHO_CASES = [
+    ("archetypes: 60 KB unknown parameter name", "GET", f"/archetypes?format=Modern&{LONG_NAME}=1", None),
+    ("formats: 60 KB parameter name", "GET", f"/formats?{LONG_NAME}=1", None),
+    ("archetypes: 60 KB format", "GET", f"/archetypes?format={LONG_NAME}", None),
+    ("unknown endpoint: 60 KB path", "GET", f"/{LONG_NAME}", None),
+    ("draft pool: 60 KB unknown parameter name", "GET", f"/drafts/tarkir/pool?{LONG_NAME}=1", None),
+    ("chat: 50 KB unknown field name", "POST", "/chat", {"message": "hi", HUGE_NAME[:50_000]: 1}),
+    ("chat: 50 KB unknown context field", "POST", "/chat", {"message": "hi", "context": {HUGE_NAME[:50_000]: 1}}),
+]
+
+
+@pytest.mark.parametrize(("case", "method", "path", "payload"), ECHO_CASES, ids=[c[0] for c in ECHO_CASES])
+async def test_http_errors_echo_long_input_cut_short(
+    app: FastAPI, tables: Tables, case: str, method: str, path: str, payload: Any
+) -> None:
+    """The error names the input, cut to its first characters and its length, not repeated whole (a
+    100 KB parameter name came back twice, in the message and the field)."""
+    async with client(app) as http:
+        with bad_input(tables, case, "http") as probe:
+            content = None if payload is None else body_of(payload)
+            response = await http.request(method, path, content=content)
+            body = response.json()
+            assert response.status_code in {400, 404} and len(response.content) < 3000, (response.status_code, case)
+            assert "characters" in body["message"] and "a" * 50 in body["message"], body["message"][:300]
+            assert len(body.get("field") or "") < 300
+            probe.outcome = f"{response.status_code} {body['error']}, {len(response.content)}-byte answer"
+        await still_serving(http, tables, chat=False)
 
 
 async def chat_turn(
@@ -563,6 +609,18 @@ def _fn(
     return FunctionRefusal(case, function, http_api_event(path, query), status, BAD, field, says)
 
 
+def _fn_raw(case: str, function: str, path: str, raw_query: str, field: str, says: str) -> FunctionRefusal:
+    """An event for a query string with a repeated or odd parameter: HTTP API puts the raw string in
+    ``rawQueryString`` and joins a repeated parameter's values with commas in ``queryStringParameters``."""
+    event = http_api_event(path)
+    event["rawQueryString"] = raw_query
+    joined: dict[str, list[str]] = {}
+    for name, value in parse_qsl(raw_query, keep_blank_values=True):
+        joined.setdefault(name, []).append(value)
+    event["queryStringParameters"] = {name: ",".join(values) for name, values in joined.items()}
+    return FunctionRefusal(case, function, event, 400, BAD, field, says)
+
+
 # fmt: off
 FUNCTION_REFUSALS = [
     FunctionRefusal("archetypes fn: format missing (sample event)", "archetypes",
@@ -586,6 +644,12 @@ FUNCTION_REFUSALS = [
     _fn("drafts fn: unexpected parameter", "draft_pool", "/drafts", {"limit": "5"}, 400, "limit",
         "takes no parameters"),
     _fn("welcome fn: unexpected parameter", "welcome", "/welcome", {"lang": "fr"}, 400, "lang", "takes no parameters"),
+    _fn_raw("archetypes fn: format given twice", "archetypes", "/archetypes", "format=Modern&format=Legacy", "format",
+            "given more than once"),
+    _fn_raw("draft pool fn: color given twice", "draft_pool", "/drafts/tarkir/pool", "color=G&color=G", "color",
+            "given more than once"),
+    _fn_raw("formats fn: 100 KB parameter name", "formats", "/formats", f"{HUGE_NAME}=1", HUGE_FIELD,
+            "unexpected argument"),
 ]
 # fmt: on
 
@@ -916,6 +980,13 @@ RPC_REFUSALS = [
     RpcRefusal("mcp: GET (no SSE stream)", b"", 405, -32600, "Method Not Allowed", method="GET"),
     RpcRefusal("mcp: wrong content type", _rpc("tools/list"), 400, 0, "Invalid Content-Type",
                content_type="text/plain"),
+    RpcRefusal("mcp: 2,000 nested arrays", DEEP_NESTING, 400, -32700, "Parse error: request body is not valid JSON"),
+    RpcRefusal("mcp: a 5,000-digit id", b'{"jsonrpc": "2.0", "method": "tools/list", "id": 1' + b"0" * 4999 + b"}",
+               400, -32700, "more than 4300 digits"),
+    RpcRefusal("mcp: body is not UTF-8", b'{"jsonrpc": "2.0", "id": 7, "method": "tools/\xff"}', 400, -32700,
+               "not UTF-8"),
+    RpcRefusal("mcp: 2 MB body", _rpc("tools/call", {"name": "get_enriched_deck", "arguments": {"deck": "x" * 2**21}}),
+               413, -32600, "the limit is 1048576"),
 ]
 # fmt: on
 RPC_HEADERS = {"accept": "application/json, text/event-stream"}
@@ -1313,6 +1384,7 @@ def test_zz_every_bad_input_was_refused_cleanly(request: pytest.FixtureRequest) 
     ]
     defined = (
         len(CHAT_REFUSALS + READ_REFUSALS + FUNCTION_REFUSALS + TOOL_REFUSALS + RPC_REFUSALS + FILE_CASES + CSV_CASES)
+        + len(ECHO_CASES)
         + len(MCP_REFUSALS)
         + 2 * len(TOOL_ANSWERS)
         + len(DROP_CASES + KEY_CASES)

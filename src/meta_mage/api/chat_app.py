@@ -21,9 +21,11 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from meta_mage.agent.conversation import ConversationNotFound, Conversations, canonical_id
 from meta_mage.agent.state import TurnContext
 from meta_mage.api.errors import Conflict, PayloadTooLarge, http_error
-from meta_mage.api.reads import ReadApi, reject_query
+from meta_mage.api.openapi import chat_request, error_responses, query_parameters
+from meta_mage.api.reads import ReadApi, reject_query, single_values
+from meta_mage.api.request_body import BodyLimit, load_json
 from meta_mage.config import Settings
-from meta_mage.errors import InvalidArgument, MetaMageError
+from meta_mage.errors import InvalidArgument, MetaMageError, clip
 from meta_mage.storage.locks import IssuedConversations, LocksRepository
 
 PAGE = Path(__file__).with_name("static") / "index.html"
@@ -47,7 +49,7 @@ def _check_context(context: dict[str, Any]) -> None:
     unknown = sorted(set(context) - set(CONTEXT_FIELDS))
     if unknown:
         raise InvalidArgument(
-            f"context.{unknown[0]}: unexpected field; allowed: {', '.join(CONTEXT_FIELDS)}",
+            f"context.{clip(unknown[0])}: unexpected field; allowed: {', '.join(CONTEXT_FIELDS)}",
             field=f"context.{unknown[0]}",
             allowed=CONTEXT_FIELDS,
         )
@@ -58,17 +60,13 @@ def _check_context(context: dict[str, Any]) -> None:
 
 
 def _parse_chat_body(raw: bytes, settings: Settings) -> tuple[Any, str | None, Any]:
-    if len(raw) > settings.max_body_bytes:
-        raise PayloadTooLarge(f"request body is {len(raw)} bytes; the limit is {settings.max_body_bytes}")
-    try:
-        body = json.loads(raw or b"null")
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise InvalidArgument(f"request body is not valid JSON: {exc}") from None
+    """The body's message, conversation id and context (the app's ``BodyLimit`` has capped its size)."""
+    body = load_json(raw or b"null")
     if not isinstance(body, dict):
         raise InvalidArgument("request body must be a JSON object with 'message'")
     unknown = sorted(set(body) - {"message", "conversation_id", "context"})
     if unknown:
-        raise InvalidArgument(f"{unknown[0]}: unexpected field", field=unknown[0])
+        raise InvalidArgument(f"{clip(unknown[0])}: unexpected field", field=unknown[0])
     message, conversation_id, context = body.get("message"), body.get("conversation_id"), body.get("context")
     if isinstance(message, str) and len(message) > settings.max_message_chars:
         raise PayloadTooLarge(
@@ -106,6 +104,8 @@ def create_app(
         version="0.1.0",
     )
     app.state.model_description = conversations.model_choice.description
+    # added before CORS, so CORS wraps it and its refusals carry the CORS headers
+    app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes, timeout=settings.body_timeout_seconds)
     app.add_middleware(
         CORSMiddleware,
         allow_origins=[settings.cors_origin],
@@ -123,7 +123,7 @@ def create_app(
         """Routing errors (unknown path, wrong method) in the same JSON shape as every other error."""
         body = {
             "error": HTTP_ERROR_CODES.get(exc.status_code, "http_error"),
-            "message": f"{request.method} {request.url.path}: {exc.detail}",
+            "message": f"{request.method} {clip(request.url.path)}: {exc.detail}",
         }
         return JSONResponse(body, status_code=exc.status_code, headers=exc.headers)
 
@@ -171,7 +171,15 @@ def create_app(
         """Liveness, and which model the coach uses."""
         return {"status": "ok", "model": conversations.model_choice.description}
 
-    @app.post("/chat")
+    @app.post(
+        "/chat",
+        response_class=EventSourceResponse,
+        responses={
+            200: {"description": "The turn as server-sent events", "content": {"text/event-stream": {}}},
+            **error_responses(400, 404, 408, 409, 413, 503),
+        },
+        openapi_extra={"requestBody": chat_request(settings.max_message_chars)},
+    )
     async def chat(request: Request) -> EventSourceResponse:
         """One turn of a conversation, streamed as server-sent events (see the README for events)."""
         message, conversation_id, context = _parse_chat_body(await request.body(), settings)
@@ -204,7 +212,7 @@ def create_app(
 
         return EventSourceResponse(events(), ping=SSE_PING_SECONDS)
 
-    @app.get("/conversations/{conversation_id}")
+    @app.get("/conversations/{conversation_id}", responses=error_responses(400, 404, 503))
     async def conversation(conversation_id: str) -> dict[str, Any]:
         """The conversation's state and messages."""
         try:
@@ -214,30 +222,42 @@ def create_app(
 
     if serve_reads:
 
-        @app.get("/welcome")
+        @app.get("/welcome", responses=error_responses(400, 503))
         async def welcome(request: Request) -> dict[str, Any]:
             """Start a conversation: its id, a welcome message, formats, workflows and tools."""
-            reject_query(request.query_params)
+            reject_query(single_values(request.query_params.multi_items()))
             # off the event loop: DynamoDB reads, the LLM's welcome and (with MCP) the server's catalog block
             payload = await asyncio.to_thread(reads.welcome, conversations.deps.model, settings.llm_max_tokens)
             conversation_id = await conversations.start(payload)
             return {"conversation_id": conversation_id, **payload}
 
-        @app.get("/formats")
+        @app.get("/formats", responses=error_responses(400))
         def formats(request: Request) -> dict[str, Any]:
-            return reads.formats(dict(request.query_params))
+            """The formats with data, and their date ranges and counts."""
+            return reads.formats(single_values(request.query_params.multi_items()))
 
-        @app.get("/archetypes")
+        @app.get(
+            "/archetypes",
+            responses=error_responses(400, 404),
+            openapi_extra={"parameters": query_parameters(reads.registry.get("get_format_archetypes"))},
+        )
         def archetypes(request: Request) -> dict[str, Any]:
-            return reads.archetypes(dict(request.query_params))
+            """A format's archetypes with their meta share in a window."""
+            return reads.archetypes(single_values(request.query_params.multi_items()))
 
-        @app.get("/drafts")
+        @app.get("/drafts", responses=error_responses(400))
         def drafts(request: Request) -> dict[str, Any]:
-            return reads.drafts(dict(request.query_params))
+            """The imported cube drafts."""
+            return reads.drafts(single_values(request.query_params.multi_items()))
 
-        @app.get("/drafts/{draft_id}/pool")
+        @app.get(
+            "/drafts/{draft_id}/pool",
+            responses=error_responses(400, 404),
+            openapi_extra={"parameters": query_parameters(reads.registry.get("get_draft_pool"), path={"draft_id"})},
+        )
         def draft_pool(draft_id: str, request: Request) -> dict[str, Any]:
-            return reads.draft_pool(draft_id, dict(request.query_params))
+            """A draft's card pool, filtered and grouped like the ``get_draft_pool`` tool."""
+            return reads.draft_pool(draft_id, single_values(request.query_params.multi_items()))
 
     if serve_page:
 

@@ -12,6 +12,7 @@ STATUS_BY_CODE = {
     "conversation_expired": 404,
     "conflict": 409,
     "payload_too_large": 413,
+    "request_timeout": 408,
     # DynamoDB still failing after the SDK's retries: the client may try again shortly
     "conversation_unavailable": 503,
     "lock_unavailable": 503,
@@ -24,6 +25,10 @@ class Conflict(MetaMageError):
 
 class PayloadTooLarge(MetaMageError):
     code = "payload_too_large"
+
+
+class RequestTimeout(MetaMageError):
+    code = "request_timeout"
 
 
 def http_error(exc: MetaMageError) -> tuple[int, dict[str, object]]:

@@ -8,6 +8,7 @@ import json
 import uuid
 from functools import lru_cache
 from typing import Any
+from urllib.parse import parse_qsl
 
 from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, CORSConfig, Response, content_types
 from aws_lambda_powertools.logging import correlation_paths
@@ -16,7 +17,7 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from meta_mage.agent.converse import BedrockText, bedrock_model_id
 from meta_mage.api.errors import http_error
-from meta_mage.api.reads import ReadApi, reject_query
+from meta_mage.api.reads import ReadApi, reject_query, single_values
 from meta_mage.config import get_settings
 from meta_mage.errors import MetaMageError
 from meta_mage.observability import logger, metrics
@@ -35,7 +36,15 @@ def reads() -> ReadApi:
 
 
 def _query() -> dict[str, str]:
-    return dict(app.current_event.query_string_parameters or {})
+    """The query parameters, each given once. HTTP API (payload 2.0) joins a repeated parameter's values
+    with commas in ``queryStringParameters`` (as does Powertools' ``resolved_query_string_parameters``,
+    which splits them again, a value's own commas too), so only ``rawQueryString`` tells ``?a=1&a=2``
+    from ``?a=1,2``."""
+    event = app.current_event
+    raw = event.get("rawQueryString")
+    if raw is None:  # an event without it (hand-written): the joined parameters are all there is
+        return dict(event.query_string_parameters or {})
+    return single_values(parse_qsl(raw, keep_blank_values=True))
 
 
 @lru_cache(maxsize=1)

@@ -3,20 +3,32 @@ FastAPI app and the small Powertools functions. Imports no LLM library."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from meta_mage.agent.welcome import build_welcome
-from meta_mage.errors import InvalidArgument, NotFound
+from meta_mage.errors import InvalidArgument, NotFound, clip, echo
 from meta_mage.tools.context import ToolContext
 from meta_mage.tools.registry import ToolRegistry
+
+
+def single_values(pairs: Iterable[tuple[str, str]]) -> dict[str, str]:
+    """Query parameters by name; InvalidArgument naming one given more than once (``?format=A&format=B``:
+    which one was meant is a guess, so neither is taken)."""
+    pairs = list(pairs)
+    repeated = sorted(name for name, count in Counter(name for name, _ in pairs).items() if count > 1)
+    if repeated:
+        name = repeated[0]
+        raise InvalidArgument(f"{clip(name)}: given more than once; give it once", field=name)
+    return dict(pairs)
 
 
 def reject_query(query: Mapping[str, str] | None) -> None:
     """An endpoint without parameters refuses any, like the tools refuse unexpected arguments."""
     if query:
         name = sorted(query)[0]
-        raise InvalidArgument(f"{name}: unexpected argument (this endpoint takes no parameters)", field=name)
+        raise InvalidArgument(f"{clip(name)}: unexpected argument (this endpoint takes no parameters)", field=name)
 
 
 class ReadApi:
@@ -35,6 +47,16 @@ class ReadApi:
     def _call(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
         return self.registry.call(name, arguments, self.context)
 
+    def _check_names(self, tool: str, query: Mapping[str, str], path: frozenset[str] = frozenset()) -> None:
+        """Refuse a query parameter the tool does not take, naming it (cut short: it is the client's text)."""
+        allowed = [name for name in self.registry.get(tool).input_model.model_fields if name not in path]
+        unknown = sorted(set(query) - set(allowed) - path)
+        if unknown:
+            name = unknown[0]
+            raise InvalidArgument(
+                f"{clip(name)}: unexpected argument; allowed: {', '.join(allowed)}", field=name, allowed=allowed
+            )
+
     def formats(self, query: Mapping[str, str] | None = None) -> dict[str, Any]:
         """``GET /formats``: the formats with data, and their date ranges and counts."""
         reject_query(query)
@@ -45,6 +67,7 @@ class ReadApi:
         """``GET /archetypes?format=X[&days=N]``."""
         if not query.get("format"):
             raise InvalidArgument("format: required query parameter is missing", field="format")
+        self._check_names("get_format_archetypes", query)
         result = self._call("get_format_archetypes", dict(query))
         return {"format": result["format"], "archetypes": result["archetypes"], "metadata": result["metadata"]}
 
@@ -57,6 +80,7 @@ class ReadApi:
         """``GET /drafts/{draft_id}/pool`` with ``get_draft_pool``'s parameters as query strings."""
         if "draft_id" in query:
             raise InvalidArgument("draft_id: give it in the path, not the query", field="draft_id")
+        self._check_names("get_draft_pool", query, frozenset({"draft_id"}))
         return self._call("get_draft_pool", {**query, "draft_id": draft_id})
 
     def check_draft(self, draft_id: str, field: str = "draft_id") -> None:
@@ -64,7 +88,7 @@ class ReadApi:
         known = sorted(d["draft_id"] for d in self.drafts()["drafts"])
         if draft_id not in known:
             raise NotFound(
-                f"{field}: unknown draft {draft_id!r}; known drafts: {', '.join(known) or 'none'}",
+                f"{field}: unknown draft {echo(draft_id)}; known drafts: {', '.join(known) or 'none'}",
                 field=field,
                 allowed=known,
             )

@@ -17,14 +17,16 @@ from mcp.server.stdio import stdio_server
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.applications import Starlette
-from starlette.requests import Request
-from starlette.responses import JSONResponse
+from starlette.middleware import Middleware
+from starlette.requests import ClientDisconnect, Request
+from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 from starlette.types import Message, Receive, Scope, Send
 
 from meta_mage import __version__
+from meta_mage.api.request_body import BodyLimit, load_json
 from meta_mage.config import Settings
-from meta_mage.errors import MetaMageError
+from meta_mage.errors import InvalidArgument, MetaMageError, echo
 from meta_mage.mcp import MCP_PATH, WORKFLOW_META
 from meta_mage.tools.context import ToolContext
 from meta_mage.tools.registry import Tool, ToolRegistry, build_registry
@@ -92,21 +94,17 @@ CLIENT_METHODS = frozenset(
 )
 
 
-def request_problem(body: bytes) -> tuple[Any, int, str, str] | None:
-    """``(id, code, message, field)`` for a JSON-RPC request the SDK would refuse without naming the
-    problem ("Invalid request parameters"): an unknown method, or a ``tools/call`` whose ``params``,
+def request_problem(message: Any) -> tuple[Any, int, str, str] | None:
+    """``(id, code, message, field)`` for a JSON-RPC request (parsed) the SDK would refuse without naming
+    the problem ("Invalid request parameters"): an unknown method, or a ``tools/call`` whose ``params``,
     ``name`` or ``arguments`` has the wrong shape. None for anything else (the SDK handles it)."""
-    try:
-        message = json.loads(body)
-    except (ValueError, UnicodeDecodeError):
-        return None  # the SDK answers a parse error itself
     if not isinstance(message, dict) or not isinstance(message.get("method"), str):
         return None
     if isinstance(message.get("id"), bool) or not isinstance(message.get("id"), str | int):
         return None  # a notification (no id) or a malformed id: the SDK's own answer
     request_id, method, params = message["id"], message["method"], message.get("params")
     if method not in CLIENT_METHODS:
-        return request_id, types.METHOD_NOT_FOUND, f"method: unknown method {method!r}", "method"
+        return request_id, types.METHOD_NOT_FOUND, f"method: unknown method {echo(method)}", "method"
     if method != "tools/call":
         return None
     if not isinstance(params, dict):
@@ -124,12 +122,15 @@ def request_problem(body: bytes) -> tuple[Any, int, str, str] | None:
 
 
 async def _read_body(receive: Receive) -> tuple[bytes, Receive]:
-    """The whole request body, and a ``receive`` that hands it to the next reader again."""
+    """The whole request body, and a ``receive`` that hands it to the next reader again; ClientDisconnect
+    when the client leaves before it is all sent (``BodyLimit`` caps its size and logs the disconnect)."""
     chunks: list[bytes] = []
     while True:
         message = await receive()
+        if message["type"] != "http.request":
+            raise ClientDisconnect()
         chunks.append(message.get("body", b""))
-        if message["type"] != "http.request" or not message.get("more_body"):
+        if not message.get("more_body"):
             break
     body = b"".join(chunks)
     replayed = False
@@ -172,7 +173,14 @@ class _McpEndpoint:
             return
         if scope.get("method") == "POST":
             body, receive = await _read_body(receive)
-            problem = request_problem(body)
+            try:
+                # parsed here too: the SDK's parser answers deep nesting, a 5,000-digit id or bytes that
+                # are not UTF-8 with a 500
+                parsed = load_json(body)
+            except InvalidArgument as exc:
+                await _rpc_error(400, types.PARSE_ERROR, f"Parse error: {exc.message}")(scope, receive, send)
+                return
+            problem = request_problem(parsed)
             if problem is not None:
                 request_id, code, text, field = problem
                 refusal = types.JSONRPCError(
@@ -181,6 +189,17 @@ class _McpEndpoint:
                 await JSONResponse(refusal.model_dump(by_alias=True, exclude_none=True))(scope, receive, send)
                 return
         await self.manager.handle_request(scope, receive, send)
+
+
+def _rpc_error(status: int, code: int, message: str) -> Response:
+    """A JSON-RPC error for a request refused before its id is known (the id the SDK uses then)."""
+    error = types.JSONRPCError(jsonrpc="2.0", id="server-error", error=types.ErrorData(code=code, message=message))
+    return JSONResponse(error.model_dump(by_alias=True, exclude_none=True), status_code=status)
+
+
+def _body_refusal(status: int, error: MetaMageError) -> Response:
+    """``BodyLimit``'s refusal (a body over the limit or too slow) as a JSON-RPC error."""
+    return _rpc_error(status, types.INVALID_REQUEST, error.message)
 
 
 def build_mcp_app(
@@ -212,8 +231,15 @@ def build_mcp_app(
         async with manager.run():
             yield
 
+    limit = Middleware(
+        BodyLimit,
+        max_bytes=settings.mcp_max_body_bytes,
+        timeout=settings.body_timeout_seconds,
+        refusal=_body_refusal,
+    )
     return Starlette(
         routes=[Route(MCP_PATH, _McpEndpoint(manager)), Route("/healthz", healthz, methods=["GET"])],
+        middleware=[limit],
         lifespan=lifespan,
     )
 
