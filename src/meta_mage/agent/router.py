@@ -10,11 +10,11 @@ from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
+from rapidfuzz.distance import Levenshtein
 
 from meta_mage.agent import prompts
 from meta_mage.agent.state import DEFAULT_TASK, WORKFLOW_TASKS, ConversationState, RouteDecision, TurnContext
 from meta_mage.agent.tools import ToolExecutor
-from meta_mage.decks.enrich import edit_distance
 from meta_mage.models.meta import normalise_format
 from meta_mage.models.tournaments import FORMATS
 
@@ -65,7 +65,7 @@ def find_format(text: str) -> str | None:
         if re.search(rf"\b{fmt}\b", text, re.I):
             return fmt
     for word in re.findall(r"[a-z]{5,}", text.lower()):
-        close = [fmt for fmt in FORMATS if edit_distance(word, fmt.lower(), 1) <= 1]
+        close = [fmt for fmt in FORMATS if Levenshtein.distance(word, fmt.lower(), score_cutoff=1) <= 1]
         if len(close) == 1:
             return close[0]
     return None

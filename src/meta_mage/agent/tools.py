@@ -11,9 +11,11 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
+from meta_mage.deadline import deadline, timeout_message
 from meta_mage.errors import MetaMageError
 from meta_mage.tools.context import ToolContext
 from meta_mage.tools.registry import ToolRegistry
+from meta_mage.tools.runner import run_tool
 
 # Which tools each workflow may call. get_deck_matchup_stats serves both: one archetype's spread
 # is a meta question too ("how does Boros Energy do against the field?").
@@ -54,10 +56,6 @@ _HIDDEN = {"as_of"}
 ToolExecutor = Callable[[str, dict[str, Any]], Awaitable[dict[str, Any]]]
 
 
-class ToolTimeout(MetaMageError):
-    code = "tool_timeout"
-
-
 @dataclass
 class ToolOutcome:
     name: str
@@ -78,10 +76,11 @@ def state_arguments(workflow: str) -> dict[str, str]:
 
 
 def in_process_executor(registry: ToolRegistry, context: ToolContext) -> ToolExecutor:
-    """Run registry tools in a worker thread (they do blocking DynamoDB calls)."""
+    """Run registry tools in worker threads (they do blocking DynamoDB calls) through ``run_tool``: the
+    CPU-heavy ones under the CPU limit, each under the deadline of ``AgentTools.run`` or its own."""
 
     async def execute(name: str, arguments: dict[str, Any]) -> dict[str, Any]:
-        return await asyncio.to_thread(registry.call, name, arguments, context)
+        return await run_tool(registry, name, arguments, context)
 
     return execute
 
@@ -136,9 +135,10 @@ class AgentTools:
         """Call one tool with the timeout; failures become an outcome with an error, never a raise."""
         started = time.perf_counter()
         try:
-            result = await asyncio.wait_for(self.executor(name, arguments), self.timeout_seconds)
+            with deadline(self.timeout_seconds, name):  # an in-process tool stops there itself
+                result = await asyncio.wait_for(self.executor(name, arguments), self.timeout_seconds)
         except TimeoutError:
-            error = f"{name} did not answer within {self.timeout_seconds:g} seconds"
+            error = timeout_message(name, self.timeout_seconds)
             return ToolOutcome(name, arguments, None, error, error, time.perf_counter() - started)
         except MetaMageError as exc:
             return ToolOutcome(name, arguments, None, exc.message, exc.message, time.perf_counter() - started)

@@ -2,43 +2,15 @@
 
 from __future__ import annotations
 
-import difflib
-
+from meta_mage.deadline import check_deadline
+from meta_mage.decks.names import closest_names, name_index
 from meta_mage.decks.parse import MAX_COPIES, parse_deck_text
 from meta_mage.errors import InvalidArgument
 from meta_mage.models.cards import Card, card_key
 from meta_mage.models.decks import CardDetail, EnrichedDeck, UnresolvedCard
 from meta_mage.storage.cards import CardsRepository
 
-MAX_EDIT_DISTANCE = 2
-
-
-def edit_distance(a: str, b: str, limit: int = MAX_EDIT_DISTANCE) -> int:
-    """Levenshtein distance, giving up early (returning ``limit + 1``) past ``limit``."""
-    if abs(len(a) - len(b)) > limit:
-        return limit + 1
-    previous = list(range(len(b) + 1))
-    for i, ca in enumerate(a, start=1):
-        current = [i]
-        for j, cb in enumerate(b, start=1):
-            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (ca != cb)))
-        if min(current) > limit:
-            return limit + 1
-        previous = current
-    return previous[-1]
-
-
-def closest_names(name: str, names: list[str]) -> tuple[str | None, list[str]]:
-    """The single best name within the edit limit (if any) and up to 3 suggestions. A card's short
-    name ("Phlage" for "Phlage, Titan of Fire's Fury") is matched before spelling mistakes."""
-    key = card_key(name)
-    short = [n for n in names if ", " in n and card_key(n.split(", ")[0]) == key]
-    if len(short) == 1:
-        return short[0], short
-    scored = sorted((d, n) for n in names if (d := edit_distance(key, card_key(n))) <= MAX_EDIT_DISTANCE)
-    best = scored[0][1] if scored and (len(scored) == 1 or scored[0][0] < scored[1][0]) else None
-    suggestions = [n for _, n in scored[:3]] or difflib.get_close_matches(name, names, n=3, cutoff=0.75)
-    return best, suggestions
+__all__ = ["closest_names", "enrich_deck"]
 
 
 def _detail(card: Card, quantity: int, section: str) -> CardDetail:
@@ -67,9 +39,10 @@ def enrich_deck(text: str, cards: CardsRepository) -> EnrichedDeck:
     corrected: dict[str, str] = {}
     suggestions: dict[str, list[str]] = {}
     if missing:
-        names = cards.all_names()
+        index = name_index(cards.all_names())
         for name in dict.fromkeys(missing):
-            best, suggestions[name] = closest_names(name, names)
+            check_deadline()
+            best, suggestions[name] = index.closest(name)
             if best:
                 corrected[name] = best
         found.update(cards.get_many([card_key(n) for n in corrected.values()]))

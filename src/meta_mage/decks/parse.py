@@ -7,7 +7,11 @@ from dataclasses import dataclass, field
 
 from meta_mage.errors import InvalidArgument
 
-MAX_LINES = 300
+# Bounds on one pasted list, so a request's cost is bounded before any matching runs. The largest real
+# list is a 100-card singleton deck with a 15-card sideboard; a draft pool is 45 cards.
+MAX_LINES = 300  # every card on its own line twice over, with headers and blank lines
+MAX_CARDS = 150  # distinct cards, the mainboard and sideboard counted apart: what the deck tools accept back
+MAX_NAME_CHARS = 150  # the longest printed card name has 141 characters (an Un-card)
 MAX_COPIES = 100
 _LINE = re.compile(r"^(?:(?P<sb>SB:)\s*)?(?P<count>\d+)\s*x?\s+(?P<name>.+?)\s*$", re.IGNORECASE)
 _ARENA_SET = re.compile(r"\s+\([A-Z0-9_]{2,6}\)\s+[\w-]+$")  # "Lightning Bolt (M10) 146"
@@ -36,7 +40,7 @@ def parse_deck_text(text: str) -> ParsedDeckList:
         raise InvalidArgument(f"deck has {len(lines)} lines; at most {MAX_LINES} are accepted", field="deck")
     deck = ParsedDeckList()
     section = deck.mainboard
-    for raw in lines:
+    for number, raw in enumerate(lines, start=1):
         line = " ".join(_CONTROL.sub(" ", raw).split())  # tabs, NULs and other control characters are spaces
         if not line:
             if deck.mainboard and section is deck.mainboard:
@@ -52,7 +56,19 @@ def parse_deck_text(text: str) -> ParsedDeckList:
             deck.skipped_lines.append(line)
             continue
         name = _ARENA_SET.sub("", match.group("name")).strip()
+        if len(name) > MAX_NAME_CHARS:
+            raise InvalidArgument(
+                f"line {number}: a card name of {len(name)} characters ({name[:40]!r}...); "
+                f"at most {MAX_NAME_CHARS} are accepted",
+                field="deck",
+            )
         target = deck.sideboard if match.group("sb") else section
+        if name not in target and len(deck.mainboard) + len(deck.sideboard) >= MAX_CARDS:
+            raise InvalidArgument(
+                f"line {number} ({line[:60]!r}): the deck names more than {MAX_CARDS} different cards "
+                f"(mainboard and sideboard counted apart); at most {MAX_CARDS} are accepted",
+                field="deck",
+            )
         count = int(match.group("count"))
         if count < 1 or count > MAX_COPIES:
             raise InvalidArgument(f"line {line!r}: a count must be between 1 and {MAX_COPIES}", field="deck")

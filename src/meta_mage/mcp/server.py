@@ -10,7 +10,6 @@ import logging
 from collections.abc import AsyncIterator
 from typing import Any, get_args
 
-import anyio
 import mcp.types as types
 from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
@@ -30,6 +29,7 @@ from meta_mage.errors import InvalidArgument, MetaMageError, echo
 from meta_mage.mcp import MCP_PATH, WORKFLOW_META
 from meta_mage.tools.context import ToolContext
 from meta_mage.tools.registry import Tool, ToolRegistry, build_registry
+from meta_mage.tools.runner import run_tool
 
 logger = logging.getLogger(__name__)
 
@@ -75,8 +75,8 @@ def build_mcp_server(registry: ToolRegistry, context: ToolContext) -> Server[Any
     # validate_input=False: the registry validates like user input, with messages naming the field
     @server.call_tool(validate_input=False)  # type: ignore[untyped-decorator]
     async def call_tool(name: str, arguments: dict[str, Any]) -> types.CallToolResult:
-        try:
-            result = await anyio.to_thread.run_sync(registry.call, name, arguments, context)
+        try:  # in a worker thread, CPU-heavy tools under the CPU limit, under the context's deadline
+            result = await run_tool(registry, name, arguments, context)
         except Exception as exc:  # every failure is a tool error; the server keeps serving
             return tool_error(name, exc)
         text = json.dumps(result, ensure_ascii=False, separators=(",", ":"))

@@ -22,6 +22,8 @@ class ToolContext:
     coach: DeckCoach
     cards: CardsRepository
     drafts: DraftPoolService
+    timeout_seconds: float = 60  # each call's deadline (see ``tools.runner.run_tool``)
+    cpu_slots: int = 0  # CPU-heavy calls running at once; 0: one per core
 
     @classmethod
     def from_settings(cls, settings: Settings, dynamodb: Any | None = None) -> ToolContext:
@@ -35,4 +37,6 @@ class ToolContext:
             coach=coach,
             cards=cards,
             drafts=DraftPoolService(DraftsRepository(db.Table(settings.drafts_table))),
+            timeout_seconds=settings.tool_timeout_seconds,
+            cpu_slots=settings.tool_cpu_slots,
         )

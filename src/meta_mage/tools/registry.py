@@ -8,6 +8,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from meta_mage.deadline import check_deadline
 from meta_mage.decks.enrich import enrich_deck
 from meta_mage.errors import InvalidArgument
 from meta_mage.models.decks import (
@@ -52,6 +53,7 @@ class Tool:
     output_model: type[BaseModel]
     run: Callable[[ToolContext, Any], BaseModel]
     workflow: str
+    cpu_heavy: bool = False  # its cost grows with the request (card matching): runs under the CPU limit
 
     def input_schema(self) -> dict[str, Any]:
         return self.input_model.model_json_schema()
@@ -99,6 +101,7 @@ class ToolRegistry:
     def call(self, name: str, arguments: dict[str, Any] | None, context: ToolContext) -> dict[str, Any]:
         """Validate ``arguments`` like user input, run the tool, return its JSON-able output."""
         tool = self.get(name)
+        check_deadline()  # a call that waited past its deadline for a worker does not start
         if arguments is not None and not isinstance(arguments, dict):
             raise InvalidArgument("arguments must be a JSON object", field="arguments")
         try:
@@ -168,6 +171,7 @@ def build_registry() -> ToolRegistry:
                 EnrichedDeck,
                 lambda c, p: enrich_deck(p.deck, c.cards),
                 DECK,
+                cpu_heavy=True,
             ),
             Tool(
                 "classify_deck",
@@ -177,6 +181,7 @@ def build_registry() -> ToolRegistry:
                 ClassifyDeckOutput,
                 lambda c, p: c.coach.classify(p),
                 DECK,
+                cpu_heavy=True,
             ),
             Tool(
                 "get_deck_matchup_stats",
@@ -197,6 +202,7 @@ def build_registry() -> ToolRegistry:
                 StrategyFacts,
                 lambda c, p: c.coach.matchup_facts(p),
                 DECK,
+                cpu_heavy=True,
             ),
             Tool(
                 "optimize_mainboard",
@@ -208,6 +214,7 @@ def build_registry() -> ToolRegistry:
                 OptimizeMainboardOutput,
                 lambda c, p: c.coach.optimize_mainboard(p),
                 DECK,
+                cpu_heavy=True,
             ),
             Tool(
                 "optimize_sideboard",
@@ -218,6 +225,7 @@ def build_registry() -> ToolRegistry:
                 OptimizeSideboardOutput,
                 lambda c, p: c.coach.optimize_sideboard(p),
                 DECK,
+                cpu_heavy=True,
             ),
             Tool(
                 "list_drafts",
