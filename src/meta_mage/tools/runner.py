@@ -53,9 +53,11 @@ async def run_tool(
         # run_in_executor does not copy the context (asyncio.to_thread does): the thread needs the deadline
         work = functools.partial(contextvars.copy_context().run, registry.call, name, arguments, context)
         future = asyncio.get_running_loop().run_in_executor(pool, work)
+        scope = asyncio.timeout(limit.seconds_left())
         try:
-            return await asyncio.wait_for(future, limit.seconds_left())
+            async with scope:
+                return await future
         except TimeoutError:
-            if not future.cancelled():  # the tool's own TimeoutError (a socket's), not the deadline
+            if not scope.expired():  # the tool's own TimeoutError (a socket's), not the deadline
                 raise
             raise ToolTimeout(limit.message) from None  # a queued call never starts; a running one stops
