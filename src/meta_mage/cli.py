@@ -218,6 +218,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     from meta_mage.api.factory import build_app
     from meta_mage.local.embedded import embedded_dynamodb
+    from meta_mage.local.http_server import server_options
     from meta_mage.local.seed import seed_demo
     from meta_mage.storage.tables import create_tables
 
@@ -239,7 +240,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         app = build_app(settings, serve_page=True)
         print(f"Coach: {app.state.model_description}")
         print(f"Serving http://{args.host}:{args.port}/ (chat page), /docs (OpenAPI); Ctrl-C to stop")
-        uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
+        uvicorn.run(app, host=args.host, port=args.port, log_level="warning", **server_options(settings))
     return EXIT_OK
 
 
@@ -274,12 +275,13 @@ def cmd_mcp(args: argparse.Namespace) -> int:
             else:
                 import uvicorn
 
+                from meta_mage.local.http_server import server_options
                 from meta_mage.mcp.server import build_mcp_app, loopback_hosts
 
                 loopback = args.host in {"127.0.0.1", "localhost", "::1"}
                 app = build_mcp_app(settings, allowed_hosts=loopback_hosts(args.port) if loopback else None)
                 print(f"MCP server (streamable HTTP) on http://{args.host}:{args.port}/mcp; Ctrl-C to stop", file=out)
-                uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
+                uvicorn.run(app, host=args.host, port=args.port, log_level="warning", **server_options(settings))
         except KeyboardInterrupt:
             pass
     return EXIT_OK
