@@ -10,7 +10,6 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
-import anyio
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.middleware.cors import CORSMiddleware
@@ -20,6 +19,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from meta_mage.agent.conversation import ConversationNotFound, Conversations, canonical_id
 from meta_mage.agent.state import TurnContext
+from meta_mage.agent.turn_lease import TurnLease
 from meta_mage.api.errors import Conflict, PayloadTooLarge, http_error
 from meta_mage.api.openapi import chat_request, error_responses, query_parameters
 from meta_mage.api.reads import ReadApi, reject_query, single_values
@@ -191,24 +191,17 @@ def create_app(
             conversation_id = str(uuid.uuid4())
         else:
             conversation_id = await existing(conversation_id)  # 404 before the stream starts
-        owner = uuid.uuid4().hex
-        lock = f"conversation#{conversation_id}"
-        # boto3 blocks: every DynamoDB call made here runs off the event loop
-        if not await asyncio.to_thread(locks.acquire, lock, owner, settings.chat_lock_seconds):
+        lease = await TurnLease.take(locks, conversation_id, settings.chat_lock_seconds)
+        if lease is None:
             raise Conflict(
                 f"conversation {conversation_id} is already answering another message; retry when it is done",
                 field="conversation_id",
             )
+        turn = conversations.turn(message, conversation_id, context, create=create, lock_owner=lease.owner)
 
         async def events() -> AsyncIterator[dict[str, str]]:
-            try:
-                async for event in conversations.turn(message, conversation_id, context, create=create):
-                    yield {"event": event.event, "data": json.dumps(event.data, ensure_ascii=False)}
-            finally:
-                # shielded: after a client disconnect the stream's scope is cancelled, and an unshielded
-                # await here would be cancelled too, leaving the lock held until its ttl
-                with anyio.CancelScope(shield=True):
-                    await anyio.to_thread.run_sync(locks.release, lock, owner)
+            async for event in lease.run(turn, settings.turn_deadline_seconds):
+                yield {"event": event.event, "data": json.dumps(event.data, ensure_ascii=False)}
 
         return EventSourceResponse(events(), ping=SSE_PING_SECONDS)
 
