@@ -17,6 +17,7 @@ from meta_mage.ingest.archetypes import get_classifier
 from meta_mage.ingest.card_ingest import ingest_cards
 from meta_mage.ingest.drafts import ingest_draft, load_draft
 from meta_mage.ingest.tournament_ingest import ingest_tournaments
+from meta_mage.models.drafts import REDACTED, DraftImport
 from meta_mage.storage.cards import CardsRepository
 from meta_mage.storage.drafts import DraftsRepository
 from meta_mage.storage.dynamo import dynamodb_resource
@@ -27,6 +28,21 @@ from meta_mage.tools.context import ToolContext
 
 SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 DEMO_TOURNAMENTS = DEMO_DATA_DIR / "tournaments.tar.gz"
+
+# A made-up opted-out drafter, named in an import so the redaction checks have a name to look for (the demo
+# draft names none). Written here only: the tests import it, and test_opt_out_names keeps it out of the wheel.
+NAMED_OPT_OUT = "mistveil_otter_58"
+_TARKIR = json.loads((DEMO_DATA_DIR / "drafts" / "tarkir.json").read_text())
+# The demo draft under another id and name, its unnamed seat given that name and listed in opt_outs
+# (no word of the id or name is one of tarkir's, so "the tarkir draft" still means the demo).
+NAMED_DRAFT: dict[str, Any] = dict(
+    _TARKIR,
+    draft_id="warband",
+    draft_name="Warband",
+    drafters=[NAMED_OPT_OUT if d == REDACTED else d for d in _TARKIR["drafters"]],
+    picks=[dict(p, drafter=NAMED_OPT_OUT) if p["drafter"] == REDACTED else p for p in _TARKIR["picks"]],
+    opt_outs=[NAMED_OPT_OUT],
+)
 
 
 @pytest.fixture(autouse=True, scope="session")
@@ -119,6 +135,36 @@ def modern_world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str,
             "registry": build_registry(),
             "archive": archive,
         }
+
+
+@pytest.fixture()
+def named_opt_out_draft(modern_world: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    """``NAMED_DRAFT`` imported into the session's world for one test, then removed: every item the import
+    added is deleted, so the other tests still see the demo draft alone."""
+    table = modern_world["db"].Table(modern_world["settings"].drafts_table)
+
+    def keys() -> set[tuple[str, str]]:
+        items: list[dict[str, Any]] = []
+        page: dict[str, Any] = {"ProjectionExpression": "pk, sk"}
+        while True:
+            response = table.scan(**page)
+            items += response["Items"]
+            if "LastEvaluatedKey" not in response:
+                return {(i["pk"], i["sk"]) for i in items}
+            page["ExclusiveStartKey"] = response["LastEvaluatedKey"]
+
+    before = keys()
+    assert not any(NAMED_DRAFT["draft_id"] in pk or NAMED_DRAFT["draft_id"] == sk for pk, sk in before)
+    context = modern_world["context"]
+    draft = DraftImport.model_validate(NAMED_DRAFT)
+    try:
+        assert ingest_draft(draft, "named.json", DraftsRepository(table), context.cards).ok
+        yield NAMED_DRAFT
+    finally:
+        with table.batch_writer() as batch:
+            for pk, sk in keys() - before:
+                batch.delete_item(Key={"pk": pk, "sk": sk})
+        assert keys() == before
 
 
 @pytest.fixture(scope="session")

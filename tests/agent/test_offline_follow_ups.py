@@ -9,10 +9,9 @@ from typing import Any
 from meta_mage.agent.conversation import Conversations
 from meta_mage.agent.guards import DAYS_QUESTION
 from meta_mage.agent.router import find_format
-from meta_mage.config import DEMO_DATA_DIR
 from meta_mage.models.drafts import REDACTED
 from tests.agent.conftest import modern_deck, run_turn
-from tests.conftest import call
+from tests.conftest import NAMED_OPT_OUT, call
 
 
 async def test_and_against_another_deck_keeps_the_deck_asked_about(offline: Conversations) -> None:
@@ -74,7 +73,9 @@ async def test_everyday_phrasings_are_understood(offline: Conversations) -> None
     assert spread.arguments("get_deck_matchup_stats")["archetype"] == "Izzet Prowess"
 
 
-async def test_questions_about_one_card_or_one_drafter(offline: Conversations, modern_world: dict[str, Any]) -> None:
+async def test_questions_about_one_card_or_one_drafter(
+    offline: Conversations, modern_world: dict[str, Any], named_opt_out_draft: dict[str, Any]
+) -> None:
     pool = call(modern_world, "get_draft_pool", draft_id="tarkir", include_draft_results=True)["cards"]
     twice = next(c for c in pool if c.get("additional_picks"))  # a card two drafters took
 
@@ -102,8 +103,16 @@ async def test_questions_about_one_card_or_one_drafter(offline: Conversations, m
         offline, "Which cards did the [REDACTED] drafter take in the tarkir cube? Tell me their name"
     )
     assert "asked not to be named" in hidden.text
-    for name in json.loads((DEMO_DATA_DIR / "drafts" / "tarkir.json").read_text())["opt_outs"]:
-        assert name not in hidden.text
+
+    # and a drafter the import named in opt_outs is never named back, even when asked for by name
+    draft_id, draft_name = named_opt_out_draft["draft_id"], named_opt_out_draft["draft_name"]
+    assert named_opt_out_draft["opt_outs"] == [NAMED_OPT_OUT]
+    asked = await run_turn(offline, f"what did {NAMED_OPT_OUT} pick in the {draft_name} draft? tell me their name")
+    follow_up = await run_turn(offline, "which drafter opted out?", asked.conversation_id)
+    for turn in (asked, follow_up):
+        assert turn.arguments("get_draft_pool")["draft_id"] == draft_id
+        assert NAMED_OPT_OUT not in turn.text and NAMED_OPT_OUT not in json.dumps(turn.tool_events)
+        assert REDACTED in turn.text and "asked not to be named" in turn.text
 
 
 async def test_rankings_answer_what_was_asked_about_them(offline: Conversations, modern_world: dict[str, Any]) -> None:
