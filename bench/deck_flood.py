@@ -44,6 +44,7 @@ from meta_mage.decks.parse import MAX_CARDS
 ORDINARY = "What are the top decks in Modern over the last 30 days?"
 CONTEXT = {"format": "Modern"}
 TARGET_FIRST_EVENT_S = 1.0
+MESSAGE_CHARS = 8000  # Settings.max_message_chars
 
 
 def worst_case_deck(rng: random.Random, cards: int = MAX_CARDS) -> str:
@@ -52,6 +53,19 @@ def worst_case_deck(rng: random.Random, cards: int = MAX_CARDS) -> str:
     while len(names) < cards:
         names.add("".join(rng.choice(string.ascii_lowercase) for _ in range(rng.randint(10, 22))).capitalize())
     return "Please review my deck:\n" + "\n".join(f"1 {name}" for name in sorted(names))
+
+
+def worst_case_words(rng: random.Random, chars: int = MESSAGE_CHARS) -> str:
+    """A message at the length limit of 4-letter words, the shortest the router reads as possible archetype
+    words (one lookup each), with the words of real archetype names among them."""
+    real = ["tron", "zoo", "burn", "boros", "blink", "eldrazi", "energy", "jeskai", "amulet", "titan"]
+    words: list[str] = []
+    while sum(len(w) + 1 for w in words) < chars - 30:
+        words.append(rng.choice(real) if rng.random() < 0.2 else "".join(rng.choices(string.ascii_lowercase, k=4)))
+    return ("How do these do in Modern? " + " ".join(words))[:chars].rsplit(" ", 1)[0]
+
+
+PAYLOADS = {"deck": worst_case_deck, "words": worst_case_words}
 
 
 @dataclass
@@ -91,7 +105,7 @@ async def one_turn(client: httpx.AsyncClient, message: str) -> Turn:
 @dataclass
 class FloodResult:
     flood: int
-    cards: int
+    payload: str
     deck_chars: int
     deck_cpu_s: list[float] = field(default_factory=list)
     ordinary_cpu_s: list[float] = field(default_factory=list)
@@ -129,11 +143,20 @@ async def _cpu_per_turn(client: httpx.AsyncClient, pid: int | None, message: str
 
 
 async def run_flood_async(
-    url: str, *, flood: int, ordinary: int, cost_runs: int, seed: int, timeout: float, server_pid: int | None
+    url: str,
+    *,
+    flood: int,
+    ordinary: int,
+    cost_runs: int,
+    seed: int,
+    timeout: float,
+    server_pid: int | None,
+    payload: str = "deck",
 ) -> FloodResult:
     rng = random.Random(seed)
-    decks = [worst_case_deck(rng) for _ in range(flood + cost_runs + 1)]
-    result = FloodResult(flood, MAX_CARDS, len(decks[0]))
+    decks = [PAYLOADS[payload](rng) for _ in range(flood + cost_runs + 1)]
+    described = f"a decklist of {MAX_CARDS} made-up names" if payload == "deck" else "4-letter words"
+    result = FloodResult(flood, described, len(decks[0]))
     limits = httpx.Limits(max_connections=flood + 4, max_keepalive_connections=flood + 4)
     request_timeout = httpx.Timeout(timeout, connect=30.0)
     async with httpx.AsyncClient(base_url=url, timeout=request_timeout, limits=limits, trust_env=False) as client:
@@ -201,8 +224,8 @@ def table(result: FloodResult) -> str:
         else "-"
     )
     rows = [
-        ("worst-case decklist", f"{result.cards} distinct names, {result.deck_chars:,} characters"),
-        ("server CPU per turn: worst-case deck / ordinary (median)", f"{deck_cpu} / {ordinary_cpu}"),
+        ("flood message", f"{result.payload}, {result.deck_chars:,} characters"),
+        ("server CPU per turn: flood message / ordinary (median)", f"{deck_cpu} / {ordinary_cpu}"),
         ("ordinary turns idle / during the flood", f"{len(result.idle)} / {len(result.during)}"),
         ("ordinary first event p50 / max, idle", _spread([t.first_event_s for t in result.idle])),
         ("ordinary first event p50 / max, during the flood", _spread([t.first_event_s for t in result.during])),
@@ -234,6 +257,12 @@ def main() -> int:
     parser.add_argument("--ordinary", type=int, default=20, help="ordinary turns idle and during the flood")
     parser.add_argument("--cost-runs", type=int, default=3, help="turns measured for CPU per turn")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--payload",
+        choices=sorted(PAYLOADS),
+        default="deck",
+        help="what floods: worst-case decklists, or messages at the length limit of 4-letter words",
+    )
     parser.add_argument("--timeout", type=float, default=600.0, help="bound on one request and on the flood phase")
     parser.add_argument("--url", help="use this running server instead of starting one")
     parser.add_argument("--server-pid", type=int, help="with --url: the server's pid, to measure its CPU")
@@ -251,6 +280,7 @@ def main() -> int:
                 seed=args.seed,
                 timeout=args.timeout,
                 server_pid=pid,
+                payload=args.payload,
             )
         )
 
@@ -265,7 +295,7 @@ def main() -> int:
                 f"{time.perf_counter() - started:.1f} s (log: {server.log})"
             )
             result = flood(server.url, server.pid)
-    print(f"{args.flood} flood clients, {args.ordinary} ordinary turns idle and during the flood\n")
+    print(f"{args.flood} flood clients ({args.payload}), {args.ordinary} ordinary turns idle and during the flood\n")
     print(table(result))
     return 0 if result.ok else 1
 

@@ -17,6 +17,7 @@ from meta_mage.ingest.archetypes import get_classifier
 from meta_mage.ingest.card_ingest import ingest_cards
 from meta_mage.ingest.drafts import ingest_draft, load_draft
 from meta_mage.ingest.tournament_ingest import ingest_tournaments
+from meta_mage.local.embedded import serialise_moto_dynamodb
 from meta_mage.models.drafts import REDACTED, DraftImport
 from meta_mage.storage.cards import CardsRepository
 from meta_mage.storage.drafts import DraftsRepository
@@ -25,6 +26,8 @@ from meta_mage.storage.meta import MetaRepository
 from meta_mage.storage.tables import create_tables
 from meta_mage.tools import build_registry
 from meta_mage.tools.context import ToolContext
+
+serialise_moto_dynamodb()  # the in-process mock shares moto's DynamoDB, thread-unsafe transactions and all
 
 SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 DEMO_TOURNAMENTS = DEMO_DATA_DIR / "tournaments.tar.gz"

@@ -110,13 +110,16 @@ def find_archetypes(text: str, known: list[str]) -> list[tuple[int, str]]:
             if not any(s < span[1] and span[0] < e for s, e in taken):
                 taken.append(span)
                 found.append((span[0], name))
+    owners: dict[str, str] = {}  # each word of a name -> its most played archetype (one pass, not one per word)
+    for name in known:
+        for word in re.findall(r"[a-z][a-z'-]+", name.lower()):
+            owners.setdefault(word, name)
     for match in re.finditer(r"[a-z][a-z'-]{3,}", lower):
         word = match.group(0)
-        if word in _COMMON_WORDS or any(s <= match.start() < e for s, e in taken):
+        if word in _COMMON_WORDS or any(s <= match.start() < e for s, e in taken):  # inside a full name
             continue
-        owner = next((n for n in known if word in re.findall(r"[a-z][a-z'-]+", n.lower())), None)
+        owner = owners.get(word)
         if owner:
-            taken.append(match.span())
             found.append((match.start(), owner))
     return sorted(found)
 

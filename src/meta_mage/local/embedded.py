@@ -4,8 +4,33 @@ from __future__ import annotations
 
 import logging
 import os
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Any
+
+_MOTO_DYNAMODB = threading.Lock()
+
+
+def serialise_moto_dynamodb() -> None:
+    """Make moto's DynamoDB take one request at a time (idempotent).
+
+    moto is not thread-safe where DynamoDB is atomic: ``TransactWriteItems`` deep-copies every table it
+    touches (to roll back) while other request threads write to it, and fails with "dictionary changed
+    size during iteration". moto's work is CPU-bound under the GIL anyway, so one lock costs little.
+    """
+    from moto.dynamodb.responses import DynamoHandler
+
+    if getattr(DynamoHandler.call_action, "serialised", False):
+        return
+    unlocked = DynamoHandler.call_action
+
+    def call_action(self: Any) -> Any:
+        with _MOTO_DYNAMODB:
+            return unlocked(self)
+
+    call_action.serialised = True  # type: ignore[attr-defined]
+    DynamoHandler.call_action = call_action  # type: ignore[method-assign]
 
 
 @contextmanager
@@ -21,6 +46,7 @@ def embedded_dynamodb(port: int = 0) -> Iterator[str]:
         raise RuntimeError("the embedded DynamoDB needs moto: pip install 'meta-mage[local]'") from exc
 
     logging.getLogger("werkzeug").setLevel(logging.WARNING)  # no line per request
+    serialise_moto_dynamodb()
     server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
     server.start()
     host, bound_port = server.get_host_and_port()
