@@ -19,10 +19,10 @@ def free_port() -> int:
 
 
 @contextmanager
-def serving(app: Any, port: int | None = None) -> Iterator[str]:
-    """Serve ``app`` on 127.0.0.1 for the block (lifespan included); yield its base URL."""
-    port = port or free_port()
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+def running(app: Any, port: int, **options: Any) -> Iterator[uvicorn.Server]:
+    """Run ``app`` under uvicorn (with ``options`` for ``uvicorn.Config``) on 127.0.0.1:``port`` in a background
+    thread for the block, lifespan included; yield the server."""
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", **options))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     deadline = time.time() + 10
@@ -30,7 +30,15 @@ def serving(app: Any, port: int | None = None) -> Iterator[str]:
         time.sleep(0.02)
     assert server.started, "uvicorn did not start"
     try:
-        yield f"http://127.0.0.1:{port}"
+        yield server
     finally:
         server.should_exit = True
         thread.join(5)
+
+
+@contextmanager
+def serving(app: Any, port: int | None = None) -> Iterator[str]:
+    """Serve ``app`` on 127.0.0.1 for the block (lifespan included); yield its base URL."""
+    port = port or free_port()
+    with running(app, port):
+        yield f"http://127.0.0.1:{port}"

@@ -608,6 +608,15 @@ def chat_server(world: dict[str, Any], conversations: Conversations) -> Iterator
         yield base
 
 
+async def first_turn_over_http(
+    http: httpx.AsyncClient, conversations: Conversations
+) -> tuple[str, list[tuple[str, str]]]:
+    """A new conversation with one answered question (over ``POST /chat``): its id and history."""
+    first = sse_events((await http.post("/chat", json={"message": Q_RANKINGS})).text)
+    cid = str(first[0][1]["conversation_id"])
+    return cid, await assert_consistent(conversations, cid, [])
+
+
 async def _slow() -> dict[str, Any]:
     await asyncio.sleep(3)
     raise RuntimeError("the turn should have been cancelled")
@@ -619,9 +628,7 @@ async def test_client_disconnects_mid_stream(world: dict[str, Any]) -> None:
 
     with chat_server(world, conversations) as base:
         async with httpx.AsyncClient(base_url=base, timeout=15) as http:
-            first = sse_events((await http.post("/chat", json={"message": Q_RANKINGS})).text)
-            cid = first[0][1]["conversation_id"]
-            before = await assert_consistent(conversations, cid, [])
+            cid, before = await first_turn_over_http(http, conversations)
 
             # the client reads until the slow tool is called, then closes the connection
             seen: list[str] = []
@@ -678,9 +685,7 @@ async def test_http_dynamodb_fault_every_attempt(world: dict[str, Any], where: s
         fault = dynamodb_fault(world["db"].meta.client, operation, "ThrottlingException", None, settings.locks_table)
     with chat_server(world, conversations) as base:
         async with httpx.AsyncClient(base_url=base, timeout=15) as http:
-            first = sse_events((await http.post("/chat", json={"message": Q_RANKINGS})).text)
-            cid = first[0][1]["conversation_id"]
-            before = await assert_consistent(conversations, cid, [])
+            cid, before = await first_turn_over_http(http, conversations)
             body = {"message": Q_MATCHUPS, "conversation_id": cid}
 
             started = time.perf_counter()
@@ -749,9 +754,7 @@ async def test_a_turn_longer_than_its_lease_keeps_the_conversation(world: dict[s
     conversations = coach(world, executor=executor, chat_lock_seconds=LEASE)
     with chat_server(world, conversations) as base:
         async with httpx.AsyncClient(base_url=base, timeout=30) as http:
-            first = sse_events((await http.post("/chat", json={"message": Q_RANKINGS})).text)
-            cid = first[0][1]["conversation_id"]
-            before = await assert_consistent(conversations, cid, [])
+            cid, before = await first_turn_over_http(http, conversations)
 
             started = time.perf_counter()
             slow = asyncio.create_task(http.post("/chat", json={"message": Q_MATCHUPS, "conversation_id": cid}))
@@ -785,9 +788,7 @@ async def test_a_lease_that_cannot_be_renewed_stops_the_turn(world: dict[str, An
     settings = conversations.settings
     with chat_server(world, conversations) as base:
         async with httpx.AsyncClient(base_url=base, timeout=30) as http:
-            first = sse_events((await http.post("/chat", json={"message": Q_RANKINGS})).text)
-            cid = first[0][1]["conversation_id"]
-            before = await assert_consistent(conversations, cid, [])
+            cid, before = await first_turn_over_http(http, conversations)
 
             renewals = dynamodb_fault(
                 world["db"].meta.client, ("UpdateItem",), "ThrottlingException", None, settings.locks_table
@@ -868,9 +869,7 @@ async def test_a_turn_stops_at_its_deadline(world: dict[str, Any]) -> None:
     conversations = coach(world, executor=executor, turn_deadline_seconds=1)
     with chat_server(world, conversations) as base:
         async with httpx.AsyncClient(base_url=base, timeout=30) as http:
-            first = sse_events((await http.post("/chat", json={"message": Q_RANKINGS})).text)
-            cid = first[0][1]["conversation_id"]
-            before = await assert_consistent(conversations, cid, [])
+            cid, before = await first_turn_over_http(http, conversations)
 
             started = time.perf_counter()
             response = await http.post("/chat", json={"message": Q_MATCHUPS, "conversation_id": cid})

@@ -27,7 +27,7 @@ from meta_mage.api.factory import build_app
 from meta_mage.config import Settings
 from meta_mage.local.http_server import server_options
 from meta_mage.mcp.server import build_mcp_app
-from tests.servers import free_port
+from tests.servers import free_port, running
 
 LIMIT = 4096
 SMALL = {
@@ -55,19 +55,8 @@ class Served:
 def served(app: Any, settings: Settings) -> Iterator[Served]:
     """``app`` under uvicorn with the local servers' options, on a loopback port, for the block."""
     port = free_port()
-    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", **server_options(settings))
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 10
-    while not server.started and time.monotonic() < deadline:
-        time.sleep(0.02)
-    assert server.started, "uvicorn did not start"
-    try:
+    with running(app, port, **server_options(settings)) as server:
         yield Served(port, server)
-    finally:
-        server.should_exit = True
-        thread.join(5)
 
 
 @pytest.fixture(scope="module")
