@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import copy
 import logging
 import os
 import threading
+from collections import defaultdict
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -13,24 +15,52 @@ _MOTO_DYNAMODB = threading.Lock()
 
 
 def serialise_moto_dynamodb() -> None:
-    """Make moto's DynamoDB take one request at a time (idempotent).
+    """Make moto's DynamoDB take one request at a time, and its transactions cheap (idempotent).
 
     moto is not thread-safe where DynamoDB is atomic: ``TransactWriteItems`` deep-copies every table it
     touches (to roll back) while other request threads write to it, and fails with "dictionary changed
-    size during iteration". moto's work is CPU-bound under the GIL anyway, so one lock costs little.
+    size during iteration". moto's work is CPU-bound under the GIL anyway, so one lock costs little. And
+    that deep copy of the whole CheckpointTable on every turn's fenced write made the embedded server's
+    memory and time grow with the stored conversations: a transaction of puts and condition checks only
+    replaces items, so its rollback needs copies of the tables' item maps, not of every item.
     """
+    import moto.dynamodb.models as models
     from moto.dynamodb.responses import DynamoHandler
 
     if getattr(DynamoHandler.call_action, "serialised", False):
         return
     unlocked = DynamoHandler.call_action
+    transact = models.DynamoDBBackend.transact_write_items
 
     def call_action(self: Any) -> Any:
         with _MOTO_DYNAMODB:
             return unlocked(self)
 
+    def transact_write_items(self: Any, transact_items: list[dict[str, Any]]) -> None:
+        if any("Update" in item for item in transact_items):  # an update changes an item in place
+            return transact(self, transact_items)
+        setattr(models, "copy", _RollbackCopies)  # noqa: B010  # safe: requests run one at a time
+        try:
+            return transact(self, transact_items)
+        finally:
+            setattr(models, "copy", copy)  # noqa: B010
+
     call_action.serialised = True  # type: ignore[attr-defined]
     DynamoHandler.call_action = call_action  # type: ignore[method-assign]
+    models.DynamoDBBackend.transact_write_items = transact_write_items  # type: ignore[method-assign]
+
+
+class _RollbackCopies:
+    """Stands in for the ``copy`` module inside moto's ``transact_write_items`` (its only use there is
+    the rollback copy of each table the transaction touches)."""
+
+    @staticmethod
+    def deepcopy(table: Any) -> Any:
+        snapshot = copy.copy(table)
+        snapshot.items = defaultdict(
+            dict, {key: dict(value) if table.has_range_key else value for key, value in table.items.items()}
+        )
+        return snapshot
 
 
 @contextmanager
