@@ -5,6 +5,7 @@ expired."""
 import time
 import uuid
 from collections.abc import AsyncGenerator, AsyncIterator
+from dataclasses import replace
 from typing import Any
 
 import boto3
@@ -165,3 +166,26 @@ async def test_unknown_and_malformed_ids(world_conversations: Conversations) -> 
         with pytest.raises(InvalidArgument) as invalid:
             await world_conversations.load(bad)
         assert invalid.value.field == "conversation_id"
+
+
+async def test_an_id_in_another_spelling_is_echoed_in_its_own(world_conversations: Conversations) -> None:
+    conversation_id = await first_turn(world_conversations)
+    for spelling in (f"urn:uuid:{conversation_id}", conversation_id.upper(), "{" + conversation_id + "}"):
+        view = await world_conversations.view(spelling)
+        assert view["conversation_id"] == conversation_id
+
+
+@pytest.mark.parametrize(
+    ("seconds", "said"),
+    [(10800, "3 hours"), (3600, "1 hour"), (2700, "45 minutes"), (60, "1 minute"), (90, "90 seconds")],
+)
+async def test_expiry_says_how_long_in_its_unit(world_conversations: Conversations, seconds: int, said: str) -> None:
+    """A TTL under an hour said "expired after 0 hours"."""
+    conv = Conversations(world_conversations.deps, world_conversations.checkpointer, world_conversations.model_choice)
+    conv.settings = conv.settings.model_copy(update={"conversation_ttl_seconds": seconds})
+    conversation_id = await first_turn(conv)
+    now = time.time()
+    conv.deps = replace(conv.deps, clock=lambda: now + seconds + 1)
+    with pytest.raises(ConversationExpired) as expired:
+        await conv.load(conversation_id)
+    assert f"expired after {said} without activity" in expired.value.message
