@@ -10,10 +10,12 @@ import re
 import shutil
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 from typing import Any
 
 import pytest
+from packaging.requirements import Requirement
 
 from meta_mage.agent.checkpointer import TTL_ATTRIBUTE
 from meta_mage.api.handlers import app as read_api
@@ -155,16 +157,14 @@ def test_layers_are_built_by_their_makefiles(template: dict[str, Any]) -> None:
 def test_layers_carry_every_runtime_dependency_of_the_library() -> None:
     def names(path: Path) -> set[str]:
         lines = [line.split("#")[0].strip() for line in path.read_text().splitlines()]
-        return {re.split(r"[<>=\[ ]", line)[0].lower() for line in lines if line}
+        return {Requirement(line).name.lower() for line in lines if line}
 
     light, agent = names(ROOT / "layers/light/requirements.txt"), names(ROOT / "layers/agent/requirements.txt")
-    pyproject = (ROOT / "pyproject.toml").read_text()
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
 
     def extra(block: str) -> set[str]:
-        found = re.search(rf"^{block} = \[(.*?)\]", pyproject, re.S | re.M)
-        assert found, block
-        return {re.split(r"[<>=\[]", item.strip().strip('"'))[0].lower() for item in found.group(1).split(",") if
-                item.strip() and not item.strip().startswith("#")}  # fmt: skip
+        listed = project["dependencies"] if block == "dependencies" else project["optional-dependencies"][block]
+        return {Requirement(item).name.lower() for item in listed}
 
     core = extra("dependencies") - {"boto3"}  # the runtime ships boto3
     assert (
