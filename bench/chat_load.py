@@ -59,12 +59,14 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import httpx
+
+from meta_mage.local.chat_client import aparse_sse
 
 MAX_MATCHUP_ARCHETYPES = 8  # per format, most played first
 GENERIC_NAMES = {"unknown", "control", "midrange", "aggro", "combo", "tempo", "ramp", "other"}
@@ -368,22 +370,6 @@ class Planner:
 # --- one turn ----------------------------------------------------------------------------------------
 
 
-async def sse(response: httpx.Response) -> AsyncIterator[tuple[str, dict[str, Any]]]:
-    """(event, data) pairs as they arrive; pings and other comments left out."""
-    kind, data = "message", ""
-    async for line in response.aiter_lines():
-        if line.startswith("event:"):
-            kind = line[6:].strip()
-        elif line.startswith("data:"):
-            data += line[5:].strip()
-        elif not line.strip():
-            if data:
-                yield kind, json.loads(data)
-            kind, data = "message", ""
-    if data:
-        yield kind, json.loads(data)
-
-
 @dataclass
 class TurnRecord:
     """What a turn's stream showed (content joined, other events kept)."""
@@ -524,7 +510,7 @@ class _Run:
                 if response.status_code != 200:
                     record.body = (await response.aread()).decode(errors="replace")
                     return record
-                async for kind, data in sse(response):
+                async for kind, data in aparse_sse(response.aiter_lines()):
                     now = time.perf_counter() - started
                     if record.first_event_s is None:
                         record.first_event_s = now

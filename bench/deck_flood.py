@@ -38,8 +38,9 @@ from dataclasses import dataclass, field
 
 import httpx
 
-from chat_load import cpu_seconds, percentile, spawn_server, sse
+from chat_load import cpu_seconds, percentile, spawn_server
 from meta_mage.decks.parse import MAX_CARDS
+from meta_mage.local.chat_client import aparse_sse
 
 ORDINARY = "What are the top decks in Modern over the last 30 days?"
 CONTEXT = {"format": "Modern"}
@@ -87,7 +88,7 @@ async def one_turn(client: httpx.AsyncClient, message: str) -> Turn:
                 text = (await response.aread()).decode(errors="replace")
                 turn.problems.append(f"HTTP {response.status_code}: {text[:200]}")
                 return turn
-            async for kind, data in sse(response):
+            async for kind, data in aparse_sse(response.aiter_lines()):
                 now = time.perf_counter() - started
                 if turn.first_event_s is None:
                     turn.first_event_s = now

@@ -12,8 +12,8 @@ import pytest
 from fastapi import FastAPI
 
 from meta_mage.api.factory import build_app
+from meta_mage.local.chat_client import sse_events
 from meta_mage.storage.locks import LocksRepository
-from tests.api_helpers import sse_events
 from tests.conftest import call
 
 

@@ -13,7 +13,7 @@ import pytest
 from fastapi import FastAPI
 
 from meta_mage.api.factory import build_app
-from tests.api_helpers import sse_events
+from meta_mage.local.chat_client import sse_events
 from tests.conftest import call
 
 EVENTS = Path(__file__).resolve().parents[2] / "events"

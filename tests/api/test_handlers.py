@@ -22,7 +22,7 @@ from meta_mage.agent.converse import BedrockText
 from meta_mage.api import handlers
 from meta_mage.api.factory import build_app
 from meta_mage.config import get_settings
-from tests.api_helpers import sse_events
+from meta_mage.local.chat_client import sse_events
 from tests.conftest import call
 from tests.lambda_helpers import FakeLambdaContext, entry_point
 

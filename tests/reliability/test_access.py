@@ -21,10 +21,10 @@ from meta_mage.api import handlers
 from meta_mage.api.factory import build_app
 from meta_mage.config import Settings
 from meta_mage.errors import InvalidArgument
+from meta_mage.local.chat_client import sse_events
 from meta_mage.models.drafts import REDACTED
 from meta_mage.storage.tables import load_template
 from tests.agent.conftest import modern_deck, run_turn
-from tests.api_helpers import sse_events
 from tests.conftest import NAMED_OPT_OUT
 from tests.mcp_server.conftest import mcp_session, valid_calls  # noqa: F401  (fixture)
 

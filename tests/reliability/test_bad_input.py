@@ -40,8 +40,8 @@ from meta_mage.cli import main as cli
 from meta_mage.config import DEMO_DATA_DIR, get_settings
 from meta_mage.errors import MetaMageError
 from meta_mage.ingest import lambda_handler
+from meta_mage.local.chat_client import sse_events
 from tests.agent.conftest import modern_deck
-from tests.api_helpers import sse_events
 from tests.conftest import call
 from tests.ingest_drop_zone.conftest import s3_event
 from tests.lambda_helpers import FakeLambdaContext, entry_point

@@ -51,7 +51,7 @@ from meta_mage.config import DEMO_DATA_DIR, Settings
 from meta_mage.ingest.archetypes import get_classifier
 from meta_mage.ingest.card_ingest import ingest_cards
 from meta_mage.ingest.tournament_ingest import ingest_tournaments
-from meta_mage.local.chat_client import stream_chat
+from meta_mage.local.chat_client import sse_events, stream_chat
 from meta_mage.local.embedded import embedded_dynamodb
 from meta_mage.storage.cards import CardsRepository
 from meta_mage.storage.dynamo import dynamodb_resource
@@ -60,7 +60,6 @@ from meta_mage.storage.meta import MetaRepository
 from meta_mage.storage.tables import create_tables
 from meta_mage.tools import build_registry
 from meta_mage.tools.context import ToolContext
-from tests.api_helpers import sse_events
 from tests.conftest import demo_members, write_members
 from tests.servers import free_port, serving
 

@@ -1,16 +1,69 @@
-"""``meta-mage chat``: a terminal client for the HTTP API (streams SSE, shows tool progress)."""
+"""Server-sent events of ``POST /chat``: the one SSE parser (for the terminal client, the tests and
+the benchmarks), the streaming client, and ``meta-mage chat``, a terminal client for the HTTP API."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterable, AsyncIterator, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
 import httpx
 
 from meta_mage.local.terminal import render
+
+SsePair = tuple[str, dict[str, Any]]
+
+
+class _SseParser:
+    """Line-by-line SSE state: ``event:`` and ``data:`` lines until a blank line ends the event;
+    comments (pings) and events without data are left out."""
+
+    def __init__(self) -> None:
+        self.kind, self.data = "message", ""
+
+    def feed(self, line: str) -> SsePair | None:
+        """Take one line (without its ending); the finished event when the line ends one."""
+        if line.startswith("event:"):
+            self.kind = line[6:].strip()
+        elif line.startswith("data:"):
+            self.data += line[5:].strip()
+        elif not line.strip():
+            return self.end()
+        return None
+
+    def end(self) -> SsePair | None:
+        """The event in progress, if it has data (a stream may end without its last blank line)."""
+        pair = (self.kind, json.loads(self.data)) if self.data else None
+        self.kind, self.data = "message", ""
+        return pair
+
+
+def parse_sse(lines: Iterable[str]) -> Iterator[SsePair]:
+    """(event, data) pairs of SSE lines, pings left out."""
+    parser = _SseParser()
+    for line in lines:
+        if (pair := parser.feed(line)) is not None:
+            yield pair
+    if (pair := parser.end()) is not None:
+        yield pair
+
+
+async def aparse_sse(lines: AsyncIterable[str]) -> AsyncGenerator[SsePair, None]:
+    """(event, data) pairs of SSE lines as they arrive (e.g. ``response.aiter_lines()``), pings left out."""
+    parser = _SseParser()
+    async for line in lines:
+        if (pair := parser.feed(line)) is not None:
+            yield pair
+    if (pair := parser.end()) is not None:
+        yield pair
+
+
+def sse_events(body: str) -> list[SsePair]:
+    """(event, data) pairs of a whole SSE body, pings left out."""
+    return list(parse_sse(body.replace("\r\n", "\n").split("\n")))
 
 
 @dataclass(frozen=True)
@@ -26,16 +79,9 @@ async def stream_chat(client: httpx.AsyncClient, body: dict[str, Any]) -> AsyncI
             await response.aread()
             yield _Event("error", response.json())
             return
-        kind, data = "message", ""
-        async for line in response.aiter_lines():
-            if line.startswith("event:"):
-                kind = line[6:].strip()
-            elif line.startswith("data:"):
-                data += line[5:].strip()
-            elif not line.strip():
-                if data:
-                    yield _Event(kind, json.loads(data))
-                kind, data = "message", ""
+        async with contextlib.aclosing(aparse_sse(response.aiter_lines())) as pairs:
+            async for kind, data in pairs:
+                yield _Event(kind, data)
 
 
 async def chat_loop(url: str, fmt: str | None, days: int | None) -> int:
