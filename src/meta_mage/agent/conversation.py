@@ -185,9 +185,6 @@ class Conversations:
         await self.graph.aupdate_state(_config(conversation_id), values, as_node="finish")
         return conversation_id
 
-    async def delete(self, conversation_id: str) -> None:
-        await self.checkpointer.adelete_thread(canonical_id(conversation_id))
-
     def validate(self, message: Any, context: Any) -> tuple[str, TurnContext]:
         """The message and dropdown context, checked like any user input."""
         return self._validate(message, context)

@@ -102,8 +102,6 @@ def answer(task: str, route: dict[str, Any], state: ConversationState, turn: lis
     problems = errors(turn)
     writer = _WRITERS.get(task)
     body = writer(route, state, done) if writer else ""
-    if not body:
-        body = _deck_review(route, state, done) if task == "deck_review" else ""
     if problems:
         body += ("\n\n" if body else "") + "Something went wrong while fetching the data: " + " ".join(problems)
         body += " You can ask again, or ask something else; the conversation is intact."

@@ -28,7 +28,7 @@ from meta_mage.models.meta import (
     Window,
     WinRate,
 )
-from meta_mage.storage.meta import FormatInfo, MetaRepository
+from meta_mage.storage.meta import MetaRepository
 
 
 def archetype_id(name: str) -> str:
@@ -75,9 +75,9 @@ class MetaService:
 
     def list_formats(self) -> ListFormatsOutput:
         infos = sorted(self.repository.list_formats(), key=lambda f: -f.decks)
-        return ListFormatsOutput(formats=[FormatSummary(**vars(info)) for info in infos])
+        return ListFormatsOutput(formats=infos)
 
-    def format_info(self, fmt: str) -> FormatInfo:
+    def format_info(self, fmt: str) -> FormatSummary:
         info = self.repository.get_format(fmt)
         if info is None:
             known = [f.format for f in self.repository.list_formats()]
@@ -88,7 +88,7 @@ class MetaService:
             )
         return info
 
-    def _end(self, info: FormatInfo, as_of: dt.date | None) -> dt.date:
+    def _end(self, info: FormatSummary, as_of: dt.date | None) -> dt.date:
         return as_of or dt.date.fromisoformat(info.last_date)
 
     def _sum(self, days: Iterable[Any]) -> dict[str, Any]:
@@ -97,7 +97,7 @@ class MetaService:
             merge(total, day.data)
         return total
 
-    def _metadata(self, info: FormatInfo, **windows: Window) -> dict[str, object]:
+    def _metadata(self, info: FormatSummary, **windows: Window) -> dict[str, object]:
         meta: dict[str, object] = {
             "data_first_date": info.first_date,
             "data_last_date": info.last_date,
@@ -195,7 +195,7 @@ class MetaService:
             },
         )
 
-    def _window_total(self, fmt: str, days: int, as_of: dt.date | None) -> tuple[FormatInfo, Window, dict[str, Any]]:
+    def _window_total(self, fmt: str, days: int, as_of: dt.date | None) -> tuple[FormatSummary, Window, dict[str, Any]]:
         info = self.format_info(fmt)
         win = window(self._end(info, as_of), days)
         return info, win, self._sum(self.repository.format_days(fmt, win.start, win.end))

@@ -73,6 +73,8 @@ class ListFormatsInput(ToolInput):
 
 
 class FormatSummary(BaseModel):
+    """A format's registry entry: its first and last tournament date and totals."""
+
     format: str
     first_date: str
     last_date: str

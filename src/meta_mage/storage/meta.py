@@ -23,22 +23,11 @@ from typing import Any
 from boto3.dynamodb.conditions import Key
 
 from meta_mage.analytics.aggregate import merge
+from meta_mage.models.meta import FormatSummary
 from meta_mage.models.tournaments import ParsedTournament
 from meta_mage.storage.dynamo import pack, query_all, unpack
 
 _BATCH_GET_LIMIT = 100
-
-
-@dataclass(frozen=True)
-class FormatInfo:
-    """A format's registry entry."""
-
-    format: str
-    first_date: str
-    last_date: str
-    tournaments: int
-    decks: int
-    matches: int
 
 
 @dataclass(frozen=True)
@@ -211,12 +200,12 @@ class MetaRepository:
 
     # --- reads ----------------------------------------------------------------------------
 
-    def list_formats(self) -> list[FormatInfo]:
+    def list_formats(self) -> list[FormatSummary]:
         """Every format with data (one Query)."""
         items = query_all(self.table, KeyConditionExpression=Key("pk").eq("FORMATS"))
         return [self._format_info(item) for item in items]
 
-    def get_format(self, fmt: str) -> FormatInfo | None:
+    def get_format(self, fmt: str) -> FormatSummary | None:
         item = self.table.get_item(Key={"pk": "FORMATS", "sk": fmt}).get("Item")
         return self._format_info(item) if item else None
 
@@ -238,8 +227,8 @@ class MetaRepository:
         return [DayAggregate(item["sk"][4:], unpack(item["data"])) for item in items]
 
     @staticmethod
-    def _format_info(item: dict[str, Any]) -> FormatInfo:
-        return FormatInfo(
+    def _format_info(item: dict[str, Any]) -> FormatSummary:
+        return FormatSummary(
             format=item["sk"],
             first_date=item["first_date"],
             last_date=item["last_date"],
