@@ -1,15 +1,15 @@
-"""What the OpenAPI document says about what the routes read themselves: ``/chat``'s body (parsed from
-raw bytes, so that every refusal names its field), the read endpoints' query parameters (the tools' own
-input schemas) and the error responses."""
+"""What the OpenAPI document says about what the routes read themselves: ``/chat``'s body (the
+``ChatRequest`` model's schema; the route reads the raw bytes, so that every refusal names its field), the
+read endpoints' query parameters (the tools' own input schemas) and the error responses."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
-from pydantic import BaseModel, ConfigDict, Field
+from fastapi import FastAPI
+from pydantic import BaseModel, Field
 
-from meta_mage.agent.state import TurnContext
-from meta_mage.tools.registry import Tool
+from meta_mage.api.chat_request import ChatRequest
 
 
 class ErrorBody(BaseModel):
@@ -36,36 +36,47 @@ def error_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
     return {status: {"model": ErrorBody, "description": ERRORS[status]} for status in statuses}
 
 
-class _Context(TurnContext):
-    model_config = ConfigDict(extra="forbid", title="ChatContext")
+def _inline(schema: dict[str, Any]) -> dict[str, Any]:
+    """A model's JSON schema with each ``$defs`` reference written in place (a body given through
+    ``openapi_extra`` has no ``$defs`` of its own to point at)."""
+    defs = schema.pop("$defs", {})
+
+    def resolve(node: Any) -> Any:
+        if isinstance(node, dict):
+            ref = node.get("$ref")
+            if isinstance(ref, str) and ref.startswith("#/$defs/"):
+                return resolve(defs[ref.removeprefix("#/$defs/")])
+            return {key: resolve(value) for key, value in node.items()}
+        if isinstance(node, list):
+            return [resolve(value) for value in node]
+        return node
+
+    return cast(dict[str, Any], resolve(schema))
 
 
-def chat_request(max_message_chars: int) -> dict[str, Any]:
-    """The OpenAPI ``requestBody`` of ``POST /chat`` (the route parses the raw bytes itself)."""
-    context = _Context.model_json_schema()
-    schema = {
-        "title": "ChatRequest",
-        "type": "object",
-        "additionalProperties": False,
-        "required": ["message"],
-        "properties": {
-            "message": {
-                "type": "string",
-                "minLength": 1,
-                "maxLength": max_message_chars,
-                "description": "The user's message (not blank)",
-            },
-            "conversation_id": {
-                "anyOf": [{"type": "string"}, {"type": "null"}],
-                "description": "The id /welcome or an earlier turn's metadata event gave; null starts a conversation",
-            },
-            "context": {
-                "anyOf": [context, {"type": "null"}],
-                "description": "Dropdown values, each filling the slot of the same name",
-            },
-        },
-    }
+def chat_request_body(max_message_chars: int | None = None) -> dict[str, Any]:
+    """The OpenAPI ``requestBody`` of ``POST /chat``: ``ChatRequest``'s schema, its message limit the
+    deployment's (``Settings.max_message_chars``, which the model cannot know)."""
+    schema = _inline(ChatRequest.model_json_schema())
+    if max_message_chars is not None:
+        schema["properties"]["message"]["maxLength"] = max_message_chars
     return {"required": True, "content": {"application/json": {"schema": schema}}}
+
+
+def document_message_limit(app: FastAPI, max_message_chars: int) -> None:
+    """Have ``app``'s document say the deployment's message limit in ``POST /chat``'s body (the route's
+    description comes from the model, which cannot know it; the route may serve several apps)."""
+    generate = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is not None:
+            return app.openapi_schema
+        document = generate()  # FastAPI's, kept as app.openapi_schema: changed in place once
+        body = document["paths"]["/chat"]["post"]["requestBody"]["content"]["application/json"]["schema"]
+        body["properties"]["message"]["maxLength"] = max_message_chars
+        return document
+
+    app.openapi = openapi  # type: ignore[method-assign]  # FastAPI's way to extend the document
 
 
 def _query_schema(schema: dict[str, Any]) -> dict[str, Any]:
@@ -81,9 +92,11 @@ def _query_schema(schema: dict[str, Any]) -> dict[str, Any]:
     return schema
 
 
-def query_parameters(tool: Tool, path: set[str] | frozenset[str] = frozenset()) -> list[dict[str, Any]]:
-    """The tool's arguments (except those in the path) as OpenAPI query parameters."""
-    schema = tool.input_schema()
+def query_parameters(
+    input_model: type[BaseModel], path: set[str] | frozenset[str] = frozenset()
+) -> list[dict[str, Any]]:
+    """A tool's arguments (its input model's fields, except those in the path) as OpenAPI query parameters."""
+    schema = input_model.model_json_schema()
     required = set(schema.get("required", []))
     return [
         {

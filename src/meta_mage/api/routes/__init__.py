@@ -1,0 +1,1 @@
+"""The chat app's routers, one per resource; ``meta_mage.api.chat_app.create_app`` includes them."""
