@@ -8,10 +8,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from botocore.exceptions import BotoCoreError, ClientError, EndpointConnectionError
+from botocore.exceptions import BotoCoreError, ClientError
 
 from meta_mage.config import Settings, get_settings
-from meta_mage.errors import MetaMageError
+from meta_mage.errors import MetaMageError, StorageUnavailable
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
@@ -109,6 +109,8 @@ def cmd_tool(args: argparse.Namespace) -> int:
     settings = _settings(args)
     try:
         result = registry.call(args.name, arguments, ToolContext.from_settings(settings))
+    except StorageUnavailable:
+        raise  # one line from main, like every other AWS failure
     except MetaMageError as exc:
         print(json.dumps(exc.to_dict()), file=sys.stderr)
         return EXIT_USAGE if exc.code == "invalid_argument" else EXIT_FAILED
@@ -406,25 +408,18 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         code: int = args.func(args)
+    except StorageUnavailable as exc:  # a repository's request: a missing table, a stopped local DynamoDB
+        print(f"error: AWS request failed: {exc.message}", file=sys.stderr)
+        return EXIT_FAILED
     except MetaMageError as exc:
         print(f"error: {exc.message}", file=sys.stderr)
         return EXIT_USAGE
-    except (ClientError, BotoCoreError) as exc:  # a missing table, a stopped local DynamoDB, no credentials
-        print(f"error: AWS request failed: {aws_problem(exc)}", file=sys.stderr)
+    except (ClientError, BotoCoreError) as exc:  # outside the repositories: creating tables, the checkpointer, S3
+        from meta_mage.storage.dynamo import sdk_problem
+
+        print(f"error: AWS request failed: {sdk_problem(exc)}", file=sys.stderr)
         return EXIT_FAILED
     return code
-
-
-def aws_problem(exc: Exception) -> str:
-    """One line for an SDK error, with the likely fix for the common first-run mistakes."""
-    if isinstance(exc, ClientError):
-        code = exc.response.get("Error", {}).get("Code", "")
-        message = exc.response.get("Error", {}).get("Message", "")
-        hint = " (create the tables with 'meta-mage tables create')" if code == "ResourceNotFoundException" else ""
-        return f"{code}: {message}{hint}"
-    if isinstance(exc, EndpointConnectionError):
-        return f"{exc} (is the DynamoDB endpoint running? AWS_ENDPOINT_URL_DYNAMODB points the tools at it)"
-    return f"{type(exc).__name__}: {exc}"
 
 
 if __name__ == "__main__":

@@ -57,3 +57,10 @@ class InvalidArgument(MetaMageError):
 
 class NotFound(MetaMageError):
     code = "not_found"
+
+
+class StorageUnavailable(MetaMageError):
+    """DynamoDB failed a repository's request after the SDK's retries (unreachable, throttling, a missing
+    table); the message names the table and the operation."""
+
+    code = "storage_unavailable"

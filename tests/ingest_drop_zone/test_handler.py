@@ -17,6 +17,7 @@ from meta_mage.ingest.archetypes import get_classifier
 from meta_mage.ingest.lambda_handler import IngestRetryError
 from meta_mage.ingest.tournament_ingest import ingest_tournaments
 from meta_mage.models.cards import card_key
+from meta_mage.storage.dynamo import storage_operation
 from meta_mage.storage.meta import MetaRepository
 from meta_mage.storage.tables import create_tables
 from tests.conftest import archive_of, demo_members
@@ -248,7 +249,7 @@ def test_other_records_are_still_processed_when_one_hits_an_infrastructure_error
             raise EndpointConnectionError(endpoint_url="https://dynamodb.us-east-1.amazonaws.com")
         real(self, tournament, *args, **kwargs)
 
-    monkeypatch.setattr(MetaRepository, "write_event", flaky_write)
+    monkeypatch.setattr(MetaRepository, "write_event", storage_operation(flaky_write))  # as the repository reports it
 
     # Then the good record is stored, the flaky one makes Lambda retry and is not reported as bad
     with pytest.raises(IngestRetryError, match=r"flaky\.json: DynamoDB error: Could not connect"):

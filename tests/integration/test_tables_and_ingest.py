@@ -11,6 +11,7 @@ from meta_mage.ingest.archetypes import get_classifier
 from meta_mage.ingest.card_ingest import ingest_cards
 from meta_mage.ingest.tournament_ingest import ingest_tournaments
 from meta_mage.storage.cards import CardsRepository
+from meta_mage.storage.dynamo import storage_operation
 from meta_mage.storage.meta import MetaRepository
 from meta_mage.storage.tables import create_tables, table_definitions
 from tests.conftest import demo_members, write_members
@@ -134,7 +135,7 @@ def test_an_event_whose_ingest_failed_before_its_header_is_not_counted(
     def failing(self: MetaRepository, *args: Any, **kwargs: Any) -> None:
         raise EndpointConnectionError(endpoint_url="https://dynamodb.us-east-1.amazonaws.com")
 
-    monkeypatch.setattr(MetaRepository, "rebuild_day", failing)
+    monkeypatch.setattr(MetaRepository, "rebuild_day", storage_operation(failing))  # as the repository reports it
     failed = ingest_tournaments([first], repo, classifier)
     assert not failed.ok and "DynamoDB error" in failed.failures[0][1]
     monkeypatch.setattr(MetaRepository, "rebuild_day", real_rebuild)

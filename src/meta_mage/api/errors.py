@@ -16,6 +16,7 @@ STATUS_BY_CODE = {
     # DynamoDB still failing after the SDK's retries: the client may try again shortly
     "conversation_unavailable": 503,
     "lock_unavailable": 503,
+    "storage_unavailable": 503,
 }
 
 

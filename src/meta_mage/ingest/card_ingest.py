@@ -5,8 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
-from botocore.exceptions import BotoCoreError, ClientError
-
+from meta_mage.errors import StorageUnavailable
 from meta_mage.ingest.cards import parse_card_corpus
 from meta_mage.ingest.errors import InputFileError
 from meta_mage.ingest.files import SourceFile, count_source_files, iter_source_files
@@ -35,7 +34,7 @@ def ingest_card_sources(sources: Iterable[SourceFile | InputFileError], reposito
         except InputFileError as exc:
             report.fail(exc.source, exc.reason)
             continue
-        except (ClientError, BotoCoreError) as exc:
+        except StorageUnavailable as exc:
             report.fail(source.name, f"DynamoDB error: {exc}", storage=True)
             continue
         report.outcomes["files ingested"] += 1

@@ -9,10 +9,10 @@ import json
 from pathlib import Path
 from typing import Any
 
-from botocore.exceptions import BotoCoreError, ClientError
 from pydantic import ValidationError
 
 from meta_mage.decks.enrich import closest_names
+from meta_mage.errors import StorageUnavailable
 from meta_mage.ingest.errors import InputFileError
 from meta_mage.ingest.files import SourceFile
 from meta_mage.ingest.report import IngestReport
@@ -181,7 +181,7 @@ def ingest_draft(draft: DraftImport, source: str, drafts: DraftsRepository, card
     except InputFileError as exc:
         report.fail(exc.source, exc.reason)
         return report
-    except (ClientError, BotoCoreError) as exc:
+    except StorageUnavailable as exc:
         report.fail(source, f"DynamoDB error: {exc}", storage=True)
         return report
     report.outcomes["stored"] += 1

@@ -41,6 +41,7 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 from botocore.exceptions import BotoCoreError, ClientError
 
 from meta_mage.config import Settings, get_settings
+from meta_mage.errors import StorageUnavailable
 from meta_mage.ingest.drop_zone import FileFailure, ObjectResult, Targets, failed, ingest_object, kind_of_key
 from meta_mage.observability import logger, metrics, tracer
 from meta_mage.storage.dynamo import aws_region, default_session, dynamodb_resource
@@ -118,7 +119,8 @@ def report_failures(result: ObjectResult, rt: Runtime) -> int:
 def _ingest_record(bucket: str, key: str, rt: Runtime) -> ObjectResult:
     try:
         return ingest_object(bucket, key, rt.s3, rt.targets())
-    except (ClientError, BotoCoreError) as exc:  # ingest_object reports these itself; never lose a retry
+    except (StorageUnavailable, ClientError, BotoCoreError) as exc:
+        # ingest_object reports these itself; never lose a retry
         logger.exception("AWS error while ingesting", extra={"bucket": bucket, "key": key})
         return failed(bucket, key, kind_of_key(key), f"AWS error: {exc}", "storage_error")
     except Exception as exc:  # a bug triggered by this object: report it, keep the others going

@@ -6,9 +6,8 @@ from collections.abc import Iterable
 from functools import partial
 from pathlib import Path
 
-from botocore.exceptions import BotoCoreError, ClientError
-
 from meta_mage.analytics.aggregate import summarise_event
+from meta_mage.errors import StorageUnavailable
 from meta_mage.ingest.archetypes import ArchetypeClassifier
 from meta_mage.ingest.errors import InputFileError
 from meta_mage.ingest.files import SourceFile, count_source_files, iter_source_files
@@ -85,7 +84,7 @@ def ingest_tournament_sources(
             lands = classifier.rules_for(tournament.format).land_colors
             format_part, card_parts = summarise_event(tournament, partial(_is_land, lands))
             repository.write_event(tournament, format_part, card_parts, replacing=header is not None)
-        except (ClientError, BotoCoreError) as exc:
+        except StorageUnavailable as exc:
             report.fail(source.name, f"DynamoDB error: {exc}", storage=True)
             continue
         pending.setdefault((tournament.format, tournament.date), []).append((tournament, digest))
@@ -98,12 +97,12 @@ def ingest_tournament_sources(
             repository.rebuild_day(fmt, date, committing={tournament.event_key for tournament, _ in events})
             for tournament, digest in events:
                 repository.put_event_header(tournament, digest)
-        except (ClientError, BotoCoreError) as exc:
+        except StorageUnavailable as exc:
             for tournament, _ in events:
                 report.fail(tournament.source_file, f"DynamoDB error while updating {fmt} {date}: {exc}", storage=True)
     for fmt in sorted(formats_seen):
         try:
             repository.refresh_format(fmt)
-        except (ClientError, BotoCoreError) as exc:
+        except StorageUnavailable as exc:
             report.fail(f"{fmt} format registry", f"DynamoDB error while refreshing it: {exc}", storage=True)
     return report

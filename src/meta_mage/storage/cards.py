@@ -6,7 +6,7 @@ import json
 from typing import Any
 
 from meta_mage.models.cards import Card
-from meta_mage.storage.dynamo import pack, unpack
+from meta_mage.storage.dynamo import pack, storage_operation, unpack
 
 NAMES_KEY = "#NAMES"
 _BATCH_GET_LIMIT = 100
@@ -19,6 +19,7 @@ class CardsRepository:
         self.table = table
         self._names: list[str] | None = None
 
+    @storage_operation
     def put_cards(self, cards: list[Card]) -> None:
         """Store cards (overwriting same keys), then merge their names into the index."""
         with self.table.batch_writer(overwrite_by_pkeys=["pk"]) as batch:
@@ -28,6 +29,7 @@ class CardsRepository:
         self.table.put_item(Item={"pk": NAMES_KEY, "count": len(names), "data": pack(sorted(names))})
         self._names = sorted(names)
 
+    @storage_operation
     def get_many(self, keys: list[str]) -> dict[str, Card]:
         """Cards by normalised key (BatchGetItem, 100 keys per request)."""
         wanted = list(dict.fromkeys(k for k in keys if k and k != NAMES_KEY))
@@ -44,6 +46,7 @@ class CardsRepository:
                 request = response.get("UnprocessedKeys") or {}
         return found
 
+    @storage_operation
     def all_names(self) -> list[str]:
         """Every stored card name (one GetItem, cached for the life of the repository)."""
         if self._names is None:
@@ -51,6 +54,7 @@ class CardsRepository:
             self._names = unpack(item["data"]) if item else []
         return self._names
 
+    @storage_operation
     def count(self) -> int:
         item = self.table.get_item(
             Key={"pk": NAMES_KEY}, ProjectionExpression="#c", ExpressionAttributeNames={"#c": "count"}

@@ -13,7 +13,7 @@ from typing import Any
 
 from boto3.dynamodb.conditions import Key
 
-from meta_mage.storage.dynamo import query_all
+from meta_mage.storage.dynamo import query_all, storage_operation
 
 
 class DraftsRepository:
@@ -22,6 +22,7 @@ class DraftsRepository:
     def __init__(self, table: Any) -> None:
         self.table = table
 
+    @storage_operation
     def put_draft(self, header: dict[str, Any], cards: list[dict[str, Any]], version: str) -> None:
         """Store a draft's pool as ``version``: cards first, then the header, then drop the cards of the
         version it replaced (only those: an import running at the same time keeps its own)."""
@@ -44,12 +45,14 @@ class DraftsRepository:
                 if item.get("version") == replaced:
                     batch.delete_item(Key={"pk": pk, "sk": item["sk"]})
 
+    @storage_operation
     def get_version(self, draft_id: str) -> str | None:
         item = self.table.get_item(Key={"pk": f"DRAFT#{draft_id}", "sk": "#META"}, ProjectionExpression="version").get(
             "Item"
         )
         return str(item["version"]) if item else None
 
+    @storage_operation
     def get_pool(self, draft_id: str) -> tuple[dict[str, Any], list[dict[str, Any]]] | None:
         """Header and current cards of a draft (one Query, a page or two), or None."""
         items = query_all(self.table, KeyConditionExpression=Key("pk").eq(f"DRAFT#{draft_id}"))
@@ -59,6 +62,7 @@ class DraftsRepository:
         cards = [i for i in items if i["sk"].startswith("CARD#") and i.get("version") == header["version"]]
         return header, cards
 
+    @storage_operation
     def list_drafts(self) -> list[dict[str, Any]]:
         """Every draft's header (one Query)."""
         return query_all(self.table, KeyConditionExpression=Key("pk").eq("DRAFTS"))

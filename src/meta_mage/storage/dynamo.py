@@ -2,13 +2,21 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import zlib
-from typing import Any
+from collections.abc import Callable
+from typing import Any, Concatenate, ParamSpec, TypeVar
 
 import boto3
+from botocore.exceptions import BotoCoreError, ClientError, EndpointConnectionError
 
 from meta_mage.config import Settings
+from meta_mage.errors import StorageUnavailable
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+_Repository = TypeVar("_Repository")
 
 
 def default_session() -> boto3.Session:
@@ -56,3 +64,32 @@ def query_all(table: Any, **kwargs: Any) -> list[dict[str, Any]]:
         if "LastEvaluatedKey" not in page:
             return items
         kwargs["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+
+
+def sdk_problem(exc: Exception) -> str:
+    """One line for an SDK error, with the likely fix for the common first-run mistakes."""
+    if isinstance(exc, ClientError):
+        code = exc.response.get("Error", {}).get("Code", "")
+        message = exc.response.get("Error", {}).get("Message", "")
+        hint = " (create the tables with 'meta-mage tables create')" if code == "ResourceNotFoundException" else ""
+        return f"{code}: {message}{hint}"
+    if isinstance(exc, EndpointConnectionError):
+        return f"{exc} (is the DynamoDB endpoint running? AWS_ENDPOINT_URL_DYNAMODB points the tools at it)"
+    return f"{type(exc).__name__}: {exc}"
+
+
+def storage_operation(
+    method: Callable[Concatenate[_Repository, _P], _R],
+) -> Callable[Concatenate[_Repository, _P], _R]:
+    """A repository method whose SDK errors (what is left after the SDK's retries) raise
+    ``StorageUnavailable`` naming its table (``self.table``) and the method."""
+
+    @functools.wraps(method)
+    def guarded(self: _Repository, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
+        try:
+            return method(self, *args, **kwargs)
+        except (ClientError, BotoCoreError) as exc:
+            table = getattr(getattr(self, "table", None), "name", "?")
+            raise StorageUnavailable(f"{sdk_problem(exc)} (table {table}, {method.__name__})") from exc
+
+    return guarded

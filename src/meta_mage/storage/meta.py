@@ -25,7 +25,7 @@ from boto3.dynamodb.conditions import Key
 from meta_mage.analytics.aggregate import merge
 from meta_mage.models.meta import FormatSummary
 from meta_mage.models.tournaments import ParsedTournament
-from meta_mage.storage.dynamo import pack, query_all, unpack
+from meta_mage.storage.dynamo import pack, query_all, storage_operation, unpack
 
 _BATCH_GET_LIMIT = 100
 
@@ -44,10 +44,12 @@ class MetaRepository:
 
     # --- events -------------------------------------------------------------------------
 
+    @storage_operation
     def get_event_header(self, event_key: str) -> dict[str, Any] | None:
         item = self.table.get_item(Key={"pk": f"EVENT#{event_key}", "sk": "#HEADER"}).get("Item")
         return dict(item) if item else None
 
+    @storage_operation
     def write_event(
         self,
         tournament: ParsedTournament,
@@ -99,6 +101,7 @@ class MetaRepository:
                 }
             )
 
+    @storage_operation
     def put_event_header(self, tournament: ParsedTournament, digest: str) -> None:
         self.table.put_item(
             Item={
@@ -117,6 +120,7 @@ class MetaRepository:
 
     # --- day aggregates -------------------------------------------------------------------
 
+    @storage_operation
     def committed_events(self, event_keys: Collection[str]) -> set[str]:
         """Those of ``event_keys`` whose header (the commit marker) is stored (BatchGetItem)."""
         wanted = list(dict.fromkeys(event_keys))
@@ -132,6 +136,7 @@ class MetaRepository:
                 request = response.get("UnprocessedKeys") or {}
         return found
 
+    @storage_operation
     def rebuild_day(self, fmt: str, date: str, committing: Collection[str] = ()) -> None:
         """Recompute a day's aggregates from the event aggregates stored for that day.
 
@@ -176,6 +181,7 @@ class MetaRepository:
             }
         )
 
+    @storage_operation
     def refresh_format(self, fmt: str) -> None:
         """Recompute the format's registry entry from its day items (ingest only)."""
         days = query_all(
@@ -200,19 +206,23 @@ class MetaRepository:
 
     # --- reads ----------------------------------------------------------------------------
 
+    @storage_operation
     def list_formats(self) -> list[FormatSummary]:
         """Every format with data (one Query)."""
         items = query_all(self.table, KeyConditionExpression=Key("pk").eq("FORMATS"))
         return [self._format_info(item) for item in items]
 
+    @storage_operation
     def get_format(self, fmt: str) -> FormatSummary | None:
         item = self.table.get_item(Key={"pk": "FORMATS", "sk": fmt}).get("Item")
         return self._format_info(item) if item else None
 
+    @storage_operation
     def format_days(self, fmt: str, start: str, end: str) -> list[DayAggregate]:
         """Format-level day aggregates with ``start <= date <= end`` (one Query)."""
         return self._days(f"FMT#{fmt}", start, end)
 
+    @storage_operation
     def archetype_days(self, fmt: str, archetype: str, start: str, end: str) -> list[DayAggregate]:
         """An archetype's card statistics per day in the window (one Query)."""
         return self._days(f"ARCH#{fmt}#{archetype}", start, end)
