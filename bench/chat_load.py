@@ -145,21 +145,22 @@ def _stop(process: subprocess.Popen[bytes]) -> None:
 
 @contextlib.contextmanager
 def _separate_dynamodb(env: dict[str, str], startup_timeout: float) -> Iterator[tuple[str, int]]:
-    """moto's server in its own process (``python -m moto.server``); yields its URL and pid."""
+    """The embedded DynamoDB in its own process (``meta-mage dynamodb``: moto's server, made safe for
+    concurrent transactions); yields its URL and pid."""
     port = free_port()
-    command = [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)]
+    command = [sys.executable, "-m", "meta_mage.cli", "dynamodb", "--port", str(port)]
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + startup_timeout
         while True:
             if process.poll() is not None:
-                raise RuntimeError(f"moto.server exited with {process.returncode}")
+                raise RuntimeError(f"meta-mage dynamodb exited with {process.returncode}")
             with contextlib.suppress(httpx.HTTPError):
                 httpx.get(f"{url}/moto-api/", timeout=2, trust_env=False)
                 break
             if time.monotonic() > deadline:
-                raise RuntimeError(f"moto.server not up after {startup_timeout:.0f} s")
+                raise RuntimeError(f"meta-mage dynamodb not up after {startup_timeout:.0f} s")
             time.sleep(0.25)
         yield url, process.pid
     finally:

@@ -246,6 +246,20 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_dynamodb(args: argparse.Namespace) -> int:
+    """The embedded DynamoDB on its own, for ``serve --dynamodb-endpoint`` in another process."""
+    import contextlib
+    import threading
+
+    from meta_mage.local.embedded import embedded_dynamodb
+
+    with embedded_dynamodb(args.port) as url:
+        print(f"Embedded DynamoDB (moto server) on {url}; Ctrl-C to stop", flush=True)
+        with contextlib.suppress(KeyboardInterrupt):
+            threading.Event().wait()
+    return EXIT_OK
+
+
 def cmd_mcp(args: argparse.Namespace) -> int:
     """The tool registry as an MCP server: stdio (desktop clients) or streamable HTTP at /mcp."""
     import contextlib
@@ -380,6 +394,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     serve.add_argument("--no-seed", action="store_true", help="do not load the bundled demo data")
     serve.set_defaults(func=cmd_serve)
+
+    dynamodb = sub.add_parser(
+        "dynamodb", help="run the embedded DynamoDB alone (moto, made safe for concurrent transactions)"
+    )
+    dynamodb.add_argument("--port", type=int, default=8002)
+    dynamodb.set_defaults(func=cmd_dynamodb)
 
     mcp = sub.add_parser("mcp", help="serve the tools over MCP (stdio for desktop clients, or streamable HTTP)")
     mcp.add_argument("--transport", choices=["stdio", "http"], default="stdio")

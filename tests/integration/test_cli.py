@@ -111,3 +111,51 @@ def test_serve_without_demo_data_still_creates_the_tables(tmp_path: Path) -> Non
             process.wait(timeout=20)
         except subprocess.TimeoutExpired:
             process.kill()
+
+
+def _wait_until(process: subprocess.Popen[bytes], log: Path, url: str) -> None:
+    deadline = time.time() + 60
+    while True:
+        assert process.poll() is None and time.time() < deadline, log.read_text()
+        with contextlib.suppress(httpx.HTTPError):
+            if httpx.get(url, timeout=1).status_code == 200:
+                return
+        time.sleep(0.1)
+
+
+def test_serve_against_the_embedded_dynamodb_run_apart(tmp_path: Path) -> None:
+    """``meta-mage dynamodb`` runs the embedded DynamoDB alone; a server in another process stores its turns
+    there (each turn's checkpoint is a transaction, which stock moto is not safe for)."""
+    dynamodb_port, port = free_port(), free_port()
+    env = {**os.environ, "META_MAGE_MODEL": "offline", "PYTHONUNBUFFERED": "1"}
+    log = tmp_path / "processes.log"
+    with log.open("wb") as out:
+        dynamodb = subprocess.Popen(
+            [sys.executable, "-m", "meta_mage.cli", "dynamodb", "--port", str(dynamodb_port)],
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+    server: subprocess.Popen[bytes] | None = None
+    try:
+        _wait_until(dynamodb, log, f"http://127.0.0.1:{dynamodb_port}/moto-api/")
+        endpoint = f"http://127.0.0.1:{dynamodb_port}"
+        command = [sys.executable, "-m", "meta_mage.cli", "serve", "--no-seed", "--port", str(port)]
+        with log.open("ab") as out:
+            server = subprocess.Popen(
+                [*command, "--dynamodb-endpoint", endpoint], env=env, stdout=out, stderr=subprocess.STDOUT
+            )
+        _wait_until(server, log, f"http://127.0.0.1:{port}/healthz")
+        chat = httpx.post(f"http://127.0.0.1:{port}/chat", json={"message": "top decks in Modern?"}, timeout=30)
+        assert chat.status_code == 200 and "event: done" in chat.text, chat.text
+        cid = json.loads(chat.text.split("data: ", 1)[1].split("\n", 1)[0])["conversation_id"]
+        stored = httpx.get(f"http://127.0.0.1:{port}/conversations/{cid}").json()
+        assert [m["role"] for m in stored["messages"]] == ["user", "assistant"]
+    finally:
+        for process in (server, dynamodb):
+            if process is not None:
+                process.send_signal(signal.SIGINT)
+                try:
+                    assert process.wait(timeout=20) == 0 or process is server
+                except subprocess.TimeoutExpired:
+                    process.kill()
