@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copy
+import functools
 import json
 from dataclasses import dataclass, field
 from typing import Any
@@ -54,11 +56,17 @@ async def run_turn(
     return turn
 
 
-@pytest.fixture(params=["in_process", "mcp"])
+TRANSPORTS = ["in_process", "mcp"]
+# Routing does not depend on the transport, so the scenarios run in process; the few that carry each tool
+# family (meta research, deck, draft) and a tool error over MCP as well are marked with this:
+over_mcp_too = pytest.mark.parametrize("executor", TRANSPORTS, indirect=True)
+
+
+@pytest.fixture()
 def executor(request: pytest.FixtureRequest, modern_world: dict[str, Any]) -> ToolExecutor:
-    """The tools in process, then the same tools through the MCP server on loopback: every scenario
-    that takes this fixture runs both ways."""
-    if request.param == "mcp":
+    """The tools in process; a test marked ``over_mcp_too`` also runs with the same tools through the MCP
+    server on loopback."""
+    if getattr(request, "param", "in_process") == "mcp":
         return McpToolExecutor(request.getfixturevalue("mcp_url"))
     return in_process_executor(modern_world["registry"], modern_world["context"])
 
@@ -70,7 +78,14 @@ def offline(modern_world: dict[str, Any], executor: ToolExecutor) -> Conversatio
 
 
 def modern_deck(archetype: str) -> tuple[str, dict[str, Any]]:
-    """A real demo Modern decklist of ``archetype`` as pasted text, with its source deck."""
+    """A real demo Modern decklist of ``archetype`` as pasted text, with (a copy of) its source deck."""
+    text, deck = _modern_deck(archetype)
+    return text, copy.deepcopy(deck)
+
+
+@functools.cache
+def _modern_deck(archetype: str) -> tuple[str, dict[str, Any]]:
+    """Read once per archetype: the archive is read and every deck classified until one matches."""
     classifier = get_classifier(Settings().archetype_rules_dir)
     for _, data in sorted(demo_members(formats=("Modern",))):
         for deck in json.loads(data).get("Decks") or []:

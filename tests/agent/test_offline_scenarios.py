@@ -9,7 +9,7 @@ from typing import Any
 from meta_mage.agent.conversation import Conversations
 from meta_mage.agent.offline import OFFLINE_NOTE
 from meta_mage.agent.tools import ToolExecutor
-from tests.agent.conftest import modern_deck, run_turn
+from tests.agent.conftest import modern_deck, over_mcp_too, run_turn
 from tests.conftest import call
 
 
@@ -78,6 +78,7 @@ async def test_rule_3_a_pasted_deck_is_enriched_classified_and_confirmed(
     assert f"overall {stats['overall']['win_rate']:.1f}%" in confirmed.text
 
 
+@over_mcp_too
 async def test_rule_4_strategy_fetches_matchup_stats_first(
     offline: Conversations, modern_world: dict[str, Any]
 ) -> None:
@@ -104,6 +105,7 @@ async def test_rule_4_strategy_fetches_matchup_stats_first(
     assert f"{record['wins']}-{record['losses']}-{record['draws']}" in turn.text
 
 
+@over_mcp_too
 async def test_meta_then_deck_then_meta_keeps_the_state(offline: Conversations, modern_world: dict[str, Any]) -> None:
     meta = await run_turn(offline, "What are the top decks in Modern over the last 30 days?")
     cid = meta.conversation_id
@@ -129,6 +131,7 @@ async def test_meta_then_deck_then_meta_keeps_the_state(offline: Conversations, 
     assert [m["role"] for m in view["messages"]] == ["user", "assistant"] * 5
 
 
+@over_mcp_too
 async def test_cube_draft_question_lists_every_matching_card(
     offline: Conversations, modern_world: dict[str, Any]
 ) -> None:
@@ -175,6 +178,7 @@ def _failing(executor: ToolExecutor, tool: str, behaviour: str) -> ToolExecutor:
     return execute
 
 
+@over_mcp_too
 async def test_a_failing_tool_is_reported_and_the_conversation_goes_on(
     modern_world: dict[str, Any], executor: ToolExecutor
 ) -> None:

@@ -18,7 +18,7 @@ from mcp.client.stdio import stdio_client
 from moto.server import ThreadedMotoServer
 
 
-@pytest.fixture()
+@pytest.fixture(scope="module")
 def moto_url(modern_world: dict[str, Any]) -> Iterator[str]:
     """moto's server mode on loopback; it serves the same in-memory backend as the session's world."""
     server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)

@@ -1,0 +1,117 @@
+"""Plain data for the routing and guard unit tests: canned tool answers for ``Lookups`` (routing only
+needs names), a decklist, and a small simulation of the graph's route node over the public functions."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from meta_mage.agent.guards import GuardStep, check
+from meta_mage.agent.router import Lookups, merge_slots, resumed_question, rule_route, tidy
+from meta_mage.agent.state import WORKFLOW_TASKS, ConversationState, RouteDecision, TurnContext
+
+# most played first, as get_format_archetypes orders them: "Izzet" and "Tron" each name two decks
+ARCHETYPES = [
+    "Boros Energy",
+    "Jeskai Blink",
+    "Domain Zoo",
+    "Eldrazi Tron",
+    "Amulet Titan",
+    "Izzet Prowess",
+    "Ruby Storm",
+    "Ugin Tron",
+    "Izzet Affinity",
+]
+DRAFTS = [
+    {"draft_id": "tarkir", "draft_name": "Tarkir"},
+    {"draft_id": "warband", "draft_name": "Warband"},
+]
+POOL = [
+    {"card_name": "Arc Lightning", "drafted_by": "arborist77", "additional_picks": [{"drafted_by": "kheru_lich"}]},
+    {"card_name": "Null Rod", "drafted_by": "[REDACTED]"},
+    {"card_name": "Monastery Swiftspear", "drafted_by": "jeskai_way"},
+    {"card_name": "Ox", "drafted_by": None},  # too short a name to be matched in a question
+]
+DECK = "\n".join(
+    [
+        "4 Ragavan, Nimble Pilferer",
+        "4 Guide of Souls",
+        "4 Ocelot Pride",
+        "4 Galvanic Discharge",
+        "4 Static Prison",
+        "20 Mountain",
+        "",
+        "Sideboard",
+        "2 Wear // Tear",
+        "3 Blood Moon",
+    ]
+)
+FORMATS = ["Modern"]
+
+
+class FakeTools:
+    """An async tool executor with canned answers; it counts calls and can be told to fail."""
+
+    def __init__(self, fail: bool = False) -> None:
+        self.calls: list[tuple[str, dict[str, Any]]] = []
+        self.fail = fail
+
+    async def __call__(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        self.calls.append((name, arguments))
+        if self.fail:
+            raise RuntimeError("the table is on fire")
+        if name == "list_formats":
+            return {"formats": [{"format": f} for f in FORMATS]}
+        if name == "get_format_archetypes":
+            return {"archetypes": [{"name": n} for n in ARCHETYPES]}
+        if name == "list_drafts":
+            return {"drafts": DRAFTS}
+        if name == "get_draft_pool":
+            return {"cards": POOL}
+        raise AssertionError(f"routing does not call {name}")
+
+
+def lookups() -> Lookups:
+    return Lookups(FakeTools())
+
+
+@dataclass
+class Talk:
+    """The route and guard nodes of the graph over plain state: each turn is ``resumed_question`` →
+    ``rule_route`` → ``tidy`` → ``merge_slots`` → ``check``, and a question asked is left pending."""
+
+    state: dict[str, Any] = field(default_factory=dict)
+    lookups: Lookups = field(default_factory=lookups)
+    decision: RouteDecision | None = None
+    step: GuardStep | None = None
+
+    async def say(self, message: str, context: dict[str, Any] | None = None, **derived: Any) -> RouteDecision:
+        turn_context = TurnContext.model_validate(context or {})
+        empty = RouteDecision(workflow="clarify", confidence=0)
+        view = {**self.state, **merge_slots(self.as_state(), empty, turn_context, "", None)}
+        asked = resumed_question(message, view)  # type: ignore[arg-type]
+        decision = await rule_route(message, view, self.lookups, asked)  # type: ignore[arg-type]
+        pending = view.get("pending") or {}
+        if asked and pending.get("workflow") == "deck_coaching" == decision.workflow:
+            decision = decision.model_copy(update={"task": pending.get("task") or decision.task})
+        decision = tidy(decision, message)
+        draft_id = await self.lookups.resolve_draft(decision.draft) if decision.draft else None
+        self.state.update(merge_slots(self.as_state(), decision, turn_context, message, draft_id))
+        workflow = decision.workflow if decision.confidence >= 0.6 else "clarify"
+        task = decision.task if decision.task in WORKFLOW_TASKS[workflow] else "none"
+        if workflow != "clarify":
+            self.state.update(current_workflow=workflow, current_task=task)
+        question = f"{asked}\n{message}" if asked else message
+        route = {**decision.model_dump(), "workflow": workflow, "task": task, "question": question}
+        self.state["route"] = route
+        self.state.update(derived)  # what the turn's tools derived (card details, a suggested archetype)
+        self.step = None if workflow == "clarify" else check(self.as_state(), workflow, task, [], FORMATS)
+        if self.step is not None and self.step.kind == "ask":
+            self.state["pending"] = {"workflow": workflow, "task": task, "missing": self.step.missing, "route": route}
+        else:
+            self.state["pending"] = None
+        self.decision = decision
+        return decision
+
+    def as_state(self) -> ConversationState:
+        return self.state  # type: ignore[return-value]
