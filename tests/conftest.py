@@ -25,7 +25,7 @@ from meta_mage.storage.dynamo import dynamodb_resource
 from meta_mage.storage.meta import MetaRepository
 from meta_mage.storage.tables import create_tables
 from meta_mage.tools import build_registry
-from meta_mage.tools.context import ToolContext
+from meta_mage.wiring import Wiring
 
 serialise_moto_dynamodb()  # the in-process mock shares moto's DynamoDB, thread-unsafe transactions and all
 
@@ -134,7 +134,7 @@ def modern_world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str,
         yield {
             "db": db,
             "settings": settings,
-            "context": ToolContext.from_settings(settings, db),
+            "context": Wiring(settings, db).tool_context,
             "registry": build_registry(),
             "archive": archive,
         }

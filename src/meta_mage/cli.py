@@ -6,20 +6,30 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from botocore.exceptions import BotoCoreError, ClientError
 
 from meta_mage.config import Settings, get_settings
 from meta_mage.errors import MetaMageError, StorageUnavailable
 
+if TYPE_CHECKING:
+    from meta_mage.wiring import Wiring
+
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
 
-def _db(settings: Settings) -> Any:
-    from meta_mage.storage.dynamo import dynamodb_resource
+def _wiring(settings: Settings, registry: Any | None = None) -> Wiring:
+    """The command's collaborators (``meta_mage.wiring``) over ``_db``'s DynamoDB resource."""
+    from meta_mage.wiring import Wiring
 
-    return dynamodb_resource(settings)
+    return Wiring(settings, _db(settings), registry)
+
+
+def _db(settings: Settings) -> Any:
+    from meta_mage.wiring import Wiring
+
+    return Wiring(settings).dynamodb
 
 
 def _settings(args: argparse.Namespace) -> Settings:
@@ -46,50 +56,36 @@ def _finish(report: Any) -> int:
 def cmd_ingest_tournaments(args: argparse.Namespace) -> int:
     from meta_mage.ingest.archetypes import get_classifier
     from meta_mage.ingest.tournament_ingest import ingest_tournaments
-    from meta_mage.storage.meta import MetaRepository
 
     settings = _settings(args)
-    repo = MetaRepository(_db(settings).Table(settings.meta_table))
-    return _finish(ingest_tournaments(args.paths, repo, get_classifier(settings.archetype_rules_dir)))
+    return _finish(ingest_tournaments(args.paths, _wiring(settings).meta, get_classifier(settings.archetype_rules_dir)))
 
 
 def cmd_ingest_cards(args: argparse.Namespace) -> int:
     from meta_mage.ingest.card_ingest import ingest_cards
-    from meta_mage.storage.cards import CardsRepository
 
-    settings = _settings(args)
-    return _finish(ingest_cards(args.paths, CardsRepository(_db(settings).Table(settings.cards_table))))
+    return _finish(ingest_cards(args.paths, _wiring(_settings(args)).cards))
 
 
 def cmd_ingest_draft(args: argparse.Namespace) -> int:
     from meta_mage.ingest.drafts import ingest_draft, load_draft
     from meta_mage.ingest.errors import InputFileError
-    from meta_mage.storage.cards import CardsRepository
-    from meta_mage.storage.drafts import DraftsRepository
 
     if args.file is None and not (args.pool and args.picks):
         print("error: give a draft FILE, or --pool and --picks CSV files", file=sys.stderr)
         return EXIT_USAGE
-    settings = _settings(args)
-    db = _db(settings)
+    wiring = _wiring(_settings(args))
     overrides = {"draft_id": args.draft_id, "draft_name": args.name, "draft_date": args.date}
     try:
         draft = load_draft(args.file, overrides, args.pool, args.picks)
     except InputFileError as exc:
         print(f"draft: FAILED {exc}", file=sys.stderr)
         return EXIT_FAILED
-    report = ingest_draft(
-        draft,
-        str(args.file or args.pool),
-        DraftsRepository(db.Table(settings.drafts_table)),
-        CardsRepository(db.Table(settings.cards_table)),
-    )
-    return _finish(report)
+    return _finish(ingest_draft(draft, str(args.file or args.pool), wiring.drafts, wiring.cards))
 
 
 def cmd_tool(args: argparse.Namespace) -> int:
     from meta_mage.tools import build_registry
-    from meta_mage.tools.context import ToolContext
 
     registry = build_registry()
     if args.list or not args.name:
@@ -106,9 +102,8 @@ def cmd_tool(args: argparse.Namespace) -> int:
             json.dumps({"error": "invalid_argument", "message": f"arguments are not JSON: {exc.msg}"}), file=sys.stderr
         )
         return EXIT_USAGE
-    settings = _settings(args)
     try:
-        result = registry.call(args.name, arguments, ToolContext.from_settings(settings))
+        result = registry.call(args.name, arguments, _wiring(_settings(args), registry).tool_context)
     except StorageUnavailable:
         raise  # one line from main, like every other AWS failure
     except MetaMageError as exc:
@@ -135,20 +130,13 @@ DEMO_QUESTIONS = (
 )
 
 
-def _conversations(settings: Settings) -> Any:
-    from meta_mage.agent.conversation import Conversations
-
-    return Conversations.from_settings(settings)
-
-
 def cmd_ask(args: argparse.Namespace) -> int:
     """One turn with the coach against the configured DynamoDB, streamed to the terminal."""
     import asyncio
 
     from meta_mage.local.terminal import render
 
-    settings = _settings(args)
-    conversations = _conversations(settings)
+    conversations = _wiring(_settings(args)).coach()
     print(f"({conversations.model_choice.description})")
     context = {k: v for k, v in {"format": args.format, "days": args.days}.items() if v is not None}
     summary = asyncio.run(render(conversations.turn(args.message, args.conversation, context)))
@@ -166,7 +154,6 @@ def cmd_demo(args: argparse.Namespace) -> int:
     from meta_mage.local.embedded import embedded_dynamodb
     from meta_mage.local.seed import seed_demo
     from meta_mage.local.terminal import render
-    from meta_mage.tools.context import ToolContext
 
     settings = _settings(args)
     with embedded_dynamodb() as url:
@@ -176,16 +163,17 @@ def cmd_demo(args: argparse.Namespace) -> int:
         for report in reports:
             print(report.summary())
         print(f"Demo data loaded in {time.perf_counter() - started:.1f}s\n")
-        conversations = _conversations(settings)
+        wiring = _wiring(settings)
+        conversations = wiring.coach()
         print(f"Coach: {conversations.model_choice.description}\n")
 
         async def talk() -> None:
             context = {"format": args.format, "days": args.days}
             rankings = await asyncio.to_thread(
-                conversations.deps.tools.registry.call,
+                wiring.registry.call,
                 "get_format_meta_rankings",
                 {"format": args.format, "current_days": args.days},
-                ToolContext.from_settings(settings),
+                wiring.tool_context,
             )
             names = [row["name"] for row in rankings["rows"][:2]] + ["", ""]
             conversation_id = None
@@ -315,7 +303,7 @@ def cmd_chat(args: argparse.Namespace) -> int:
 def cmd_upload(args: argparse.Namespace) -> int:
     """Put local files in the ingest bucket (the drop zone); IngestFunction ingests them in the cloud."""
     from meta_mage.ingest.drop_zone import UploadFailed, upload
-    from meta_mage.storage.dynamo import aws_region, default_session
+    from meta_mage.wiring import Wiring
 
     settings = _settings(args)
     bucket = args.bucket or settings.ingest_bucket
@@ -324,9 +312,8 @@ def cmd_upload(args: argparse.Namespace) -> int:
             "upload: give --bucket or set META_MAGE_INGEST_BUCKET (the stack output IngestBucketName)", file=sys.stderr
         )
         return EXIT_USAGE
-    s3 = default_session().client("s3", region_name=aws_region(settings))
     try:
-        uploaded = upload(args.paths, bucket, s3, kind=args.kind)
+        uploaded = upload(args.paths, bucket, Wiring(settings).s3, kind=args.kind)
     except UploadFailed as exc:
         print(f"upload: FAILED {exc.message}", file=sys.stderr)
         return EXIT_FAILED

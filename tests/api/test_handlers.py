@@ -36,7 +36,7 @@ def world_env(modern_world: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> 
     for key in ("meta_table", "cards_table", "drafts_table", "checkpoint_table", "locks_table"):
         monkeypatch.setenv(f"META_MAGE_{key.upper()}", getattr(settings, key))
     monkeypatch.setenv("POWERTOOLS_METRICS_NAMESPACE", "MetaMageTest")
-    caches = (get_settings, handlers.reads, handlers.welcome_model, handlers.issued)
+    caches = (get_settings, handlers.wiring, handlers.reads, handlers.welcome_model, handlers.issued)
     for cache in caches:
         cache.cache_clear()
     yield

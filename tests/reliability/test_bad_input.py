@@ -543,7 +543,7 @@ def world_env(modern_world: dict[str, Any]) -> Iterator[dict[str, Any]]:
     s3.create_bucket(Bucket=DROP_BUCKET)
     sqs = boto3.client("sqs", region_name="us-east-1")
     queue_url = sqs.create_queue(QueueName="meta-mage-bad-input-failures")["QueueUrl"]
-    caches = (get_settings, handlers.reads, handlers.welcome_model, lambda_handler.runtime)
+    caches = (get_settings, handlers.wiring, handlers.reads, handlers.welcome_model, lambda_handler.runtime)
     with pytest.MonkeyPatch.context() as patch:
         for key in ("meta_table", "cards_table", "drafts_table", "checkpoint_table", "locks_table"):
             patch.setenv(f"META_MAGE_{key.upper()}", getattr(settings, key))

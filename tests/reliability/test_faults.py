@@ -59,7 +59,7 @@ from meta_mage.storage.locks import IssuedConversations, LocksRepository
 from meta_mage.storage.meta import MetaRepository
 from meta_mage.storage.tables import create_tables
 from meta_mage.tools import build_registry
-from meta_mage.tools.context import ToolContext
+from meta_mage.wiring import Wiring
 from tests.conftest import demo_members, write_members
 from tests.servers import free_port, serving
 
@@ -131,7 +131,7 @@ def world(fast_sdk_backoff: None, tmp_path_factory: pytest.TempPathFactory) -> I
             "settings": settings,
             "db": db,
             "registry": build_registry(),
-            "context": ToolContext.from_settings(settings, db),
+            "context": Wiring(settings, db).tool_context,
         }
 
 

@@ -14,16 +14,15 @@ from langchain_core.messages import AIMessage, HumanMessage
 from langchain_core.runnables import RunnableConfig
 from pydantic import ValidationError
 
-from meta_mage.agent.checkpointer import LOCK_OWNER, make_checkpointer
+from meta_mage.agent.checkpointer import LOCK_OWNER
 from meta_mage.agent.graph import AgentDeps, build_graph
-from meta_mage.agent.llm import ModelChoice, build_chat_model
-from meta_mage.agent.router import Lookups
+from meta_mage.agent.llm import ModelChoice
 from meta_mage.agent.state import TURN_OPEN, TurnContext, snapshot
-from meta_mage.agent.tools import AgentTools, ToolExecutor, in_process_executor
+from meta_mage.agent.tools import ToolExecutor
 from meta_mage.config import Settings
 from meta_mage.errors import InvalidArgument, MetaMageError, NotFound
-from meta_mage.tools.context import ToolContext
-from meta_mage.tools.registry import ToolRegistry, build_registry, invalid_argument
+from meta_mage.tools.registry import ToolRegistry, invalid_argument
+from meta_mage.wiring import Wiring
 
 logger = logging.getLogger(__name__)
 
@@ -72,16 +71,6 @@ def canonical_id(conversation_id: str) -> str:
         ) from None
 
 
-def tool_executor(settings: Settings, registry: ToolRegistry, dynamodb: Any | None = None) -> ToolExecutor:
-    """The MCP server's tools when ``settings.mcp_url`` is set (through langchain-mcp-adapters), else the
-    registry's in process over the configured tables."""
-    if settings.mcp_url:
-        from meta_mage.mcp.client import McpToolExecutor
-
-        return McpToolExecutor(settings.mcp_url, timeout_seconds=settings.tool_timeout_seconds)
-    return in_process_executor(registry, ToolContext.from_settings(settings, dynamodb))
-
-
 def _duration(seconds: int) -> str:
     """``seconds`` in the largest whole unit: "3 hours", "90 minutes", "45 seconds"."""
     for unit, size in (("hour", 3600), ("minute", 60)):
@@ -112,21 +101,9 @@ class Conversations:
         registry: ToolRegistry | None = None,
         checkpointer: Any | None = None,
     ) -> Conversations:
-        """Wire the agent from settings; ``model``/``executor``/``checkpointer`` override for tests.
-
-        With ``settings.mcp_url`` the tools run on that MCP server; otherwise in process.
-        """
-        registry = registry or build_registry()
-        if executor is None:
-            executor = tool_executor(settings, registry, dynamodb)
-        choice = ModelChoice(model, f"LLM: {type(model).__name__}") if model else build_chat_model(settings)
-        deps = AgentDeps(
-            settings=settings,
-            tools=AgentTools(registry, executor, settings.tool_timeout_seconds),
-            lookups=Lookups(executor),
-            model=choice.model,
-        )
-        return cls(deps, checkpointer or make_checkpointer(settings), choice)
+        """Wire the agent from settings (``meta_mage.wiring``); ``model``/``executor``/``checkpointer`` override
+        for tests. With ``settings.mcp_url`` the tools run on that MCP server; otherwise in process."""
+        return Wiring(settings, dynamodb, registry).coach(model=model, executor=executor, checkpointer=checkpointer)
 
     @property
     def offline(self) -> bool:

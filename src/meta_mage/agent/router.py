@@ -3,6 +3,8 @@ then slots merged into the conversation state by code."""
 
 from __future__ import annotations
 
+import asyncio
+import logging
 import re
 import time
 from collections.abc import Sequence
@@ -10,13 +12,18 @@ from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
+from langgraph.config import get_stream_writer
 from rapidfuzz.distance import Levenshtein
 
 from meta_mage.agent import prompts
 from meta_mage.agent.state import DEFAULT_TASK, WORKFLOW_TASKS, ConversationState, RouteDecision, TurnContext
 from meta_mage.agent.tools import ToolExecutor
+from meta_mage.deadline import deadline, timeout_message
+from meta_mage.errors import NotFound
 from meta_mage.models.meta import normalise_format
 from meta_mage.models.tournaments import FORMATS
+
+logger = logging.getLogger(__name__)
 
 _CARD_LINE = re.compile(r"^\s*(?:SB:\s*)?\d{1,2}x?\s+[A-Za-z0-9\"'].*$")
 _SECTION_LINE = re.compile(r"^\s*(?://\s*)?(sideboard|deck|mainboard|main deck|companion|commander)\s*:?\s*$", re.I)
@@ -125,41 +132,62 @@ def find_archetypes(text: str, known: list[str]) -> list[tuple[int, str]]:
 
 
 class Lookups:
-    """Names the router matches against (formats, archetypes, drafts), read through the tools and cached."""
+    """Names the router matches against (formats, archetypes, drafts), read through the tools and cached.
 
-    def __init__(self, executor: ToolExecutor, max_age_seconds: float = 300) -> None:
+    A lookup runs like a tool call: through the same executor, under the tools' timeout. A failed one
+    (a timeout, an unreachable table or MCP server) is logged and told to the user in a ``thinking``
+    note; routing then goes on without those names (the built-in format list for formats)."""
+
+    def __init__(self, executor: ToolExecutor, max_age_seconds: float = 300, timeout_seconds: float = 60) -> None:
         self.executor = executor
         self.max_age = max_age_seconds
+        self.timeout_seconds = timeout_seconds
         self._cache: dict[str, tuple[float, Any]] = {}
 
-    async def _cached(self, key: str, name: str, arguments: dict[str, Any]) -> Any:
+    async def _cached(self, key: str, name: str, arguments: dict[str, Any], what: str, instead: str) -> Any:
         hit = self._cache.get(key)
         if hit and time.monotonic() - hit[0] < self.max_age:
             return hit[1]
         try:
-            value = await self.executor(name, arguments)
-        except Exception:  # lookups only help routing; the tools report real errors later
+            with deadline(self.timeout_seconds, name):  # an in-process tool stops there itself
+                value = await asyncio.wait_for(self.executor(name, arguments), self.timeout_seconds)
+        except NotFound:  # e.g. a format without data: an answer, not a failure
+            return None
+        except Exception as exc:  # routing goes on without these names; the tools report their own errors
+            problem = timeout_message(name, self.timeout_seconds) if isinstance(exc, TimeoutError) else repr(exc)
+            logger.warning("routing lookup %s failed (%s), %s: %s", name, what, instead, problem)
+            _thinking(f"Could not read {what} to understand your message; {instead}.")
             return None
         self._cache[key] = (time.monotonic(), value)
         return value
 
     async def formats(self) -> list[str]:
-        result = await self._cached("formats", "list_formats", {})
+        result = await self._cached("formats", "list_formats", {}, "the formats with data", "using the built-in list")
         return [f["format"] for f in (result or {}).get("formats", [])] or list(FORMATS)
 
     async def archetypes(self, fmt: str) -> list[str]:
-        result = await self._cached(f"arch:{fmt}", "get_format_archetypes", {"format": fmt, "days": 365})
+        result = await self._cached(
+            f"arch:{fmt}",
+            "get_format_archetypes",
+            {"format": fmt, "days": 365},
+            f"the {fmt} archetype names",
+            "going on without them",
+        )
         return [a["name"] for a in (result or {}).get("archetypes", [])]
 
     async def drafts(self) -> list[dict[str, Any]]:
-        result = await self._cached("drafts", "list_drafts", {})
+        result = await self._cached("drafts", "list_drafts", {}, "the imported drafts", "going on without them")
         drafts: list[dict[str, Any]] = (result or {}).get("drafts", [])
         return drafts
 
     async def pool(self, draft_id: str) -> list[dict[str, Any]]:
         """A draft's whole pool with who took what (redacted names stay redacted)."""
         result = await self._cached(
-            f"pool:{draft_id}", "get_draft_pool", {"draft_id": draft_id, "include_draft_results": True}
+            f"pool:{draft_id}",
+            "get_draft_pool",
+            {"draft_id": draft_id, "include_draft_results": True},
+            "the draft's pool",
+            "going on without its card names",
         )
         cards: list[dict[str, Any]] = (result or {}).get("cards", [])
         return cards
@@ -175,6 +203,15 @@ class Lookups:
             if any(re.search(rf"\b{re.escape(w)}\b", lower) for w in words):
                 return str(draft["draft_id"])
         return None
+
+
+def _thinking(text: str) -> None:
+    """A ``thinking`` event for the user when called inside the graph's run (not in a bare lookup)."""
+    try:
+        writer = get_stream_writer()
+    except RuntimeError:  # outside a graph run: the log line is all there is
+        return
+    writer({"event": "thinking", "data": {"content": text}})
 
 
 def _has(pattern: str, text: str) -> bool:

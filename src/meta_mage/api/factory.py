@@ -1,4 +1,4 @@
-"""Wire the chat app from settings: one DynamoDB resource, one tool context, one coach."""
+"""The chat app over ``meta_mage.wiring``: one DynamoDB resource, one tool context, one coach."""
 
 from __future__ import annotations
 
@@ -6,15 +6,10 @@ from typing import Any
 
 from fastapi import FastAPI
 
-from meta_mage.agent.conversation import Conversations
-from meta_mage.agent.tools import ToolExecutor, in_process_executor
 from meta_mage.api.chat_app import create_app
 from meta_mage.api.reads import ReadApi
 from meta_mage.config import Settings
-from meta_mage.storage.dynamo import dynamodb_resource
-from meta_mage.storage.locks import IssuedConversations, LocksRepository
-from meta_mage.tools.context import ToolContext
-from meta_mage.tools.registry import build_registry
+from meta_mage.wiring import Wiring
 
 
 def build_app(
@@ -27,23 +22,15 @@ def build_app(
 ) -> FastAPI:
     """The FastAPI app over the tables named in ``settings`` (``model`` overrides the configured one);
     the agent's tools and the /welcome catalog come from ``settings.mcp_url``'s MCP server when set."""
-    db = dynamodb or dynamodb_resource(settings)
-    registry = build_registry()
-    context = ToolContext.from_settings(settings, db)
-    executor: ToolExecutor = in_process_executor(registry, context)
-    catalog = None
-    if settings.mcp_url:
-        from meta_mage.mcp.client import McpToolExecutor
-
-        remote = McpToolExecutor(settings.mcp_url, timeout_seconds=settings.tool_timeout_seconds)
-        executor, catalog = remote, remote.catalog_sync  # /welcome lists the tools the server serves
-    conversations = Conversations.from_settings(settings, registry=registry, executor=executor, model=model)
+    wiring = Wiring(settings, dynamodb)
+    # with an MCP server, /welcome lists the tools that server serves
+    catalog = wiring.remote_tools.catalog_sync if wiring.remote_tools is not None else None
     return create_app(
         settings,
-        conversations,
-        ReadApi(registry, context, catalog),
-        LocksRepository(db.Table(settings.locks_table)),
-        IssuedConversations(db.Table(settings.locks_table)),
+        wiring.coach(model=model),
+        ReadApi(wiring.registry, wiring.tool_context, catalog),
+        wiring.locks,
+        wiring.issued,
         serve_reads=serve_reads,
         serve_page=serve_page,
     )

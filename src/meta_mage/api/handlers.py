@@ -21,18 +21,22 @@ from meta_mage.api.reads import ReadApi, reject_query, single_values
 from meta_mage.config import get_settings
 from meta_mage.errors import MetaMageError
 from meta_mage.observability import logger, metrics
-from meta_mage.storage.dynamo import dynamodb_resource
 from meta_mage.storage.locks import IssuedConversations
-from meta_mage.tools.context import ToolContext
-from meta_mage.tools.registry import build_registry
+from meta_mage.wiring import Wiring
 
 app = APIGatewayHttpResolver(cors=CORSConfig(allow_origin=get_settings().cors_origin, max_age=300))
 
 
 @lru_cache(maxsize=1)
+def wiring() -> Wiring:
+    """The function's collaborators over the configured tables, made on first use, kept for warm invocations."""
+    return Wiring(get_settings())
+
+
+@lru_cache(maxsize=1)
 def reads() -> ReadApi:
-    """The read API over the configured tables, made on first use and kept for warm invocations."""
-    return ReadApi(build_registry(), ToolContext.from_settings(get_settings()))
+    """The read API over the configured tables."""
+    return ReadApi(wiring().registry, wiring().tool_context)
 
 
 def _query() -> dict[str, str]:
@@ -50,8 +54,7 @@ def _query() -> dict[str, str]:
 @lru_cache(maxsize=1)
 def issued() -> IssuedConversations:
     """Where ``/welcome`` records the conversation ids it hands out (the chat function creates them)."""
-    settings = get_settings()
-    return IssuedConversations(dynamodb_resource(settings).Table(settings.locks_table))
+    return wiring().issued
 
 
 @app.get("/welcome")

@@ -28,8 +28,9 @@ from meta_mage.config import Settings
 from meta_mage.errors import InvalidArgument, MetaMageError, echo
 from meta_mage.mcp import MCP_PATH, WORKFLOW_META
 from meta_mage.tools.context import ToolContext
-from meta_mage.tools.registry import Tool, ToolRegistry, build_registry
+from meta_mage.tools.registry import Tool, ToolRegistry
 from meta_mage.tools.runner import run_tool
+from meta_mage.wiring import Wiring
 
 logger = logging.getLogger(__name__)
 
@@ -214,8 +215,9 @@ def build_mcp_app(
     ``allowed_hosts`` turns on the SDK's DNS-rebinding protection (Host header check) for a server on a
     developer's machine; behind a Lambda function URL the host is the URL's own, so it stays off.
     """
-    registry = registry or build_registry()
-    server = build_mcp_server(registry, ToolContext.from_settings(settings, dynamodb))
+    wiring = Wiring(settings, dynamodb, registry)
+    registry = wiring.registry
+    server = build_mcp_server(registry, wiring.tool_context)
     security = (
         TransportSecuritySettings(enable_dns_rebinding_protection=True, allowed_hosts=allowed_hosts)
         if allowed_hosts
@@ -251,6 +253,7 @@ def loopback_hosts(port: int) -> list[str]:
 
 async def serve_stdio(settings: Settings, dynamodb: Any | None = None) -> None:
     """Serve the registry over stdin/stdout until the client closes them (logs go to stderr)."""
-    server = build_mcp_server(build_registry(), ToolContext.from_settings(settings, dynamodb))
+    wiring = Wiring(settings, dynamodb)
+    server = build_mcp_server(wiring.registry, wiring.tool_context)
     async with stdio_server() as (read, write):
         await server.run(read, write, server.create_initialization_options())

@@ -1,0 +1,128 @@
+"""The composition root: from settings, the DynamoDB resource and S3 client, the repositories, the tool registry and
+context, the tool executor (MCP or in process) and the coach, each built once per ``Wiring``.
+
+Every entry point (the CLI, the FastAPI app, the Powertools handlers, the MCP server) builds its pieces
+here. Only the read side is imported at module level: the small functions use it, and must not pay
+for the LLM stack (LangChain, LangGraph), which ``executor`` and ``coach`` import when first asked.
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
+
+from meta_mage.analytics.meta import MetaService
+from meta_mage.config import Settings
+from meta_mage.decks.coach import DeckCoach
+from meta_mage.drafts.pool import DraftPoolService
+from meta_mage.ingest.archetypes import get_classifier
+from meta_mage.storage.cards import CardsRepository
+from meta_mage.storage.drafts import DraftsRepository
+from meta_mage.storage.dynamo import aws_region, default_session, dynamodb_resource
+from meta_mage.storage.locks import IssuedConversations, LocksRepository
+from meta_mage.storage.meta import MetaRepository
+from meta_mage.tools.context import ToolContext
+from meta_mage.tools.registry import ToolRegistry, build_registry
+
+if TYPE_CHECKING:
+    from meta_mage.agent.conversation import Conversations
+    from meta_mage.agent.tools import ToolExecutor
+    from meta_mage.mcp.client import McpToolExecutor
+
+
+class Wiring:
+    """One process's collaborators over ``settings``; ``dynamodb`` and ``registry`` override (tests)."""
+
+    def __init__(self, settings: Settings, dynamodb: Any | None = None, registry: ToolRegistry | None = None) -> None:
+        self.settings = settings
+        self._dynamodb = dynamodb
+        self._registry = registry
+
+    @cached_property
+    def dynamodb(self) -> Any:
+        """The DynamoDB service resource every table below is read through."""
+        return self._dynamodb or dynamodb_resource(self.settings)
+
+    @cached_property
+    def s3(self) -> Any:
+        """An S3 client (the drop zone's uploads)."""
+        return default_session().client("s3", region_name=aws_region(self.settings))
+
+    @cached_property
+    def registry(self) -> ToolRegistry:
+        return self._registry or build_registry()
+
+    @cached_property
+    def meta(self) -> MetaRepository:
+        return MetaRepository(self.dynamodb.Table(self.settings.meta_table))
+
+    @cached_property
+    def cards(self) -> CardsRepository:
+        return CardsRepository(self.dynamodb.Table(self.settings.cards_table))
+
+    @cached_property
+    def drafts(self) -> DraftsRepository:
+        return DraftsRepository(self.dynamodb.Table(self.settings.drafts_table))
+
+    @cached_property
+    def locks(self) -> LocksRepository:
+        return LocksRepository(self.dynamodb.Table(self.settings.locks_table))
+
+    @cached_property
+    def issued(self) -> IssuedConversations:
+        """Conversation ids ``/welcome`` handed out (in the LocksTable)."""
+        return IssuedConversations(self.dynamodb.Table(self.settings.locks_table))
+
+    @cached_property
+    def tool_context(self) -> ToolContext:
+        """The services a tool call needs, over the repositories above."""
+        settings = self.settings
+        meta = MetaService(self.meta, settings.min_sample)
+        return ToolContext(
+            meta=meta,
+            coach=DeckCoach(meta, self.cards, get_classifier(settings.archetype_rules_dir)),
+            cards=self.cards,
+            drafts=DraftPoolService(self.drafts),
+            timeout_seconds=settings.tool_timeout_seconds,
+            cpu_slots=settings.tool_cpu_slots,
+        )
+
+    @cached_property
+    def remote_tools(self) -> McpToolExecutor | None:
+        """The MCP server's tools when ``settings.mcp_url`` is set, else None (the tools run in process)."""
+        if not self.settings.mcp_url:
+            return None
+        from meta_mage.mcp.client import McpToolExecutor
+
+        return McpToolExecutor(self.settings.mcp_url, timeout_seconds=self.settings.tool_timeout_seconds)
+
+    @cached_property
+    def executor(self) -> ToolExecutor:
+        """Where the agent's tools run: the MCP server's when one is configured, else the registry in process."""
+        if self.remote_tools is not None:
+            return self.remote_tools
+        from meta_mage.agent.tools import in_process_executor
+
+        return in_process_executor(self.registry, self.tool_context)
+
+    def coach(
+        self, *, model: Any | None = None, executor: ToolExecutor | None = None, checkpointer: Any | None = None
+    ) -> Conversations:
+        """The coach over this wiring's tools; ``model``/``executor``/``checkpointer`` override (tests)."""
+        from meta_mage.agent.checkpointer import make_checkpointer
+        from meta_mage.agent.conversation import Conversations
+        from meta_mage.agent.graph import AgentDeps
+        from meta_mage.agent.llm import ModelChoice, build_chat_model
+        from meta_mage.agent.router import Lookups
+        from meta_mage.agent.tools import AgentTools
+
+        settings = self.settings
+        tools = AgentTools(self.registry, executor or self.executor, settings.tool_timeout_seconds)
+        choice = ModelChoice(model, f"LLM: {type(model).__name__}") if model else build_chat_model(settings)
+        deps = AgentDeps(
+            settings=settings,
+            tools=tools,
+            lookups=Lookups(tools.executor, timeout_seconds=settings.tool_timeout_seconds),
+            model=choice.model,
+        )
+        return Conversations(deps, checkpointer or make_checkpointer(settings), choice)
