@@ -43,23 +43,18 @@ from meta_mage.agent.router import (
     tidy,
 )
 from meta_mage.agent.state import TURN_OPEN, WORKFLOW_TASKS, ConversationState, RouteDecision, TurnContext
+from meta_mage.agent.tool_specs import SHOWN_AS, TOOLS, WORKFLOWS
 from meta_mage.agent.tools import AgentTools, compact_json, state_updates
 from meta_mage.config import Settings
 
 logger = logging.getLogger(__name__)
 
-WORKFLOWS = ("meta_research", "deck_coaching", "cube_draft")
 CLARIFY = (
     "I can help in three ways. Which do you mean?\n\n"
     '- **Meta research**: format-wide numbers, e.g. "What are the top decks in Modern?"\n'
     '- **Deck coaching**: paste your decklist, e.g. "How should I play my deck against Tron?"\n'
     '- **Cube draft**: a draft\'s card pool, e.g. "What green creatures were in the Tarkir draft?"'
 )
-_THINKING = {
-    "get_enriched_deck": "Reading your decklist card by card first.",
-    "classify_deck": "Matching your list against the archetype rules.",
-    "get_deck_matchup_stats": "Fetching your archetype's matchup statistics before coaching the matchup.",
-}
 
 
 @dataclass
@@ -94,17 +89,7 @@ def llm_window(messages: list[AnyMessage], size: int) -> list[AnyMessage]:
 
 
 def _display_arguments(arguments: dict[str, Any]) -> dict[str, Any]:
-    shown: dict[str, Any] = {}
-    for key, value in arguments.items():
-        if key == "card_details":
-            shown[key] = f"{len(value)} cards"
-        elif key == "matchup_stats":
-            shown[key] = f"{value.get('archetype')} matchup statistics"
-        elif key == "deck":
-            shown[key] = f"decklist ({len(str(value).splitlines())} lines)"
-        else:
-            shown[key] = value
-    return shown
+    return {key: SHOWN_AS[key](value) if key in SHOWN_AS else value for key, value in arguments.items()}
 
 
 def _chunks(text: str) -> list[str]:
@@ -182,7 +167,7 @@ def build_graph(deps: AgentDeps, checkpointer: BaseCheckpointSaver[Any] | None) 
                 for name, args in step.calls
             ]
             for name, _ in step.calls:
-                thinking(_THINKING.get(name, f"Calling {name} first."))
+                thinking(TOOLS[name].thinking_line() if name in TOOLS else f"Calling {name} first.")
             return {"messages": [AIMessage(content="", tool_calls=calls, name="guard")]}
         return {"pending": None}
 

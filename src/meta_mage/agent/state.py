@@ -9,8 +9,11 @@ from langgraph.graph.message import add_messages
 from pydantic import BaseModel, Field
 from typing_extensions import TypedDict
 
+from meta_mage.agent.tool_specs import DEFAULT_TASK as DEFAULT_TASK
+from meta_mage.agent.tool_specs import WORKFLOW_TASKS as WORKFLOW_TASKS
+
 Workflow = Literal["meta_research", "deck_coaching", "cube_draft", "clarify"]
-Task = Literal[
+Task = Literal[  # the names of tool_specs.TASKS (a test keeps them equal)
     "rankings",
     "matchups",
     "archetypes",
@@ -24,16 +27,9 @@ Task = Literal[
     "none",
 ]
 
-WORKFLOW_TASKS: dict[str, tuple[str, ...]] = {
-    "meta_research": ("rankings", "matchups", "archetypes"),
-    "deck_coaching": ("deck_review", "deck_matchups", "strategy", "optimize_mainboard", "optimize_sideboard"),
-    "cube_draft": ("draft_pool", "list_drafts"),
-    "clarify": ("none",),
-}
 # The state key a turn's input sets and its finish node clears: a checkpoint that still has it set is
 # of a turn that did not finish, and the checkpointer does not store it.
 TURN_OPEN = "turn_open"
-DEFAULT_TASK = {"meta_research": "rankings", "deck_coaching": "deck_review", "cube_draft": "draft_pool"}
 
 
 class RouteDecision(BaseModel):

@@ -11,46 +11,16 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
+from meta_mage.agent.tool_specs import TOOLS, WORKFLOWS, workflow_tools
 from meta_mage.deadline import deadline, timeout_message
 from meta_mage.errors import MetaMageError
 from meta_mage.tools.context import ToolContext
 from meta_mage.tools.registry import ToolRegistry
 from meta_mage.tools.runner import run_tool
 
-# Which tools each workflow may call. get_deck_matchup_stats serves both: one archetype's spread
-# is a meta question too ("how does Boros Energy do against the field?").
-WORKFLOW_TOOLS: dict[str, tuple[str, ...]] = {
-    "meta_research": (
-        "list_formats",
-        "get_format_meta_rankings",
-        "get_format_matchup_stats",
-        "get_format_archetypes",
-        "get_deck_matchup_stats",
-    ),
-    "deck_coaching": (
-        "get_enriched_deck",
-        "classify_deck",
-        "get_deck_matchup_stats",
-        "generate_deck_matchup_strategy",
-        "optimize_mainboard",
-        "optimize_sideboard",
-    ),
-    "cube_draft": ("list_drafts", "get_draft_pool"),
-}
-
-# Arguments the conversation state owns. The LLM never sees them, so it cannot guess them; the
-# guard has made sure they are set before a tool that needs them runs.
-_ALWAYS_FROM_STATE = {"format": "format", "current_days": "days", "previous_days": "days", "days": "days"}
-_FROM_STATE_BY_WORKFLOW = {
-    "deck_coaching": {
-        "archetype": "archetype",
-        "opponent_archetype": "opponent_archetype",
-        "card_details": "card_details",
-        "matchup_stats": "matchup_stats",
-        "deck": "deck_text",
-    },
-    "cube_draft": {"draft_id": "draft_id"},
-}
+# Which tools each workflow may call, from their declarations (tool_specs.TOOLS); AgentTools.names reads
+# the declarations themselves, so a tool declared later (a test's) is seen too.
+WORKFLOW_TOOLS: dict[str, tuple[str, ...]] = {workflow: workflow_tools(workflow) for workflow in WORKFLOWS}
 _HIDDEN = {"as_of"}
 
 ToolExecutor = Callable[[str, dict[str, Any]], Awaitable[dict[str, Any]]]
@@ -70,9 +40,16 @@ class ToolOutcome:
         return self.error is None
 
 
-def state_arguments(workflow: str) -> dict[str, str]:
-    """Tool argument → state key for the arguments the state owns in ``workflow``."""
-    return {**_ALWAYS_FROM_STATE, **_FROM_STATE_BY_WORKFLOW.get(workflow, {})}
+def state_arguments(workflow: str, name: str | None = None) -> dict[str, str]:
+    """Tool argument → state key for the arguments the state owns in ``workflow`` (of tool ``name``, or of
+    any of the workflow's tools). The LLM never sees them, so it cannot guess them; the guard has made sure
+    they are set before a tool that needs them runs."""
+    names = [name] if name is not None else workflow_tools(workflow)
+    owned: dict[str, str] = {}
+    for each in names:
+        if each in TOOLS:
+            owned.update(TOOLS[each].state_arguments(workflow))
+    return owned
 
 
 def in_process_executor(registry: ToolRegistry, context: ToolContext) -> ToolExecutor:
@@ -95,7 +72,7 @@ class AgentTools:
         self._specs: dict[str, list[dict[str, Any]]] = {}
 
     def names(self, workflow: str) -> tuple[str, ...]:
-        return WORKFLOW_TOOLS.get(workflow, ())
+        return workflow_tools(workflow)
 
     def specs(self, workflow: str) -> list[dict[str, Any]]:
         """OpenAI-style function specs of the workflow's tools, without the state-owned arguments."""
@@ -104,9 +81,9 @@ class AgentTools:
         return self._specs[workflow]
 
     def _build_specs(self, workflow: str) -> list[dict[str, Any]]:
-        owned = set(state_arguments(workflow)) | _HIDDEN
         specs = []
         for name in self.names(workflow):
+            owned = set(state_arguments(workflow, name)) | _HIDDEN
             tool = self.registry.get(name)
             schema = copy.deepcopy(tool.input_schema())
             properties = schema.get("properties", {})
@@ -126,7 +103,7 @@ class AgentTools:
         """The LLM's (or guard's) arguments with the state-owned ones set from the state."""
         accepted = set(self.registry.get(name).input_model.model_fields)
         filled = {k: v for k, v in (arguments or {}).items() if k not in _HIDDEN}
-        for argument, key in state_arguments(workflow).items():
+        for argument, key in state_arguments(workflow, name).items():
             if argument in accepted and state.get(key) is not None:
                 filled[argument] = state[key]
         return filled
@@ -149,64 +126,15 @@ class AgentTools:
 
 
 def state_updates(name: str, workflow: str, result: dict[str, Any]) -> dict[str, Any]:
-    """What a successful tool result changes in the conversation state."""
-    if name == "get_enriched_deck" and result.get("card_details"):
-        return {"card_details": result["card_details"]}
-    if name == "classify_deck" and result.get("matched_by") != "unknown":
-        return {"suggested_archetype": result["archetype"]}
-    if name == "get_deck_matchup_stats" and workflow == "deck_coaching":
-        return {"matchup_stats": result, "archetype": result["archetype"]}
-    if name == "get_draft_pool":
-        return {"draft_id": result["draft_id"]}
-    return {}
-
-
-def _rate(block: dict[str, Any] | None) -> str:
-    if not block or block.get("win_rate") is None:
-        return "no decided matches"
-    return f"{block['win_rate']:.1f}% over {block['wins'] + block['losses']} matches"
+    """What a successful tool result changes in the conversation state (its declaration's ``writes``)."""
+    spec = TOOLS.get(name)
+    return spec.updates(workflow, result) if spec is not None else {}
 
 
 def summarise(name: str, result: dict[str, Any]) -> str:
-    """One line for the ``tool_call`` complete event."""
-    meta = result.get("metadata") or {}
-    if name == "get_format_meta_rankings":
-        period = meta.get("current_period") or {}
-        return (
-            f"{len(result['rows'])} archetypes ranked from {meta.get('current_decks', 0)} decks "
-            f"({period.get('start')} to {period.get('end')})"
-        )
-    if name == "get_format_matchup_stats":
-        return f"matchup table of {len(result['archetypes'])} archetypes"
-    if name == "get_format_archetypes":
-        return f"{len(result['archetypes'])} archetypes"
-    if name == "list_formats":
-        return f"{len(result['formats'])} formats with data"
-    if name == "get_enriched_deck":
-        counts = result["counts"]
-        corrected = "".join(f"; read {typed!r} as {real!r}" for typed, real in result["corrected"].items())
-        return (
-            f"{counts['mainboard']} mainboard and {counts['sideboard']} sideboard cards, "
-            f"{len(result['unresolved'])} names not found{corrected}"
-        )
-    if name == "classify_deck":
-        return f"looks like {result['archetype']} ({result['matched_by']})"
-    if name == "get_deck_matchup_stats":
-        return f"{result['archetype']}: {_rate(result['overall'])}, {len(result['matchups'])} opponents"
-    if name == "generate_deck_matchup_strategy":
-        return (
-            f"vs {result['opponent_archetype']}: {_rate(result.get('record'))}, "
-            f"{len(result['opponent_key_cards'])} key cards, {len(result['sideboard_answers'])} sideboard answers"
-        )
-    if name == "optimize_mainboard":
-        return f"{result['lists_compared']} lists compared, {len(result['swaps'])} swaps suggested"
-    if name == "optimize_sideboard":
-        return f"{result['total_cards']}-card sideboard: {len(result['adds'])} adds, {len(result['cuts'])} cuts"
-    if name == "list_drafts":
-        return f"{len(result['drafts'])} drafts"
-    if name == "get_draft_pool":
-        return f"{result['total_cards']} cards from {result['draft_name']}"
-    return "done"
+    """One line for the ``tool_call`` complete event (its declaration's ``summary``)."""
+    spec = TOOLS.get(name)
+    return spec.summary(result) if spec is not None else "done"
 
 
 def compact_json(value: Any, limit: int = 12_000) -> str:

@@ -10,6 +10,8 @@ import json
 import logging
 from typing import Any
 
+from meta_mage.agent.tool_specs import workflow_tools
+
 logger = logging.getLogger(__name__)
 
 WELCOME_PROMPT = """Write a short, friendly welcome (under 120 words) for a player opening MTG Meta Mage, a Magic: The
@@ -50,14 +52,15 @@ WORKFLOWS: list[dict[str, Any]] = [
 
 
 def workflows_with_tools(catalog: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The workflows, each with the name and description of its tools from ``catalog``."""
+    """The workflows, each with the name and description of its tools from ``catalog`` (the tools its
+    declarations in ``tool_specs.TOOLS`` let it call: get_deck_matchup_stats is listed under both)."""
     return [
         {
             **workflow,
             "tool_details": [
                 {"name": tool["name"], "description": tool["description"]}
                 for tool in catalog
-                if tool.get("workflow") == workflow["name"]
+                if tool["name"] in workflow_tools(workflow["name"])
             ],
         }
         for workflow in WORKFLOWS

@@ -52,7 +52,9 @@ class Tool:
     input_model: type[BaseModel]
     output_model: type[BaseModel]
     run: Callable[[ToolContext, Any], BaseModel]
-    workflow: str
+    # Which workflows call the tool is the agent's to say (agent/tool_specs.py, one record per tool): the
+    # catalog leaves it empty unless a caller sets it (kept for the MCP _meta and older callers).
+    workflow: str = ""
     cpu_heavy: bool = False  # its cost grows with the request (card matching): runs under the CPU limit
 
     def input_schema(self) -> dict[str, Any]:
@@ -112,11 +114,6 @@ class ToolRegistry:
         return result.model_dump(mode="json")
 
 
-META = "meta_research"
-DECK = "deck_coaching"
-DRAFT = "cube_draft"
-
-
 def build_registry() -> ToolRegistry:
     """The project's tool catalog."""
     return ToolRegistry(
@@ -128,7 +125,6 @@ def build_registry() -> ToolRegistry:
                 ListFormatsInput,
                 ListFormatsOutput,
                 lambda c, p: c.meta.list_formats(),
-                META,
             ),
             Tool(
                 "get_format_meta_rankings",
@@ -140,7 +136,6 @@ def build_registry() -> ToolRegistry:
                 MetaRankingsInput,
                 MetaRankingsOutput,
                 lambda c, p: c.meta.rankings(p),
-                META,
             ),
             Tool(
                 "get_format_matchup_stats",
@@ -150,7 +145,6 @@ def build_registry() -> ToolRegistry:
                 MatchupStatsInput,
                 MatchupStatsOutput,
                 lambda c, p: c.meta.matchups(p),
-                META,
             ),
             Tool(
                 "get_format_archetypes",
@@ -159,7 +153,6 @@ def build_registry() -> ToolRegistry:
                 ArchetypesInput,
                 ArchetypesOutput,
                 lambda c, p: c.meta.archetypes(p),
-                META,
             ),
             Tool(
                 "get_enriched_deck",
@@ -170,7 +163,6 @@ def build_registry() -> ToolRegistry:
                 EnrichDeckInput,
                 EnrichedDeck,
                 lambda c, p: enrich_deck(p.deck, c.cards),
-                DECK,
                 cpu_heavy=True,
             ),
             Tool(
@@ -180,7 +172,6 @@ def build_registry() -> ToolRegistry:
                 ClassifyDeckInput,
                 ClassifyDeckOutput,
                 lambda c, p: c.coach.classify(p),
-                DECK,
                 cpu_heavy=True,
             ),
             Tool(
@@ -190,7 +181,6 @@ def build_registry() -> ToolRegistry:
                 DeckMatchupStatsInput,
                 DeckMatchupStatsOutput,
                 lambda c, p: c.meta.deck_matchups(p),
-                DECK,
             ),
             Tool(
                 "generate_deck_matchup_strategy",
@@ -201,7 +191,6 @@ def build_registry() -> ToolRegistry:
                 StrategyInput,
                 StrategyFacts,
                 lambda c, p: c.coach.matchup_facts(p),
-                DECK,
                 cpu_heavy=True,
             ),
             Tool(
@@ -213,7 +202,6 @@ def build_registry() -> ToolRegistry:
                 OptimizeInput,
                 OptimizeMainboardOutput,
                 lambda c, p: c.coach.optimize_mainboard(p),
-                DECK,
                 cpu_heavy=True,
             ),
             Tool(
@@ -224,7 +212,6 @@ def build_registry() -> ToolRegistry:
                 OptimizeInput,
                 OptimizeSideboardOutput,
                 lambda c, p: c.coach.optimize_sideboard(p),
-                DECK,
                 cpu_heavy=True,
             ),
             Tool(
@@ -233,7 +220,6 @@ def build_registry() -> ToolRegistry:
                 ListDraftsInput,
                 ListDraftsOutput,
                 lambda c, p: c.drafts.list_drafts(),
-                DRAFT,
             ),
             Tool(
                 "get_draft_pool",
@@ -245,7 +231,6 @@ def build_registry() -> ToolRegistry:
                 DraftPoolInput,
                 DraftPoolResult,
                 lambda c, p: c.drafts.get_pool(p),
-                DRAFT,
             ),
         ]
     )

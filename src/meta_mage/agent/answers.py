@@ -1,0 +1,340 @@
+"""The offline answers' templates: one writer per task, from this turn's tool results.
+
+Each writer is named by its task's declaration in ``tool_specs.TASKS``. Every figure comes from a tool result.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Any
+
+from meta_mage.models.drafts import REDACTED
+
+if TYPE_CHECKING:
+    from meta_mage.agent.state import ConversationState
+
+
+def _percent(block: dict[str, Any]) -> float:
+    """The win rate from the record itself: rounding the tool's 2-decimal figure again can be off by 0.1."""
+    decided = block.get("wins", 0) + block.get("losses", 0)
+    return 100 * block["wins"] / decided if decided else float(block["win_rate"])
+
+
+def _rate(block: dict[str, Any] | None) -> str:
+    if not block or block.get("win_rate") is None:
+        return "no decided matches"
+    text = (
+        f"{_percent(block):.1f}% (95% CI {block['ci_low']:.0f}-{block['ci_high']:.0f}%, "
+        f"{block['wins']}-{block['losses']}-{block['draws']})"
+    )
+    return text + ", low sample" if block.get("low_sample") else text
+
+
+def _period(meta: dict[str, Any], key: str = "period") -> str:
+    period = meta.get(key) or {}
+    return f"{period.get('start')} to {period.get('end')}"
+
+
+def rankings(route: dict[str, Any], state: ConversationState, done: dict[str, Any]) -> str:
+    result = done.get("get_format_meta_rankings")
+    if not result:
+        return ""
+    meta = result["metadata"]
+    rows = result["rows"]
+    by_win_rate = re.search(r"\bwin ?rates?\b", str(route.get("question") or ""), re.I) is not None
+    if by_win_rate:  # "which ones have the best win rate?": judged on enough matches only
+        rows = sorted(
+            (r for r in rows if r["current"]["win_rate"] is not None and not r["current"]["low_sample"]),
+            key=lambda r: -_percent(r["current"]),
+        )
+    order = "best match win rate first (enough matches only)" if by_win_rate else "most played first"
+    lines = [
+        f"**Top decks in {result['format']}**, {_period(meta, 'current_period')} "
+        f"({meta['current_decks']} decks from {meta['current_tournaments']} tournaments), {order}:",
+        "",
+        "| # | Archetype | Meta share | Trend | Match win rate |",
+        "|---|---|---|---|---|",
+    ]
+    has_previous = bool(meta.get("previous_decks"))
+    asked = str(route.get("archetype") or "").lower()
+    shown = rows[:10] + [r for r in rows[10:] if r["name"].lower() == asked]  # the deck asked about, wherever it is
+    for row in shown:
+        trend = f"{row['meta_share_trend']:+.1f}" if row["meta_share_trend"] is not None else "n/a"
+        lines.append(
+            f"| {row['rank']} | {row['name']} | {row['meta_share']:.1f}% | {trend} | {_rate(row['current'])} |"
+        )
+    trend_note = (
+        f"Trend compares with {_period(meta, 'previous_period')}."
+        if has_previous
+        else f"There are no tournaments in the data for {_period(meta, 'previous_period')}, so no trend."
+    )
+    lines += [
+        "",
+        f"{trend_note} Win rates exclude mirror matches; draws are counted apart; under {meta['min_sample']} "
+        "decided matches is flagged as low sample.",
+    ]
+    return "\n".join(lines)
+
+
+def archetypes(route: dict[str, Any], state: ConversationState, done: dict[str, Any]) -> str:
+    result = done.get("get_format_archetypes")
+    if not result:
+        return ""
+    rows = result["archetypes"]
+    lines = [f"**{len(rows)} archetypes in {result['format']}**, {_period(result['metadata'])}:", ""]
+    lines += [
+        f"- {a['name']} ({a['color_identity']}, {a['strategy']}): {a['meta_share']:.1f}% ({a['decks']} decks)"
+        for a in rows[:25]
+    ]
+    if len(rows) > 25:
+        lines.append(f"- … and {len(rows) - 25} more")
+    return "\n".join(lines)
+
+
+def _spread(stats: dict[str, Any], opponent: str | None) -> str:
+    lines = [
+        f"**{stats['archetype']} in {stats['format']}**, {_period(stats['metadata'])}: meta share "
+        f"{stats['meta_share']:.1f}%, overall {_rate(stats['overall'])}; {stats['mirror_matches']} mirror "
+        "matches left out."
+    ]
+    cells = stats["matchups"]
+    if opponent:
+        cell = next((c for c in cells if c["opponent"].lower() == opponent.lower()), None)
+        if cell:
+            lines.append(f"Against **{cell['opponent']}**: {_rate(cell)}.")
+        else:
+            lines.append(f"No recorded matches against {opponent} in this window.")
+    solid = sorted(
+        (c for c in cells if c.get("win_rate") is not None and not c.get("low_sample")), key=lambda c: -_percent(c)
+    )
+    if not solid:
+        lines.append("No single matchup has enough matches yet to call it good or bad.")
+        return "\n\n".join(lines)
+    good = [c for c in solid if _percent(c) > 50][:3]
+    bad = [c for c in reversed(solid) if _percent(c) < 50][:3]
+    for label, group, none in (
+        ("Best matchups", good, "none of the matchups with enough matches is won more often than lost"),
+        ("Worst matchups", bad, "none of the matchups with enough matches is lost more often than won"),
+    ):
+        text = "; ".join(f"{c['opponent']} {_rate(c)}" for c in group) if group else none
+        lines.append(f"{label}: {text}.")
+    return "\n\n".join(lines)
+
+
+def _read_as(question: str, stats: dict[str, Any]) -> str:
+    """A note when one word ("Rakdos") was read as one of several decks sharing it (the most played)."""
+    name = stats["archetype"]
+    if not question or name.lower() in question.lower():
+        return ""
+    asked = re.findall(r"[a-z][a-z'-]{3,}", question.lower())
+    for word in re.findall(r"[a-z][a-z'-]+", name.lower()):
+        others = [c["opponent"] for c in stats["matchups"] if word in c["opponent"].lower().split()]
+        if word in asked and others:
+            listed = ", ".join(others)
+            return f"I read “{word.capitalize()}” as **{name}**; other decks with that name: {listed}.\n\n"
+    return ""
+
+
+def matchups(route: dict[str, Any], state: ConversationState, done: dict[str, Any]) -> str:
+    stats = done.get("get_deck_matchup_stats")
+    if stats:
+        opponent = route.get("opponent") if route.get("opponent") != stats["archetype"] else None
+        return _read_as(str(route.get("question") or ""), stats) + _spread(stats, opponent)
+    table = done.get("get_format_matchup_stats")
+    if not table:
+        return ""
+    rows = table["archetypes"][:10]
+    lines = [f"**Matchups in {table['format']}**, {_period(table['metadata'])}, most played first:", ""]
+    for row in rows:
+        solid = [c for c in row["matchups"] if c.get("win_rate") is not None and not c.get("low_sample")]
+        best = max(solid, key=lambda c: c["win_rate"], default=None)
+        worst = min(solid, key=lambda c: c["win_rate"], default=None)
+        extra = ""
+        if best and worst and best is not worst:
+            extra = f"; best vs {best['opponent']} {best['win_rate']:.0f}%, worst vs {worst['opponent']} "
+            extra += f"{worst['win_rate']:.0f}%"
+        elif best:
+            extra = f"; only matchup with enough matches: vs {best['opponent']} {best['win_rate']:.0f}%"
+        lines.append(f"- {row['archetype']} ({row['meta_share']:.1f}%): {_rate(row['overall'])}{extra}")
+    lines.append("")
+    lines.append('Ask about one archetype ("how does X do against Y?") for its full spread.')
+    return "\n".join(lines)
+
+
+def deck_review(route: dict[str, Any], state: ConversationState, done: dict[str, Any]) -> str:
+    stats = done.get("get_deck_matchup_stats") or state.get("matchup_stats")
+    cards = state.get("card_details") or []
+    main = sum(c["quantity"] for c in cards if c["section"] == "mainboard")
+    side = sum(c["quantity"] for c in cards if c["section"] == "sideboard")
+    head = f"Got it: your deck is **{state.get('archetype')}** in {state.get('format')}"
+    head += f" ({main} mainboard, {side} sideboard cards)." if cards else "."
+    parts = [head]
+    if stats:
+        parts.append(_spread(stats, state.get("opponent_archetype")))
+    parts.append(
+        'I can now coach a matchup ("how do I play against X?"), suggest mainboard swaps '
+        '("optimize my mainboard") or rebuild the sideboard for the top decks ("optimize my sideboard").'
+    )
+    return "\n\n".join(parts)
+
+
+def deck_matchups(route: dict[str, Any], state: ConversationState, done: dict[str, Any]) -> str:
+    stats = done.get("get_deck_matchup_stats") or state.get("matchup_stats")
+    return _spread(stats, state.get("opponent_archetype")) if stats else ""
+
+
+def strategy(route: dict[str, Any], state: ConversationState, done: dict[str, Any]) -> str:
+    facts = done.get("generate_deck_matchup_strategy")
+    if not facts:
+        return ""
+    profile = facts["your_deck_profile"]
+    lines = [
+        f"**{facts['archetype']} vs {facts['opponent_archetype']}** in {facts['format']}, "
+        f"{_period(facts['metadata'])}: {_rate(facts.get('record'))} from {facts['opponent_lists']} opposing lists.",
+        "",
+        "**What they play** (share of their lists):",
+    ]
+    main_keys = [k for k in facts["opponent_key_cards"] if k["section"] == "mainboard"]
+    side_keys = [k for k in facts["opponent_key_cards"] if k["section"] == "sideboard"]
+    lines += [f"- {k['name']} ({k['inclusion_rate']:.0f}%, {k['average_copies']:g} copies)" for k in main_keys]
+    if side_keys:
+        lines.append(
+            "After sideboarding expect: " + ", ".join(f"{k['name']} ({k['inclusion_rate']:.0f}%)" for k in side_keys)
+        )
+    lines += ["", "**Your sideboard answers**:"]
+    if facts["sideboard_answers"]:
+        for a in facts["sideboard_answers"]:
+            target = f" (answers {', '.join(a['answers'])})" if a["answers"] else ""
+            lines.append(f"- {a['quantity']} {a['name']}{target}: {a['reason']}")
+    else:
+        lines.append("- none of your sideboard cards lines up against their key cards.")
+    lines += [
+        "",
+        f"**Your deck**: {profile['mainboard_cards']} mainboard cards, {profile['lands']} lands, "
+        f"{profile['creatures']} creatures, average mana value {profile['average_mana_value']}.",
+        "Mulligan hands that cannot interact with their first key cards above; bring in the answers listed when "
+        "their threats are the ones you lose to.",
+    ]
+    return "\n".join(lines)
+
+
+def optimize_mainboard(route: dict[str, Any], state: ConversationState, done: dict[str, Any]) -> str:
+    result = done.get("optimize_mainboard")
+    if not result:
+        return ""
+    lines = [
+        f"**Mainboard check for {result['archetype']}** in {result['format']} against "
+        f"{result['lists_compared']} lists from {_period(result['metadata'])}."
+    ]
+    if result["swaps"]:
+        lines += ["", "Suggested swaps:"]
+        lines += [
+            f"- cut {s['cut_quantity']} {s['cut']}, add {s['add_quantity']} {s['add']}: {s['reason']}"
+            for s in result["swaps"]
+        ]
+    else:
+        lines.append("Your list already matches what the archetype plays; no swap is clearly better.")
+    if result["flex_spots"]:
+        flex = ", ".join(f"{c['name']} ({c['inclusion_rate']:.0f}% of lists)" for c in result["flex_spots"][:6])
+        lines += ["", f"Flex spots (few lists play them): {flex}."]
+    return "\n".join(lines)
+
+
+def optimize_sideboard(route: dict[str, Any], state: ConversationState, done: dict[str, Any]) -> str:
+    result = done.get("optimize_sideboard")
+    if not result:
+        return ""
+    tops = ", ".join(f"{t.get('name') or t.get('archetype')}" for t in result["top_archetypes"])
+    lines = [
+        f"**Sideboard for {result['archetype']}** in {result['format']} against the top decks ({tops}), from "
+        f"{result['lists_compared']} lists from {_period(result['metadata'])}. The {result['total_cards']} cards:",
+        "",
+    ]
+    lines += [
+        f"- {s['quantity']} {s['name']}: {s['reason']}" + (f" (vs {', '.join(s['targets'])})" if s["targets"] else "")
+        for s in result["final_sideboard"]
+    ]
+    changes = _sideboard_changes(state.get("card_details") or [], result["final_sideboard"])
+    kept = "Your sideboard stays as it is."
+    lines += ["", f"Changes from your sideboard: {'; '.join(changes)}." if changes else kept]
+    return "\n".join(lines)
+
+
+def _front(name: str) -> str:
+    return name.split(" // ")[0].strip().lower()
+
+
+def _sideboard_changes(card_details: list[dict[str, Any]], final: list[dict[str, Any]]) -> list[str]:
+    """Every card whose count changes, with its quantities (an extra copy is a change too)."""
+    before: dict[str, tuple[str, int]] = {}
+    for card in card_details:
+        if card["section"] == "sideboard":
+            name, count = before.get(_front(card["name"]), (card["name"], 0))
+            before[_front(card["name"])] = (name, count + card["quantity"])
+    after = {_front(s["name"]): (s["name"], s["quantity"]) for s in final}
+    changes = []
+    for key in [*after, *(k for k in before if k not in after)]:
+        name, old = before.get(key, (after.get(key, ("", 0))[0], 0))
+        new = after.get(key, (name, 0))[1]
+        if new > old:
+            changes.append(f"+{new - old} {name} ({old} → {new})")
+        elif new < old:
+            changes.append(f"−{old - new} {name} ({old} → {new})")
+    return changes
+
+
+def list_drafts(route: dict[str, Any], state: ConversationState, done: dict[str, Any]) -> str:
+    result = done.get("list_drafts")
+    if not result:
+        return ""
+    if not result["drafts"]:
+        return "No cube drafts have been imported yet."
+    return "Cube drafts I know:\n\n" + "\n".join(
+        f"- **{d['draft_name']}** (`{d['draft_id']}`, {d['draft_date']}): {d['total_cards']} cards, "
+        f"{d['drafters']} drafters, {d['picks']} picks"
+        for d in result["drafts"]
+    )
+
+
+def draft_pool(route: dict[str, Any], state: ConversationState, done: dict[str, Any]) -> str:
+    pool = done.get("get_draft_pool")
+    if not pool:
+        return ""
+    cards = pool.get("cards") or []
+    filters = route.get("card_filter") or {}
+    described = (filters.get("type_contains") or "card").lower() + "s"
+    color = {"W": "white", "U": "blue", "B": "black", "R": "red", "G": "green", "C": "no colour"}.get(
+        filters.get("color", "")
+    )
+    if color:
+        described += f" with {color} in their colour identity"
+    if filters.get("name_contains"):
+        described += f" named like “{filters['name_contains']}”"
+    total = pool["total_cards"]
+    if filters.get("drafter"):  # the tool has no drafter filter: the answer keeps that drafter's picks
+        cards = [c for c in cards if filters["drafter"] in [p for p, _ in _takers(c)]]
+        described += f" taken by {filters['drafter']}"
+        total = len(cards)
+    drafted = [c for c in cards if c.get("drafted")]
+    lines = [
+        f"**{pool['draft_name']}** ({pool['draft_date']}): {total} {described} in the pool, "
+        f"{len(drafted)} of them drafted.",
+        "",
+    ]
+    for card in cards[:60]:
+        takers = ", ".join(f"{who} (pick {n})" for who, n in _takers(card))
+        cost = f" {card['mana_cost']}" if card.get("mana_cost") else ""
+        lines.append(f"- {card['card_name']}{cost}: {'taken by ' + takers if takers else 'not drafted'}")
+    if len(cards) > 60:
+        lines.append(f"- … and {len(cards) - 60} more (ask for a colour, a type or a card name to narrow it down)")
+    if any(who == REDACTED for card in cards for who, _ in _takers(card)):
+        lines += ["", f"{REDACTED} is a drafter who asked not to be named; I can't tell who it is."]
+    return "\n".join(lines)
+
+
+def _takers(card: dict[str, Any]) -> list[tuple[str, int]]:
+    """Everyone who took a copy of the card, first pick first."""
+    if not card.get("drafted") or not card.get("drafted_by"):
+        return []
+    extra = [(str(p["drafted_by"]), int(p["drafted_pick_n"])) for p in card.get("additional_picks") or []]
+    return [(str(card["drafted_by"]), int(card["drafted_pick_n"])), *extra]

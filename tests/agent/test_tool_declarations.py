@@ -1,0 +1,144 @@
+"""One declaration per tool and per task (agent/tool_specs.py): a tool declared in one place is routed to,
+guarded and summarised, and the derived tables agree with the declarations."""
+
+from __future__ import annotations
+
+import typing
+from typing import Any
+
+import pytest
+from pydantic import BaseModel, ConfigDict
+
+from meta_mage.agent import tool_specs
+from meta_mage.agent.conversation import Conversations
+from meta_mage.agent.guards import tool_precondition
+from meta_mage.agent.state import Task
+from meta_mage.agent.testing import ScriptedChatModel, route, tool_call
+from meta_mage.agent.tool_specs import FORMAT, TASKS, TOOLS, Rule, ToolSpec
+from meta_mage.agent.tools import WORKFLOW_TOOLS, AgentTools, state_updates, summarise
+from meta_mage.agent.welcome import workflows_with_tools
+from meta_mage.tools.context import ToolContext
+from meta_mage.tools.registry import Tool, build_registry
+from tests.agent.conftest import run_turn
+
+
+class CountInput(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    format: str
+    word: str
+
+
+class CountOutput(BaseModel):
+    format: str
+    word: str
+    letters: int
+
+
+def count_letters(context: ToolContext, params: CountInput) -> CountOutput:
+    return CountOutput(format=params.format, word=params.word, letters=len(params.word))
+
+
+# The toy tool: its registry entry and its one declaration.
+TOY = Tool("count_letters", "Count the letters of a word.", CountInput, CountOutput, count_letters)
+OPPONENT_NAMED = Rule(
+    "opponent",
+    lambda state: bool(state.get("opponent_archetype")),
+    "blocked: count_letters needs an opponent; ask the user which",
+    "Which opponent?",
+)
+TOY_SPEC = ToolSpec(
+    "count_letters",
+    ("meta_research",),
+    lambda result: f"{result['word']} has {result['letters']} letters",
+    from_state={"format": "format"},
+    requires=(FORMAT, OPPONENT_NAMED),
+    writes=lambda result: {"archetype": result["word"]},
+    thinking="Counting letters first.",
+)
+
+
+@pytest.fixture()
+def declared(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(TOOLS, TOY_SPEC.name, TOY_SPEC)
+
+
+def toy_coach(world: dict[str, Any], *script: Any) -> tuple[Conversations, ScriptedChatModel]:
+    registry = build_registry()
+    registry.tools[TOY.name] = TOY
+    model = ScriptedChatModel.of(*script)
+    conversations = Conversations.from_settings(world["settings"], dynamodb=world["db"], model=model, registry=registry)
+    return conversations, model
+
+
+@pytest.mark.usefixtures("declared")
+async def test_a_tool_declared_once_is_routed_to_guarded_and_summarised(modern_world: dict[str, Any]) -> None:
+    # guarded: its precondition, in a turn and called directly
+    blocked, _ = toy_coach(
+        modern_world,
+        route("meta_research", "rankings", format="Modern", days=30),
+        tool_call("count_letters", word="tron"),
+        "Which opponent do you mean?",
+    )
+    turn = await run_turn(blocked, "count tron in Modern, 30 days")
+    assert turn.tool_events == [
+        {"tool": "count_letters", "status": "error", "summary": "blocked: count_letters needs an opponent; ask the "
+         "user which"}
+    ]  # fmt: skip
+    assert tool_precondition("count_letters", {"format": "Modern"}, "meta_research") == OPPONENT_NAMED.blocked
+    assert tool_precondition("count_letters", {}, "meta_research") == FORMAT.blocked
+    assert tool_precondition("count_letters", {"format": "Modern", "opponent_archetype": "X"}, "meta_research") is None
+
+    # routed: the meta workflow binds it (without the state-owned format) and runs it; summarised; written back
+    conversations, model = toy_coach(
+        modern_world,
+        route("meta_research", "rankings", format="Modern", days=30),
+        tool_call("count_letters", word="tron"),
+        "Tron has four letters.",
+    )
+    turn = await run_turn(conversations, "count tron in Modern, 30 days", context={"opponent_archetype": "Tron"})
+    assert "count_letters" in model.calls[1]["tools"]
+    assert turn.arguments("count_letters") == {"word": "tron", "format": "Modern"}
+    complete = [e for e in turn.tool_events if e["status"] == "complete"]
+    assert complete == [{"tool": "count_letters", "status": "complete", "summary": "tron has 4 letters"}]
+    assert turn.state["archetype"] == "tron" and turn.text == "Tron has four letters."
+
+    tools = AgentTools(build_registry(), executor=None)  # type: ignore[arg-type]
+    tools.registry.tools[TOY.name] = TOY
+    spec = next(s for s in tools.specs("meta_research") if s["function"]["name"] == "count_letters")
+    assert spec["function"]["parameters"]["properties"] == {"word": {"title": "Word", "type": "string"}}
+    assert "count_letters" not in tools.names("deck_coaching")
+    assert summarise("count_letters", {"word": "a", "letters": 1}) == "a has 1 letters"
+    assert state_updates("count_letters", "meta_research", {"word": "a"}) == {"archetype": "a"}
+
+
+def test_get_deck_matchup_stats_serves_meta_research_and_deck_coaching() -> None:
+    assert "get_deck_matchup_stats" in WORKFLOW_TOOLS["meta_research"]
+    assert "get_deck_matchup_stats" in WORKFLOW_TOOLS["deck_coaching"]
+    stats: dict[str, Any] = {"archetype": "Boros Energy", "overall": None, "matchups": []}
+    assert state_updates("get_deck_matchup_stats", "meta_research", stats) == {}
+    assert state_updates("get_deck_matchup_stats", "deck_coaching", stats)["archetype"] == "Boros Energy"
+    assert tool_precondition("get_deck_matchup_stats", {"format": "Modern", "days": 30}, "meta_research") is None
+    assert tool_precondition("get_deck_matchup_stats", {"format": "Modern", "days": 30}, "deck_coaching") == (
+        "blocked: the deck's archetype is not confirmed; ask the user"
+    )
+    catalog = build_registry().catalog()
+    listed = {w["name"]: [t["name"] for t in w["tool_details"]] for w in workflows_with_tools(catalog)}
+    assert "get_deck_matchup_stats" in listed["meta_research"] and "get_deck_matchup_stats" in listed["deck_coaching"]
+
+
+def test_declarations_agree_with_the_registry_and_the_router() -> None:
+    registry = build_registry()
+    assert set(TOOLS) == set(registry.names())
+    for spec in TOOLS.values():
+        fields = set(registry.get(spec.name).input_model.model_fields)
+        for workflow in spec.workflows:
+            assert set(spec.state_arguments(workflow)) <= fields, spec.name
+    assert set(typing.get_args(Task)) == {*TASKS, "none"}
+    for task in TASKS.values():
+        for name, _ in task.plans:
+            assert name in WORKFLOW_TOOLS[task.workflow], (task.name, name)
+    assert tool_specs.DEFAULT_TASK == {
+        "meta_research": "rankings",
+        "deck_coaching": "deck_review",
+        "cube_draft": "draft_pool",
+    }
