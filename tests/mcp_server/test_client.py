@@ -43,7 +43,7 @@ def _broken_registry() -> ToolRegistry:
         raise RuntimeError("the table is on fire")
 
     listed = build_registry().tools["list_formats"]
-    broken = Tool("list_formats", listed.description, listed.input_model, listed.output_model, explode, listed.workflow)
+    broken = Tool("list_formats", listed.description, listed.input_model, listed.output_model, explode)
     return ToolRegistry([broken])
 
 

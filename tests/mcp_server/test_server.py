@@ -14,7 +14,6 @@ import pytest
 
 from meta_mage.config import get_settings
 from meta_mage.errors import MetaMageError
-from meta_mage.mcp import WORKFLOW_META
 from meta_mage.mcp.server import build_mcp_app, loopback_hosts
 from tests.conftest import call
 from tests.mcp_server.conftest import mcp_session
@@ -29,7 +28,7 @@ async def test_tools_list_is_the_registry_catalog(mcp_url: str, modern_world: di
     for tool, entry in zip(listed, catalog, strict=True):
         assert tool.description == entry["description"]
         assert tool.inputSchema == entry["input_schema"]
-        assert tool.meta == {WORKFLOW_META: entry["workflow"]}
+        assert "workflow" not in entry and not tool.meta  # which workflows use a tool is the agent's to say
         assert tool.outputSchema and tool.outputSchema["type"] == "object"
 
 

@@ -43,7 +43,7 @@ class Work:
         self.running = 0
         self.most_at_once = 0
         self._lock = threading.Lock()
-        self.tool = Tool(name, f"test tool {name}", NoArguments, NoArguments, self.run, "deck_coaching", cpu_heavy)
+        self.tool = Tool(name, f"test tool {name}", NoArguments, NoArguments, self.run, cpu_heavy=cpu_heavy)
 
     def run(self, context: ToolContext, params: Any) -> NoArguments:
         with self._lock:

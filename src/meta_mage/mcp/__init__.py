@@ -2,5 +2,3 @@
 MCP client (``client``). Holds only shared names, so each part pulls in only what it needs."""
 
 MCP_PATH = "/mcp"
-# The registry's workflow of each tool travels in the tool's _meta, so a client can rebuild the catalog.
-WORKFLOW_META = "meta-mage/workflow"

@@ -19,7 +19,6 @@ from langchain_mcp_adapters.client import MultiServerMCPClient
 from langchain_mcp_adapters.sessions import StreamableHttpConnection
 
 from meta_mage.errors import InvalidArgument, MetaMageError, NotFound
-from meta_mage.mcp import WORKFLOW_META
 
 SERVER = "meta_mage"
 _ERRORS: dict[str, type[MetaMageError]] = {cls.code: cls for cls in (InvalidArgument, NotFound)}
@@ -152,7 +151,6 @@ class McpToolExecutor:
             {
                 "name": tool.name,
                 "description": tool.description,
-                "workflow": ((tool.metadata or {}).get("_meta") or {}).get(WORKFLOW_META),
                 "input_schema": tool.args_schema,
             }
             for tool in (await self.tools()).values()

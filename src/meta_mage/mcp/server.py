@@ -26,7 +26,7 @@ from meta_mage import __version__
 from meta_mage.api.request_body import BodyLimit, load_json
 from meta_mage.config import Settings
 from meta_mage.errors import InvalidArgument, MetaMageError, echo
-from meta_mage.mcp import MCP_PATH, WORKFLOW_META
+from meta_mage.mcp import MCP_PATH
 from meta_mage.tools.context import ToolContext
 from meta_mage.tools.registry import Tool, ToolRegistry
 from meta_mage.tools.runner import run_tool
@@ -48,7 +48,6 @@ def mcp_tool(tool: Tool) -> types.Tool:
         description=tool.description,
         inputSchema=tool.input_schema(),
         outputSchema=tool.output_model.model_json_schema(mode="serialization"),
-        _meta={WORKFLOW_META: tool.workflow},
     )
 
 

@@ -52,9 +52,6 @@ class Tool:
     input_model: type[BaseModel]
     output_model: type[BaseModel]
     run: Callable[[ToolContext, Any], BaseModel]
-    # Which workflows call the tool is the agent's to say (agent/tool_specs.py, one record per tool): the
-    # catalog leaves it empty unless a caller sets it (kept for the MCP _meta and older callers).
-    workflow: str = ""
     cpu_heavy: bool = False  # its cost grows with the request (card matching): runs under the CPU limit
 
     def input_schema(self) -> dict[str, Any]:
@@ -64,7 +61,6 @@ class Tool:
         return {
             "name": self.name,
             "description": self.description,
-            "workflow": self.workflow,
             "input_schema": self.input_schema(),
         }
 
