@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import logging
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
+from contextlib import aclosing
 from dataclasses import dataclass
 from typing import Any, cast
 
@@ -48,6 +49,19 @@ class AgentEvent:
 
     event: str
     data: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class TurnRequest:
+    """One user turn, its input checked once (``Conversations.request``) and not again: the message
+    text, the dropdown context, the conversation's id (None for a new one), whether to create the
+    conversation under that id, and the owner of its lock (the turn is stored only while it holds it)."""
+
+    message: str
+    context: TurnContext
+    conversation_id: str | None = None
+    create: bool = False
+    lock_owner: str | None = None
 
 
 def _config(conversation_id: str, lock_owner: str | None = None) -> RunnableConfig:
@@ -162,9 +176,22 @@ class Conversations:
         await self.graph.aupdate_state(_config(conversation_id), values, as_node="finish")
         return conversation_id
 
-    def validate(self, message: Any, context: Any) -> tuple[str, TurnContext]:
-        """The message and dropdown context, checked like any user input."""
-        return self._validate(message, context)
+    def request(
+        self,
+        message: Any,
+        context: Any = None,
+        conversation_id: str | None = None,
+        *,
+        create: bool = False,
+        lock_owner: str | None = None,
+    ) -> TurnRequest:
+        """The turn as a ``TurnRequest``: the message and dropdown context checked like any user input
+        (InvalidArgument naming the field otherwise). The one place a turn's input is checked: the HTTP
+        layer calls it once per ``/chat`` body, ``turn`` once for in-process callers."""
+        text, turn_context = self._validate(message, context)
+        if conversation_id is not None and create:
+            conversation_id = canonical_id(conversation_id)
+        return TurnRequest(text, turn_context, conversation_id, create=create, lock_owner=lock_owner)
 
     def _validate(self, message: Any, context: Any) -> tuple[str, TurnContext]:
         if not isinstance(message, str) or not message.strip():
@@ -197,21 +224,33 @@ class Conversations:
         create: bool = False,
         lock_owner: str | None = None,
     ) -> AsyncIterator[AgentEvent]:
-        """Run one user turn, yielding ``metadata`` first, then progress and answer events, then
-        ``state`` and ``done`` (or ``error``).
-
-        ``conversation_id`` None starts a new conversation under a new id; ``create=True`` starts one
-        under ``conversation_id`` (an id the server has just made, e.g. to lock it first). With
-        ``lock_owner`` the turn is stored only while that owner still holds the conversation's lock.
-        """
+        """Check the message and context (``request``), then run the turn (``run``); input that fails the
+        check is one ``error`` event. For in-process callers (the CLI, tests, benchmarks); the API checks
+        the body itself and calls ``run``."""
         try:
-            text, turn_context = self._validate(message, context)
+            request = self.request(message, context, conversation_id, create=create, lock_owner=lock_owner)
+        except MetaMageError as exc:
+            yield AgentEvent("error", exc.to_dict())
+            return
+        async with aclosing(self.run(request)) as events:  # closed with this one (a cancelled stream)
+            async for event in events:
+                yield event
+
+    async def run(self, request: TurnRequest) -> AsyncGenerator[AgentEvent, None]:
+        """Run one checked user turn (not checked again), yielding ``metadata`` first, then progress and
+        answer events, then ``state`` and ``done`` (or ``error``).
+
+        ``request.conversation_id`` None starts a new conversation under a new id; ``create=True`` starts
+        one under that id (an id the server has just made, e.g. to lock it first). With ``lock_owner``
+        the turn is stored only while that owner still holds the conversation's lock.
+        """
+        text, turn_context, conversation_id = request.message, request.context, request.conversation_id
+        lock_owner = request.lock_owner
+        try:
             state: dict[str, Any] = {}
             if conversation_id is None:
                 conversation_id = str(uuid.uuid4())
-            elif create:
-                conversation_id = canonical_id(conversation_id)
-            else:
+            elif not request.create:
                 state = await self.load(conversation_id)
         except MetaMageError as exc:
             yield AgentEvent("error", exc.to_dict())

@@ -6,11 +6,12 @@ limit; FastAPI's own body validation would answer 422 and accept what ``load_jso
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
-from meta_mage.agent.conversation import Conversations
+from meta_mage.agent.conversation import Conversations, TurnRequest
 from meta_mage.agent.state import TurnContext
 from meta_mage.api.errors import PayloadTooLarge
 from meta_mage.api.request_body import load_json
@@ -40,9 +41,14 @@ class ChatRequest(BaseModel):
         default=None, description="Dropdown values, each filling the slot of the same name"
     )
 
-    def turn_context(self) -> dict[str, Any] | None:
-        """The context as the coach's turn takes it (the values given, already checked)."""
-        return None if self.context is None else self.context.model_dump(exclude_none=True)
+    _turn: TurnRequest | None = PrivateAttr(default=None)  # the coach's check of message and context
+
+    def turn_request(self, conversation_id: str, *, create: bool, lock_owner: str) -> TurnRequest:
+        """The turn the coach runs: the message and context as ``parse_chat_request`` had the coach check
+        them (once), for ``conversation_id`` under ``lock_owner``'s lease."""
+        if self._turn is None:
+            raise RuntimeError("ChatRequest.turn_request: the body was not read by parse_chat_request")
+        return replace(self._turn, conversation_id=conversation_id, create=create, lock_owner=lock_owner)
 
 
 BODY_FIELDS = frozenset(ChatRequest.model_fields)
@@ -74,7 +80,8 @@ def _check_context(context: dict[str, Any]) -> None:
 
 def parse_chat_request(raw: bytes, settings: Settings, conversations: Conversations) -> ChatRequest:
     """The body as a ``ChatRequest``, checked once: its shape here, then its message and context by the
-    coach's own ``validate`` (the app's ``BodyLimit`` has capped the body's size)."""
+    coach's own ``Conversations.request``, whose ``TurnRequest`` the route hands to ``Conversations.run``
+    (the app's ``BodyLimit`` has capped the body's size)."""
     body = load_json(raw or b"null")
     if not isinstance(body, dict):
         raise InvalidArgument("request body must be a JSON object with 'message'")
@@ -96,10 +103,12 @@ def parse_chat_request(raw: bytes, settings: Settings, conversations: Conversati
         )
     if context:
         _check_context(context)
-    text, checked = conversations.validate(message, context)
+    turn = conversations.request(message, context)  # the coach's one check of the message and context
     # every value is checked above: built without validating again
-    return ChatRequest.model_construct(
-        message=text,
+    request = ChatRequest.model_construct(
+        message=turn.message,
         conversation_id=conversation_id,
-        context=None if context is None else ChatContext.model_construct(**checked.model_dump(exclude_none=True)),
+        context=None if context is None else ChatContext.model_construct(**turn.context.model_dump(exclude_none=True)),
     )
+    request._turn = turn
+    return request

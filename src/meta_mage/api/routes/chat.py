@@ -57,7 +57,8 @@ async def chat(
             f"conversation {conversation_id} is already answering another message; retry when it is done",
             field="conversation_id",
         )
-    turn = conversations.turn(body.message, conversation_id, body.turn_context(), create=create, lock_owner=lease.owner)
+    # the body was checked once, by parse_chat_request: the coach runs it without checking again
+    turn = conversations.run(body.turn_request(conversation_id, create=create, lock_owner=lease.owner))
 
     async def events() -> AsyncIterator[dict[str, str]]:
         async for event in lease.run(turn, settings.turn_deadline_seconds):
