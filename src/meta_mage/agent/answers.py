@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from meta_mage.models.drafts import REDACTED
 
 if TYPE_CHECKING:
-    from meta_mage.agent.state import ConversationState
+    from meta_mage.agent.state import ConversationState, Route
 
 
 def _percent(block: dict[str, Any]) -> float:
@@ -35,13 +35,13 @@ def _period(meta: dict[str, Any], key: str = "period") -> str:
     return f"{period.get('start')} to {period.get('end')}"
 
 
-def rankings(route: dict[str, Any], state: ConversationState, done: dict[str, Any]) -> str:
+def rankings(route: Route, state: ConversationState, done: dict[str, Any]) -> str:
     result = done.get("get_format_meta_rankings")
     if not result:
         return ""
     meta = result["metadata"]
     rows = result["rows"]
-    by_win_rate = re.search(r"\bwin ?rates?\b", str(route.get("question") or ""), re.I) is not None
+    by_win_rate = re.search(r"\bwin ?rates?\b", route.question, re.I) is not None
     if by_win_rate:  # "which ones have the best win rate?": judged on enough matches only
         rows = sorted(
             (r for r in rows if r["current"]["win_rate"] is not None and not r["current"]["low_sample"]),
@@ -56,7 +56,7 @@ def rankings(route: dict[str, Any], state: ConversationState, done: dict[str, An
         "|---|---|---|---|---|",
     ]
     has_previous = bool(meta.get("previous_decks"))
-    asked = str(route.get("archetype") or "").lower()
+    asked = (route.archetype or "").lower()
     shown = rows[:10] + [r for r in rows[10:] if r["name"].lower() == asked]  # the deck asked about, wherever it is
     for row in shown:
         trend = f"{row['meta_share_trend']:+.1f}" if row["meta_share_trend"] is not None else "n/a"
@@ -76,7 +76,7 @@ def rankings(route: dict[str, Any], state: ConversationState, done: dict[str, An
     return "\n".join(lines)
 
 
-def archetypes(route: dict[str, Any], state: ConversationState, done: dict[str, Any]) -> str:
+def archetypes(route: Route, state: ConversationState, done: dict[str, Any]) -> str:
     result = done.get("get_format_archetypes")
     if not result:
         return ""
@@ -135,11 +135,11 @@ def _read_as(question: str, stats: dict[str, Any]) -> str:
     return ""
 
 
-def matchups(route: dict[str, Any], state: ConversationState, done: dict[str, Any]) -> str:
+def matchups(route: Route, state: ConversationState, done: dict[str, Any]) -> str:
     stats = done.get("get_deck_matchup_stats")
     if stats:
-        opponent = route.get("opponent") if route.get("opponent") != stats["archetype"] else None
-        return _read_as(str(route.get("question") or ""), stats) + _spread(stats, opponent)
+        opponent = route.opponent if route.opponent != stats["archetype"] else None
+        return _read_as(route.question, stats) + _spread(stats, opponent)
     table = done.get("get_format_matchup_stats")
     if not table:
         return ""
@@ -161,7 +161,7 @@ def matchups(route: dict[str, Any], state: ConversationState, done: dict[str, An
     return "\n".join(lines)
 
 
-def deck_review(route: dict[str, Any], state: ConversationState, done: dict[str, Any]) -> str:
+def deck_review(route: Route, state: ConversationState, done: dict[str, Any]) -> str:
     stats = done.get("get_deck_matchup_stats") or state.get("matchup_stats")
     cards = state.get("card_details") or []
     main = sum(c["quantity"] for c in cards if c["section"] == "mainboard")
@@ -178,12 +178,12 @@ def deck_review(route: dict[str, Any], state: ConversationState, done: dict[str,
     return "\n\n".join(parts)
 
 
-def deck_matchups(route: dict[str, Any], state: ConversationState, done: dict[str, Any]) -> str:
+def deck_matchups(route: Route, state: ConversationState, done: dict[str, Any]) -> str:
     stats = done.get("get_deck_matchup_stats") or state.get("matchup_stats")
     return _spread(stats, state.get("opponent_archetype")) if stats else ""
 
 
-def strategy(route: dict[str, Any], state: ConversationState, done: dict[str, Any]) -> str:
+def strategy(route: Route, state: ConversationState, done: dict[str, Any]) -> str:
     facts = done.get("generate_deck_matchup_strategy")
     if not facts:
         return ""
@@ -218,7 +218,7 @@ def strategy(route: dict[str, Any], state: ConversationState, done: dict[str, An
     return "\n".join(lines)
 
 
-def optimize_mainboard(route: dict[str, Any], state: ConversationState, done: dict[str, Any]) -> str:
+def optimize_mainboard(route: Route, state: ConversationState, done: dict[str, Any]) -> str:
     result = done.get("optimize_mainboard")
     if not result:
         return ""
@@ -240,7 +240,7 @@ def optimize_mainboard(route: dict[str, Any], state: ConversationState, done: di
     return "\n".join(lines)
 
 
-def optimize_sideboard(route: dict[str, Any], state: ConversationState, done: dict[str, Any]) -> str:
+def optimize_sideboard(route: Route, state: ConversationState, done: dict[str, Any]) -> str:
     result = done.get("optimize_sideboard")
     if not result:
         return ""
@@ -283,7 +283,7 @@ def _sideboard_changes(card_details: list[dict[str, Any]], final: list[dict[str,
     return changes
 
 
-def list_drafts(route: dict[str, Any], state: ConversationState, done: dict[str, Any]) -> str:
+def list_drafts(route: Route, state: ConversationState, done: dict[str, Any]) -> str:
     result = done.get("list_drafts")
     if not result:
         return ""
@@ -296,12 +296,12 @@ def list_drafts(route: dict[str, Any], state: ConversationState, done: dict[str,
     )
 
 
-def draft_pool(route: dict[str, Any], state: ConversationState, done: dict[str, Any]) -> str:
+def draft_pool(route: Route, state: ConversationState, done: dict[str, Any]) -> str:
     pool = done.get("get_draft_pool")
     if not pool:
         return ""
     cards = pool.get("cards") or []
-    filters = route.get("card_filter") or {}
+    filters = route.card_filter or {}
     described = (filters.get("type_contains") or "card").lower() + "s"
     color = {"W": "white", "U": "blue", "B": "black", "R": "red", "G": "green", "C": "no colour"}.get(
         filters.get("color", "")

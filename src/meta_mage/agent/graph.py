@@ -12,7 +12,8 @@ import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, cast
+from functools import partial
+from typing import Any, Literal, cast
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import (
@@ -42,12 +43,24 @@ from meta_mage.agent.router import (
     starting_with_a_question,
     tidy,
 )
-from meta_mage.agent.state import TURN_OPEN, WORKFLOW_TASKS, ConversationState, RouteDecision, TurnContext
+from meta_mage.agent.state import (
+    TURN_OPEN,
+    WORKFLOW_TASKS,
+    ConversationState,
+    Pending,
+    Route,
+    RouteDecision,
+    TurnContext,
+    pending_of,
+    route_of,
+)
 from meta_mage.agent.tool_specs import SHOWN_AS, TOOLS, WORKFLOWS
 from meta_mage.agent.tools import AgentTools, compact_json, state_updates
 from meta_mage.config import Settings
 
 logger = logging.getLogger(__name__)
+
+WorkflowNode = Literal["meta_research", "deck_coaching", "cube_draft"]  # tool_specs.WORKFLOWS
 
 CLARIFY = (
     "I can help in three ways. Which do you mean?\n\n"
@@ -96,227 +109,249 @@ def _chunks(text: str) -> list[str]:
     return re.findall(r"\S+\s*|\s+", text) or [text]
 
 
+def say(text: str) -> None:
+    """The answer as ``content`` events, word by word."""
+    writer = get_stream_writer()
+    for piece in _chunks(text):
+        writer({"event": "content", "data": {"text": piece}})
+
+
+def thinking(text: str) -> None:
+    get_stream_writer()({"event": "thinking", "data": {"content": text}})
+
+
+def _routed_workflow(state: ConversationState) -> WorkflowNode:
+    route = route_of(state)
+    workflow = route.workflow if route is not None else None
+    if workflow not in WORKFLOWS:
+        raise RuntimeError(f"no workflow was routed to (route: {workflow})")
+    return cast(WorkflowNode, workflow)
+
+
+# --- nodes ------------------------------------------------------------------------------------------
+
+
+async def route(state: ConversationState, *, deps: AgentDeps) -> dict[str, Any]:
+    """Route the turn's message: a decision (the LLM's, else the rules'), its slots merged into the state."""
+    settings = deps.settings
+    turn = current_turn(state.get("messages", []))
+    message = str(turn[0].content) if turn else ""
+    context = TurnContext.model_validate(state.get("context") or {})
+    # routing sees the dropdown values already (e.g. the format whose archetype names to match)
+    from_context = merge_slots(state, RouteDecision(workflow="clarify", confidence=0), context, "", None)
+    view = cast(ConversationState, {**state, **from_context})
+    decision: RouteDecision | None = None
+    if deps.model is not None:
+        try:
+            history = llm_window(state.get("messages", []), settings.message_window)[:-1]
+            decision = await llm_route(deps.model, message, view, history)
+        except Exception as exc:
+            logger.warning("LLM routing failed, using the rules: %s", exc)
+            thinking("The language model could not route this message; using keyword rules.")
+    question = message
+    if decision is None:
+        asked = resumed_question(message, view)
+        decision = await rule_route(message, view, deps.lookups, asked)
+        if asked:
+            question = f"{asked}\n{message}"
+            pending = pending_of(view)
+            if pending is not None and pending.workflow == "deck_coaching" == decision.workflow:
+                decision = decision.model_copy(update={"task": pending.task or decision.task})  # the list's task
+    decision = tidy(decision, message)
+    draft_id = await deps.lookups.resolve_draft(decision.draft) if decision.draft else None
+    updates = merge_slots(state, decision, context, message, draft_id)
+    workflow = decision.workflow
+    if decision.confidence < settings.router_confidence_threshold:
+        workflow = "clarify"
+    task = decision.task if decision.task in WORKFLOW_TASKS.get(workflow, ()) else "none"
+    if workflow != "clarify":
+        thinking(f"{workflow.replace('_', ' ').capitalize()}: {task.replace('_', ' ')}.")
+        updates.update(current_workflow=workflow, current_task=task)
+    if not state.get("available_formats"):
+        updates["available_formats"] = await deps.lookups.formats()
+    routed = Route.model_validate({**decision.model_dump(), "workflow": workflow, "task": task, "question": question})
+    return {**updates, "route": routed, "tool_rounds": 0, "context": None}
+
+
+async def guard(state: ConversationState, *, deps: AgentDeps) -> dict[str, Any]:
+    """The blocking rules: ask the user one question, call the tools that satisfy a rule, or go on."""
+    routed = route_of(state) or Route()
+    workflow, task = routed.workflow, routed.task
+    if workflow == "clarify":
+        say(CLARIFY)
+        return {"messages": [AIMessage(CLARIFY)], "pending": None}
+    turn = current_turn(state.get("messages", []))
+    formats = state.get("available_formats") or await deps.lookups.formats()
+    step = check(state, workflow, task, turn, formats)
+    if step.kind == "ask":
+        question = step.question or await _listing_question(step.missing, state, deps.lookups)
+        say(question)
+        pending = Pending(workflow=workflow, task=task, missing=step.missing, route=routed)
+        return {"messages": [AIMessage(question)], "pending": pending}
+    if step.kind == "call":
+        calls = [
+            {"name": name, "args": args, "id": f"guard-{uuid.uuid4().hex[:12]}", "type": "tool_call"}
+            for name, args in step.calls
+        ]
+        for name, _ in step.calls:
+            thinking(TOOLS[name].thinking_line() if name in TOOLS else f"Calling {name} first.")
+        return {"messages": [AIMessage(content="", tool_calls=calls, name="guard")]}
+    return {"pending": None}
+
+
+async def _listing_question(missing: str, state: ConversationState, lookups: Lookups) -> str:
+    """A question that lists the choices: the format's archetypes, or the imported drafts."""
+    if missing == "archetype":
+        fmt = state.get("format")
+        known = await lookups.archetypes(fmt) if fmt else []
+        names = [n for n in known if n != state.get("rejected_archetype")]
+        listed = f" The most played in {fmt}: {', '.join(names[:12])}." if names else ""
+        return f"Which archetype is your deck, then?{listed} You can also name another one."
+    return await _draft_question(lookups)
+
+
+async def _draft_question(lookups: Lookups) -> str:
+    drafts = await lookups.drafts()
+    if not drafts:
+        return "No cube drafts have been imported yet, so there is no pool to look at."
+    listed = ", ".join(f"{d['draft_name']} (`{d['draft_id']}`)" for d in drafts)
+    return f"Which cube draft do you mean? I have: {listed}."
+
+
+async def run_workflow(state: ConversationState, *, workflow: str, deps: AgentDeps) -> dict[str, Any]:
+    """One step of ``workflow``: the LLM's answer or tool calls, else the offline plan's calls or answer."""
+    routed = route_of(state) or Route()
+    turn = current_turn(state.get("messages", []))
+    rounds = state.get("tool_rounds", 0)
+    if deps.model is not None:
+        try:
+            return await _llm_step(workflow, state, rounds, deps)
+        except Exception as exc:
+            logger.warning("LLM step failed in %s: %s", workflow, exc)
+            thinking("The language model is unavailable; answering from the data directly.")
+    calls = offline.plan(routed.task, routed, state, offline.called(turn))
+    if calls and rounds < deps.settings.max_tool_rounds:
+        tool_calls = [
+            {"name": n, "args": a, "id": f"offline-{uuid.uuid4().hex[:12]}", "type": "tool_call"} for n, a in calls
+        ]
+        return {"messages": [AIMessage(content="", tool_calls=tool_calls)], "tool_rounds": rounds + 1}
+    text = offline.answer(routed.task, routed, state, turn)
+    say(text)
+    return {"messages": [AIMessage(text)]}
+
+
+async def _llm_step(workflow: str, state: ConversationState, rounds: int, deps: AgentDeps) -> dict[str, Any]:
+    assert deps.model is not None
+    settings = deps.settings
+    model: Any = deps.model
+    if rounds < settings.max_tool_rounds:
+        model = deps.model.bind_tools(deps.tools.specs(workflow))
+    prompt: list[BaseMessage] = [SystemMessage(prompts.workflow_prompt(workflow, state))]
+    prompt += llm_window(state.get("messages", []), settings.message_window)
+    writer = get_stream_writer()
+    merged: AIMessageChunk | None = None
+    async for chunk in model.astream(prompt):
+        if not isinstance(chunk, AIMessageChunk):
+            continue
+        if chunk.text:
+            writer({"event": "content", "data": {"text": chunk.text}})
+        merged = chunk if merged is None else merged + chunk
+    if merged is None:
+        raise RuntimeError("the model returned no message")
+    message = message_chunk_to_message(merged)
+    if isinstance(message, AIMessage) and message.tool_calls:
+        return {"messages": [message], "tool_rounds": rounds + 1}
+    if not message.text.strip():  # e.g. a tool call whose arguments are not JSON (invalid_tool_calls)
+        raise RuntimeError("the model answered neither text nor a valid tool call")
+    return {"messages": [message]}
+
+
+async def tools(state: ConversationState, *, deps: AgentDeps) -> dict[str, Any]:
+    """Run the last message's tool calls (each checked against its workflow and rules first)."""
+    writer = get_stream_writer()
+    last = state["messages"][-1]
+    assert isinstance(last, AIMessage)
+    workflow = _routed_workflow(state)
+    view: dict[str, Any] = dict(state)
+    updates: dict[str, Any] = {}
+    replies: list[ToolMessage] = []
+    for call in last.tool_calls:
+        name, call_id = call["name"], str(call.get("id") or uuid.uuid4().hex)
+        problem = None
+        if name not in deps.tools.names(workflow):
+            problem = f"{name} is not a tool of the {workflow} workflow"
+        else:
+            problem = tool_precondition(name, view, workflow)  # type: ignore[arg-type]
+        if problem:
+            writer({"event": "tool_call", "data": {"tool": name, "status": "error", "summary": problem}})
+            replies.append(ToolMessage(problem, name=name, tool_call_id=call_id, status="error"))
+            continue
+        arguments = deps.tools.fill_arguments(name, call.get("args") or {}, view, workflow)
+        writer(
+            {
+                "event": "tool_call",
+                "data": {"tool": name, "status": "calling", "arguments": _display_arguments(arguments)},
+            }
+        )
+        outcome = await deps.tools.run(name, arguments)
+        if outcome.ok and outcome.result is not None:
+            changed = state_updates(name, workflow, outcome.result)
+            view.update(changed)
+            updates.update(changed)
+            writer({"event": "tool_call", "data": {"tool": name, "status": "complete", "summary": outcome.summary}})
+            replies.append(
+                ToolMessage(compact_json(outcome.result), artifact=outcome.result, name=name, tool_call_id=call_id)
+            )
+        else:
+            writer({"event": "tool_call", "data": {"tool": name, "status": "error", "summary": outcome.error}})
+            replies.append(ToolMessage(str(outcome.error), name=name, tool_call_id=call_id, status="error"))
+    return {**updates, "messages": replies}
+
+
+async def finish(state: ConversationState, *, deps: AgentDeps) -> dict[str, Any]:
+    """Close the turn: drop its tool traffic, trim the history, stamp the activity time."""
+    messages = state.get("messages", [])
+    removals: list[BaseMessage] = [RemoveMessage(id=str(m.id)) for m in messages if _is_tool_traffic(m) and m.id]
+    kept = [m for m in messages if not _is_tool_traffic(m)]
+    overflow = len(kept) - deps.settings.history_limit
+    if overflow > 0:
+        removals += [RemoveMessage(id=str(m.id)) for m in kept[:overflow] if m.id]
+    return {"messages": removals, "last_active": deps.clock(), "tool_rounds": 0, TURN_OPEN: False}
+
+
+# --- edges ------------------------------------------------------------------------------------------
+
+
+def after_guard(state: ConversationState) -> Literal["tools", "finish", WorkflowNode]:
+    """The guard's tool calls, its question (the turn ends), or the routed workflow."""
+    last = state["messages"][-1]
+    if isinstance(last, AIMessage):
+        return "tools" if last.tool_calls else "finish"
+    return _routed_workflow(state)
+
+
+def after_workflow(state: ConversationState) -> Literal["tools", "finish"]:
+    last = state["messages"][-1]
+    return "tools" if isinstance(last, AIMessage) and last.tool_calls else "finish"
+
+
+def after_tools(state: ConversationState) -> Literal["guard", WorkflowNode]:
+    """Back to whoever asked for the tools: the guard, or the workflow."""
+    caller = next((m for m in reversed(state["messages"]) if isinstance(m, AIMessage) and m.tool_calls), None)
+    if caller is not None and caller.name == "guard":
+        return "guard"
+    return _routed_workflow(state)
+
+
 def build_graph(deps: AgentDeps, checkpointer: BaseCheckpointSaver[Any] | None) -> CompiledStateGraph[Any]:
     """Compile the coach's graph over ``deps`` with ``checkpointer`` as its memory."""
-    settings = deps.settings
-
-    def say(text: str) -> None:
-        writer = get_stream_writer()
-        for piece in _chunks(text):
-            writer({"event": "content", "data": {"text": piece}})
-
-    def thinking(text: str) -> None:
-        get_stream_writer()({"event": "thinking", "data": {"content": text}})
-
-    async def route(state: ConversationState) -> dict[str, Any]:
-        turn = current_turn(state.get("messages", []))
-        message = str(turn[0].content) if turn else ""
-        context = TurnContext.model_validate(state.get("context") or {})
-        # routing sees the dropdown values already (e.g. the format whose archetype names to match)
-        from_context = merge_slots(state, RouteDecision(workflow="clarify", confidence=0), context, "", None)
-        view = cast(ConversationState, {**state, **from_context})
-        decision: RouteDecision | None = None
-        if deps.model is not None:
-            try:
-                history = llm_window(state.get("messages", []), settings.message_window)[:-1]
-                decision = await llm_route(deps.model, message, view, history)
-            except Exception as exc:
-                logger.warning("LLM routing failed, using the rules: %s", exc)
-                thinking("The language model could not route this message; using keyword rules.")
-        question = message
-        if decision is None:
-            asked = resumed_question(message, view)
-            decision = await rule_route(message, view, deps.lookups, asked)
-            if asked:
-                question = f"{asked}\n{message}"
-                pending = view.get("pending") or {}
-                if pending.get("workflow") == "deck_coaching" == decision.workflow:  # the task the list asked for
-                    decision = decision.model_copy(update={"task": pending.get("task") or decision.task})
-        decision = tidy(decision, message)
-        draft_id = await deps.lookups.resolve_draft(decision.draft) if decision.draft else None
-        updates = merge_slots(state, decision, context, message, draft_id)
-        workflow = decision.workflow
-        if decision.confidence < settings.router_confidence_threshold:
-            workflow = "clarify"
-        task = decision.task if decision.task in WORKFLOW_TASKS.get(workflow, ()) else "none"
-        if workflow != "clarify":
-            thinking(f"{workflow.replace('_', ' ').capitalize()}: {task.replace('_', ' ')}.")
-            updates.update(current_workflow=workflow, current_task=task)
-        if not state.get("available_formats"):
-            updates["available_formats"] = await deps.lookups.formats()
-        route_record = {**decision.model_dump(), "workflow": workflow, "task": task, "question": question}
-        return {**updates, "route": route_record, "tool_rounds": 0, "context": None}
-
-    async def guard(state: ConversationState) -> dict[str, Any]:
-        route_record = state.get("route") or {}
-        workflow, task = route_record.get("workflow", "clarify"), route_record.get("task", "none")
-        if workflow == "clarify":
-            say(CLARIFY)
-            return {"messages": [AIMessage(CLARIFY)], "pending": None}
-        turn = current_turn(state.get("messages", []))
-        formats = state.get("available_formats") or await deps.lookups.formats()
-        step = check(state, workflow, task, turn, formats)
-        if step.kind == "ask":
-            question = step.question or await _listing_question(step.missing, state)
-            say(question)
-            pending = {"workflow": workflow, "task": task, "missing": step.missing, "route": route_record}
-            return {"messages": [AIMessage(question)], "pending": pending}
-        if step.kind == "call":
-            calls = [
-                {"name": name, "args": args, "id": f"guard-{uuid.uuid4().hex[:12]}", "type": "tool_call"}
-                for name, args in step.calls
-            ]
-            for name, _ in step.calls:
-                thinking(TOOLS[name].thinking_line() if name in TOOLS else f"Calling {name} first.")
-            return {"messages": [AIMessage(content="", tool_calls=calls, name="guard")]}
-        return {"pending": None}
-
-    async def _listing_question(missing: str, state: ConversationState) -> str:
-        """A question that lists the choices: the format's archetypes, or the imported drafts."""
-        if missing == "archetype":
-            fmt = state.get("format")
-            known = await deps.lookups.archetypes(fmt) if fmt else []
-            names = [n for n in known if n != state.get("rejected_archetype")]
-            listed = f" The most played in {fmt}: {', '.join(names[:12])}." if names else ""
-            return f"Which archetype is your deck, then?{listed} You can also name another one."
-        return await _draft_question()
-
-    async def _draft_question() -> str:
-        drafts = await deps.lookups.drafts()
-        if not drafts:
-            return "No cube drafts have been imported yet, so there is no pool to look at."
-        listed = ", ".join(f"{d['draft_name']} (`{d['draft_id']}`)" for d in drafts)
-        return f"Which cube draft do you mean? I have: {listed}."
-
-    def after_guard(state: ConversationState) -> str:
-        last = state["messages"][-1]
-        if isinstance(last, AIMessage):
-            return "tools" if last.tool_calls else "finish"
-        return str((state.get("route") or {}).get("workflow"))
-
-    def make_workflow(workflow: str) -> Callable[[ConversationState], Any]:
-        async def run(state: ConversationState) -> dict[str, Any]:
-            route_record = state.get("route") or {}
-            task = route_record.get("task", "none")
-            turn = current_turn(state.get("messages", []))
-            rounds = state.get("tool_rounds", 0)
-            if deps.model is not None:
-                try:
-                    return await _llm_step(workflow, state, rounds)
-                except Exception as exc:
-                    logger.warning("LLM step failed in %s: %s", workflow, exc)
-                    thinking("The language model is unavailable; answering from the data directly.")
-            calls = offline.plan(task, route_record, state, offline.called(turn))
-            if calls and rounds < settings.max_tool_rounds:
-                tool_calls = [
-                    {"name": n, "args": a, "id": f"offline-{uuid.uuid4().hex[:12]}", "type": "tool_call"}
-                    for n, a in calls
-                ]
-                return {"messages": [AIMessage(content="", tool_calls=tool_calls)], "tool_rounds": rounds + 1}
-            text = offline.answer(task, route_record, state, turn)
-            say(text)
-            return {"messages": [AIMessage(text)]}
-
-        return run
-
-    async def _llm_step(workflow: str, state: ConversationState, rounds: int) -> dict[str, Any]:
-        assert deps.model is not None
-        model: Any = deps.model
-        if rounds < settings.max_tool_rounds:
-            model = deps.model.bind_tools(deps.tools.specs(workflow))
-        prompt: list[BaseMessage] = [SystemMessage(prompts.workflow_prompt(workflow, state))]
-        prompt += llm_window(state.get("messages", []), settings.message_window)
-        writer = get_stream_writer()
-        merged: AIMessageChunk | None = None
-        async for chunk in model.astream(prompt):
-            if not isinstance(chunk, AIMessageChunk):
-                continue
-            if chunk.text:
-                writer({"event": "content", "data": {"text": chunk.text}})
-            merged = chunk if merged is None else merged + chunk
-        if merged is None:
-            raise RuntimeError("the model returned no message")
-        message = message_chunk_to_message(merged)
-        if isinstance(message, AIMessage) and message.tool_calls:
-            return {"messages": [message], "tool_rounds": rounds + 1}
-        if not message.text.strip():  # e.g. a tool call whose arguments are not JSON (invalid_tool_calls)
-            raise RuntimeError("the model answered neither text nor a valid tool call")
-        return {"messages": [message]}
-
-    def after_workflow(state: ConversationState) -> str:
-        last = state["messages"][-1]
-        return "tools" if isinstance(last, AIMessage) and last.tool_calls else "finish"
-
-    async def tools(state: ConversationState) -> dict[str, Any]:
-        writer = get_stream_writer()
-        last = state["messages"][-1]
-        assert isinstance(last, AIMessage)
-        workflow = str((state.get("route") or {}).get("workflow"))
-        view: dict[str, Any] = dict(state)
-        updates: dict[str, Any] = {}
-        replies: list[ToolMessage] = []
-        for call in last.tool_calls:
-            name, call_id = call["name"], str(call.get("id") or uuid.uuid4().hex)
-            problem = None
-            if name not in deps.tools.names(workflow):
-                problem = f"{name} is not a tool of the {workflow} workflow"
-            else:
-                problem = tool_precondition(name, view, workflow)  # type: ignore[arg-type]
-            if problem:
-                writer({"event": "tool_call", "data": {"tool": name, "status": "error", "summary": problem}})
-                replies.append(ToolMessage(problem, name=name, tool_call_id=call_id, status="error"))
-                continue
-            arguments = deps.tools.fill_arguments(name, call.get("args") or {}, view, workflow)
-            writer(
-                {
-                    "event": "tool_call",
-                    "data": {"tool": name, "status": "calling", "arguments": _display_arguments(arguments)},
-                }
-            )
-            outcome = await deps.tools.run(name, arguments)
-            if outcome.ok and outcome.result is not None:
-                changed = state_updates(name, workflow, outcome.result)
-                view.update(changed)
-                updates.update(changed)
-                writer(
-                    {
-                        "event": "tool_call",
-                        "data": {"tool": name, "status": "complete", "summary": outcome.summary},
-                    }
-                )
-                replies.append(
-                    ToolMessage(compact_json(outcome.result), artifact=outcome.result, name=name, tool_call_id=call_id)
-                )
-            else:
-                writer({"event": "tool_call", "data": {"tool": name, "status": "error", "summary": outcome.error}})
-                replies.append(ToolMessage(str(outcome.error), name=name, tool_call_id=call_id, status="error"))
-        return {**updates, "messages": replies}
-
-    def after_tools(state: ConversationState) -> str:
-        caller = next(
-            (m for m in reversed(state["messages"]) if isinstance(m, AIMessage) and m.tool_calls),
-            None,
-        )
-        if caller is not None and caller.name == "guard":
-            return "guard"
-        return str((state.get("route") or {}).get("workflow"))
-
-    async def finish(state: ConversationState) -> dict[str, Any]:
-        messages = state.get("messages", [])
-        removals: list[BaseMessage] = [RemoveMessage(id=str(m.id)) for m in messages if _is_tool_traffic(m) and m.id]
-        kept = [m for m in messages if not _is_tool_traffic(m)]
-        overflow = len(kept) - settings.history_limit
-        if overflow > 0:
-            removals += [RemoveMessage(id=str(m.id)) for m in kept[:overflow] if m.id]
-        return {"messages": removals, "last_active": deps.clock(), "tool_rounds": 0, TURN_OPEN: False}
-
     graph = StateGraph(ConversationState)
-    graph.add_node("router", route)
-    graph.add_node("guard", guard)
-    graph.add_node("tools", tools)
-    graph.add_node("finish", finish)
+    graph.add_node("router", partial(route, deps=deps))
+    graph.add_node("guard", partial(guard, deps=deps))
+    graph.add_node("tools", partial(tools, deps=deps))
+    graph.add_node("finish", partial(finish, deps=deps))
     for workflow in WORKFLOWS:
-        graph.add_node(workflow, make_workflow(workflow))  # type: ignore[arg-type]
+        graph.add_node(workflow, partial(run_workflow, workflow=workflow, deps=deps))
         graph.add_conditional_edges(workflow, after_workflow, ["tools", "finish"])
     graph.add_edge(START, "router")
     graph.add_edge("router", "guard")

@@ -11,7 +11,7 @@ from typing import Any
 
 from langchain_core.messages import ToolMessage
 
-from meta_mage.agent.state import ConversationState
+from meta_mage.agent.state import ConversationState, Route
 from meta_mage.agent.tool_specs import TASKS
 
 OFFLINE_NOTE = "_Offline mode: no language model is configured, so this answer is composed from the data by templates._"
@@ -36,9 +36,7 @@ def errors(turn: list[Any]) -> list[str]:
     return [str(m.content) for m in turn if isinstance(m, ToolMessage) and m.status == "error"]
 
 
-def plan(
-    task: str, route: dict[str, Any], state: ConversationState, done: Collection[str]
-) -> list[tuple[str, dict[str, Any]]]:
+def plan(task: str, route: Route, state: ConversationState, done: Collection[str]) -> list[tuple[str, dict[str, Any]]]:
     """The tool calls still needed for ``task`` (empty when the answer can be written); ``done`` names the
     tools already called this turn. The calls are the task's declaration (``tool_specs.TASKS``)."""
     spec = TASKS.get(task)
@@ -46,7 +44,7 @@ def plan(
     return [(name, args) for name, args in wanted if name not in done]
 
 
-def answer(task: str, route: dict[str, Any], state: ConversationState, turn: list[Any]) -> str:
+def answer(task: str, route: Route, state: ConversationState, turn: list[Any]) -> str:
     """The templated answer for ``task`` from this turn's tool results, by the task's declared writer."""
     done = results(turn)
     problems = errors(turn)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from pydantic import BaseModel
+
 from meta_mage.agent.state import ConversationState, snapshot
 
 ROUTER = """You route messages for MTG Meta Mage, a Magic: The Gathering coach.
@@ -46,6 +48,8 @@ Drafters shown as [REDACTED] opted out: never guess or reveal who they are.""",
 
 
 def _compact(value: Any) -> str:
+    if isinstance(value, BaseModel):  # the pending request
+        value = value.model_dump()
     return json.dumps(value, ensure_ascii=False, default=str)
 
 

@@ -16,7 +16,17 @@ from langgraph.config import get_stream_writer
 from rapidfuzz.distance import Levenshtein
 
 from meta_mage.agent import prompts
-from meta_mage.agent.state import DEFAULT_TASK, WORKFLOW_TASKS, ConversationState, RouteDecision, TurnContext
+from meta_mage.agent.state import (
+    DEFAULT_TASK,
+    WORKFLOW_TASKS,
+    ConversationState,
+    Pending,
+    Route,
+    RouteDecision,
+    TurnContext,
+    pending_of,
+    route_of,
+)
 from meta_mage.agent.tools import ToolExecutor
 from meta_mage.deadline import deadline, timeout_message
 from meta_mage.errors import NotFound
@@ -222,9 +232,9 @@ def resumed_question(message: str, state: ConversationState) -> str | None:
     """The question a short answer completes ("Modern" or "30" after the coach asked for the format or
     the window), without any decklist (that is in the state already); None when ``message`` is not such
     an answer. The two are routed together, so nothing that question named is lost."""
-    pending = state.get("pending") or {}
-    asked = (pending.get("route") or {}).get("question")
-    if not asked or pending.get("missing") not in _ANSWERABLE:
+    pending = pending_of(state)
+    asked = pending.route.question if pending is not None and pending.route is not None else None
+    if not asked or pending is None or pending.missing not in _ANSWERABLE:
         return None
     if extract_decklist(message) or _has(_REQUEST_WORDS, message):
         return None  # a new request, not an answer
@@ -239,11 +249,12 @@ async def rule_route(
     ``asked`` is the question ``message`` answers (see ``resumed_question``): the two are read as one
     request, with the format and window the answer gives winning over the question's."""
     text = message.strip()
-    pending = state.get("pending") or {}
+    awaiting = pending_of(state)
+    pending = awaiting or Pending()
     deck = extract_decklist(text)
     reply = text.replace(deck, " ") if deck else text
     question = f"{asked}\n{reply}" if asked else reply
-    expecting_days = pending.get("missing") == "days"
+    expecting_days = pending.missing == "days"
     fmt = find_format(reply) or (find_format(asked) if asked else None)
     days = find_days(reply, expecting_days) or (find_days(asked) if asked else None)
     if days is None and (expecting_days or state.get("current_workflow") in ("meta_research", "deck_coaching")):
@@ -255,7 +266,7 @@ async def rule_route(
     cue = _OPPONENT_CUE.search(question)
     opponent = next((n for pos, n in mentioned if cue and pos > cue.start()), None)
     archetype = next((n for pos, n in mentioned if n != opponent), None)
-    in_cube = "cube_draft" in (pending.get("workflow"), state.get("current_workflow"))
+    in_cube = "cube_draft" in (pending.workflow, state.get("current_workflow"))
     draft = await lookups.resolve_draft(question) if _has(_DRAFT_WORDS, question) or in_cube else None
     new_filter = _card_filter(question)
     confirms: bool | None = None
@@ -291,7 +302,7 @@ async def rule_route(
         slots["card_filter"] = new_filter
     elif confirms is not None:
         workflow, confidence = "deck_coaching", 0.9
-        task = pending.get("task") or "deck_review"
+        task = pending.task or "deck_review"
     elif meta_words or (archetype and not opponent and fmt):  # "tell me about Izzet Prowess in Modern"
         workflow, confidence = "meta_research", 0.85
         if (
@@ -304,33 +315,33 @@ async def rule_route(
             task = "matchups"  # "tell me about Izzet Prowess", "is Jeskai Blink good in Modern?"
         else:
             task = "rankings"  # "what's the meta share of Doomsday?" shows Doomsday's row
-        last = state.get("route") or {}
+        last = route_of(state) or Route()
         if (  # "and against Domain Zoo?" after "How does Boros Energy do against Jeskai Blink?"
             task == "matchups"
             and opponent
             and not archetype
             and _FOLLOW_UP.match(question)
-            and last.get("task") == "matchups"
-            and last.get("archetype") not in (None, opponent)
+            and last.task == "matchups"
+            and last.archetype not in (None, opponent)
             and (not fmt or fmt == state.get("format"))
         ):
-            slots["archetype"] = last["archetype"]
-    elif (pending or state.get("current_workflow")) and (
+            slots["archetype"] = last.archetype
+    elif (awaiting or state.get("current_workflow")) and (
         any(slots[k] for k in ("format", "days", "archetype", "opponent")) or (in_cube and (draft or new_filter))
     ):
-        workflow = pending.get("workflow") or state.get("current_workflow") or "clarify"
-        task = pending.get("task") or state.get("current_task") or DEFAULT_TASK.get(workflow, "none")
-        confidence = 0.8 if pending else 0.7
+        workflow = pending.workflow or state.get("current_workflow") or "clarify"
+        task = pending.task or state.get("current_task") or DEFAULT_TASK.get(workflow, "none")
+        confidence = 0.8 if awaiting else 0.7
         # a follow-up that only changes the window or format keeps what the last request was about
-        last = pending.get("route") or state.get("route") or {}
+        last = pending.route or route_of(state) or Route()
         if workflow == "cube_draft":
-            slots["card_filter"] = new_filter or last.get("card_filter")
+            slots["card_filter"] = new_filter or last.card_filter
             slots["draft"] = draft
             if new_filter or draft:  # "what about red instants?" asks about the pool
                 task = "draft_pool"
         elif workflow == "meta_research" and (not fmt or fmt == state.get("format")):  # names are per format
             for key in ("archetype", "opponent"):
-                slots[key] = slots[key] or last.get(key)
+                slots[key] = slots[key] or getattr(last, key)
     else:
         workflow, task, confidence = "clarify", "none", 0.3
     return RouteDecision(workflow=workflow, task=task, confidence=confidence, **slots)  # type: ignore[arg-type]

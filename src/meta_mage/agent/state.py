@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from collections.abc import Mapping
+from typing import Annotated, Any, Literal, TypeVar
 
 from langchain_core.messages import AnyMessage
 from langgraph.graph.message import add_messages
@@ -58,6 +59,44 @@ class RouteDecision(BaseModel):
     )
 
 
+class Route(RouteDecision):
+    """A turn's decision as routed: the workflow and task it runs (after the confidence threshold) and the
+    question it answers (an answer to the coach's question follows that question)."""
+
+    workflow: Workflow = "clarify"
+    confidence: float = Field(default=0, ge=0, le=1)
+    question: str = ""
+
+
+class Pending(BaseModel):
+    """The request awaiting the user's answer: its workflow and task, the slot asked for, and its route."""
+
+    workflow: Workflow | None = None
+    task: Task | None = None
+    missing: str = ""
+    route: Route | None = None
+
+
+_Model = TypeVar("_Model", bound=BaseModel)
+
+
+def _read(model: type[_Model], value: object) -> _Model | None:
+    """``value`` as ``model``: conversations stored before these were models hold a dict (or an empty one)."""
+    if isinstance(value, model):
+        return value
+    return model.model_validate(value) if value else None
+
+
+def route_of(state: Mapping[str, object]) -> Route | None:
+    """The last turn's route, or None before the first."""
+    return _read(Route, state.get("route"))
+
+
+def pending_of(state: Mapping[str, object]) -> Pending | None:
+    """The request awaiting an answer, or None."""
+    return _read(Pending, state.get("pending"))
+
+
 class TurnContext(BaseModel):
     """Dropdown values sent with a request; each fills the slot of the same name."""
 
@@ -92,8 +131,8 @@ class ConversationState(TypedDict, total=False):
     messages: Annotated[list[AnyMessage], add_messages]
     current_workflow: str | None
     current_task: str | None
-    pending: dict[str, Any] | None
-    route: dict[str, Any] | None
+    pending: Pending | None  # read through pending_of / route_of: older checkpoints hold dicts
+    route: Route | None
     context: dict[str, Any] | None
     tool_rounds: int
     turn_open: bool  # TURN_OPEN: set by a turn's input, cleared by its finish node

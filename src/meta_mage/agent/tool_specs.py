@@ -20,13 +20,13 @@ from typing import TYPE_CHECKING, Any
 from meta_mage.agent import answers
 
 if TYPE_CHECKING:
-    from meta_mage.agent.state import ConversationState
+    from meta_mage.agent.state import ConversationState, Route
 
 META, DECK, DRAFT = "meta_research", "deck_coaching", "cube_draft"
 WORKFLOWS = (META, DECK, DRAFT)
 
 Calls = list[tuple[str, dict[str, Any]]]
-Writer = Callable[[dict[str, Any], "ConversationState", dict[str, Any]], str]
+Writer = Callable[["Route", "ConversationState", dict[str, Any]], str]
 
 
 # --- blocking rules -------------------------------------------------------------------------------
@@ -331,29 +331,27 @@ class TaskSpec:
     writer: Writer
     needs: tuple[Rule, ...] = ()
     plans: tuple[tuple[str, Mapping[str, Any]], ...] = ()
-    planner: Callable[[dict[str, Any], ConversationState], Calls] | None = None
+    planner: Callable[[Route, ConversationState], Calls] | None = None
 
-    def plan(self, route: dict[str, Any], state: ConversationState) -> Calls:
+    def plan(self, route: Route, state: ConversationState) -> Calls:
         if self.planner is not None:
             return self.planner(route, state)
         return [(name, dict(arguments)) for name, arguments in self.plans]
 
 
-def _plan_matchups(route: dict[str, Any], state: ConversationState) -> Calls:
-    subject = route.get("archetype") or route.get("opponent")
+def _plan_matchups(route: Route, state: ConversationState) -> Calls:
+    subject = route.archetype or route.opponent
     return [("get_deck_matchup_stats", {"archetype": subject})] if subject else [("get_format_matchup_stats", {})]
 
 
-def _plan_spread(route: dict[str, Any], state: ConversationState) -> Calls:
+def _plan_spread(route: Route, state: ConversationState) -> Calls:
     if state.get("days") and state.get("archetype") and not stats_fit(state):  # a new window refetches
         return [("get_deck_matchup_stats", {})]
     return []
 
 
-def _plan_pool(route: dict[str, Any], state: ConversationState) -> Calls:
-    filters = {
-        k: v for k, v in (route.get("card_filter") or {}).items() if k in {"color", "type_contains", "name_contains"}
-    }
+def _plan_pool(route: Route, state: ConversationState) -> Calls:
+    filters = {k: v for k, v in (route.card_filter or {}).items() if k in {"color", "type_contains", "name_contains"}}
     return [("get_draft_pool", {"include_draft_results": True, "include_card_details": True, **filters})]
 
 

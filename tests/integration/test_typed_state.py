@@ -1,0 +1,100 @@
+"""The route and the pending request are models in the state: they round-trip through the real
+checkpointer (DynamoDBSaver on moto, LangGraph's serializer), and conversations stored before that, with
+both as dicts, still load and resume."""
+
+from typing import Any
+
+from meta_mage.agent.conversation import AgentEvent, Conversations
+from meta_mage.agent.state import Pending, Route
+
+ASKED = "How does Boros Energy do against Jeskai Blink over the last 30 days?"
+SNAPSHOT_KEYS = {
+    "has_deck",
+    "format",
+    "archetype",
+    "days",
+    "opponent_archetype",
+    "draft_id",
+    "current_workflow",
+    "suggested_archetype",
+    "has_matchup_stats",
+}
+
+
+async def run(conv: Conversations, message: str, conversation_id: str) -> list[AgentEvent]:
+    events = [event async for event in conv.turn(message, conversation_id)]
+    assert [e.event for e in events if e.event in ("error", "done")] == ["done"], events
+    return events
+
+
+async def test_route_and_pending_round_trip_as_models(modern_world: dict[str, Any]) -> None:
+    conv = Conversations.from_settings(modern_world["settings"], dynamodb=modern_world["db"])
+    # Given a question the coach cannot answer before it knows the format
+    cid = await conv.start()
+    await run(conv, ASKED, cid)
+
+    # When the conversation is read back through the checkpointer
+    values = await conv.load(cid)
+    stored = await conv.checkpointer.aget_tuple({"configurable": {"thread_id": cid}})
+
+    # Then the route and the pending request are the models written, in the state and in the checkpoint
+    route, pending = values["route"], values["pending"]
+    assert isinstance(route, Route) and isinstance(pending, Pending)
+    assert (route.workflow, route.question, route.days) == ("meta_research", ASKED, 30)
+    assert (pending.workflow, pending.task, pending.missing, pending.route) == (
+        "meta_research",
+        route.task,
+        "format",
+        route,
+    )
+    channels = stored.checkpoint["channel_values"]
+    assert channels["route"] == route and isinstance(channels["pending"].route, Route)
+    # and the spec's state snapshot keeps its shape
+    assert set((await conv.view(cid))["state"]) == SNAPSHOT_KEYS
+
+    # When the user answers, the pending request resumes and is cleared
+    await run(conv, "Modern", cid)
+    values = await conv.load(cid)
+    assert values["pending"] is None
+    assert (values["route"].task, values["route"].format, values["route"].question) == (
+        "matchups",
+        "Modern",
+        f"{ASKED}\nModern",
+    )
+    assert (values["route"].archetype, values["route"].opponent) == ("Boros Energy", "Jeskai Blink")
+
+
+async def test_a_conversation_stored_with_dicts_still_loads_and_resumes(modern_world: dict[str, Any]) -> None:
+    conv = Conversations.from_settings(modern_world["settings"], dynamodb=modern_world["db"])
+    # Given a conversation written before the route and the pending request were models: both dicts
+    cid = await conv.start()
+    route = {
+        "workflow": "meta_research",
+        "task": "matchups",
+        "confidence": 0.85,
+        "format": None,
+        "days": 30,
+        "archetype": "Boros Energy",
+        "opponent": "Jeskai Blink",
+        "draft": None,
+        "card_filter": None,
+        "has_decklist": False,
+        "confirms_archetype": None,
+        "question": ASKED,
+    }
+    pending = {"workflow": "meta_research", "task": "matchups", "missing": "format", "route": route}
+    legacy = {"route": route, "pending": pending, "current_workflow": "meta_research", "current_task": "matchups"}
+    await conv.graph.aupdate_state({"configurable": {"thread_id": cid}}, legacy, as_node="finish")
+    values = await conv.load(cid)
+    assert values["pending"] == pending and values["route"] == route  # stored and read back as dicts
+    assert set((await conv.view(cid))["state"]) == SNAPSHOT_KEYS
+
+    # When the user answers the question that was pending
+    events = await run(conv, "Modern", cid)
+
+    # Then the old pending request is read as one: the matchup asked about is answered in Modern
+    values = await conv.load(cid)
+    assert values["pending"] is None and isinstance(values["route"], Route)
+    assert (values["route"].format, values["route"].days) == ("Modern", 30)
+    assert (values["route"].archetype, values["route"].opponent) == ("Boros Energy", "Jeskai Blink")
+    assert any(e.event == "tool_call" for e in events)
