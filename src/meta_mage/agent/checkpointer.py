@@ -11,6 +11,7 @@ from typing import Any
 from botocore.exceptions import ClientError
 from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import ChannelVersions, Checkpoint, CheckpointMetadata
+from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 from langgraph_checkpoint_aws import DynamoDBSaver
 from langgraph_checkpoint_aws.checkpoint.dynamodb.unified_repository import (
     _checkpoint_pk,
@@ -19,7 +20,7 @@ from langgraph_checkpoint_aws.checkpoint.dynamodb.unified_repository import (
     _checkpoint_sk,
 )
 
-from meta_mage.agent.state import TURN_OPEN
+from meta_mage.agent.state import TURN_OPEN, Pending, Route
 from meta_mage.config import Settings
 from meta_mage.storage.dynamo import aws_region, default_session
 from meta_mage.storage.locks import LockLost, conversation_lock, held_condition
@@ -45,6 +46,9 @@ class ConversationSaver(DynamoDBSaver):  # type: ignore[misc]
     the owner still holds the conversation's lock (``locks_table``); when it does not, ``LockLost`` is
     raised and nothing becomes visible, so a turn that outlived its lock cannot overwrite a later one.
     """
+
+    # the state's own models, allowed back out of a checkpoint (LangGraph warns about, and will block, others)
+    serde = JsonPlusSerializer(allowed_msgpack_modules=[Route, Pending])
 
     def __init__(self, *args: Any, locks_table: str | None = None, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
