@@ -4,6 +4,7 @@ then slots merged into the conversation state by code."""
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import re
 import time
@@ -58,8 +59,13 @@ _COMMON_WORDS = {
 }  # fmt: skip
 
 
+@functools.lru_cache(maxsize=16)
 def extract_decklist(text: str) -> str | None:
-    """The decklist inside a message (six or more "4 Card Name" lines), or None."""
+    """The decklist inside a message (six or more "4 Card Name" lines), or None.
+
+    Read once per message: the route's steps (``resumed_question``, ``rule_route``, ``tidy``,
+    ``merge_slots``) each ask for the same message's list, and the answer is remembered (a message is at
+    most ``max_message_chars`` long; the last 16 are kept)."""
     lines = text.splitlines()
     card_rows = [i for i, line in enumerate(lines) if _CARD_LINE.match(line)]
     if len(card_rows) < 6:
@@ -251,7 +257,7 @@ async def rule_route(
     text = message.strip()
     awaiting = pending_of(state)
     pending = awaiting or Pending()
-    deck = extract_decklist(text)
+    deck = extract_decklist(message)  # the message as tidy and merge_slots ask: read once (the same list as text's)
     reply = text.replace(deck, " ") if deck else text
     question = f"{asked}\n{reply}" if asked else reply
     expecting_days = pending.missing == "days"
