@@ -147,6 +147,9 @@ def find_archetypes(text: str, known: list[str]) -> list[tuple[int, str]]:
     return sorted(found)
 
 
+NAMES_DAYS = 30  # the window of archetype names routing reads when the turn names none (the coach's default)
+
+
 class Lookups:
     """Names the router matches against (formats, archetypes, drafts), read through the tools and cached.
 
@@ -181,11 +184,13 @@ class Lookups:
         result = await self._cached("formats", "list_formats", {}, "the formats with data", "using the built-in list")
         return [f["format"] for f in (result or {}).get("formats", [])] or list(FORMATS)
 
-    async def archetypes(self, fmt: str) -> list[str]:
+    async def archetypes(self, fmt: str, days: int = NAMES_DAYS) -> list[str]:
+        """The archetypes played in ``fmt`` over the last ``days`` days, most played first (so an ambiguous
+        word picks the popular deck): the window's day aggregates, not a year's."""
         result = await self._cached(
-            f"arch:{fmt}",
+            f"arch:{fmt}:{days}",
             "get_format_archetypes",
-            {"format": fmt, "days": 365},
+            {"format": fmt, "days": days},
             f"the {fmt} archetype names",
             "going on without them",
         )
@@ -267,7 +272,8 @@ async def rule_route(
         bare = _BARE_DAYS.fullmatch(reply)  # "30" or "what about 30?" right after an answer over a window
         days = int(bare.group(1)) if bare and 1 <= int(bare.group(1)) <= 365 else None
     active_format = fmt or state.get("format")
-    names = await lookups.archetypes(active_format) if active_format else []
+    window = days or state.get("days") or NAMES_DAYS  # the names of the window the turn is about
+    names = await lookups.archetypes(active_format, window) if active_format else []
     mentioned = find_archetypes(question, names)
     cue = _OPPONENT_CUE.search(question)
     opponent = next((n for pos, n in mentioned if cue and pos > cue.start()), None)

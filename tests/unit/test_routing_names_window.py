@@ -1,0 +1,39 @@
+"""Routing reads the format's archetype names for the window the turn is about (30 days, the coach's
+default, when it names none), not a year of matchups."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from meta_mage.agent.router import NAMES_DAYS, Lookups, rule_route
+from tests.unit.routing_data import FakeTools
+
+
+@pytest.mark.parametrize(
+    ("message", "state", "days"),
+    [
+        ("How does Boros Energy do against Jeskai Blink in Modern?", {}, NAMES_DAYS),
+        ("How does Boros Energy do against Jeskai Blink in Modern over the last 90 days?", {}, 90),
+        ("How does Boros Energy do against Jeskai Blink?", {"format": "Modern", "days": 14}, 14),
+        ("Boros Energy vs Jeskai Blink, last 2 weeks", {"format": "Modern", "days": 60}, 14),  # the turn's wins
+    ],
+)
+async def test_names_are_read_for_the_turns_window(message: str, state: dict[str, Any], days: int) -> None:
+    tools = FakeTools()
+    decision = await rule_route(message, state, Lookups(tools))  # type: ignore[arg-type]
+    assert (decision.archetype, decision.opponent) == ("Boros Energy", "Jeskai Blink")
+    assert tools.calls == [("get_format_archetypes", {"format": "Modern", "days": days})]
+
+
+async def test_names_are_cached_per_format_and_window() -> None:
+    tools = FakeTools()
+    names = Lookups(tools)
+    await names.archetypes("Modern")
+    await names.archetypes("Modern", NAMES_DAYS)
+    await names.archetypes("Modern", 90)
+    assert tools.calls == [
+        ("get_format_archetypes", {"format": "Modern", "days": 30}),
+        ("get_format_archetypes", {"format": "Modern", "days": 90}),
+    ]
