@@ -213,7 +213,8 @@ class Conversations:
                 turn_context.format = normalise_format(turn_context.format)
             except ValueError as exc:
                 raise InvalidArgument(f"context.format: {exc}", field="context.format") from None
-        return message, turn_context
+        # one line ending: a list pasted on Windows ("\r\n") is then found and cut from the message like any other
+        return message.replace("\r\n", "\n").replace("\r", "\n"), turn_context
 
     async def turn(
         self,
