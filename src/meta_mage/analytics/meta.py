@@ -12,6 +12,7 @@ from meta_mage.analytics.stats import wilson_interval, win_rate
 from meta_mage.errors import NotFound
 from meta_mage.models.meta import (
     ArchetypesInput,
+    ArchetypesMetadata,
     ArchetypesOutput,
     ArchetypeSummary,
     DeckMatchupStatsInput,
@@ -21,10 +22,13 @@ from meta_mage.models.meta import (
     MatchupCell,
     MatchupRow,
     MatchupStatsInput,
+    MatchupStatsMetadata,
     MatchupStatsOutput,
     MetaRankingsInput,
     MetaRankingsOutput,
+    PeriodMetadata,
     RankingRow,
+    RankingsMetadata,
     Window,
     WinRate,
 )
@@ -97,15 +101,9 @@ class MetaService:
             merge(total, day.data)
         return total
 
-    def _metadata(self, info: FormatSummary, **windows: Window) -> dict[str, object]:
-        meta: dict[str, object] = {
-            "data_first_date": info.first_date,
-            "data_last_date": info.last_date,
-            "min_sample": self.min_sample,
-        }
-        for name, win in windows.items():
-            meta[name] = win.model_dump()
-        return meta
+    def _span(self, info: FormatSummary) -> dict[str, Any]:
+        """The :class:`DataSpan` fields of a read's metadata: the format's stored dates and ``min_sample``."""
+        return {"data_first_date": info.first_date, "data_last_date": info.last_date, "min_sample": self.min_sample}
 
     @staticmethod
     def _overall(results: dict[str, list[int]], archetype: str) -> tuple[list[int], int]:
@@ -185,14 +183,16 @@ class MetaService:
             format=params.format,
             group_by=params.group_by,
             rows=rows,
-            metadata={
-                **self._metadata(info, current_period=current, previous_period=previous),
-                "current_decks": cur_total,
-                "previous_decks": prev_total,
-                "current_tournaments": cur.get("tournaments", 0),
-                "previous_tournaments": prev.get("tournaments", 0),
-                "ranked_by": "meta share; win rates below min_sample matches are flagged low_sample",
-            },
+            metadata=RankingsMetadata(
+                **self._span(info),
+                current_period=current,
+                previous_period=previous,
+                current_decks=cur_total,
+                previous_decks=prev_total,
+                current_tournaments=cur.get("tournaments", 0),
+                previous_tournaments=prev.get("tournaments", 0),
+                ranked_by="meta share; win rates below min_sample matches are flagged low_sample",
+            ),
         )
 
     def _window_total(self, fmt: str, days: int, as_of: dt.date | None) -> tuple[FormatSummary, Window, dict[str, Any]]:
@@ -223,10 +223,11 @@ class MetaService:
         return MatchupStatsOutput(
             format=params.format,
             archetypes=rows,
-            metadata={
-                **self._metadata(info, period=win),
-                "note": "overall includes matches against players without a published list",
-            },
+            metadata=MatchupStatsMetadata(
+                **self._span(info),
+                period=win,
+                note="overall includes matches against players without a published list",
+            ),
         )
 
     def archetypes(self, params: ArchetypesInput) -> ArchetypesOutput:
@@ -246,7 +247,9 @@ class MetaService:
         ]
         rows.sort(key=lambda r: (-r.decks, r.name))
         return ArchetypesOutput(
-            format=params.format, archetypes=rows, metadata={**self._metadata(info, period=win), "decks": decks}
+            format=params.format,
+            archetypes=rows,
+            metadata=ArchetypesMetadata(**self._span(info), period=win, decks=decks),
         )
 
     def resolve_archetype(self, name: str, known: Iterable[str]) -> str:
@@ -274,5 +277,5 @@ class MetaService:
             overall=row.overall,
             mirror_matches=row.mirror_matches,
             matchups=row.matchups,
-            metadata=self._metadata(info, period=win),
+            metadata=PeriodMetadata(**self._span(info), period=win),
         )

@@ -6,6 +6,8 @@ import datetime as dt
 import re
 from typing import Any
 
+from pydantic import ValidationError
+
 from meta_mage.analytics.aggregate import merge
 from meta_mage.analytics.meta import MetaService, record, window
 from meta_mage.decks.parse import parse_deck_text
@@ -18,19 +20,23 @@ from meta_mage.models.decks import (
     ClassifyDeckInput,
     ClassifyDeckOutput,
     KeyCard,
+    MainboardMetadata,
     OptimizeInput,
     OptimizeMainboardOutput,
     OptimizeSideboardOutput,
     SideboardAnswer,
+    SideboardMetadata,
     SideboardSlot,
     StrategyFacts,
     StrategyInput,
+    StrategyMetadata,
     Swap,
 )
-from meta_mage.models.meta import WinRate
+from meta_mage.models.meta import Window, WinRate
 from meta_mage.storage.cards import CardsRepository
 
 SIDEBOARD_SIZE = 15
+
 CORE_INCLUSION = 80.0
 FLEX_INCLUSION = 50.0
 CANDIDATE_INCLUSION = 30.0
@@ -90,6 +96,15 @@ _ANSWERS = {
 
 def _pct(part: int, whole: int) -> float:
     return round(100 * part / whole, 1) if whole else 0.0
+
+
+def _stats_period(stats: dict[str, Any]) -> Window | None:
+    """The window of a get_deck_matchup_stats output (``metadata.period``), or None when it has none."""
+    metadata = stats.get("metadata")
+    try:
+        return Window.model_validate(metadata.get("period") if isinstance(metadata, dict) else None)
+    except ValidationError:
+        return None
 
 
 class DeckCoach:
@@ -240,12 +255,12 @@ class DeckCoach:
             candidates=candidates[: max(params.top_n * 2, 10)],
             swaps=swaps,
             top_matchups=self._top(total, name, params.top_n),
-            metadata={
-                "period": win.model_dump(),
-                "min_sample": self.meta.min_sample,
-                "core_threshold": CORE_INCLUSION,
-                "flex_threshold": FLEX_INCLUSION,
-            },
+            metadata=MainboardMetadata(
+                period=win,
+                min_sample=self.meta.min_sample,
+                core_threshold=CORE_INCLUSION,
+                flex_threshold=FLEX_INCLUSION,
+            ),
         )
 
     # --- sideboard ------------------------------------------------------------------------
@@ -311,7 +326,7 @@ class DeckCoach:
             total_cards=sum(s.quantity for s in final),
             adds=[s.name for s in final if card_key(s.name) not in current],
             cuts=[c.name for k, c in mine.items() if k not in chosen],
-            metadata={"period": win.model_dump(), "min_sample": self.meta.min_sample},
+            metadata=SideboardMetadata(period=win, min_sample=self.meta.min_sample),
         )
 
     # --- matchup strategy facts -------------------------------------------------------------
@@ -320,8 +335,8 @@ class DeckCoach:
         """Record, the opponent's key cards and the user's sideboard answers to them."""
         stats_in = params.matchup_stats
         fmt = params.format or stats_in.get("format")
-        period = (stats_in.get("metadata") or {}).get("period") or {}
-        if not fmt or not period.get("start") or not period.get("end"):
+        period = _stats_period(stats_in)
+        if not fmt or period is None or not period.start or not period.end:
             raise InvalidArgument(
                 "matchup_stats must be the output of get_deck_matchup_stats (format and metadata.period)",
                 field="matchup_stats",
@@ -337,13 +352,13 @@ class DeckCoach:
         record_vs = WinRate.model_validate(cell) if cell else None
         opponent = cell["opponent"] if cell else params.opponent_archetype
         archetype = stats_in.get("archetype") or params.archetype
-        opp_stats = self._archetype_stats(fmt, opponent, period["start"], period["end"])
+        opp_stats = self._archetype_stats(fmt, opponent, period.start, period.end)
         if not opp_stats.get("decks"):
             raise NotFound(
-                f"no {opponent} lists in {fmt} between {period['start']} and {period['end']}",
+                f"no {opponent} lists in {fmt} between {period.start} and {period.end}",
                 field="opponent_archetype",
             )
-        own_stats = self._archetype_stats(fmt, archetype, period["start"], period["end"])
+        own_stats = self._archetype_stats(fmt, archetype, period.start, period.end)
         lists = opp_stats["decks"]
         key_rows = [(c, r, "mainboard") for c, r in opp_stats["main"].items()]
         key_rows += [(c, r, "sideboard") for c, r in opp_stats["side"].items()]
@@ -424,5 +439,5 @@ class DeckCoach:
             opponent_key_cards=key_cards,
             sideboard_answers=answers,
             your_deck_profile=profile,
-            metadata={"period": period},
+            metadata=StrategyMetadata(period=period),
         )

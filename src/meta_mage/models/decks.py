@@ -8,7 +8,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, ValidationInfo, field_validator
 
-from meta_mage.models.meta import FormatInput, ToolInput, WholeNumber, WinRate, normalise_format
+from meta_mage.models.meta import FormatInput, ToolInput, WholeNumber, Window, WinRate, normalise_format
 
 
 def _archetype_key(name: str) -> str:
@@ -95,6 +95,20 @@ class Swap(BaseModel):
     reason: str
 
 
+class SideboardMetadata(BaseModel):
+    period: Window
+    min_sample: int
+
+
+class MainboardMetadata(SideboardMetadata):
+    core_threshold: float = Field(description="Inclusion rate (%) from which a card is core")
+    flex_threshold: float = Field(description="Inclusion rate (%) from which a card is a flex spot")
+
+
+class StrategyMetadata(BaseModel):
+    period: Window = Field(description="The window of the matchup_stats the facts were built from")
+
+
 class OptimizeMainboardOutput(BaseModel):
     format: str
     archetype: str
@@ -104,7 +118,7 @@ class OptimizeMainboardOutput(BaseModel):
     candidates: list[CardUsage]
     swaps: list[Swap]
     top_matchups: list[dict[str, Any]]
-    metadata: dict[str, object]
+    metadata: MainboardMetadata
 
 
 class SideboardSlot(BaseModel):
@@ -123,7 +137,7 @@ class OptimizeSideboardOutput(BaseModel):
     total_cards: int
     adds: list[str]
     cuts: list[str]
-    metadata: dict[str, object]
+    metadata: SideboardMetadata
 
 
 class StrategyInput(ToolInput):
@@ -179,4 +193,4 @@ class StrategyFacts(BaseModel):
     opponent_key_cards: list[KeyCard]
     sideboard_answers: list[SideboardAnswer]
     your_deck_profile: dict[str, Any]
-    metadata: dict[str, object]
+    metadata: StrategyMetadata

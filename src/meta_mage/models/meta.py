@@ -50,6 +50,8 @@ class FormatInput(ToolInput):
 
 
 class Window(BaseModel):
+    """``days`` days from ``start`` to ``end`` (ISO dates, inclusive)."""
+
     start: str
     end: str
     days: int
@@ -81,6 +83,36 @@ class FormatSummary(BaseModel):
     tournaments: int
     decks: int
     matches: int
+
+
+class DataSpan(BaseModel):
+    """The metadata every meta read carries: the format's stored date range and the low-sample threshold."""
+
+    data_first_date: str
+    data_last_date: str
+    min_sample: int = Field(description="Win rates over fewer matches (draws excluded) are flagged low_sample")
+
+
+class PeriodMetadata(DataSpan):
+    period: Window
+
+
+class RankingsMetadata(DataSpan):
+    current_period: Window
+    previous_period: Window
+    current_decks: int
+    previous_decks: int
+    current_tournaments: int
+    previous_tournaments: int
+    ranked_by: str
+
+
+class MatchupStatsMetadata(PeriodMetadata):
+    note: str
+
+
+class ArchetypesMetadata(PeriodMetadata):
+    decks: int = Field(description="Decks in the window")
 
 
 class ListFormatsOutput(BaseModel):
@@ -127,7 +159,7 @@ class MetaRankingsOutput(BaseModel):
     format: str
     group_by: str | None
     rows: list[RankingRow]
-    metadata: dict[str, object]
+    metadata: RankingsMetadata
 
 
 class MatchupStatsInput(FormatInput):
@@ -149,7 +181,7 @@ class MatchupRow(BaseModel):
 class MatchupStatsOutput(BaseModel):
     format: str
     archetypes: list[MatchupRow]
-    metadata: dict[str, object]
+    metadata: MatchupStatsMetadata
 
 
 class ArchetypesInput(FormatInput):
@@ -168,7 +200,7 @@ class ArchetypeSummary(BaseModel):
 class ArchetypesOutput(BaseModel):
     format: str
     archetypes: list[ArchetypeSummary]
-    metadata: dict[str, object]
+    metadata: ArchetypesMetadata
 
 
 class DeckMatchupStatsInput(FormatInput):
@@ -183,4 +215,4 @@ class DeckMatchupStatsOutput(BaseModel):
     overall: WinRate
     mirror_matches: int
     matchups: list[MatchupCell]
-    metadata: dict[str, object]
+    metadata: PeriodMetadata
