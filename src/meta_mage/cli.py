@@ -8,10 +8,9 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from botocore.exceptions import BotoCoreError, ClientError
-
 from meta_mage.config import Settings, get_settings
 from meta_mage.errors import MetaMageError, StorageUnavailable
+from meta_mage.storage.dynamo import SDK_ERRORS, sdk_problem
 
 if TYPE_CHECKING:
     from meta_mage.wiring import Wiring
@@ -421,9 +420,7 @@ def main(argv: list[str] | None = None) -> int:
     except MetaMageError as exc:
         print(f"error: {exc.message}", file=sys.stderr)
         return EXIT_USAGE
-    except (ClientError, BotoCoreError) as exc:  # outside the repositories: creating tables, the checkpointer, S3
-        from meta_mage.storage.dynamo import sdk_problem
-
+    except SDK_ERRORS as exc:  # the checkpointer's DynamoDB calls (agent/checkpointer.py) are not yet wrapped
         print(f"error: AWS request failed: {sdk_problem(exc)}", file=sys.stderr)
         return EXIT_FAILED
     return code

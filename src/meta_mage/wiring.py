@@ -1,5 +1,6 @@
-"""The composition root: from settings, the DynamoDB resource and S3 client, the repositories, the tool registry and
-context, the tool executor (MCP or in process) and the coach, each built once per ``Wiring``.
+"""The composition root: from settings, the DynamoDB resource and the AWS clients (S3, SQS, Bedrock), the
+repositories, the tool registry and context, the tool executor (MCP or in process) and the coach, each built
+once per ``Wiring``.
 
 Every entry point (the CLI, the FastAPI app, the Powertools handlers, the MCP server) builds its pieces
 here. Only the read side is imported at module level: the small functions use it, and must not pay
@@ -18,7 +19,7 @@ from meta_mage.drafts.pool import DraftPoolService
 from meta_mage.ingest.archetypes import get_classifier
 from meta_mage.storage.cards import CardsRepository
 from meta_mage.storage.drafts import DraftsRepository
-from meta_mage.storage.dynamo import aws_region, default_session, dynamodb_resource
+from meta_mage.storage.dynamo import aws_client, dynamodb_resource
 from meta_mage.storage.locks import IssuedConversations, LocksRepository
 from meta_mage.storage.meta import MetaRepository
 from meta_mage.tools.context import ToolContext
@@ -27,6 +28,7 @@ from meta_mage.tools.registry import ToolRegistry, build_registry
 if TYPE_CHECKING:
     from meta_mage.agent.conversation import Conversations
     from meta_mage.agent.tools import ToolExecutor
+    from meta_mage.ingest.drop_zone import Targets
     from meta_mage.mcp.client import McpToolExecutor
 
 
@@ -37,16 +39,28 @@ class Wiring:
         self.settings = settings
         self._dynamodb = dynamodb
         self._registry = registry
+        self._clients: dict[str, Any] = {}
 
     @cached_property
     def dynamodb(self) -> Any:
         """The DynamoDB service resource every table below is read through."""
         return self._dynamodb or dynamodb_resource(self.settings)
 
+    def aws_client(self, service: str) -> Any:
+        """This process's boto3 client for ``service`` in the configured region, made on first use."""
+        if service not in self._clients:
+            self._clients[service] = aws_client(self.settings, service)
+        return self._clients[service]
+
     @cached_property
     def s3(self) -> Any:
-        """An S3 client (the drop zone's uploads)."""
-        return default_session().client("s3", region_name=aws_region(self.settings))
+        """An S3 client (the drop zone's uploads and reads)."""
+        return self.aws_client("s3")
+
+    @cached_property
+    def sqs(self) -> Any:
+        """An SQS client (the ingest drop zone's failure queue)."""
+        return self.aws_client("sqs")
 
     @cached_property
     def registry(self) -> ToolRegistry:
@@ -72,6 +86,12 @@ class Wiring:
     def issued(self) -> IssuedConversations:
         """Conversation ids ``/welcome`` handed out (in the LocksTable)."""
         return IssuedConversations(self.dynamodb.Table(self.settings.locks_table))
+
+    def ingest_targets(self) -> Targets:
+        """Fresh repositories for one ingest (the cards repository caches the name index another run may change)."""
+        from meta_mage.ingest.drop_zone import Targets
+
+        return Targets.over(self.settings, self.dynamodb)
 
     @cached_property
     def tool_context(self) -> ToolContext:
@@ -118,7 +138,9 @@ class Wiring:
 
         settings = self.settings
         tools = AgentTools(self.registry, executor or self.executor, settings.tool_timeout_seconds)
-        choice = ModelChoice(model, f"LLM: {type(model).__name__}") if model else build_chat_model(settings)
+        choice = (
+            ModelChoice(model, f"LLM: {type(model).__name__}") if model else build_chat_model(settings, self.aws_client)
+        )
         deps = AgentDeps(
             settings=settings,
             tools=tools,

@@ -3,12 +3,15 @@ or None for the offline mode."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 
 from meta_mage.agent.converse import PROVIDERS
 from meta_mage.config import Settings
+from meta_mage.storage.dynamo import aws_client as make_aws_client
 from meta_mage.storage.dynamo import aws_region, default_session
 
 
@@ -28,8 +31,11 @@ def _has_aws_credentials() -> bool:
     return default_session().get_credentials() is not None
 
 
-def build_chat_model(settings: Settings) -> ModelChoice:
-    """Build the configured chat model, or explain why the agent runs offline."""
+def build_chat_model(settings: Settings, aws_client: Callable[[str], Any] | None = None) -> ModelChoice:
+    """Build the configured chat model, or explain why the agent runs offline.
+
+    ``aws_client(service)`` gives the Bedrock clients (``Wiring.aws_client``); by default they are made here.
+    """
     spec = settings.model.strip()
     if not spec or spec.lower() == "offline":
         return ModelChoice(None, "offline mode: no model configured (set META_MAGE_MODEL to use an LLM)")
@@ -53,12 +59,12 @@ def build_chat_model(settings: Settings) -> ModelChoice:
         return ModelChoice(None, f"offline mode: Bedrock model {spec} needs AWS credentials and none were found")
     from langchain_aws import ChatBedrockConverse
 
-    session = default_session()  # shared, so Bedrock's clients cost no second parse of the SDK's data
+    clients = aws_client or (lambda service: make_aws_client(settings, service))
     bedrock = ChatBedrockConverse(
         model=spec,
         region_name=aws_region(settings),
-        client=session.client("bedrock-runtime", region_name=aws_region(settings)),
-        bedrock_client=session.client("bedrock", region_name=aws_region(settings)),
+        client=clients("bedrock-runtime"),
+        bedrock_client=clients("bedrock"),
         max_tokens=settings.llm_max_tokens,
         temperature=settings.llm_temperature,
     )

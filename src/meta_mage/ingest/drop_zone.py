@@ -51,7 +51,6 @@ from meta_mage.ingest.report import IngestReport, progress
 from meta_mage.ingest.tournament_ingest import ingest_tournament_sources
 from meta_mage.storage.cards import CardsRepository
 from meta_mage.storage.drafts import DraftsRepository
-from meta_mage.storage.dynamo import dynamodb_resource
 from meta_mage.storage.meta import MetaRepository
 
 if TYPE_CHECKING:
@@ -168,8 +167,8 @@ class Targets:
     classifier: ArchetypeClassifier
 
     @classmethod
-    def from_settings(cls, settings: Settings, db: Any | None = None) -> Targets:
-        db = db if db is not None else dynamodb_resource(settings)
+    def over(cls, settings: Settings, db: Any) -> Targets:
+        """The tables ``settings`` names in the DynamoDB resource ``db`` (``Wiring.ingest_targets``)."""
         return cls(
             meta=MetaRepository(db.Table(settings.meta_table)),
             cards=CardsRepository(db.Table(settings.cards_table)),

@@ -40,11 +40,11 @@ from aws_lambda_powertools.utilities.data_classes import S3Event
 from aws_lambda_powertools.utilities.typing import LambdaContext
 from botocore.exceptions import BotoCoreError, ClientError
 
-from meta_mage.config import Settings, get_settings
+from meta_mage.config import get_settings
 from meta_mage.errors import StorageUnavailable
 from meta_mage.ingest.drop_zone import FileFailure, ObjectResult, Targets, failed, ingest_object, kind_of_key
 from meta_mage.observability import logger, metrics, tracer
-from meta_mage.storage.dynamo import aws_region, default_session, dynamodb_resource
+from meta_mage.wiring import Wiring
 
 if TYPE_CHECKING:
     from mypy_boto3_s3 import S3Client
@@ -57,28 +57,23 @@ class IngestRetryError(RuntimeError):
 
 @dataclass(frozen=True)
 class Runtime:
-    """Clients made once per container; repositories are made fresh per record (see ``Targets``)."""
+    """Clients made once per container (by its ``Wiring``); repositories are made per record (see ``Targets``)."""
 
-    settings: Settings
+    wiring: Wiring
     s3: S3Client
     sqs: SQSClient
-    dynamodb: Any
     failure_queue_url: str
 
     def targets(self) -> Targets:
-        return Targets.from_settings(self.settings, self.dynamodb)
+        return self.wiring.ingest_targets()
 
 
 @lru_cache(maxsize=1)
 def runtime() -> Runtime:
     """The clients and settings for this container, made on first use and kept for warm invocations."""
-    settings = get_settings()
+    wiring = Wiring(get_settings())
     return Runtime(
-        settings=settings,
-        s3=default_session().client("s3", region_name=aws_region(settings)),
-        sqs=default_session().client("sqs", region_name=aws_region(settings)),
-        dynamodb=dynamodb_resource(settings),
-        failure_queue_url=settings.ingest_failure_queue_url,
+        wiring=wiring, s3=wiring.s3, sqs=wiring.sqs, failure_queue_url=wiring.settings.ingest_failure_queue_url
     )
 
 

@@ -35,6 +35,12 @@ def aws_region(settings: Settings) -> str:
     return settings.aws_region or default_session().region_name or "us-east-1"
 
 
+def aws_client(settings: Settings, service: str) -> Any:
+    """A boto3 client of ``service`` in the configured region, from the shared default session."""
+    session: Any = default_session()  # boto3's stubs type client() per literal service name
+    return session.client(service, region_name=aws_region(settings))
+
+
 def dynamodb_resource(settings: Settings) -> Any:
     """A DynamoDB service resource.
 
@@ -64,6 +70,10 @@ def query_all(table: Any, **kwargs: Any) -> list[dict[str, Any]]:
         if "LastEvaluatedKey" not in page:
             return items
         kwargs["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+
+
+SDK_ERRORS: tuple[type[Exception], ...] = (ClientError, BotoCoreError)
+"""What the AWS SDK raises after its retries, for the few callers outside the repositories that still meet it."""
 
 
 def sdk_problem(exc: Exception) -> str:

@@ -14,8 +14,11 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+from botocore.exceptions import BotoCoreError, ClientError
 
 from meta_mage.config import Settings
+from meta_mage.errors import StorageUnavailable
+from meta_mage.storage.dynamo import sdk_problem
 
 TEMPLATE_PATH = Path(__file__).resolve().parents[3] / "template.yaml"  # in a source checkout only
 SCHEMAS_PATH = Path(__file__).with_name("table_schemas.json")
@@ -99,7 +102,17 @@ def ttl_attributes(path: Path | None = None) -> dict[str, str]:
 
 
 def create_tables(dynamodb: Any, settings: Settings, path: Path | None = None) -> list[str]:
-    """Create every table of the template that does not exist yet; return the created names."""
+    """Create every table of the template that does not exist yet; return the created names.
+
+    Raises ``StorageUnavailable`` when DynamoDB refuses (after the SDK's retries).
+    """
+    try:
+        return _create_missing(dynamodb, settings, path)
+    except (ClientError, BotoCoreError) as exc:
+        raise StorageUnavailable(f"{sdk_problem(exc)} (creating the tables)") from exc
+
+
+def _create_missing(dynamodb: Any, settings: Settings, path: Path | None) -> list[str]:
     names = settings.table_names()
     existing = set(dynamodb.meta.client.list_tables().get("TableNames", []))
     created: list[str] = []
