@@ -129,6 +129,12 @@ SINGLE_TURNS: list[tuple[str, dict[str, Any], dict[str, Any]]] = [
         {"archetype": "Boros Energy", **MODERN_30},
         {"workflow": "deck_coaching", "task": "deck_matchups", "days": 14},
     ),
+    (
+        "what are my worst matchups?",
+        {"archetype": "Boros Energy", **MODERN_30},
+        {"workflow": "deck_coaching", "task": "deck_matchups"},
+    ),
+    ("what are my worst matchups?", MODERN_30, {"workflow": "meta_research", "task": "matchups"}),
     ("which cards should I cut from my deck?", MODERN_30, {"workflow": "deck_coaching", "task": "optimize_mainboard"}),
     # cube drafts
     (

@@ -292,7 +292,8 @@ async def rule_route(
     draft_words = _has(_DRAFT_WORDS, question)
     has_deck = bool(state.get("card_details") or state.get("archetype"))
     my_deck = _has(r"\b(my|i'?m|i am|i)\b.{0,30}\b(deck|list|75|sideboard|mainboard|main deck|play(ing)?)\b", question)
-    my_deck = my_deck or (has_deck and _has(r"\b(its|it'?s|it)\b.{0,30}\b(matchups?|win ?rate|spread)\b", question))
+    # with a deck on the table, "my worst matchups" / "its win rate" mean that deck's
+    my_deck = my_deck or (has_deck and _has(r"\b(its|it'?s|it|my)\b.{0,30}\b(matchups?|win ?rate|spread)\b", question))
     coaching = _has(r"\b(optimi[sz]e|improve|sideboard|mainboard|flex|swap|mulligan|how (should|do|can) i)\b", question)
     meta_words = _has(
         r"\b(meta|metagame|top|best|good|tier|most played|popular|archetypes?|win ?rates?|matchups?|share|trend\w*"
