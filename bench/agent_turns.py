@@ -58,7 +58,7 @@ from meta_mage.local.seed import seed_demo
 from meta_mage.storage.dynamo import dynamodb_resource
 from meta_mage.storage.tables import create_tables
 from meta_mage.tools import build_registry
-from meta_mage.tools.context import ToolContext
+from meta_mage.wiring import Wiring
 
 OWN_TARGET_MS = 150.0
 FIRST_EVENT_TARGET_MS = 50.0
@@ -179,7 +179,7 @@ class Bench:
         self.question: dict[str, Any] = {}
         self.model = scripted_model(self.question) if row.llm else None
         registry = build_registry()
-        executor = timed_executor(in_process_executor(registry, ToolContext.from_settings(settings, db)), self.probe)
+        executor = timed_executor(in_process_executor(registry, Wiring(settings, db).tool_context), self.probe)
         self.conv = Conversations.from_settings(
             settings,
             dynamodb=db,
@@ -354,7 +354,7 @@ def main() -> int:
         started = time.perf_counter()
         seed_demo(settings, db)
         seeded = time.perf_counter() - started
-        context = ToolContext.from_settings(settings, db)
+        context = Wiring(settings, db).tool_context
         formats = [f["format"] for f in build_registry().call("list_formats", {}, context)["formats"]]
         print(f"Embedded DynamoDB at {url}; demo data seeded in {seeded:.1f} s; formats: {', '.join(formats)}")
         print(

@@ -28,7 +28,7 @@ from meta_mage.storage.dynamo import dynamodb_resource
 from meta_mage.storage.meta import MetaRepository
 from meta_mage.storage.tables import create_tables
 from meta_mage.tools import build_registry
-from meta_mage.tools.context import ToolContext
+from meta_mage.wiring import Wiring
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -62,7 +62,7 @@ def main() -> int:
         calls: list[str] = []
         client = db.meta.client
         client.meta.events.register("before-call.dynamodb", lambda model, **_: calls.append(model.name))
-        context = ToolContext.from_settings(settings, db)
+        context = Wiring(settings, db).tool_context
         registry = build_registry()
         deck = "\n".join(
             [

@@ -25,6 +25,7 @@ from meta_mage.storage.cards import CardsRepository
 from meta_mage.tools.context import ToolContext
 from meta_mage.tools.registry import Tool, ToolRegistry
 from meta_mage.tools.runner import run_tool
+from meta_mage.wiring import Wiring
 
 
 class NoArguments(BaseModel):
@@ -64,7 +65,7 @@ class Work:
 
 @pytest.fixture()
 def context(settings: Settings, dynamodb: Any) -> ToolContext:
-    return ToolContext.from_settings(settings, dynamodb)
+    return Wiring(settings, dynamodb).tool_context
 
 
 @pytest.fixture()
