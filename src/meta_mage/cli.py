@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING, Any
 
 from meta_mage.config import Settings, get_settings
 from meta_mage.errors import MetaMageError, StorageUnavailable
-from meta_mage.storage.dynamo import SDK_ERRORS, sdk_problem
 
 if TYPE_CHECKING:
     from meta_mage.wiring import Wiring
@@ -312,7 +311,7 @@ def cmd_upload(args: argparse.Namespace) -> int:
         )
         return EXIT_USAGE
     try:
-        uploaded = upload(args.paths, bucket, Wiring(settings).s3, kind=args.kind)
+        uploaded = upload(args.paths, bucket, Wiring(settings).drop_zone_bucket, kind=args.kind)
     except UploadFailed as exc:
         print(f"upload: FAILED {exc.message}", file=sys.stderr)
         return EXIT_FAILED
@@ -420,9 +419,6 @@ def main(argv: list[str] | None = None) -> int:
     except MetaMageError as exc:
         print(f"error: {exc.message}", file=sys.stderr)
         return EXIT_USAGE
-    except SDK_ERRORS as exc:  # the checkpointer's DynamoDB calls (agent/checkpointer.py) are not yet wrapped
-        print(f"error: AWS request failed: {sdk_problem(exc)}", file=sys.stderr)
-        return EXIT_FAILED
     return code
 
 

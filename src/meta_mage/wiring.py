@@ -22,6 +22,7 @@ from meta_mage.storage.drafts import DraftsRepository
 from meta_mage.storage.dynamo import aws_client, dynamodb_resource
 from meta_mage.storage.locks import IssuedConversations, LocksRepository
 from meta_mage.storage.meta import MetaRepository
+from meta_mage.storage.objects import DropZoneBucket, FailureQueue
 from meta_mage.tools.context import ToolContext
 from meta_mage.tools.registry import ToolRegistry, build_registry
 
@@ -61,6 +62,16 @@ class Wiring:
     def sqs(self) -> Any:
         """An SQS client (the ingest drop zone's failure queue)."""
         return self.aws_client("sqs")
+
+    @cached_property
+    def drop_zone_bucket(self) -> DropZoneBucket:
+        return DropZoneBucket(self.s3)
+
+    @cached_property
+    def failure_queue(self) -> FailureQueue | None:
+        """The ingest failure queue, or None when none is configured."""
+        url = self.settings.ingest_failure_queue_url
+        return FailureQueue(self.sqs, url) if url else None
 
     @cached_property
     def registry(self) -> ToolRegistry:

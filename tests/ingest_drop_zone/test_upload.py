@@ -10,6 +10,7 @@ import pytest
 
 from meta_mage.config import DEMO_DATA_DIR, get_settings
 from meta_mage.ingest.drop_zone import DropZoneError, UploadedObject, UploadFailed, guess_kind, plan_upload, upload
+from meta_mage.storage.objects import DropZoneBucket
 from tests.conftest import archive_of
 from tests.ingest_drop_zone.conftest import BUCKET, DropWorld, s3_event
 from tests.ingest_drop_zone.test_handler import format_members, tarkir_cards
@@ -38,7 +39,7 @@ def bucket_keys(world: DropWorld) -> list[str]:
 
 
 def test_a_folder_goes_up_under_guessed_prefixes_keeping_its_layout(world: DropWorld, folder: Path) -> None:
-    uploaded = upload([folder], BUCKET, world.s3)
+    uploaded = upload([folder], BUCKET, DropZoneBucket(world.s3))
 
     pioneer = sorted(p.relative_to(folder).as_posix() for p in (folder / "events").rglob("*.json"))
     assert (
@@ -61,7 +62,7 @@ def test_a_folder_goes_up_under_guessed_prefixes_keeping_its_layout(world: DropW
 
 
 def test_uploaded_files_are_ingested_by_the_function(world: DropWorld, folder: Path) -> None:
-    uploaded = upload([folder], BUCKET, world.s3)
+    uploaded = upload([folder], BUCKET, DropZoneBucket(world.s3))
     order = {"cards": 0, "tournaments": 1, "drafts": 2}  # a draft needs its cards first
 
     keys = [u.key for u in sorted(uploaded, key=lambda u: order[u.kind])]
@@ -77,10 +78,10 @@ def test_files_named_directly_and_an_explicit_kind(world: DropWorld, folder: Pat
     odd = tmp_path / "weird.json"
     odd.write_text(json.dumps({"what": "is this"}))
 
-    uploaded = upload([folder / "tarkir.json", odd], BUCKET, world.s3, kind="drafts")
+    uploaded = upload([folder / "tarkir.json", odd], BUCKET, DropZoneBucket(world.s3), kind="drafts")
 
     assert [(u.key, u.kind) for u in uploaded] == [("drafts/tarkir.json", "drafts"), ("drafts/weird.json", "drafts")]
-    assert upload([folder / "vintage.tar.gz"], BUCKET, world.s3)[0].key == "tournaments/vintage.tar.gz"
+    assert upload([folder / "vintage.tar.gz"], BUCKET, DropZoneBucket(world.s3))[0].key == "tournaments/vintage.tar.gz"
 
 
 def test_guess_kind(folder: Path, tmp_path: Path) -> None:
@@ -114,7 +115,7 @@ def test_nothing_is_uploaded_when_a_path_is_wrong(
 ) -> None:
     bad = make(tmp_path)  # type: ignore[operator]
     with pytest.raises(DropZoneError, match=message):
-        upload([bad, folder], BUCKET, world.s3, kind=kind)  # type: ignore[arg-type]
+        upload([bad, folder], BUCKET, DropZoneBucket(world.s3), kind=kind)  # type: ignore[arg-type]
     assert bucket_keys(world) == []
 
 
@@ -134,7 +135,7 @@ def test_a_csv_form_draft_goes_up_as_one_json_file_and_is_ingested(world: DropWo
     # When it is uploaded (the card data first, as a draft needs it)
     cards = tmp_path / "cards.json.gz"
     cards.write_bytes(tarkir_cards())
-    uploaded = upload([cards, draft / "header.json"], BUCKET, world.s3)
+    uploaded = upload([cards, draft / "header.json"], BUCKET, DropZoneBucket(world.s3))
 
     # Then one JSON document goes up, the function ingests it, and the pool is the JSON draft's
     assert [(u.key, u.kind) for u in uploaded] == [("cards/cards.json.gz", "cards"), ("drafts/header.json", "drafts")]
@@ -157,7 +158,7 @@ def test_two_files_for_one_key_is_an_error(folder: Path, tmp_path: Path) -> None
 
 def test_an_s3_failure_names_what_went_up(world: DropWorld, folder: Path) -> None:
     with pytest.raises(UploadFailed, match=r"s3://no-such-bucket/drafts/tarkir\.json failed after 0 file") as caught:
-        upload([folder / "tarkir.json"], "no-such-bucket", world.s3)
+        upload([folder / "tarkir.json"], "no-such-bucket", DropZoneBucket(world.s3))
     assert caught.value.uploaded == []
 
 

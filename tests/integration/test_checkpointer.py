@@ -10,13 +10,14 @@ from typing import Any
 
 import boto3
 import pytest
+from langgraph.checkpoint.base import empty_checkpoint
 from langgraph.checkpoint.conformance import checkpointer_test, validate
 from langgraph.checkpoint.conformance.report import CapabilityReport
 
 from meta_mage.agent.checkpointer import make_checkpointer
 from meta_mage.agent.conversation import AgentEvent, ConversationExpired, ConversationNotFound, Conversations
 from meta_mage.config import Settings
-from meta_mage.errors import InvalidArgument
+from meta_mage.errors import InvalidArgument, StorageUnavailable
 from meta_mage.storage.dynamo import aws_region
 from meta_mage.storage.tables import ttl_attributes
 
@@ -189,3 +190,21 @@ async def test_expiry_says_how_long_in_its_unit(world_conversations: Conversatio
     with pytest.raises(ConversationExpired) as expired:
         await conv.load(conversation_id)
     assert f"expired after {said} without activity" in expired.value.message
+
+
+async def test_sdk_errors_come_out_as_storage_unavailable(dynamodb: Any, settings: Settings) -> None:
+    """Every DynamoDB call of the saver turns the SDK's error into ``StorageUnavailable`` naming the table
+    and the operation (callers never meet botocore)."""
+    # Given a saver pointed at a table that does not exist
+    saver = make_checkpointer(settings.model_copy(update={"checkpoint_table": "no-such-table"}))
+    config: Any = {"configurable": {"thread_id": str(uuid.uuid4()), "checkpoint_ns": ""}}
+
+    # When each kind of call reaches DynamoDB, Then each raises StorageUnavailable
+    with pytest.raises(StorageUnavailable, match=r"ResourceNotFoundException.*no-such-table, checkpoint get_tuple"):
+        await saver.aget_tuple(config)
+    with pytest.raises(StorageUnavailable, match=r"checkpoint list"):
+        [item async for item in saver.alist(config)]
+    with pytest.raises(StorageUnavailable, match=r"checkpoint delete_thread"):
+        await saver.adelete_thread(config["configurable"]["thread_id"])
+    with pytest.raises(StorageUnavailable, match=r"checkpoint put"):
+        await saver.aput(config, empty_checkpoint(), {}, {})

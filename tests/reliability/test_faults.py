@@ -314,7 +314,8 @@ async def test_dynamodb_fault_on_the_checkpoint(
         # retries exhausted: a clear error event ends the turn, nothing of it is saved
         assert second.error is not None and "done" not in second.kinds, second.events
         assert "try again" in second.error["message"].lower()
-        assert second.error["error"] == ("conversation_unavailable" if where == "checkpoint read" else "internal")
+        expected = "conversation_unavailable" if where == "checkpoint read" else "storage_unavailable"
+        assert second.error["error"] == expected
         assert injected.failed == injected.attempts >= 3  # the SDK's own attempts, all refused
         assert await assert_consistent(conversations, cid, before) == before
         third = await run_turn(conversations, Q_MATCHUPS, cid)

@@ -5,12 +5,13 @@ from __future__ import annotations
 import logging
 import time
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
-from botocore.exceptions import ClientError
+from botocore.exceptions import BotoCoreError, ClientError
 from langchain_core.runnables import RunnableConfig
-from langgraph.checkpoint.base import ChannelVersions, Checkpoint, CheckpointMetadata
+from langgraph.checkpoint.base import ChannelVersions, Checkpoint, CheckpointMetadata, CheckpointTuple
 from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 from langgraph_checkpoint_aws import DynamoDBSaver
 from langgraph_checkpoint_aws.checkpoint.dynamodb.unified_repository import (
@@ -22,7 +23,8 @@ from langgraph_checkpoint_aws.checkpoint.dynamodb.unified_repository import (
 
 from meta_mage.agent.state import TURN_OPEN, Pending, Route
 from meta_mage.config import Settings
-from meta_mage.storage.dynamo import aws_region, default_session
+from meta_mage.errors import StorageUnavailable
+from meta_mage.storage.dynamo import aws_region, default_session, sdk_problem
 from meta_mage.storage.locks import LockLost, conversation_lock, held_condition
 
 logger = logging.getLogger(__name__)
@@ -33,6 +35,15 @@ TTL_ATTRIBUTE = "ttl"
 LOCK_OWNER = "lock_owner"
 
 
+@contextmanager
+def _storage_errors(table: str, operation: str) -> Iterator[None]:
+    """The SDK's errors (after its retries) as ``StorageUnavailable`` naming the table and the operation."""
+    try:
+        yield
+    except (ClientError, BotoCoreError) as exc:
+        raise StorageUnavailable(f"{sdk_problem(exc)} (table {table}, checkpoint {operation})") from exc
+
+
 class ConversationSaver(DynamoDBSaver):  # type: ignore[misc]
     """A DynamoDBSaver that never stores half a turn, nor a turn that lost its conversation's lock.
 
@@ -41,6 +52,9 @@ class ConversationSaver(DynamoDBSaver):  # type: ignore[misc]
     cancelled), and that checkpoint holds the question without its answer. It still has
     ``TURN_OPEN`` set, so it is dropped here (with its pending writes): the conversation stays as the
     previous turn left it.
+
+    Every DynamoDB call raises ``StorageUnavailable`` on an SDK error (the async methods of the base
+    class run these sync ones in a worker thread).
 
     A run whose config carries ``LOCK_OWNER`` writes its checkpoint in one transaction with a check that
     the owner still holds the conversation's lock (``locks_table``); when it does not, ``LockLost`` is
@@ -73,9 +87,10 @@ class ConversationSaver(DynamoDBSaver):  # type: ignore[misc]
         if dropped is not None:
             return dropped
         owner = config["configurable"].get(LOCK_OWNER)
-        if owner and self.locks_table:
-            return self._put_fenced(config, checkpoint, metadata, str(owner))
-        stored: RunnableConfig = super().put(config, checkpoint, metadata, new_versions)
+        with _storage_errors(self.repo.table_name, "put"):
+            if owner and self.locks_table:
+                return self._put_fenced(config, checkpoint, metadata, str(owner))
+            stored: RunnableConfig = super().put(config, checkpoint, metadata, new_versions)
         return stored
 
     async def aput(
@@ -97,7 +112,28 @@ class ConversationSaver(DynamoDBSaver):  # type: ignore[misc]
     ) -> None:
         if config["configurable"].get("checkpoint_id") in self._dropped:
             return
-        super().put_writes(config, writes, task_id, task_path)
+        with _storage_errors(self.repo.table_name, "put_writes"):
+            super().put_writes(config, writes, task_id, task_path)
+
+    def get_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
+        with _storage_errors(self.repo.table_name, "get_tuple"):
+            found: CheckpointTuple | None = super().get_tuple(config)
+        return found
+
+    def list(
+        self,
+        config: RunnableConfig | None,
+        *,
+        filter: dict[str, Any] | None = None,
+        before: RunnableConfig | None = None,
+        limit: int | None = None,
+    ) -> Iterator[CheckpointTuple]:
+        with _storage_errors(self.repo.table_name, "list"):
+            yield from super().list(config, filter=filter, before=before, limit=limit)
+
+    def delete_thread(self, thread_id: str) -> None:
+        with _storage_errors(self.repo.table_name, "delete_thread"):
+            super().delete_thread(thread_id)
 
     def _put_fenced(
         self, config: RunnableConfig, checkpoint: Checkpoint, metadata: CheckpointMetadata, owner: str

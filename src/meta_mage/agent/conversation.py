@@ -21,7 +21,7 @@ from meta_mage.agent.llm import ModelChoice
 from meta_mage.agent.state import TURN_OPEN, TurnContext, snapshot
 from meta_mage.agent.tools import ToolExecutor
 from meta_mage.config import Settings
-from meta_mage.errors import InvalidArgument, MetaMageError, NotFound
+from meta_mage.errors import InvalidArgument, MetaMageError, NotFound, StorageUnavailable
 from meta_mage.tools.registry import ToolRegistry, invalid_argument
 from meta_mage.wiring import Wiring
 
@@ -288,7 +288,14 @@ class Conversations:
                 else:
                     yield AgentEvent(data["event"], data["data"])
         except Exception as exc:
-            if isinstance(exc, MetaMageError):  # e.g. LockLost: the turn was refused storage, and says why
+            if isinstance(exc, StorageUnavailable):  # the checkpoint could not be read or written
+                logger.warning("turn failed in conversation %s: %s", conversation_id, exc.message)
+                error = {
+                    "error": exc.code,
+                    "message": f"This answer could not be saved: the conversation store failed ({exc.message}). "
+                    "Please try again.",
+                }
+            elif isinstance(exc, MetaMageError):  # e.g. LockLost: the turn was refused storage, and says why
                 logger.warning("turn failed in conversation %s: %s", conversation_id, exc.message)
                 error = exc.to_dict()
             else:

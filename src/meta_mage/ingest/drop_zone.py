@@ -27,13 +27,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, get_args
-
-from boto3.exceptions import S3UploadFailedError
-from botocore.exceptions import BotoCoreError, ClientError
+from typing import Any, Literal, get_args
 
 from meta_mage.config import Settings
-from meta_mage.errors import InvalidArgument
+from meta_mage.errors import InvalidArgument, StorageUnavailable
 from meta_mage.ingest.archetypes import ArchetypeClassifier, get_classifier
 from meta_mage.ingest.card_ingest import ingest_card_sources
 from meta_mage.ingest.drafts import ingest_draft, load_draft, load_draft_source
@@ -52,9 +49,7 @@ from meta_mage.ingest.tournament_ingest import ingest_tournament_sources
 from meta_mage.storage.cards import CardsRepository
 from meta_mage.storage.drafts import DraftsRepository
 from meta_mage.storage.meta import MetaRepository
-
-if TYPE_CHECKING:
-    from mypy_boto3_s3 import S3Client
+from meta_mage.storage.objects import DropZoneBucket, ObjectMissing, ObjectTooLarge
 
 IngestKind = Literal["tournaments", "cards", "drafts"]
 KINDS: tuple[IngestKind, ...] = get_args(IngestKind)
@@ -213,23 +208,15 @@ def _check_key(bucket: str, key: str) -> IngestKind | ObjectResult:
     return kind
 
 
-def _read_object(bucket: str, key: str, kind: IngestKind, s3: S3Client) -> bytes | ObjectResult:
+def _read_object(bucket: str, key: str, kind: IngestKind, objects: DropZoneBucket) -> bytes | ObjectResult:
     try:
-        response = s3.get_object(Bucket=bucket, Key=key)
-        size = int(response.get("ContentLength", 0))
-        if size > MAX_OBJECT_BYTES:
-            response["Body"].close()
-            return failed(
-                bucket, key, kind, f"{size} bytes is over the {MAX_OBJECT_BYTES} byte limit; split it", "too_large"
-            )
-        return response["Body"].read()
-    except ClientError as exc:
-        code = exc.response.get("Error", {}).get("Code", "")
-        if code in ("NoSuchKey", "404", "NotFound"):
-            return failed(bucket, key, kind, f"s3://{bucket}/{key} no longer exists", "not_found")
-        return failed(bucket, key, kind, f"cannot read s3://{bucket}/{key}: {exc}", "s3_error")
-    except BotoCoreError as exc:
-        return failed(bucket, key, kind, f"cannot read s3://{bucket}/{key}: {exc}", "s3_error")
+        return objects.read(bucket, key, MAX_OBJECT_BYTES)
+    except ObjectMissing as exc:
+        return failed(bucket, key, kind, exc.message, "not_found")
+    except ObjectTooLarge as exc:
+        return failed(bucket, key, kind, exc.message, "too_large")
+    except StorageUnavailable as exc:
+        return failed(bucket, key, kind, exc.message, "s3_error")
 
 
 def _sources(key: str, data: bytes) -> Iterable[SourceFile | InputFileError]:
@@ -244,7 +231,7 @@ def _result(bucket: str, key: str, kind: IngestKind, report: IngestReport) -> Ob
     return ObjectResult(bucket, key, kind, dict(report.outcomes), dict(report.totals), tuple(report.notes), failures)
 
 
-def ingest_object(bucket: str, key: str, s3: S3Client, targets: Targets) -> ObjectResult:
+def ingest_object(bucket: str, key: str, objects: DropZoneBucket, targets: Targets) -> ObjectResult:
     """Read ``s3://bucket/key`` (an already URL-decoded key) and ingest it by its prefix.
 
     Never raises for a bad file or a storage error: both come back as failures in the result
@@ -255,7 +242,7 @@ def ingest_object(bucket: str, key: str, s3: S3Client, targets: Targets) -> Obje
     kind = _check_key(bucket, key)
     if isinstance(kind, ObjectResult):
         return kind
-    data = _read_object(bucket, key, kind, s3)
+    data = _read_object(bucket, key, kind, objects)
     if isinstance(data, ObjectResult):
         return data
     if kind == "tournaments":
@@ -376,7 +363,7 @@ def plan_upload(paths: Sequence[Path], kind: IngestKind | None = None) -> list[t
 
 
 def upload(
-    paths: Sequence[Path], bucket: str, s3_client: S3Client, kind: IngestKind | None = None
+    paths: Sequence[Path], bucket: str, objects: DropZoneBucket, kind: IngestKind | None = None
 ) -> list[UploadedObject]:
     """Put local files (folders expanded) into the drop zone under their kind's prefix.
 
@@ -391,12 +378,13 @@ def upload(
         combined = combined_draft(path) if file_kind == "drafts" else None
         try:
             if combined is not None:  # the CSV form goes up as one JSON document, which the drop zone reads
-                s3_client.put_object(Bucket=bucket, Key=key, Body=combined, ContentType="application/json")
+                objects.put(bucket, key, combined, "application/json")
             else:
-                s3_client.upload_file(str(path), bucket, key, ExtraArgs={"ContentType": content_type})
-        except (ClientError, BotoCoreError, S3UploadFailedError) as exc:
+                objects.upload(path, bucket, key, content_type)
+        except StorageUnavailable as exc:
             raise UploadFailed(
-                f"uploading {path} to s3://{bucket}/{key} failed after {len(uploaded)} file(s): {exc}", uploaded
+                f"uploading {path} to s3://{bucket}/{key} failed after {len(uploaded)} file(s): {exc.__cause__}",
+                uploaded,
             ) from exc
         size = len(combined) if combined is not None else path.stat().st_size
         uploaded.append(UploadedObject(path, bucket, key, file_kind, size))

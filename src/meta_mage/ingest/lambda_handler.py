@@ -32,23 +32,19 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any
+from typing import Any
 from urllib.parse import unquote_plus
 
 from aws_lambda_powertools.metrics import MetricUnit
 from aws_lambda_powertools.utilities.data_classes import S3Event
 from aws_lambda_powertools.utilities.typing import LambdaContext
-from botocore.exceptions import BotoCoreError, ClientError
 
 from meta_mage.config import get_settings
 from meta_mage.errors import StorageUnavailable
 from meta_mage.ingest.drop_zone import FileFailure, ObjectResult, Targets, failed, ingest_object, kind_of_key
 from meta_mage.observability import logger, metrics, tracer
+from meta_mage.storage.objects import DropZoneBucket, FailureQueue
 from meta_mage.wiring import Wiring
-
-if TYPE_CHECKING:
-    from mypy_boto3_s3 import S3Client
-    from mypy_boto3_sqs import SQSClient
 
 
 class IngestRetryError(RuntimeError):
@@ -60,9 +56,8 @@ class Runtime:
     """Clients made once per container (by its ``Wiring``); repositories are made per record (see ``Targets``)."""
 
     wiring: Wiring
-    s3: S3Client
-    sqs: SQSClient
-    failure_queue_url: str
+    bucket: DropZoneBucket
+    failure_queue: FailureQueue | None  # None when no queue is configured (sam local invoke)
 
     def targets(self) -> Targets:
         return self.wiring.ingest_targets()
@@ -72,9 +67,7 @@ class Runtime:
 def runtime() -> Runtime:
     """The clients and settings for this container, made on first use and kept for warm invocations."""
     wiring = Wiring(get_settings())
-    return Runtime(
-        wiring=wiring, s3=wiring.s3, sqs=wiring.sqs, failure_queue_url=wiring.settings.ingest_failure_queue_url
-    )
+    return Runtime(wiring=wiring, bucket=wiring.drop_zone_bucket, failure_queue=wiring.failure_queue)
 
 
 def failure_message(result: ObjectResult, failure: FileFailure) -> dict[str, str]:
@@ -91,7 +84,7 @@ def failure_message(result: ObjectResult, failure: FileFailure) -> dict[str, str
 def report_failures(result: ObjectResult, rt: Runtime) -> int:
     """Send one message per non-retryable failure; return how many were sent.
 
-    Raises ``ClientError``/``BotoCoreError`` when SQS refuses a message (an infrastructure error).
+    Raises ``StorageUnavailable`` when SQS refuses a message (an infrastructure error).
     """
     sent = 0
     for failure in result.failures:
@@ -99,22 +92,18 @@ def report_failures(result: ObjectResult, rt: Runtime) -> int:
             continue
         body = failure_message(result, failure)
         logger.warning("file not ingested", extra=body)
-        if not rt.failure_queue_url:
+        if rt.failure_queue is None:
             logger.error("no failure queue configured (META_MAGE_INGEST_FAILURE_QUEUE_URL); failure only logged")
             continue
-        rt.sqs.send_message(
-            QueueUrl=rt.failure_queue_url,
-            MessageBody=json.dumps(body, ensure_ascii=False),
-            MessageAttributes={"error_code": {"DataType": "String", "StringValue": failure.error_code}},
-        )
+        rt.failure_queue.send(json.dumps(body, ensure_ascii=False), failure.error_code)
         sent += 1
     return sent
 
 
 def _ingest_record(bucket: str, key: str, rt: Runtime) -> ObjectResult:
     try:
-        return ingest_object(bucket, key, rt.s3, rt.targets())
-    except (StorageUnavailable, ClientError, BotoCoreError) as exc:
+        return ingest_object(bucket, key, rt.bucket, rt.targets())
+    except StorageUnavailable as exc:
         # ingest_object reports these itself; never lose a retry
         logger.exception("AWS error while ingesting", extra={"bucket": bucket, "key": key})
         return failed(bucket, key, kind_of_key(key), f"AWS error: {exc}", "storage_error")
@@ -142,8 +131,8 @@ def process_event(event: S3Event, rt: Runtime) -> tuple[list[ObjectResult], list
             problems += [f"{f.source}: {f.reason}" for f in result.failures if f.retryable]
         try:
             sent = report_failures(result, rt)
-        except (ClientError, BotoCoreError) as exc:
-            problems.append(f"{key}: failure queue refused the report ({exc})")
+        except StorageUnavailable as exc:
+            problems.append(f"{key}: {exc.message}")
             continue
         metrics.add_metric(name="FailureReportsSent", unit=MetricUnit.Count, value=sent)
     return results, problems

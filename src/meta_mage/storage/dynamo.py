@@ -72,10 +72,6 @@ def query_all(table: Any, **kwargs: Any) -> list[dict[str, Any]]:
         kwargs["ExclusiveStartKey"] = page["LastEvaluatedKey"]
 
 
-SDK_ERRORS: tuple[type[Exception], ...] = (ClientError, BotoCoreError)
-"""What the AWS SDK raises after its retries, for the few callers outside the repositories that still meet it."""
-
-
 def sdk_problem(exc: Exception) -> str:
     """One line for an SDK error, with the likely fix for the common first-run mistakes."""
     if isinstance(exc, ClientError):
