@@ -288,6 +288,7 @@ class Conversations:
                 else:
                     yield AgentEvent(data["event"], data["data"])
         except Exception as exc:
+            error: dict[str, object]
             if isinstance(exc, StorageUnavailable):  # the checkpoint could not be read or written
                 logger.warning("turn failed in conversation %s: %s", conversation_id, exc.message)
                 error = {
