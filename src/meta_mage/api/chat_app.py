@@ -6,7 +6,7 @@ through ``meta_mage.api.deps``; here the app is built: its state, middleware, er
 
 from __future__ import annotations
 
-from fastapi import APIRouter, FastAPI, Request
+from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.middleware.cors import CORSMiddleware
 from fastapi.responses import JSONResponse
@@ -51,13 +51,6 @@ async def validation_error(request: Request, exc: RequestValidationError) -> JSO
     )
 
 
-def _include(app: FastAPI, router: APIRouter) -> None:
-    """The router's routes added to the app's own. FastAPI's ``include_router`` adds one lazy entry in
-    their place, which ``app.routes`` does not list by path; these routers take no prefix, tags or
-    dependencies at inclusion, so nothing else differs."""
-    app.router.routes.extend(router.routes)
-
-
 def create_app(
     settings: Settings,
     conversations: Conversations,
@@ -96,12 +89,12 @@ def create_app(
     app.exception_handler(StarletteHTTPException)(http_exception)
     app.exception_handler(RequestValidationError)(validation_error)
 
-    _include(app, health_router)
-    _include(app, chat_router)
-    _include(app, conversations_router)
+    app.include_router(health_router)
+    app.include_router(chat_router)
+    app.include_router(conversations_router)
     if serve_reads:
-        _include(app, reads_router)
+        app.include_router(reads_router)
     if serve_page:
-        _include(app, page_router)
+        app.include_router(page_router)
     document_message_limit(app, settings.max_message_chars)
     return app
