@@ -17,6 +17,7 @@ from meta_mage.agent.testing import ScriptedChatModel, route, tool_call
 from meta_mage.agent.tool_specs import FORMAT, TASKS, TOOLS, Rule, ToolSpec
 from meta_mage.agent.tools import WORKFLOW_TOOLS, AgentTools, state_updates, summarise
 from meta_mage.agent.welcome import workflows_with_tools
+from meta_mage.models.meta import DeckMatchupStatsOutput, PeriodMetadata, WinRate
 from meta_mage.tools.context import ToolContext
 from meta_mage.tools.registry import Tool, build_registry
 from tests.agent.conftest import run_turn
@@ -48,11 +49,12 @@ OPPONENT_NAMED = Rule(
 )
 TOY_SPEC = ToolSpec(
     "count_letters",
+    CountOutput,
     ("meta_research",),
-    lambda result: f"{result['word']} has {result['letters']} letters",
+    lambda result: f"{result.word} has {result.letters} letters",
     from_state={"format": "format"},
     requires=(FORMAT, OPPONENT_NAMED),
-    writes=lambda result: {"archetype": result["word"]},
+    writes=lambda result: {"archetype": result.word},
     thinking="Counting letters first.",
 )
 
@@ -107,14 +109,26 @@ async def test_a_tool_declared_once_is_routed_to_guarded_and_summarised(modern_w
     spec = next(s for s in tools.specs("meta_research") if s["function"]["name"] == "count_letters")
     assert spec["function"]["parameters"]["properties"] == {"word": {"title": "Word", "type": "string"}}
     assert "count_letters" not in tools.names("deck_coaching")
-    assert summarise("count_letters", {"word": "a", "letters": 1}) == "a has 1 letters"
-    assert state_updates("count_letters", "meta_research", {"word": "a"}) == {"archetype": "a"}
+    one = CountOutput(format="Modern", word="a", letters=1)
+    assert summarise("count_letters", one) == "a has 1 letters"
+    assert state_updates("count_letters", "meta_research", one) == {"archetype": "a"}
 
 
 def test_get_deck_matchup_stats_serves_meta_research_and_deck_coaching() -> None:
     assert "get_deck_matchup_stats" in WORKFLOW_TOOLS["meta_research"]
     assert "get_deck_matchup_stats" in WORKFLOW_TOOLS["deck_coaching"]
-    stats: dict[str, Any] = {"archetype": "Boros Energy", "overall": None, "matchups": []}
+    record = WinRate(wins=0, losses=0, draws=0, matches=0, win_rate=None, ci_low=None, ci_high=None, low_sample=True)
+    window = {"start": "2025-01-01", "end": "2025-01-30", "days": 30}
+    span = {"data_first_date": "2025-01-01", "data_last_date": "2025-01-30", "min_sample": 20, "period": window}
+    stats = DeckMatchupStatsOutput(
+        format="Modern",
+        archetype="Boros Energy",
+        meta_share=0,
+        overall=record,
+        mirror_matches=0,
+        matchups=[],
+        metadata=PeriodMetadata.model_validate(span),
+    )
     assert state_updates("get_deck_matchup_stats", "meta_research", stats) == {}
     assert state_updates("get_deck_matchup_stats", "deck_coaching", stats)["archetype"] == "Boros Energy"
     assert tool_precondition("get_deck_matchup_stats", {"format": "Modern", "days": 30}, "meta_research") is None
@@ -130,6 +144,7 @@ def test_declarations_agree_with_the_registry_and_the_router() -> None:
     registry = build_registry()
     assert set(TOOLS) == set(registry.names())
     for spec in TOOLS.values():
+        assert spec.output is registry.get(spec.name).output_model, spec.name
         fields = set(registry.get(spec.name).input_model.model_fields)
         for workflow in spec.workflows:
             assert set(spec.state_arguments(workflow)) <= fields, spec.name

@@ -6,9 +6,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from pydantic import BaseModel
+
 from meta_mage.agent.guards import GuardStep, check
 from meta_mage.agent.router import Lookups, merge_slots, resumed_question, rule_route, tidy
 from meta_mage.agent.state import WORKFLOW_TASKS, ConversationState, RouteDecision, TurnContext
+from meta_mage.models.drafts import DraftPoolResult, DraftSummary, ListDraftsOutput
+from meta_mage.models.meta import ArchetypesOutput, ArchetypeSummary, FormatSummary, ListFormatsOutput
 
 # most played first, as get_format_archetypes orders them: "Izzet" and "Tron" each name two decks
 ARCHETYPES = [
@@ -56,18 +60,21 @@ class FakeTools:
         self.calls: list[tuple[str, dict[str, Any]]] = []
         self.fail = fail
 
-    async def __call__(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    async def __call__(self, name: str, arguments: dict[str, Any]) -> BaseModel:
+        """The tool's output model with only the names routing reads (``model_construct`` skips the rest)."""
         self.calls.append((name, arguments))
         if self.fail:
             raise RuntimeError("the table is on fire")
         if name == "list_formats":
-            return {"formats": [{"format": f} for f in FORMATS]}
+            return ListFormatsOutput.model_construct(formats=[FormatSummary.model_construct(format=f) for f in FORMATS])
         if name == "get_format_archetypes":
-            return {"archetypes": [{"name": n} for n in ARCHETYPES]}
+            return ArchetypesOutput.model_construct(
+                archetypes=[ArchetypeSummary.model_construct(name=n) for n in ARCHETYPES]
+            )
         if name == "list_drafts":
-            return {"drafts": DRAFTS}
+            return ListDraftsOutput.model_construct(drafts=[DraftSummary.model_construct(**d) for d in DRAFTS])
         if name == "get_draft_pool":
-            return {"cards": POOL}
+            return DraftPoolResult.model_construct(cards=POOL)
         raise AssertionError(f"routing does not call {name}")
 
 

@@ -9,10 +9,12 @@ import pytest
 from langchain_core.messages import AIMessage, ToolMessage
 
 from meta_mage.agent.guards import DAYS_QUESTION, check, stats_fit, tool_precondition
+from meta_mage.models.decks import EnrichedDeck, UnresolvedCard
 
 FORMATS = ["Modern", "Pioneer"]
 MODERN_30 = {"format": "Modern", "days": 30}
 CARDS = [{"name": "Mountain", "quantity": 20, "section": "mainboard"}]
+EMPTY_DECK = EnrichedDeck(card_details=[], counts={}, unresolved=[], corrected={}, skipped_lines=[])
 STATS = {"format": "Modern", "archetype": "boros energy", "metadata": {"period": {"days": 30}}}
 DECK_STATE = {**MODERN_30, "deck_text": "20 Mountain", "card_details": CARDS, "archetype": "Boros Energy"}
 STRATEGY_READY = {**DECK_STATE, "opponent_archetype": "Jeskai Blink", "matchup_stats": STATS}
@@ -161,13 +163,19 @@ def test_check(
 def test_the_confirmation_says_how_the_typed_names_were_read() -> None:
     enriched = result(
         "get_enriched_deck",
-        artifact={"corrected": {"Lightning Blot": "Lightning Bolt"}, "unresolved": [{"name": "Foo"}]},
+        artifact=EnrichedDeck(
+            card_details=[],
+            counts={"mainboard": 0, "sideboard": 0},
+            unresolved=[UnresolvedCard(name="Foo", quantity=1, section="mainboard", suggestions=[])],
+            corrected={"Lightning Blot": "Lightning Bolt"},
+            skipped_lines=[],
+        ),
     )
     state = {**MODERN_30, "card_details": CARDS, "suggested_archetype": "Boros Energy"}
     step = check(state, "deck_coaching", "deck_review", [AIMessage("reading"), enriched], FORMATS)  # type: ignore[arg-type]
     assert step.question.startswith("I read “Lightning Blot” as **Lightning Bolt**. I could not find “Foo”;")
     assert "looks like **Boros Energy** in Modern" in step.question
-    plain = check(state, "deck_coaching", "deck_review", [result("get_enriched_deck", artifact={})], FORMATS)  # type: ignore[arg-type]
+    plain = check(state, "deck_coaching", "deck_review", [result("get_enriched_deck", artifact=EMPTY_DECK)], FORMATS)  # type: ignore[arg-type]
     assert plain.question.startswith("Your deck looks like **Boros Energy**")
 
 

@@ -179,7 +179,7 @@ async def test_io_tools_answer_while_every_cpu_slot_is_taken(context: ToolContex
         assert busy.running == 2
         # When an I/O-bound tool is called, it answers at once
         started = time.monotonic()
-        assert await run_tool(registry, "light", {}, two_slots) == {}
+        assert (await run_tool(registry, "light", {}, two_slots)).model_dump() == {}
         assert time.monotonic() - started < 1
         assert busy.running == 2 and not any(task.done() for task in queued)
     finally:

@@ -6,107 +6,135 @@ Each writer is named by its task's declaration in ``tool_specs.TASKS``. Every fi
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from meta_mage.models.drafts import REDACTED
+from pydantic import BaseModel
+
+from meta_mage.models.decks import (
+    CardDetail,
+    OptimizeMainboardOutput,
+    OptimizeSideboardOutput,
+    SideboardSlot,
+    StrategyFacts,
+)
+from meta_mage.models.drafts import REDACTED, DraftPoolResult, ListDraftsOutput
+from meta_mage.models.meta import (
+    ArchetypesOutput,
+    DeckMatchupStatsOutput,
+    MatchupStatsOutput,
+    MetaRankingsOutput,
+    Window,
+    WinRate,
+)
 
 if TYPE_CHECKING:
     from meta_mage.agent.state import ConversationState, Route
 
+M = TypeVar("M", bound=BaseModel)
+Results = dict[str, BaseModel]
 
-def _percent(block: dict[str, Any]) -> float:
+
+def _result(done: Results, name: str, model: type[M]) -> M | None:
+    """This turn's result of tool ``name``, as its output model."""
+    found = done.get(name)
+    return found if isinstance(found, model) else None
+
+
+def _state_stats(state: ConversationState) -> DeckMatchupStatsOutput | None:
+    """The deck's matchup statistics kept in the state (as JSON) from an earlier turn."""
+    stored = state.get("matchup_stats")
+    return DeckMatchupStatsOutput.model_validate(stored) if stored else None
+
+
+def _deck_stats(state: ConversationState, done: Results) -> DeckMatchupStatsOutput | None:
+    return _result(done, "get_deck_matchup_stats", DeckMatchupStatsOutput) or _state_stats(state)
+
+
+def _percent(block: WinRate) -> float:
     """The win rate from the record itself: rounding the tool's 2-decimal figure again can be off by 0.1."""
-    decided = block.get("wins", 0) + block.get("losses", 0)
-    return 100 * block["wins"] / decided if decided else float(block["win_rate"])
+    decided = block.wins + block.losses
+    return 100 * block.wins / decided if decided else float(block.win_rate or 0)
 
 
-def _rate(block: dict[str, Any] | None) -> str:
-    if not block or block.get("win_rate") is None:
+def _rate(block: WinRate | None) -> str:
+    if block is None or block.win_rate is None:
         return "no decided matches"
-    text = (
-        f"{_percent(block):.1f}% (95% CI {block['ci_low']:.0f}-{block['ci_high']:.0f}%, "
-        f"{block['wins']}-{block['losses']}-{block['draws']})"
-    )
-    return text + ", low sample" if block.get("low_sample") else text
+    record = f"{block.wins}-{block.losses}-{block.draws}"
+    text = f"{_percent(block):.1f}% (95% CI {block.ci_low:.0f}-{block.ci_high:.0f}%, {record})"
+    return text + ", low sample" if block.low_sample else text
 
 
-def _period(meta: dict[str, Any], key: str = "period") -> str:
-    period = meta.get(key) or {}
-    return f"{period.get('start')} to {period.get('end')}"
+def _period(period: Window) -> str:
+    return f"{period.start} to {period.end}"
 
 
-def rankings(route: Route, state: ConversationState, done: dict[str, Any]) -> str:
-    result = done.get("get_format_meta_rankings")
-    if not result:
+def rankings(route: Route, state: ConversationState, done: Results) -> str:
+    result = _result(done, "get_format_meta_rankings", MetaRankingsOutput)
+    if result is None:
         return ""
-    meta = result["metadata"]
-    rows = result["rows"]
+    meta = result.metadata
+    rows = result.rows
     by_win_rate = re.search(r"\bwin ?rates?\b", route.question, re.I) is not None
     if by_win_rate:  # "which ones have the best win rate?": judged on enough matches only
         rows = sorted(
-            (r for r in rows if r["current"]["win_rate"] is not None and not r["current"]["low_sample"]),
-            key=lambda r: -_percent(r["current"]),
+            (r for r in rows if r.current.win_rate is not None and not r.current.low_sample),
+            key=lambda r: -_percent(r.current),
         )
     order = "best match win rate first (enough matches only)" if by_win_rate else "most played first"
     lines = [
-        f"**Top decks in {result['format']}**, {_period(meta, 'current_period')} "
-        f"({meta['current_decks']} decks from {meta['current_tournaments']} tournaments), {order}:",
+        f"**Top decks in {result.format}**, {_period(meta.current_period)} "
+        f"({meta.current_decks} decks from {meta.current_tournaments} tournaments), {order}:",
         "",
         "| # | Archetype | Meta share | Trend | Match win rate |",
         "|---|---|---|---|---|",
     ]
-    has_previous = bool(meta.get("previous_decks"))
+    has_previous = bool(meta.previous_decks)
     asked = (route.archetype or "").lower()
-    shown = rows[:10] + [r for r in rows[10:] if r["name"].lower() == asked]  # the deck asked about, wherever it is
+    shown = rows[:10] + [r for r in rows[10:] if r.name.lower() == asked]  # the deck asked about, wherever it is
     for row in shown:
-        trend = f"{row['meta_share_trend']:+.1f}" if row["meta_share_trend"] is not None else "n/a"
-        lines.append(
-            f"| {row['rank']} | {row['name']} | {row['meta_share']:.1f}% | {trend} | {_rate(row['current'])} |"
-        )
+        trend = f"{row.meta_share_trend:+.1f}" if row.meta_share_trend is not None else "n/a"
+        lines.append(f"| {row.rank} | {row.name} | {row.meta_share:.1f}% | {trend} | {_rate(row.current)} |")
     trend_note = (
-        f"Trend compares with {_period(meta, 'previous_period')}."
+        f"Trend compares with {_period(meta.previous_period)}."
         if has_previous
-        else f"There are no tournaments in the data for {_period(meta, 'previous_period')}, so no trend."
+        else f"There are no tournaments in the data for {_period(meta.previous_period)}, so no trend."
     )
     lines += [
         "",
-        f"{trend_note} Win rates exclude mirror matches; draws are counted apart; under {meta['min_sample']} "
+        f"{trend_note} Win rates exclude mirror matches; draws are counted apart; under {meta.min_sample} "
         "decided matches is flagged as low sample.",
     ]
     return "\n".join(lines)
 
 
-def archetypes(route: Route, state: ConversationState, done: dict[str, Any]) -> str:
-    result = done.get("get_format_archetypes")
-    if not result:
+def archetypes(route: Route, state: ConversationState, done: Results) -> str:
+    result = _result(done, "get_format_archetypes", ArchetypesOutput)
+    if result is None:
         return ""
-    rows = result["archetypes"]
-    lines = [f"**{len(rows)} archetypes in {result['format']}**, {_period(result['metadata'])}:", ""]
+    rows = result.archetypes
+    lines = [f"**{len(rows)} archetypes in {result.format}**, {_period(result.metadata.period)}:", ""]
     lines += [
-        f"- {a['name']} ({a['color_identity']}, {a['strategy']}): {a['meta_share']:.1f}% ({a['decks']} decks)"
-        for a in rows[:25]
+        f"- {a.name} ({a.color_identity}, {a.strategy}): {a.meta_share:.1f}% ({a.decks} decks)" for a in rows[:25]
     ]
     if len(rows) > 25:
         lines.append(f"- … and {len(rows) - 25} more")
     return "\n".join(lines)
 
 
-def _spread(stats: dict[str, Any], opponent: str | None) -> str:
+def _spread(stats: DeckMatchupStatsOutput, opponent: str | None) -> str:
     lines = [
-        f"**{stats['archetype']} in {stats['format']}**, {_period(stats['metadata'])}: meta share "
-        f"{stats['meta_share']:.1f}%, overall {_rate(stats['overall'])}; {stats['mirror_matches']} mirror "
+        f"**{stats.archetype} in {stats.format}**, {_period(stats.metadata.period)}: meta share "
+        f"{stats.meta_share:.1f}%, overall {_rate(stats.overall)}; {stats.mirror_matches} mirror "
         "matches left out."
     ]
-    cells = stats["matchups"]
+    cells = stats.matchups
     if opponent:
-        cell = next((c for c in cells if c["opponent"].lower() == opponent.lower()), None)
+        cell = next((c for c in cells if c.opponent.lower() == opponent.lower()), None)
         if cell:
-            lines.append(f"Against **{cell['opponent']}**: {_rate(cell)}.")
+            lines.append(f"Against **{cell.opponent}**: {_rate(cell)}.")
         else:
             lines.append(f"No recorded matches against {opponent} in this window.")
-    solid = sorted(
-        (c for c in cells if c.get("win_rate") is not None and not c.get("low_sample")), key=lambda c: -_percent(c)
-    )
+    solid = sorted((c for c in cells if c.win_rate is not None and not c.low_sample), key=lambda c: -_percent(c))
     if not solid:
         lines.append("No single matchup has enough matches yet to call it good or bad.")
         return "\n\n".join(lines)
@@ -116,56 +144,61 @@ def _spread(stats: dict[str, Any], opponent: str | None) -> str:
         ("Best matchups", good, "none of the matchups with enough matches is won more often than lost"),
         ("Worst matchups", bad, "none of the matchups with enough matches is lost more often than won"),
     ):
-        text = "; ".join(f"{c['opponent']} {_rate(c)}" for c in group) if group else none
+        text = "; ".join(f"{c.opponent} {_rate(c)}" for c in group) if group else none
         lines.append(f"{label}: {text}.")
     return "\n\n".join(lines)
 
 
-def _read_as(question: str, stats: dict[str, Any]) -> str:
+def _read_as(question: str, stats: DeckMatchupStatsOutput) -> str:
     """A note when one word ("Rakdos") was read as one of several decks sharing it (the most played)."""
-    name = stats["archetype"]
+    name = stats.archetype
     if not question or name.lower() in question.lower():
         return ""
     asked = re.findall(r"[a-z][a-z'-]{3,}", question.lower())
     for word in re.findall(r"[a-z][a-z'-]+", name.lower()):
-        others = [c["opponent"] for c in stats["matchups"] if word in c["opponent"].lower().split()]
+        others = [c.opponent for c in stats.matchups if word in c.opponent.lower().split()]
         if word in asked and others:
             listed = ", ".join(others)
             return f"I read “{word.capitalize()}” as **{name}**; other decks with that name: {listed}.\n\n"
     return ""
 
 
-def matchups(route: Route, state: ConversationState, done: dict[str, Any]) -> str:
-    stats = done.get("get_deck_matchup_stats")
-    if stats:
-        opponent = route.opponent if route.opponent != stats["archetype"] else None
+def matchups(route: Route, state: ConversationState, done: Results) -> str:
+    stats = _result(done, "get_deck_matchup_stats", DeckMatchupStatsOutput)
+    if stats is not None:
+        opponent = route.opponent if route.opponent != stats.archetype else None
         return _read_as(route.question, stats) + _spread(stats, opponent)
-    table = done.get("get_format_matchup_stats")
-    if not table:
+    table = _result(done, "get_format_matchup_stats", MatchupStatsOutput)
+    if table is None:
         return ""
-    rows = table["archetypes"][:10]
-    lines = [f"**Matchups in {table['format']}**, {_period(table['metadata'])}, most played first:", ""]
+    rows = table.archetypes[:10]
+    lines = [f"**Matchups in {table.format}**, {_period(table.metadata.period)}, most played first:", ""]
     for row in rows:
-        solid = [c for c in row["matchups"] if c.get("win_rate") is not None and not c.get("low_sample")]
-        best = max(solid, key=lambda c: c["win_rate"], default=None)
-        worst = min(solid, key=lambda c: c["win_rate"], default=None)
+        solid = [c for c in row.matchups if c.win_rate is not None and not c.low_sample]
+        best = max(solid, key=_percent, default=None)
+        worst = min(solid, key=_percent, default=None)
         extra = ""
         if best and worst and best is not worst:
-            extra = f"; best vs {best['opponent']} {best['win_rate']:.0f}%, worst vs {worst['opponent']} "
-            extra += f"{worst['win_rate']:.0f}%"
+            extra = f"; best vs {best.opponent} {_percent(best):.0f}%, worst vs {worst.opponent} "
+            extra += f"{_percent(worst):.0f}%"
         elif best:
-            extra = f"; only matchup with enough matches: vs {best['opponent']} {best['win_rate']:.0f}%"
-        lines.append(f"- {row['archetype']} ({row['meta_share']:.1f}%): {_rate(row['overall'])}{extra}")
+            extra = f"; only matchup with enough matches: vs {best.opponent} {_percent(best):.0f}%"
+        lines.append(f"- {row.archetype} ({row.meta_share:.1f}%): {_rate(row.overall)}{extra}")
     lines.append("")
     lines.append('Ask about one archetype ("how does X do against Y?") for its full spread.')
     return "\n".join(lines)
 
 
-def deck_review(route: Route, state: ConversationState, done: dict[str, Any]) -> str:
-    stats = done.get("get_deck_matchup_stats") or state.get("matchup_stats")
-    cards = state.get("card_details") or []
-    main = sum(c["quantity"] for c in cards if c["section"] == "mainboard")
-    side = sum(c["quantity"] for c in cards if c["section"] == "sideboard")
+def _cards(state: ConversationState) -> list[CardDetail]:
+    """The deck's cards kept in the state (as JSON)."""
+    return [CardDetail.model_validate(card) for card in state.get("card_details") or []]
+
+
+def deck_review(route: Route, state: ConversationState, done: Results) -> str:
+    stats = _deck_stats(state, done)
+    cards = _cards(state)
+    main = sum(c.quantity for c in cards if c.section == "mainboard")
+    side = sum(c.quantity for c in cards if c.section == "sideboard")
     head = f"Got it: your deck is **{state.get('archetype')}** in {state.get('format')}"
     head += f" ({main} mainboard, {side} sideboard cards)." if cards else "."
     parts = [head]
@@ -178,34 +211,34 @@ def deck_review(route: Route, state: ConversationState, done: dict[str, Any]) ->
     return "\n\n".join(parts)
 
 
-def deck_matchups(route: Route, state: ConversationState, done: dict[str, Any]) -> str:
-    stats = done.get("get_deck_matchup_stats") or state.get("matchup_stats")
-    return _spread(stats, state.get("opponent_archetype")) if stats else ""
+def deck_matchups(route: Route, state: ConversationState, done: Results) -> str:
+    stats = _deck_stats(state, done)
+    return _spread(stats, state.get("opponent_archetype")) if stats is not None else ""
 
 
-def strategy(route: Route, state: ConversationState, done: dict[str, Any]) -> str:
-    facts = done.get("generate_deck_matchup_strategy")
-    if not facts:
+def strategy(route: Route, state: ConversationState, done: Results) -> str:
+    facts = _result(done, "generate_deck_matchup_strategy", StrategyFacts)
+    if facts is None:
         return ""
-    profile = facts["your_deck_profile"]
+    profile = facts.your_deck_profile
     lines = [
-        f"**{facts['archetype']} vs {facts['opponent_archetype']}** in {facts['format']}, "
-        f"{_period(facts['metadata'])}: {_rate(facts.get('record'))} from {facts['opponent_lists']} opposing lists.",
+        f"**{facts.archetype} vs {facts.opponent_archetype}** in {facts.format}, "
+        f"{_period(facts.metadata.period)}: {_rate(facts.record)} from {facts.opponent_lists} opposing lists.",
         "",
         "**What they play** (share of their lists):",
     ]
-    main_keys = [k for k in facts["opponent_key_cards"] if k["section"] == "mainboard"]
-    side_keys = [k for k in facts["opponent_key_cards"] if k["section"] == "sideboard"]
-    lines += [f"- {k['name']} ({k['inclusion_rate']:.0f}%, {k['average_copies']:g} copies)" for k in main_keys]
+    main_keys = [k for k in facts.opponent_key_cards if k.section == "mainboard"]
+    side_keys = [k for k in facts.opponent_key_cards if k.section == "sideboard"]
+    lines += [f"- {k.name} ({k.inclusion_rate:.0f}%, {k.average_copies:g} copies)" for k in main_keys]
     if side_keys:
         lines.append(
-            "After sideboarding expect: " + ", ".join(f"{k['name']} ({k['inclusion_rate']:.0f}%)" for k in side_keys)
+            "After sideboarding expect: " + ", ".join(f"{k.name} ({k.inclusion_rate:.0f}%)" for k in side_keys)
         )
     lines += ["", "**Your sideboard answers**:"]
-    if facts["sideboard_answers"]:
-        for a in facts["sideboard_answers"]:
-            target = f" (answers {', '.join(a['answers'])})" if a["answers"] else ""
-            lines.append(f"- {a['quantity']} {a['name']}{target}: {a['reason']}")
+    if facts.sideboard_answers:
+        for a in facts.sideboard_answers:
+            target = f" (answers {', '.join(a.answers)})" if a.answers else ""
+            lines.append(f"- {a.quantity} {a.name}{target}: {a.reason}")
     else:
         lines.append("- none of your sideboard cards lines up against their key cards.")
     lines += [
@@ -218,43 +251,40 @@ def strategy(route: Route, state: ConversationState, done: dict[str, Any]) -> st
     return "\n".join(lines)
 
 
-def optimize_mainboard(route: Route, state: ConversationState, done: dict[str, Any]) -> str:
-    result = done.get("optimize_mainboard")
-    if not result:
+def optimize_mainboard(route: Route, state: ConversationState, done: Results) -> str:
+    result = _result(done, "optimize_mainboard", OptimizeMainboardOutput)
+    if result is None:
         return ""
     lines = [
-        f"**Mainboard check for {result['archetype']}** in {result['format']} against "
-        f"{result['lists_compared']} lists from {_period(result['metadata'])}."
+        f"**Mainboard check for {result.archetype}** in {result.format} against "
+        f"{result.lists_compared} lists from {_period(result.metadata.period)}."
     ]
-    if result["swaps"]:
+    if result.swaps:
         lines += ["", "Suggested swaps:"]
-        lines += [
-            f"- cut {s['cut_quantity']} {s['cut']}, add {s['add_quantity']} {s['add']}: {s['reason']}"
-            for s in result["swaps"]
-        ]
+        lines += [f"- cut {s.cut_quantity} {s.cut}, add {s.add_quantity} {s.add}: {s.reason}" for s in result.swaps]
     else:
         lines.append("Your list already matches what the archetype plays; no swap is clearly better.")
-    if result["flex_spots"]:
-        flex = ", ".join(f"{c['name']} ({c['inclusion_rate']:.0f}% of lists)" for c in result["flex_spots"][:6])
+    if result.flex_spots:
+        flex = ", ".join(f"{c.name} ({c.inclusion_rate:.0f}% of lists)" for c in result.flex_spots[:6])
         lines += ["", f"Flex spots (few lists play them): {flex}."]
     return "\n".join(lines)
 
 
-def optimize_sideboard(route: Route, state: ConversationState, done: dict[str, Any]) -> str:
-    result = done.get("optimize_sideboard")
-    if not result:
+def optimize_sideboard(route: Route, state: ConversationState, done: Results) -> str:
+    result = _result(done, "optimize_sideboard", OptimizeSideboardOutput)
+    if result is None:
         return ""
-    tops = ", ".join(f"{t.get('name') or t.get('archetype')}" for t in result["top_archetypes"])
+    tops = ", ".join(f"{t.get('name') or t.get('archetype')}" for t in result.top_archetypes)
     lines = [
-        f"**Sideboard for {result['archetype']}** in {result['format']} against the top decks ({tops}), from "
-        f"{result['lists_compared']} lists from {_period(result['metadata'])}. The {result['total_cards']} cards:",
+        f"**Sideboard for {result.archetype}** in {result.format} against the top decks ({tops}), from "
+        f"{result.lists_compared} lists from {_period(result.metadata.period)}. The {result.total_cards} cards:",
         "",
     ]
     lines += [
-        f"- {s['quantity']} {s['name']}: {s['reason']}" + (f" (vs {', '.join(s['targets'])})" if s["targets"] else "")
-        for s in result["final_sideboard"]
+        f"- {s.quantity} {s.name}: {s.reason}" + (f" (vs {', '.join(s.targets)})" if s.targets else "")
+        for s in result.final_sideboard
     ]
-    changes = _sideboard_changes(state.get("card_details") or [], result["final_sideboard"])
+    changes = _sideboard_changes(_cards(state), result.final_sideboard)
     kept = "Your sideboard stays as it is."
     lines += ["", f"Changes from your sideboard: {'; '.join(changes)}." if changes else kept]
     return "\n".join(lines)
@@ -264,14 +294,14 @@ def _front(name: str) -> str:
     return name.split(" // ")[0].strip().lower()
 
 
-def _sideboard_changes(card_details: list[dict[str, Any]], final: list[dict[str, Any]]) -> list[str]:
+def _sideboard_changes(card_details: list[CardDetail], final: list[SideboardSlot]) -> list[str]:
     """Every card whose count changes, with its quantities (an extra copy is a change too)."""
     before: dict[str, tuple[str, int]] = {}
     for card in card_details:
-        if card["section"] == "sideboard":
-            name, count = before.get(_front(card["name"]), (card["name"], 0))
-            before[_front(card["name"])] = (name, count + card["quantity"])
-    after = {_front(s["name"]): (s["name"], s["quantity"]) for s in final}
+        if card.section == "sideboard":
+            name, count = before.get(_front(card.name), (card.name, 0))
+            before[_front(card.name)] = (name, count + card.quantity)
+    after = {_front(s.name): (s.name, s.quantity) for s in final}
     changes = []
     for key in [*after, *(k for k in before if k not in after)]:
         name, old = before.get(key, (after.get(key, ("", 0))[0], 0))
@@ -283,24 +313,24 @@ def _sideboard_changes(card_details: list[dict[str, Any]], final: list[dict[str,
     return changes
 
 
-def list_drafts(route: Route, state: ConversationState, done: dict[str, Any]) -> str:
-    result = done.get("list_drafts")
-    if not result:
+def list_drafts(route: Route, state: ConversationState, done: Results) -> str:
+    result = _result(done, "list_drafts", ListDraftsOutput)
+    if result is None:
         return ""
-    if not result["drafts"]:
+    if not result.drafts:
         return "No cube drafts have been imported yet."
     return "Cube drafts I know:\n\n" + "\n".join(
-        f"- **{d['draft_name']}** (`{d['draft_id']}`, {d['draft_date']}): {d['total_cards']} cards, "
-        f"{d['drafters']} drafters, {d['picks']} picks"
-        for d in result["drafts"]
+        f"- **{d.draft_name}** (`{d.draft_id}`, {d.draft_date}): {d.total_cards} cards, "
+        f"{d.drafters} drafters, {d.picks} picks"
+        for d in result.drafts
     )
 
 
-def draft_pool(route: Route, state: ConversationState, done: dict[str, Any]) -> str:
-    pool = done.get("get_draft_pool")
-    if not pool:
+def draft_pool(route: Route, state: ConversationState, done: Results) -> str:
+    pool = _result(done, "get_draft_pool", DraftPoolResult)
+    if pool is None:
         return ""
-    cards = pool.get("cards") or []
+    cards = pool.cards or []
     filters = route.card_filter or {}
     described = (filters.get("type_contains") or "card").lower() + "s"
     color = {"W": "white", "U": "blue", "B": "black", "R": "red", "G": "green", "C": "no colour"}.get(
@@ -310,15 +340,14 @@ def draft_pool(route: Route, state: ConversationState, done: dict[str, Any]) -> 
         described += f" with {color} in their colour identity"
     if filters.get("name_contains"):
         described += f" named like “{filters['name_contains']}”"
-    total = pool["total_cards"]
+    total = pool.total_cards
     if filters.get("drafter"):  # the tool has no drafter filter: the answer keeps that drafter's picks
         cards = [c for c in cards if filters["drafter"] in [p for p, _ in _takers(c)]]
         described += f" taken by {filters['drafter']}"
         total = len(cards)
     drafted = [c for c in cards if c.get("drafted")]
     lines = [
-        f"**{pool['draft_name']}** ({pool['draft_date']}): {total} {described} in the pool, "
-        f"{len(drafted)} of them drafted.",
+        f"**{pool.draft_name}** ({pool.draft_date}): {total} {described} in the pool, {len(drafted)} of them drafted.",
         "",
     ]
     for card in cards[:60]:

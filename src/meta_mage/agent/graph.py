@@ -214,7 +214,7 @@ async def _draft_question(lookups: Lookups) -> str:
     drafts = await lookups.drafts()
     if not drafts:
         return "No cube drafts have been imported yet, so there is no pool to look at."
-    listed = ", ".join(f"{d['draft_name']} (`{d['draft_id']}`)" for d in drafts)
+    listed = ", ".join(f"{d.draft_name} (`{d.draft_id}`)" for d in drafts)
     return f"Which cube draft do you mean? I have: {listed}."
 
 
@@ -300,7 +300,12 @@ async def tools(state: ConversationState, *, deps: AgentDeps) -> dict[str, Any]:
             updates.update(changed)
             writer({"event": "tool_call", "data": {"tool": name, "status": "complete", "summary": outcome.summary}})
             replies.append(
-                ToolMessage(compact_json(outcome.result), artifact=outcome.result, name=name, tool_call_id=call_id)
+                ToolMessage(
+                    compact_json(outcome.result.model_dump(mode="json")),
+                    artifact=outcome.result,  # the model, for this turn's guards and templates (never stored)
+                    name=name,
+                    tool_call_id=call_id,
+                )
             )
         else:
             writer({"event": "tool_call", "data": {"tool": name, "status": "error", "summary": outcome.error}})

@@ -34,6 +34,7 @@ from meta_mage.agent.tool_specs import (
 from meta_mage.agent.tool_specs import (
     stats_fit as stats_fit,
 )
+from meta_mage.models.decks import EnrichedDeck
 
 
 @dataclass
@@ -64,13 +65,14 @@ def _turn_results(turn: list[Any]) -> dict[str, ToolMessage]:
 def _corrections(enriched: ToolMessage | None) -> str:
     """What the card names typed were read as, so a wrong correction is seen before any coaching."""
     result = enriched.artifact if enriched is not None else None
-    corrected = result.get("corrected") if isinstance(result, dict) else None
-    unresolved = result.get("unresolved") if isinstance(result, dict) else None
+    if not isinstance(result, EnrichedDeck):
+        return ""
     parts = []
-    if corrected:
-        parts.append("I read " + ", ".join(f"“{typed}” as **{real}**" for typed, real in corrected.items()) + ".")
-    if unresolved:
-        names = ", ".join(f"“{u['name']}”" for u in unresolved)
+    if result.corrected:
+        read = ", ".join(f"“{typed}” as **{real}**" for typed, real in result.corrected.items())
+        parts.append(f"I read {read}.")
+    if result.unresolved:
+        names = ", ".join(f"“{u.name}”" for u in result.unresolved)
         parts.append(f"I could not find {names}; those cards are left out.")
     if parts:
         parts.append("If a card is wrong, paste the list again with its exact name.\n\n")

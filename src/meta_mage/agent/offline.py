@@ -5,11 +5,11 @@ Used when no LLM is configured or reachable. Every figure comes from a tool resu
 
 from __future__ import annotations
 
-import json
 from collections.abc import Collection
 from typing import Any
 
 from langchain_core.messages import ToolMessage
+from pydantic import BaseModel
 
 from meta_mage.agent.state import ConversationState, Route
 from meta_mage.agent.tool_specs import TASKS
@@ -17,14 +17,13 @@ from meta_mage.agent.tool_specs import TASKS
 OFFLINE_NOTE = "_Offline mode: no language model is configured, so this answer is composed from the data by templates._"
 
 
-def results(turn: list[Any]) -> dict[str, dict[str, Any]]:
-    """This turn's successful tool results by tool name (the last call of each tool wins)."""
-    found: dict[str, dict[str, Any]] = {}
-    for message in turn:
-        if isinstance(message, ToolMessage) and message.status != "error" and message.name:
-            payload = message.artifact if isinstance(message.artifact, dict) else json.loads(str(message.content))
-            found[message.name] = payload
-    return found
+def results(turn: list[Any]) -> dict[str, BaseModel]:
+    """This turn's successful tool results (their output models) by tool name (the last call of each wins)."""
+    return {
+        message.name: message.artifact
+        for message in turn
+        if isinstance(message, ToolMessage) and message.name and isinstance(message.artifact, BaseModel)
+    }
 
 
 def called(turn: list[Any]) -> set[str]:

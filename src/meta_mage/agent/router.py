@@ -9,11 +9,12 @@ import logging
 import re
 import time
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, TypeVar, cast
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from langgraph.config import get_stream_writer
+from pydantic import BaseModel
 from rapidfuzz.distance import Levenshtein
 
 from meta_mage.agent import prompts
@@ -31,7 +32,8 @@ from meta_mage.agent.state import (
 from meta_mage.agent.tools import ToolExecutor
 from meta_mage.deadline import deadline, timeout_message
 from meta_mage.errors import NotFound
-from meta_mage.models.meta import normalise_format
+from meta_mage.models.drafts import DraftPoolResult, DraftSummary, ListDraftsOutput
+from meta_mage.models.meta import ArchetypesOutput, ListFormatsOutput, normalise_format
 from meta_mage.models.tournaments import FORMATS
 
 logger = logging.getLogger(__name__)
@@ -147,6 +149,7 @@ def find_archetypes(text: str, known: list[str]) -> list[tuple[int, str]]:
     return sorted(found)
 
 
+M = TypeVar("M", bound=BaseModel)
 NAMES_DAYS = 30  # the window of archetype names routing reads when the turn names none (the coach's default)
 
 
@@ -163,13 +166,16 @@ class Lookups:
         self.timeout_seconds = timeout_seconds
         self._cache: dict[str, tuple[float, Any]] = {}
 
-    async def _cached(self, key: str, name: str, arguments: dict[str, Any], what: str, instead: str) -> Any:
+    async def _cached(
+        self, key: str, name: str, arguments: dict[str, Any], output: type[M], what: str, instead: str
+    ) -> M | None:
         hit = self._cache.get(key)
         if hit and time.monotonic() - hit[0] < self.max_age:
-            return hit[1]
+            return cast(M, hit[1])
         try:
             with deadline(self.timeout_seconds, name):  # an in-process tool stops there itself
-                value = await asyncio.wait_for(self.executor(name, arguments), self.timeout_seconds)
+                found = await asyncio.wait_for(self.executor(name, arguments), self.timeout_seconds)
+                value = found if isinstance(found, output) else output.model_validate(found)
         except NotFound:  # e.g. a format without data: an answer, not a failure
             return None
         except Exception as exc:  # routing goes on without these names; the tools report their own errors
@@ -181,8 +187,10 @@ class Lookups:
         return value
 
     async def formats(self) -> list[str]:
-        result = await self._cached("formats", "list_formats", {}, "the formats with data", "using the built-in list")
-        return [f["format"] for f in (result or {}).get("formats", [])] or list(FORMATS)
+        result = await self._cached(
+            "formats", "list_formats", {}, ListFormatsOutput, "the formats with data", "using the built-in list"
+        )
+        return [f.format for f in result.formats] if result and result.formats else list(FORMATS)
 
     async def archetypes(self, fmt: str, days: int = NAMES_DAYS) -> list[str]:
         """The archetypes played in ``fmt`` over the last ``days`` days, most played first (so an ambiguous
@@ -191,15 +199,17 @@ class Lookups:
             f"arch:{fmt}:{days}",
             "get_format_archetypes",
             {"format": fmt, "days": days},
+            ArchetypesOutput,
             f"the {fmt} archetype names",
             "going on without them",
         )
-        return [a["name"] for a in (result or {}).get("archetypes", [])]
+        return [a.name for a in result.archetypes] if result else []
 
-    async def drafts(self) -> list[dict[str, Any]]:
-        result = await self._cached("drafts", "list_drafts", {}, "the imported drafts", "going on without them")
-        drafts: list[dict[str, Any]] = (result or {}).get("drafts", [])
-        return drafts
+    async def drafts(self) -> list[DraftSummary]:
+        result = await self._cached(
+            "drafts", "list_drafts", {}, ListDraftsOutput, "the imported drafts", "going on without them"
+        )
+        return result.drafts if result else []
 
     async def pool(self, draft_id: str) -> list[dict[str, Any]]:
         """A draft's whole pool with who took what (redacted names stay redacted)."""
@@ -207,11 +217,11 @@ class Lookups:
             f"pool:{draft_id}",
             "get_draft_pool",
             {"draft_id": draft_id, "include_draft_results": True},
+            DraftPoolResult,
             "the draft's pool",
             "going on without its card names",
         )
-        cards: list[dict[str, Any]] = (result or {}).get("cards", [])
-        return cards
+        return (result.cards or []) if result else []
 
     async def resolve_draft(self, text: str | None) -> str | None:
         """The id of the draft whose id or name ``text`` names (or contains), else None."""
@@ -219,10 +229,10 @@ class Lookups:
             return None
         lower = text.lower()
         for draft in await self.drafts():
-            words = [draft["draft_id"].lower(), draft["draft_name"].lower()]
-            words += [w for w in re.findall(r"[a-z0-9]{4,}", draft["draft_name"].lower()) if w not in {"cube", "draft"}]
+            words = [draft.draft_id.lower(), draft.draft_name.lower()]
+            words += [w for w in re.findall(r"[a-z0-9]{4,}", draft.draft_name.lower()) if w not in {"cube", "draft"}]
             if any(re.search(rf"\b{re.escape(w)}\b", lower) for w in words):
-                return str(draft["draft_id"])
+                return draft.draft_id
         return None
 
 

@@ -15,9 +15,27 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
+
+from pydantic import BaseModel
 
 from meta_mage.agent import answers
+from meta_mage.models.decks import (
+    ClassifyDeckOutput,
+    EnrichedDeck,
+    OptimizeMainboardOutput,
+    OptimizeSideboardOutput,
+    StrategyFacts,
+)
+from meta_mage.models.drafts import DraftPoolResult, ListDraftsOutput
+from meta_mage.models.meta import (
+    ArchetypesOutput,
+    DeckMatchupStatsOutput,
+    ListFormatsOutput,
+    MatchupStatsOutput,
+    MetaRankingsOutput,
+    WinRate,
+)
 
 if TYPE_CHECKING:
     from meta_mage.agent.state import ConversationState, Route
@@ -26,7 +44,8 @@ META, DECK, DRAFT = "meta_research", "deck_coaching", "cube_draft"
 WORKFLOWS = (META, DECK, DRAFT)
 
 Calls = list[tuple[str, dict[str, Any]]]
-Writer = Callable[["Route", "ConversationState", dict[str, Any]], str]
+Writer = Callable[["Route", "ConversationState", dict[str, BaseModel]], str]
+R = TypeVar("R", bound=BaseModel)
 
 
 # --- blocking rules -------------------------------------------------------------------------------
@@ -135,26 +154,28 @@ TWO_WINDOWS = {"format": "format", "current_days": "days", "previous_days": "day
 
 
 @dataclass(frozen=True)
-class InWorkflow:
+class InWorkflow(Generic[R]):
     """What a tool adds in one workflow: more state-owned arguments, more rules, a write to the state."""
 
     from_state: Mapping[str, str] = field(default_factory=dict)
     requires: tuple[Rule, ...] = ()
-    writes: Callable[[dict[str, Any]], dict[str, Any]] | None = None
+    writes: Callable[[R], dict[str, Any]] | None = None
 
 
 @dataclass(frozen=True)
-class ToolSpec:
-    """A registry tool's agent-facing facts (see the module docstring)."""
+class ToolSpec(Generic[R]):
+    """A registry tool's agent-facing facts (see the module docstring). ``output`` is the tool's output
+    model (the registry's, checked by a test): ``summary`` and ``writes`` read its fields, type-checked."""
 
     name: str
+    output: type[R]
     workflows: tuple[str, ...]
-    summary: Callable[[dict[str, Any]], str]
+    summary: Callable[[R], str]
     from_state: Mapping[str, str] = field(default_factory=dict)  # tool argument -> state key
     requires: tuple[Rule, ...] = ()
-    writes: Callable[[dict[str, Any]], dict[str, Any]] | None = None
+    writes: Callable[[R], dict[str, Any]] | None = None  # the state keys its result sets (JSON values)
     thinking: str = ""
-    only_in: Mapping[str, InWorkflow] = field(default_factory=dict)
+    only_in: Mapping[str, InWorkflow[R]] = field(default_factory=dict)
 
     def state_arguments(self, workflow: str) -> dict[str, str]:
         extra = self.only_in.get(workflow, InWorkflow())
@@ -163,54 +184,56 @@ class ToolSpec:
     def rules(self, workflow: str) -> tuple[Rule, ...]:
         return self.requires + self.only_in.get(workflow, InWorkflow()).requires
 
-    def updates(self, workflow: str, result: dict[str, Any]) -> dict[str, Any]:
+    def updates(self, workflow: str, result: BaseModel) -> dict[str, Any]:
         writes = self.writes or self.only_in.get(workflow, InWorkflow()).writes
-        return writes(result) if writes else {}
+        return writes(self.output.model_validate(result)) if writes else {}
+
+    def summary_line(self, result: BaseModel) -> str:
+        return self.summary(self.output.model_validate(result))
 
     def thinking_line(self) -> str:
         return self.thinking or f"Calling {self.name} first."
 
 
-def _rate(block: dict[str, Any] | None) -> str:
-    if not block or block.get("win_rate") is None:
+def _rate(block: WinRate) -> str:
+    if block.win_rate is None:
         return "no decided matches"
-    return f"{block['win_rate']:.1f}% over {block['wins'] + block['losses']} matches"
+    return f"{block.win_rate:.1f}% over {block.wins + block.losses} matches"
 
 
-def _rankings_summary(result: dict[str, Any]) -> str:
-    meta = result.get("metadata") or {}
-    period = meta.get("current_period") or {}
-    return (
-        f"{len(result['rows'])} archetypes ranked from {meta.get('current_decks', 0)} decks "
-        f"({period.get('start')} to {period.get('end')})"
-    )
+def _rankings_summary(result: MetaRankingsOutput) -> str:
+    meta = result.metadata
+    period = meta.current_period
+    return f"{len(result.rows)} archetypes ranked from {meta.current_decks} decks ({period.start} to {period.end})"
 
 
-def _deck_summary(result: dict[str, Any]) -> str:
-    counts = result["counts"]
-    corrected = "".join(f"; read {typed!r} as {real!r}" for typed, real in result["corrected"].items())
+def _deck_summary(result: EnrichedDeck) -> str:
+    counts = result.counts
+    corrected = "".join(f"; read {typed!r} as {real!r}" for typed, real in result.corrected.items())
     return (
         f"{counts['mainboard']} mainboard and {counts['sideboard']} sideboard cards, "
-        f"{len(result['unresolved'])} names not found{corrected}"
+        f"{len(result.unresolved)} names not found{corrected}"
     )
 
 
-def _strategy_summary(result: dict[str, Any]) -> str:
+def _strategy_summary(result: StrategyFacts) -> str:
+    record = _rate(result.record) if result.record is not None else "no decided matches"
     return (
-        f"vs {result['opponent_archetype']}: {_rate(result.get('record'))}, "
-        f"{len(result['opponent_key_cards'])} key cards, {len(result['sideboard_answers'])} sideboard answers"
+        f"vs {result.opponent_archetype}: {record}, "
+        f"{len(result.opponent_key_cards)} key cards, {len(result.sideboard_answers)} sideboard answers"
     )
 
 
 _DECK_ARGS = {"format": "format", "deck": "deck_text"}
 _COACHING = {**WINDOW, "archetype": "archetype", "card_details": "card_details"}
 
-TOOLS: dict[str, ToolSpec] = {
+TOOLS: dict[str, ToolSpec[Any]] = {
     spec.name: spec
     for spec in (
-        ToolSpec("list_formats", (META,), lambda r: f"{len(r['formats'])} formats with data"),
+        ToolSpec("list_formats", ListFormatsOutput, (META,), lambda r: f"{len(r.formats)} formats with data"),
         ToolSpec(
             "get_format_meta_rankings",
+            MetaRankingsOutput,
             (META,),
             _rankings_summary,
             from_state=TWO_WINDOWS,
@@ -218,42 +241,49 @@ TOOLS: dict[str, ToolSpec] = {
         ),
         ToolSpec(
             "get_format_matchup_stats",
+            MatchupStatsOutput,
             (META,),
-            lambda r: f"matchup table of {len(r['archetypes'])} archetypes",
+            lambda r: f"matchup table of {len(r.archetypes)} archetypes",
             from_state=WINDOW,
             requires=(FORMAT, DAYS),
         ),
         ToolSpec(
             "get_format_archetypes",
+            ArchetypesOutput,
             (META,),
-            lambda r: f"{len(r['archetypes'])} archetypes",
+            lambda r: f"{len(r.archetypes)} archetypes",
             from_state=WINDOW,
             requires=(FORMAT, DAYS),
         ),
         ToolSpec(
             "get_enriched_deck",
+            EnrichedDeck,
             (DECK,),
             _deck_summary,
             from_state={"deck": "deck_text"},
             requires=(DECK_TEXT,),
-            writes=lambda r: {"card_details": r["card_details"]} if r.get("card_details") else {},
+            writes=lambda r: (
+                {"card_details": [c.model_dump(mode="json") for c in r.card_details]} if r.card_details else {}
+            ),
             thinking="Reading your decklist card by card first.",
         ),
         ToolSpec(
             "classify_deck",
+            ClassifyDeckOutput,
             (DECK,),
-            lambda r: f"looks like {r['archetype']} ({r['matched_by']})",
+            lambda r: f"looks like {r.archetype} ({r.matched_by})",
             from_state=_DECK_ARGS,
             requires=(FORMAT, DECK_TEXT),
-            writes=lambda r: {"suggested_archetype": r["archetype"]} if r.get("matched_by") != "unknown" else {},
+            writes=lambda r: {"suggested_archetype": r.archetype} if r.matched_by != "unknown" else {},
             thinking="Matching your list against the archetype rules.",
         ),
         # One archetype's spread is a meta question ("how does Boros Energy do against the field?", the
         # model names the archetype) and the start of deck coaching (the user's archetype, kept in the state).
         ToolSpec(
             "get_deck_matchup_stats",
+            DeckMatchupStatsOutput,
             (META, DECK),
-            lambda r: f"{r['archetype']}: {_rate(r['overall'])}, {len(r['matchups'])} opponents",
+            lambda r: f"{r.archetype}: {_rate(r.overall)}, {len(r.matchups)} opponents",
             from_state=WINDOW,
             requires=(FORMAT, DAYS),
             thinking="Fetching your archetype's matchup statistics before coaching the matchup.",
@@ -261,12 +291,13 @@ TOOLS: dict[str, ToolSpec] = {
                 DECK: InWorkflow(
                     from_state={"archetype": "archetype"},
                     requires=(ARCHETYPE,),
-                    writes=lambda r: {"matchup_stats": r, "archetype": r["archetype"]},
+                    writes=lambda r: {"matchup_stats": r.model_dump(mode="json"), "archetype": r.archetype},
                 )
             },
         ),
         ToolSpec(
             "generate_deck_matchup_strategy",
+            StrategyFacts,
             (DECK,),
             _strategy_summary,
             from_state={
@@ -280,26 +311,29 @@ TOOLS: dict[str, ToolSpec] = {
         ),
         ToolSpec(
             "optimize_mainboard",
+            OptimizeMainboardOutput,
             (DECK,),
-            lambda r: f"{r['lists_compared']} lists compared, {len(r['swaps'])} swaps suggested",
+            lambda r: f"{r.lists_compared} lists compared, {len(r.swaps)} swaps suggested",
             from_state=_COACHING,
             requires=(FORMAT, DAYS, CARD_DETAILS, ARCHETYPE),
         ),
         ToolSpec(
             "optimize_sideboard",
+            OptimizeSideboardOutput,
             (DECK,),
-            lambda r: f"{r['total_cards']}-card sideboard: {len(r['adds'])} adds, {len(r['cuts'])} cuts",
+            lambda r: f"{r.total_cards}-card sideboard: {len(r.adds)} adds, {len(r.cuts)} cuts",
             from_state=_COACHING,
             requires=(FORMAT, DAYS, CARD_DETAILS, ARCHETYPE),
         ),
-        ToolSpec("list_drafts", (DRAFT,), lambda r: f"{len(r['drafts'])} drafts"),
+        ToolSpec("list_drafts", ListDraftsOutput, (DRAFT,), lambda r: f"{len(r.drafts)} drafts"),
         ToolSpec(
             "get_draft_pool",
+            DraftPoolResult,
             (DRAFT,),
-            lambda r: f"{r['total_cards']} cards from {r['draft_name']}",
+            lambda r: f"{r.total_cards} cards from {r.draft_name}",
             from_state={"draft_id": "draft_id"},
             requires=(DRAFT_ID,),
-            writes=lambda r: {"draft_id": r["draft_id"]},
+            writes=lambda r: {"draft_id": r.draft_id},
         ),
     )
 }

@@ -11,6 +11,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
+from pydantic import BaseModel
+
 from meta_mage.agent.tool_specs import TOOLS, WORKFLOWS, workflow_tools
 from meta_mage.deadline import deadline, timeout_message
 from meta_mage.errors import MetaMageError
@@ -23,14 +25,15 @@ from meta_mage.tools.runner import run_tool
 WORKFLOW_TOOLS: dict[str, tuple[str, ...]] = {workflow: workflow_tools(workflow) for workflow in WORKFLOWS}
 _HIDDEN = {"as_of"}
 
-ToolExecutor = Callable[[str, dict[str, Any]], Awaitable[dict[str, Any]]]
+# In process a tool returns its output model; over MCP, its JSON (``AgentTools.run`` validates it back).
+ToolExecutor = Callable[[str, dict[str, Any]], Awaitable[BaseModel | dict[str, Any]]]
 
 
 @dataclass
 class ToolOutcome:
     name: str
     arguments: dict[str, Any]
-    result: dict[str, Any] | None
+    result: BaseModel | None  # the tool's output model
     error: str | None
     summary: str
     seconds: float
@@ -56,7 +59,7 @@ def in_process_executor(registry: ToolRegistry, context: ToolContext) -> ToolExe
     """Run registry tools in worker threads (they do blocking DynamoDB calls) through ``run_tool``: the
     CPU-heavy ones under the CPU limit, each under the deadline of ``AgentTools.run`` or its own."""
 
-    async def execute(name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    async def execute(name: str, arguments: dict[str, Any]) -> BaseModel:
         return await run_tool(registry, name, arguments, context)
 
     return execute
@@ -113,7 +116,9 @@ class AgentTools:
         started = time.perf_counter()
         try:
             with deadline(self.timeout_seconds, name):  # an in-process tool stops there itself
-                result = await asyncio.wait_for(self.executor(name, arguments), self.timeout_seconds)
+                result = self.registry.get(name).output(
+                    await asyncio.wait_for(self.executor(name, arguments), self.timeout_seconds)
+                )
         except TimeoutError:
             error = timeout_message(name, self.timeout_seconds)
             return ToolOutcome(name, arguments, None, error, error, time.perf_counter() - started)
@@ -125,16 +130,16 @@ class AgentTools:
         return ToolOutcome(name, arguments, result, None, summarise(name, result), time.perf_counter() - started)
 
 
-def state_updates(name: str, workflow: str, result: dict[str, Any]) -> dict[str, Any]:
+def state_updates(name: str, workflow: str, result: BaseModel) -> dict[str, Any]:
     """What a successful tool result changes in the conversation state (its declaration's ``writes``)."""
     spec = TOOLS.get(name)
     return spec.updates(workflow, result) if spec is not None else {}
 
 
-def summarise(name: str, result: dict[str, Any]) -> str:
+def summarise(name: str, result: BaseModel) -> str:
     """One line for the ``tool_call`` complete event (its declaration's ``summary``)."""
     spec = TOOLS.get(name)
-    return spec.summary(result) if spec is not None else "done"
+    return spec.summary_line(result) if spec is not None else "done"
 
 
 def compact_json(value: Any, limit: int = 12_000) -> str:

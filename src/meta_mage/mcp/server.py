@@ -64,7 +64,7 @@ def tool_error(name: str, exc: Exception) -> types.CallToolResult:
 
 
 def build_mcp_server(registry: ToolRegistry, context: ToolContext) -> Server[Any, Any]:
-    """A low-level MCP server listing every registry tool and running calls through ``registry.call``."""
+    """A low-level MCP server listing every registry tool and running calls through ``run_tool``."""
     server: Server[Any, Any] = Server(SERVER_NAME, version=__version__, instructions=INSTRUCTIONS)
     tools = [mcp_tool(tool) for tool in registry.tools.values()]
 
@@ -76,7 +76,7 @@ def build_mcp_server(registry: ToolRegistry, context: ToolContext) -> Server[Any
     @server.call_tool(validate_input=False)  # type: ignore[untyped-decorator]
     async def call_tool(name: str, arguments: dict[str, Any]) -> types.CallToolResult:
         try:  # in a worker thread, CPU-heavy tools under the CPU limit, under the context's deadline
-            result = await run_tool(registry, name, arguments, context)
+            result = (await run_tool(registry, name, arguments, context)).model_dump(mode="json")
         except Exception as exc:  # every failure is a tool error; the server keeps serving
             return tool_error(name, exc)
         text = json.dumps(result, ensure_ascii=False, separators=(",", ":"))

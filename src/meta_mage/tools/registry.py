@@ -54,6 +54,10 @@ class Tool:
     run: Callable[[ToolContext, Any], BaseModel]
     cpu_heavy: bool = False  # its cost grows with the request (card matching): runs under the CPU limit
 
+    def output(self, result: BaseModel | dict[str, Any]) -> BaseModel:
+        """``result`` as this tool's output model (a transport's JSON is validated back into it)."""
+        return result if isinstance(result, self.output_model) else self.output_model.model_validate(result)
+
     def input_schema(self) -> dict[str, Any]:
         return self.input_model.model_json_schema()
 
@@ -98,6 +102,11 @@ class ToolRegistry:
 
     def call(self, name: str, arguments: dict[str, Any] | None, context: ToolContext) -> dict[str, Any]:
         """Validate ``arguments`` like user input, run the tool, return its JSON-able output."""
+        return self.run(name, arguments, context).model_dump(mode="json")
+
+    def run(self, name: str, arguments: dict[str, Any] | None, context: ToolContext) -> BaseModel:
+        """Validate ``arguments`` like user input, run the tool, return its output model (in process; JSON
+        only at the MCP and HTTP boundaries)."""
         tool = self.get(name)
         check_deadline()  # a call that waited past its deadline for a worker does not start
         if arguments is not None and not isinstance(arguments, dict):
@@ -106,8 +115,7 @@ class ToolRegistry:
             params = tool.input_model.model_validate(arguments or {})
         except ValidationError as exc:
             raise invalid_argument(exc) from None
-        result = tool.run(context, params)
-        return result.model_dump(mode="json")
+        return tool.run(context, params)
 
 
 def build_registry() -> ToolRegistry:

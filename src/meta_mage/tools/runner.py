@@ -13,6 +13,8 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+from pydantic import BaseModel
+
 from meta_mage.deadline import ToolTimeout, deadline
 from meta_mage.tools.context import ToolContext
 from meta_mage.tools.registry import ToolRegistry
@@ -42,8 +44,8 @@ async def run_tool(
     context: ToolContext,
     *,
     timeout_seconds: float | None = None,
-) -> dict[str, Any]:
-    """Validate and run one tool in a worker thread and return its output. The call must end within
+) -> BaseModel:
+    """Validate and run one tool in a worker thread and return its output model. The call must end within
     ``timeout_seconds`` (default ``context.timeout_seconds``), or by a deadline already set if that is
     sooner; past it the tool stops at its next check and the call raises ``ToolTimeout``."""
     tool = registry.get(name)
@@ -51,7 +53,7 @@ async def run_tool(
     with deadline(context.timeout_seconds if timeout_seconds is None else timeout_seconds, name) as limit:
         assert limit is not None  # a number of seconds was given
         # run_in_executor does not copy the context (asyncio.to_thread does): the thread needs the deadline
-        work = functools.partial(contextvars.copy_context().run, registry.call, name, arguments, context)
+        work = functools.partial(contextvars.copy_context().run, registry.run, name, arguments, context)
         future = asyncio.get_running_loop().run_in_executor(pool, work)
         scope = asyncio.timeout(limit.seconds_left())
         try:
