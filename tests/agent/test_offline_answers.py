@@ -143,3 +143,36 @@ async def test_best_matchups_are_won_and_worst_are_lost(offline: Conversations) 
         line = next(line for line in turn.text.splitlines() if line.startswith(label))
         for rate_text in re.findall(r" (\d+\.\d)% \(95% CI", line):
             assert (float(rate_text) > 50) is won, line
+
+
+async def test_every_decided_matchup_is_stated_with_its_verdict(
+    offline: Conversations, modern_world: dict[str, Any]
+) -> None:
+    # Given a 14-day window, where no cell of the deck reaches the 20-match flag
+    stats = call(modern_world, "get_deck_matchup_stats", format="Modern", archetype="Boros Energy", days=14)
+    decided = [c for c in stats["matchups"] if c["wins"] + c["losses"]]
+    assert decided and all(c["low_sample"] for c in decided)
+
+    # When the player asks for the spread
+    turn = await run_turn(offline, "What is the matchup spread of Boros Energy in Modern over the last 14 days?")
+
+    # Then every cell with a decided match is in the answer with its record, estimate and verdict, best first
+    rows = [line for line in turn.text.splitlines() if re.match(r"\| \d+ \| ", line)]
+    assert len(rows) == len(decided)
+    for cell in decided:
+        record = f"{cell['wins']}-{cell['losses']}-{cell['draws']}"
+        assert f"| {cell['opponent']} | {record} |" in turn.text and f"{cell['estimate']:.1f}%" in turn.text
+    estimates = [float(row.split(" | ")[4].rstrip("%")) for row in rows]
+    assert estimates == sorted(estimates, reverse=True)
+    # and best and worst are named, never "none … enough matches"
+    best = next(line for line in turn.text.splitlines() if line.startswith("Best matchups: "))
+    worst = next(line for line in turn.text.splitlines() if line.startswith("Worst matchups: "))
+    top, bottom = rows[0].split(" | ")[1], rows[-1].split(" | ")[1]
+    assert top in best and bottom in worst and "enough matches" not in turn.text
+
+
+async def test_a_head_to_head_with_few_matches_says_how_far_to_trust_it(offline: Conversations) -> None:
+    turn = await run_turn(offline, "How does Boros Energy do against Jeskai Blink in Modern over the last 14 days?")
+    line = next(line for line in turn.text.splitlines() if line.startswith("Against **Jeskai Blink**"))
+    assert re.search(r"\d+\.\d% \(95% CI \d+-\d+%, \d+-\d+-\d+\), only \d+ decided: (leans|too)", line), line
+    assert "not enough" not in turn.text

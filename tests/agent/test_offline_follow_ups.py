@@ -122,12 +122,15 @@ async def test_rankings_answer_what_was_asked_about_them(offline: Conversations,
     share = await run_turn(offline, f"What's the meta share of {far['name']} in Modern over the last 30 days?")
     assert f"| {far['rank']} | {far['name']} | {far['meta_share']:.1f}% |" in share.text
 
-    # "best win rate": ordered by win rate, among decks with enough matches
+    # "best win rate": every deck with a decided match, ordered on the shrunk estimate, renumbered from 1
     best = await run_turn(offline, "Which ones have the best win rate?", share.conversation_id)
-    judged = [r for r in rows if r["current"]["win_rate"] is not None and not r["current"]["low_sample"]]
-    top = max(judged, key=lambda r: r["current"]["wins"] / (r["current"]["wins"] + r["current"]["losses"]))
-    first_row = next(line for line in best.text.splitlines() if line.startswith("| ") and "Archetype" not in line)
-    assert f"| {top['name']} |" in first_row and "best match win rate first" in best.text
+    decided = [r for r in rows if r["current"]["estimate"] is not None]
+    top = max(decided, key=lambda r: (r["current"]["estimate"], r["decks"]))
+    table = [line for line in best.text.splitlines() if line.startswith("| ") and "Archetype" not in line]
+    assert table[0].startswith(f"| 1 | {top['name']} |") and "best shrunk match win rate first" in best.text
+    assert [line.split(" | ")[0] for line in table] == [f"| {n}" for n in range(1, len(table) + 1)]
+    estimates = [float(line.rstrip(" |").rsplit(" | ", 1)[1].rstrip("%")) for line in table]
+    assert estimates == sorted(estimates, reverse=True)
 
     # "against each other": the format's matchup table
     each_other = await run_turn(offline, "How do they do against each other?", share.conversation_id)

@@ -1,4 +1,6 @@
-from meta_mage.analytics.stats import wilson_interval, win_rate
+import pytest
+
+from meta_mage.analytics.stats import shrunk_rate, verdict, wilson_interval, win_rate
 
 
 def test_win_rate_excludes_draws_and_handles_no_matches() -> None:
@@ -13,3 +15,44 @@ def test_wilson_interval_matches_hand_computed_values() -> None:
     low, high = wilson_interval(5, 0)  # type: ignore[misc]
     assert high == 100.0 and 50 < low < 60
     assert wilson_interval(0, 0) is None
+
+
+@pytest.mark.parametrize(
+    ("wins", "losses", "estimate"),
+    [
+        (0, 0, None),  # nothing to estimate
+        (3, 0, 61.54),  # (3 + 5) / (3 + 10): a lucky 3-0 is not 100 %
+        (30, 10, 70.0),  # (30 + 5) / (40 + 10): many matches, the record counts
+        (1, 1, 50.0),
+        (0, 4, 35.71),
+    ],
+)
+def test_the_estimate_adds_ten_matches_at_fifty_percent(wins: int, losses: int, estimate: float | None) -> None:
+    assert shrunk_rate(wins, losses) == estimate
+
+
+def test_a_solid_record_outranks_a_lucky_one_and_both_sides_add_to_100() -> None:
+    lucky, solid = shrunk_rate(3, 0), shrunk_rate(30, 10)
+    assert lucky is not None and solid is not None and solid > lucky
+    for wins, losses in [(3, 0), (5, 3), (17, 7), (0, 4), (120, 80)]:
+        here, there = shrunk_rate(wins, losses), shrunk_rate(losses, wins)
+        assert here is not None and there is not None and here + there == pytest.approx(100, abs=0.02)
+
+
+@pytest.mark.parametrize(
+    ("wins", "losses", "said"),
+    [
+        (0, 0, "no decided matches"),
+        (30, 10, "favoured"),  # interval 55-83 %: clear of 50 %
+        (10, 30, "unfavoured"),
+        (0, 4, "unfavoured"),  # 0-4: interval 0-49 %, clear of 50 % even with four matches
+        (1, 0, "too few matches to call"),  # a single win says nothing
+        (3, 1, "too few matches to call"),
+        (5, 3, "leans favoured"),  # estimate 55.6 %
+        (3, 5, "leans unfavoured"),
+        (11, 10, "too close to call"),  # estimate 51.6 %
+        (10, 10, "too close to call"),
+    ],
+)
+def test_the_verdict_in_words(wins: int, losses: int, said: str) -> None:
+    assert verdict(wins, losses, wilson_interval(wins, losses), shrunk_rate(wins, losses)) == said

@@ -21,6 +21,7 @@ from meta_mage.models.drafts import REDACTED, DraftPoolResult, ListDraftsOutput
 from meta_mage.models.meta import (
     ArchetypesOutput,
     DeckMatchupStatsOutput,
+    MatchupCell,
     MatchupStatsOutput,
     MetaRankingsOutput,
     Window,
@@ -61,7 +62,31 @@ def _rate(block: WinRate | None) -> str:
         return "no decided matches"
     record = f"{block.wins}-{block.losses}-{block.draws}"
     text = f"{_percent(block):.1f}% (95% CI {block.ci_low:.0f}-{block.ci_high:.0f}%, {record})"
-    return text + ", low sample" if block.low_sample else text
+    return text + f", only {block.wins + block.losses} decided" if block.low_sample else text
+
+
+def _judged(block: WinRate) -> str:
+    """The record with its verdict in words ("leans unfavoured", "too close to call", ...)."""
+    return f"{_rate(block)}: {block.verdict}" if block.win_rate is not None else _rate(block)
+
+
+def _by_estimate(cells: list[MatchupCell]) -> list[MatchupCell]:
+    """Every cell with a decided match, best shrunk estimate first (most matches first on ties)."""
+    decided = [c for c in cells if c.estimate is not None]
+    return sorted(decided, key=lambda c: (-(c.estimate or 0), -(c.wins + c.losses), c.opponent))
+
+
+SHRINKAGE_NOTE = (
+    "Ranked on a shrunk estimate: each record plus 10 imaginary matches at 50%, so a lucky 3-0 does not "
+    "outrank a solid 30-10. “favoured”/“unfavoured”: the 95% interval is clear of 50%; “too few matches to "
+    "call”: under 5 decided; “leans”: the estimate is 3+ points off 50%; “only N decided”: fewer than "
+    "{min_sample} decided matches."
+)
+
+
+def _short(cell: WinRate) -> str:
+    """ "62% (5-3), leans favoured": a cell in a list."""
+    return f"{_percent(cell):.0f}% ({cell.wins}-{cell.losses}), {cell.verdict}"
 
 
 def _period(period: Window) -> str:
@@ -75,25 +100,28 @@ def rankings(route: Route, state: ConversationState, done: Results) -> str:
     meta = result.metadata
     rows = result.rows
     by_win_rate = re.search(r"\bwin ?rates?\b", route.question, re.I) is not None
-    if by_win_rate:  # "which ones have the best win rate?": judged on enough matches only
+    if by_win_rate:  # "which ones have the best win rate?": every deck with a decided match, on the estimate
         rows = sorted(
-            (r for r in rows if r.current.win_rate is not None and not r.current.low_sample),
-            key=lambda r: -_percent(r.current),
+            (r for r in rows if r.current.estimate is not None),
+            key=lambda r: (-(r.current.estimate or 0), -r.decks),
         )
-    order = "best match win rate first (enough matches only)" if by_win_rate else "most played first"
+    order = "best shrunk match win rate first" if by_win_rate else "most played first"
     lines = [
         f"**Top decks in {result.format}**, {_period(meta.current_period)} "
         f"({meta.current_decks} decks from {meta.current_tournaments} tournaments), {order}:",
         "",
-        "| # | Archetype | Meta share | Trend | Match win rate |",
-        "|---|---|---|---|---|",
+        "| # | Archetype | Meta share | Trend | Match win rate | Estimate |",
+        "|---|---|---|---|---|---|",
     ]
     has_previous = bool(meta.previous_decks)
     asked = (route.archetype or "").lower()
-    shown = rows[:10] + [r for r in rows[10:] if r.name.lower() == asked]  # the deck asked about, wherever it is
-    for row in shown:
+    # the "#" is the place in this table's order; the deck asked about is shown wherever it is
+    numbered = list(enumerate(rows, 1))
+    shown = numbered[:10] + [(n, r) for n, r in numbered[10:] if r.name.lower() == asked]
+    for place, row in shown:
         trend = f"{row.meta_share_trend:+.1f}" if row.meta_share_trend is not None else "n/a"
-        lines.append(f"| {row.rank} | {row.name} | {row.meta_share:.1f}% | {trend} | {_rate(row.current)} |")
+        estimate = f"{row.current.estimate:.1f}%" if row.current.estimate is not None else "n/a"
+        lines.append(f"| {place} | {row.name} | {row.meta_share:.1f}% | {trend} | {_rate(row.current)} | {estimate} |")
     trend_note = (
         f"Trend compares with {_period(meta.previous_period)}."
         if has_previous
@@ -101,8 +129,8 @@ def rankings(route: Route, state: ConversationState, done: Results) -> str:
     )
     lines += [
         "",
-        f"{trend_note} Win rates exclude mirror matches; draws are counted apart; under {meta.min_sample} "
-        "decided matches is flagged as low sample.",
+        f"{trend_note} Win rates exclude mirror matches; draws are counted apart. Estimate: the record plus "
+        f"10 imaginary matches at 50%, so few matches count for little; “only N decided”: under {meta.min_sample}.",
     ]
     return "\n".join(lines)
 
@@ -131,21 +159,41 @@ def _spread(stats: DeckMatchupStatsOutput, opponent: str | None) -> str:
     if opponent:
         cell = next((c for c in cells if c.opponent.lower() == opponent.lower()), None)
         if cell:
-            lines.append(f"Against **{cell.opponent}**: {_rate(cell)}.")
+            lines.append(f"Against **{cell.opponent}**: {_judged(cell)}.")
         else:
             lines.append(f"No recorded matches against {opponent} in this window.")
-    solid = sorted((c for c in cells if c.win_rate is not None and not c.low_sample), key=lambda c: -_percent(c))
-    if not solid:
-        lines.append("No single matchup has enough matches yet to call it good or bad.")
+    ranked = _by_estimate(cells)
+    if not ranked:
+        lines.append("No decided matches against any archetype in this window; ask for a longer window.")
         return "\n\n".join(lines)
-    good = [c for c in solid if _percent(c) > 50][:3]
-    bad = [c for c in reversed(solid) if _percent(c) < 50][:3]
-    for label, group, none in (
-        ("Best matchups", good, "none of the matchups with enough matches is won more often than lost"),
-        ("Worst matchups", bad, "none of the matchups with enough matches is lost more often than won"),
+    good = [c for c in ranked if (c.estimate or 0) > 50][:3]
+    bad = [c for c in reversed(ranked) if (c.estimate or 0) < 50][:3]
+    for label, group, none, closest in (
+        ("Best matchups", good, "none is won more often than lost; the closest", ranked[:1]),
+        ("Worst matchups", bad, "none is lost more often than won; the closest", ranked[-1:]),
     ):
-        text = "; ".join(f"{c.opponent} {_rate(c)}" for c in group) if group else none
-        lines.append(f"{label}: {text}.")
+        shown = group or closest
+        text = "; ".join(f"{c.opponent} {_judged(c)}" for c in shown)
+        lines.append(f"{label}: {text}." if group else f"{label}: {none}: {text}.")
+    decided = sum(c.wins + c.losses for c in ranked)
+    table = [
+        f"All {len(ranked)} matchups with a decided match ({decided} matches), best first:",
+        "",
+        "| # | Opponent | Record (W-L-D) | Win rate (95% CI) | Estimate | Verdict |",
+        "|---|---|---|---|---|---|",
+    ]
+    table += [
+        f"| {i} | {c.opponent} | {c.wins}-{c.losses}-{c.draws} | {_percent(c):.1f}% ({c.ci_low:.0f}-{c.ci_high:.0f}%) "
+        f"| {c.estimate:.1f}% | {c.verdict}{'' if not c.low_sample else f', only {c.wins + c.losses} decided'} |"
+        for i, c in enumerate(ranked, 1)
+    ]
+    lines.append("\n".join(table))
+    if decided < stats.metadata.min_sample:
+        lines.append(
+            f"This window is thin: {decided} decided matches in all. Ask for a longer window (for example "
+            f"{min(365, stats.metadata.period.days * 2)} days) for firmer figures."
+        )
+    lines.append(SHRINKAGE_NOTE.format(min_sample=stats.metadata.min_sample))
     return "\n\n".join(lines)
 
 
@@ -174,18 +222,19 @@ def matchups(route: Route, state: ConversationState, done: Results) -> str:
     rows = table.archetypes[:10]
     lines = [f"**Matchups in {table.format}**, {_period(table.metadata.period)}, most played first:", ""]
     for row in rows:
-        solid = [c for c in row.matchups if c.win_rate is not None and not c.low_sample]
-        best = max(solid, key=_percent, default=None)
-        worst = min(solid, key=_percent, default=None)
+        ranked = _by_estimate(row.matchups)
         extra = ""
-        if best and worst and best is not worst:
-            extra = f"; best vs {best.opponent} {_percent(best):.0f}%, worst vs {worst.opponent} "
-            extra += f"{_percent(worst):.0f}%"
-        elif best:
-            extra = f"; only matchup with enough matches: vs {best.opponent} {_percent(best):.0f}%"
+        if len(ranked) > 1:
+            best, worst = ranked[0], ranked[-1]
+            extra = f"; best vs {best.opponent} {_short(best)}, worst vs {worst.opponent} {_short(worst)}"
+        elif ranked:
+            extra = f"; only decided matchup: vs {ranked[0].opponent} {_short(ranked[0])}"
         lines.append(f"- {row.archetype} ({row.meta_share:.1f}%): {_rate(row.overall)}{extra}")
     lines.append("")
-    lines.append('Ask about one archetype ("how does X do against Y?") for its full spread.')
+    lines.append(
+        "Best and worst are ranked on a shrunk estimate (each record plus 10 imaginary matches at 50%). "
+        'Ask about one archetype ("how does X do against Y?") for its full spread.'
+    )
     return "\n".join(lines)
 
 

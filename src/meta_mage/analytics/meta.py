@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from meta_mage.analytics.aggregate import NO_DECKLIST, merge
-from meta_mage.analytics.stats import wilson_interval, win_rate
+from meta_mage.analytics.stats import shrunk_rate, verdict, wilson_interval, win_rate
 from meta_mage.errors import NotFound
 from meta_mage.models.meta import (
     ArchetypesInput,
@@ -48,9 +48,12 @@ def window(end: dt.date, days: int, offset_days: int = 0) -> Window:
 
 
 def record(wins: int, losses: int, draws: int, min_sample: int) -> WinRate:
-    """A :class:`WinRate` with interval and the low-sample flag."""
+    """A :class:`WinRate` with interval, the low-sample flag, the shrunk estimate and the verdict."""
     interval = wilson_interval(wins, losses)
+    estimate = shrunk_rate(wins, losses)
     return WinRate(
+        estimate=estimate,
+        verdict=verdict(wins, losses, interval, estimate),
         wins=wins,
         losses=losses,
         draws=draws,
@@ -204,6 +207,7 @@ class MetaService:
         results = total.get("results", {}).get(name, {})
         decks = total.get("archetypes", {}).get(name, {}).get("decks", 0)
         wld, mirrors = self._overall(results, name)
+        overall = self._record(wld)
         cells = [
             MatchupCell(opponent=opp, **self._record(r).model_dump())
             for opp, r in results.items()
@@ -211,9 +215,7 @@ class MetaService:
         ]
         cells.sort(key=lambda c: (-c.matches, c.opponent))
         share = round(100 * decks / total["decks"], 2) if total.get("decks") else 0.0
-        return MatchupRow(
-            archetype=name, meta_share=share, overall=self._record(wld), mirror_matches=mirrors, matchups=cells
-        )
+        return MatchupRow(archetype=name, meta_share=share, overall=overall, mirror_matches=mirrors, matchups=cells)
 
     def matchups(self, params: MatchupStatsInput) -> MatchupStatsOutput:
         """Archetype × archetype matrix; mirrors are reported apart, not on the diagonal."""

@@ -1,4 +1,11 @@
-"""Win rates with 95 % Wilson score intervals."""
+"""Win rates with 95 % Wilson score intervals, a shrunk estimate to rank on, and the verdict in words.
+
+The shrunk estimate adds ``PRIOR_MATCHES`` (10) imaginary decided matches at 50 % to the record (a Beta(5, 5)
+prior): a 3-0 record reads (3 + 5) / (3 + 10) = 61.5 %, not 100 %; a 30-10 record reads (30 + 5) / 50 = 70 %.
+The more matches, the more the record counts, so a lucky 3-0 does not outrank a solid 30-10. The prior is
+centred on 50 % (not on each deck's own rate) so both sides of a matchup always add up to 100 %: A cannot
+lean favoured against B while B leans favoured against A. Rankings and best/worst lists sort on it; every
+record is still shown with its counts and interval."""
 
 from __future__ import annotations
 
@@ -23,3 +30,39 @@ def wilson_interval(wins: int, losses: int, z: float = Z95) -> tuple[float, floa
     centre = (p + z * z / (2 * n)) / denominator
     margin = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denominator
     return round(100 * max(0.0, centre - margin), 2), round(100 * min(1.0, centre + margin), 2)
+
+
+PRIOR_MATCHES = 10
+"""How many matches the prior is worth: a record of 10 decided matches moves the estimate halfway."""
+
+
+def shrunk_rate(wins: int, losses: int, strength: float = PRIOR_MATCHES) -> float | None:
+    """The win rate (percent) pulled toward 50 % by ``strength`` imaginary decided matches, or None without
+    decided matches."""
+    decided = wins + losses
+    if not decided:
+        return None
+    return round(100 * (wins + strength / 2) / (decided + strength), 2)
+
+
+FEW_MATCHES = 5
+"""Under this many decided matches a record that does not clear 50 % is too few to lean either way."""
+
+
+def verdict(wins: int, losses: int, interval: tuple[float, float] | None, estimate: float | None) -> str:
+    """The matchup in words: "favoured"/"unfavoured" when the whole 95 % interval is on one side of 50 %;
+    else "too few matches to call" under ``FEW_MATCHES`` decided matches; else "leans favoured"/"leans
+    unfavoured" when the shrunk estimate is at least 3 points off 50 %; else "too close to call"."""
+    if interval is None or estimate is None:
+        return "no decided matches"
+    if interval[0] > 50:
+        return "favoured"
+    if interval[1] < 50:
+        return "unfavoured"
+    if wins + losses < FEW_MATCHES:
+        return "too few matches to call"
+    if estimate >= 53:
+        return "leans favoured"
+    if estimate <= 47:
+        return "leans unfavoured"
+    return "too close to call"

@@ -67,7 +67,17 @@ class WinRate(BaseModel):
     win_rate: float | None
     ci_low: float | None
     ci_high: float | None
-    low_sample: bool = Field(description="Fewer decided matches than the minimum sample")
+    low_sample: bool = Field(description="Fewer decided matches than the minimum sample (a flag only)")
+    estimate: float | None = Field(
+        default=None,
+        description="Shrunk win rate (%) to rank on: the record plus 10 imaginary decided matches at 50%",
+    )
+    verdict: str = Field(
+        default="no decided matches",
+        description="favoured / unfavoured (95% interval clear of 50%), too few matches to call (under 5 "
+        "decided), leans favoured / leans unfavoured (estimate 3+ points off 50%), too close to call, or no "
+        "decided matches",
+    )
 
 
 class ListFormatsInput(ToolInput):

@@ -133,7 +133,8 @@ def build_registry() -> ToolRegistry:
             Tool(
                 "get_format_meta_rankings",
                 "Get format-wide meta rankings: each archetype's meta share and match win rate (with "
-                "match counts, 95% Wilson interval and a low-sample flag) for the current window and "
+                "match counts, 95% Wilson interval, a shrunk estimate to rank on, a verdict in words and a low-sample "
+                "flag) for the current window and "
                 "the window before it, and the trend between them. Windows end at the format's newest "
                 "tournament. Optional filters: color_identity (WUBRG letters or C), strategy; "
                 "group_by color_identity or strategy to aggregate.",
@@ -144,8 +145,9 @@ def build_registry() -> ToolRegistry:
             Tool(
                 "get_format_matchup_stats",
                 "Get format-wide head-to-head matchup statistics: for every archetype its overall "
-                "record and its win rate against each other archetype with match counts and 95% "
-                "intervals. Mirror matches are excluded from win rates and reported separately.",
+                "record and its win rate against each other archetype with match counts, 95% "
+                "intervals, a shrunk estimate and a verdict in words. Mirror matches are excluded from win "
+                "rates and reported separately.",
                 MatchupStatsInput,
                 MatchupStatsOutput,
                 lambda c, p: c.meta.matchups(p),
@@ -181,7 +183,9 @@ def build_registry() -> ToolRegistry:
             Tool(
                 "get_deck_matchup_stats",
                 "Get matchup statistics for a specific archetype against the field: overall record, "
-                "and win rate against each opposing archetype with match counts and 95% intervals.",
+                "and win rate against each opposing archetype with match counts, 95% intervals, a shrunk "
+                "estimate to rank on (the record plus 10 matches at 50%) and a verdict in words (favoured, "
+                "unfavoured, leans ..., too close to call, too few matches to call).",
                 DeckMatchupStatsInput,
                 DeckMatchupStatsOutput,
                 lambda c, p: c.meta.deck_matchups(p),
