@@ -7,6 +7,7 @@ from typing import Any
 
 from meta_mage.agent.conversation import Conversations
 from meta_mage.agent.offline import OFFLINE_NOTE
+from meta_mage.models.drafts import REDACTED
 from tests.agent.conftest import modern_deck, run_turn
 from tests.conftest import call
 
@@ -176,3 +177,28 @@ async def test_a_head_to_head_with_few_matches_says_how_far_to_trust_it(offline:
     line = next(line for line in turn.text.splitlines() if line.startswith("Against **Jeskai Blink**"))
     assert re.search(r"\d+\.\d% \(95% CI \d+-\d+%, \d+-\d+-\d+\), only \d+ decided: (leans|too)", line), line
     assert "not enough" not in turn.text
+
+
+async def test_questions_about_the_anonymous_drafter_get_one_sentence(
+    offline: Conversations, modern_world: dict[str, Any]
+) -> None:
+    pool = call(modern_world, "get_draft_pool", draft_id="tarkir", include_draft_results=True)
+    private = sum(
+        who == REDACTED
+        for card in pool["cards"]
+        for who in [card["drafted_by"], *(p["drafted_by"] for p in card.get("additional_picks") or [])]
+    )
+    assert private > 0
+    for question in ("what did [REDACTED] pick in the tarkir draft?", "which drafter opted out of the tarkir draft?"):
+        turn = await run_turn(offline, question)
+        body = turn.text.removesuffix(OFFLINE_NOTE).strip()
+        assert body == (
+            f"One drafter in **Tarkir** asked not to be named: their {private} picks show as {REDACTED}, "
+            "and I don't list them or say who it might be."
+        ), question
+
+
+async def test_a_window_over_the_limit_is_said_and_clamped(offline: Conversations) -> None:
+    turn = await run_turn(offline, "What are the top decks in Modern over the last 9999 days?")
+    assert turn.text.startswith("You asked for 9999 days; I can look at 1 to 365 days, so this uses the last 365.")
+    assert turn.state["days"] == 365

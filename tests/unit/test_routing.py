@@ -180,6 +180,23 @@ SINGLE_TURNS: list[tuple[str, dict[str, Any], dict[str, Any]]] = [
         {"draft": "warband", "card_filter": {"drafter": "arborist77"}},
     ),
     ("which white or red cards were in the tarkir draft?", {}, {"card_filter": None}),  # two colours: no filter
+    # a player's shorthand: every word of a name, short ones too, and "what should I play"
+    (
+        "How does Prowess do against Zoo in Modern over the last 30 days?",
+        {},
+        {"task": "matchups", "archetype": "Izzet Prowess", "opponent": "Domain Zoo"},
+    ),
+    ("Is Tron good against Zoo in Modern?", {}, {"archetype": "Eldrazi Tron", "opponent": "Domain Zoo"}),
+    ("What should I play in Pauper right now?", {}, {"workflow": "meta_research", "task": "rankings"}),
+    ("what's good in Modern this week?", {}, {"workflow": "meta_research", "task": "rankings", "days": 7}),
+    (
+        "What should I play in Modern instead?",
+        {"format": "Modern", "archetype": "Boros Energy", "card_details": [{"name": "Mountain"}]},
+        {"workflow": "meta_research", "task": "rankings"},
+    ),
+    # a window outside 1-365 days: clamped, and the number asked is kept to be said
+    ("top decks in Modern over the last 9999 days", {}, {"days": 365, "days_asked": 9999}),
+    ("top decks in Modern over the last 400 weeks", {}, {"days": 365, "days_asked": 2800}),
     # nothing to go on
     ("hello there", {}, {"workflow": "clarify", "task": "none", "confidence": 0.3}),
     ("hello there", {"format": "Modern"}, {"workflow": "clarify"}),  # a format alone is no request
@@ -188,8 +205,16 @@ SINGLE_TURNS: list[tuple[str, dict[str, Any], dict[str, Any]]] = [
 
 @pytest.mark.parametrize(("message", "state", "expected"), SINGLE_TURNS)
 async def test_one_message_is_routed(message: str, state: dict[str, Any], expected: dict[str, Any]) -> None:
-    decision = await rule_route(message, state, lookups())  # type: ignore[arg-type]
+    decision = tidy(await rule_route(message, state, lookups()), message)  # type: ignore[arg-type]
     assert {key: getattr(decision, key) for key in expected} == expected
+
+
+async def test_a_bare_window_over_the_limit_is_clamped_and_said() -> None:
+    talk = Talk()
+    await talk.say("What are the top Modern decks?")
+    assert talk.step is not None and talk.step.question == DAYS_QUESTION and "1 to 365" in DAYS_QUESTION
+    turn = await talk.say("999")
+    assert (turn.task, turn.days, turn.days_asked) == ("rankings", 365, 999)
 
 
 async def test_a_short_answer_completes_the_question_the_coach_asked() -> None:

@@ -389,6 +389,14 @@ def draft_pool(route: Route, state: ConversationState, done: Results) -> str:
         described += f" with {color} in their colour identity"
     if filters.get("name_contains"):
         described += f" named like “{filters['name_contains']}”"
+    private = _private_picks(cards)
+    if filters.get("drafter") == REDACTED or _OPT_OUT.search(route.question):  # one sentence, never their picks
+        if not private:
+            return f"Every drafter in **{pool.draft_name}** is named; nobody asked to stay anonymous."
+        return (
+            f"One drafter in **{pool.draft_name}** asked not to be named: their {private} picks show as {REDACTED}, "
+            "and I don't list them or say who it might be."
+        )
     total = pool.total_cards
     if filters.get("drafter"):  # the tool has no drafter filter: the answer keeps that drafter's picks
         cards = [c for c in cards if filters["drafter"] in [p for p, _ in _takers(c)]]
@@ -408,6 +416,14 @@ def draft_pool(route: Route, state: ConversationState, done: Results) -> str:
     if any(who == REDACTED for card in cards for who, _ in _takers(card)):
         lines += ["", f"{REDACTED} is a drafter who asked not to be named; I can't tell who it is."]
     return "\n".join(lines)
+
+
+_OPT_OUT = re.compile(r"\bopt(s|ed)?[- ]?out\b|\bnot (to )?be named\b|\banonymous\b|\bredacted\b", re.I)
+
+
+def _private_picks(cards: list[dict[str, Any]]) -> int:
+    """How many picks the pool credits to the drafter who asked not to be named."""
+    return sum(who == REDACTED for card in cards for who, _ in _takers(card))
 
 
 def _takers(card: dict[str, Any]) -> list[tuple[str, int]]:

@@ -49,6 +49,11 @@ def answer(task: str, route: Route, state: ConversationState, turn: list[Any]) -
     problems = errors(turn)
     spec = TASKS.get(task)
     body = spec.writer(route, state, done) if spec is not None else ""
+    if route.days_asked is not None and route.days is not None and body:
+        body = (
+            f"You asked for {route.days_asked} days; I can look at 1 to 365 days, so this uses the last "
+            f"{route.days}.\n\n{body}"
+        )
     if problems:
         body += ("\n\n" if body else "") + "Something went wrong while fetching the data: " + " ".join(problems)
         body += " You can ask again, or ask something else; the conversation is intact."

@@ -52,13 +52,32 @@ _REQUEST_WORDS = (
     r"\b(top|best|meta|metagame|matchups?|archetypes?|decks?|cards?|who|which|what are|how (does|do|should|can)"
     r"|optimi[sz]e|sideboard|mainboard|review|cube|drafts?|pool|trend\w*|win ?rates?)\b"
 )
-_BARE_DAYS = re.compile(r"\s*(?:(?:and\s+)?(?:what|how) about\s+(?:the\s+last\s+)?)?(\d{1,3})\s*\??\s*", re.I)
+_WHAT_TO_PLAY = (
+    r"\bwhat\b.{0,25}\b(should|could|can|to|would you)\b.{0,12}\b(play|pick up|bring|take|run|sleeve)\b"
+    r"|\bwhat'?s good\b|\bwhat is good\b|\bbest decks?\b|\bwhich decks?\b.{0,20}\b(good|best|strong)"
+)
+_BARE_DAYS = re.compile(r"\s*(?:(?:and\s+)?(?:what|how) about\s+(?:the\s+last\s+)?)?(\d{1,6})\s*\??\s*", re.I)
 _ANSWERABLE = {"format", "days", "draft"}  # what a short answer can fill in for the pending question
 _COMMON_WORDS = {
     "deck", "decks", "mono", "control", "aggro", "combo", "midrange", "tempo", "ramp", "the", "against",
     "good", "best", "meta", "modern", "legacy", "pauper", "pioneer", "standard", "vintage", "with", "from",
     "what", "which", "does", "play", "cards", "card", "about", "their", "there", "other", "list",
+    "and", "end", "key", "for", "you", "how", "who", "its", "one", "top", "day", "days", "last", "over",
 }  # fmt: skip
+# Players' shorthand for decks whose names do not contain the word (every word of a name, short ones
+# like "Zoo" too, already names its most played deck): the first of the candidates played in the window.
+ALIASES: dict[str, tuple[str, ...]] = {
+    "cascade": ("Living End", "Crashing Footfalls"),
+    "rhinos": ("Crashing Footfalls", "Temur Rhinos"),
+    "reanimator": ("Goryo's Reanimator", "Reanimator"),
+    "murktide": ("Izzet Murktide", "Dimir Murktide"),
+    "scam": ("Rakdos Scam", "Grief Scam"),
+    "8cast": ("Affinity",),
+    "creativity": ("Indomitable Creativity",),
+    "yawg": ("Yawgmoth Samwise", "Yawgmoth"),
+    "dredge": ("Loam Dredge", "Dredge"),
+    "uw": ("Azorius Control",),
+}
 
 
 @functools.lru_cache(maxsize=16)
@@ -96,18 +115,37 @@ def find_format(text: str) -> str | None:
     return None
 
 
-def find_days(text: str, expecting_days: bool = False) -> int | None:
-    """A window length: "30 days", "last 2 weeks", "past month"; a bare number if one was asked for."""
+MAX_DAYS = 365
+
+
+def asked_days(text: str) -> int | None:
+    """The window a message names in days ("30 days", "2 weeks", "9999 days"), as asked: not clamped."""
     lower = text.lower()
     rules: list[tuple[str, int]] = [
-        (r"\b(\d{1,3})\s*-?\s*(?:days?|d)\b", 1),
-        (r"\b(\d{1,2})\s*-?\s*weeks?\b", 7),
-        (r"\b(\d{1,2})\s*-?\s*months?\b", 30),
+        (r"\b(\d{1,6})\s*-?\s*(?:days?|d)\b", 1),
+        (r"\b(\d{1,4})\s*-?\s*weeks?\b", 7),
+        (r"\b(\d{1,3})\s*-?\s*months?\b", 30),
     ]
     for pattern, scale in rules:
         match = re.search(pattern, lower)
         if match:
-            return min(365, max(1, int(match.group(1)) * scale))
+            return int(match.group(1)) * scale
+    return None
+
+
+def days_outside_the_limit(text: str) -> int | None:
+    """The days a message asks for when they are outside 1-365 (the window then used is clamped)."""
+    days = asked_days(text)
+    return days if days is not None and not 1 <= days <= MAX_DAYS else None
+
+
+def find_days(text: str, expecting_days: bool = False) -> int | None:
+    """A window length: "30 days", "last 2 weeks", "past month"; a bare number if one was asked for.
+    A window outside 1-365 days is clamped to it (``days_outside_the_limit`` tells the user)."""
+    lower = text.lower()
+    days = asked_days(text)
+    if days is not None:
+        return min(MAX_DAYS, max(1, days))
     words = {"a week": 7, "last week": 7, "past week": 7, "this week": 7, "two weeks": 14, "fortnight": 14,
              "three weeks": 21, "a month": 30, "last month": 30, "past month": 30, "this month": 30,
              "two months": 60}  # fmt: skip
@@ -115,9 +153,9 @@ def find_days(text: str, expecting_days: bool = False) -> int | None:
         if phrase in lower:
             return days
     if expecting_days:  # the last line: an answer may follow the question it answers
-        match = re.fullmatch(r"\s*(\d{1,3})\s*\.?\s*", (lower.strip().splitlines() or [""])[-1])
-        if match and 1 <= int(match.group(1)) <= 365:
-            return int(match.group(1))
+        match = re.fullmatch(r"\s*(\d{1,6})\s*\.?\s*", (lower.strip().splitlines() or [""])[-1])
+        if match and int(match.group(1)) >= 1:
+            return int(match.group(1))  # over 365 is clamped (and said) by the caller
     return None
 
 
@@ -138,12 +176,18 @@ def find_archetypes(text: str, known: list[str]) -> list[tuple[int, str]]:
     owners: dict[str, str] = {}  # each word of a name -> its most played archetype (one pass, not one per word)
     for name in known:
         for word in re.findall(r"[a-z][a-z'-]+", name.lower()):
-            owners.setdefault(word, name)
-    for match in re.finditer(r"[a-z][a-z'-]{3,}", lower):
-        word = match.group(0)
+            owners.setdefault(word.replace("'", ""), name)  # "goryos" names Goryo's Reanimator
+    by_lower = {name.lower(): name for name in known}
+    for alias, candidates in ALIASES.items():
+        owner = next((by_lower[c.lower()] for c in candidates if c.lower() in by_lower), None)
+        if owner:
+            owners.setdefault(alias, owner)
+    for match in re.finditer(r"[a-z0-9][a-z0-9'-]{2,}", lower):  # "Zoo" and "End" are words of names too
+        word = match.group(0).replace("'", "")
         if word in _COMMON_WORDS or any(s <= match.start() < e for s, e in taken):  # inside a full name
             continue
-        owner = owners.get(word)
+        plural = word.endswith("s") and len(word) > 4  # "Blinks", not "Ross"
+        owner = owners.get(word) or (owners.get(word[:-1]) if plural else None)
         if owner:
             found.append((match.start(), owner))
     return sorted(found)
@@ -280,7 +324,7 @@ async def rule_route(
     days = find_days(reply, expecting_days) or (find_days(asked) if asked else None)
     if days is None and (expecting_days or state.get("current_workflow") in ("meta_research", "deck_coaching")):
         bare = _BARE_DAYS.fullmatch(reply)  # "30" or "what about 30?" right after an answer over a window
-        days = int(bare.group(1)) if bare and 1 <= int(bare.group(1)) <= 365 else None
+        days = int(bare.group(1)) if bare and int(bare.group(1)) >= 1 else None
     active_format = fmt or state.get("format")
     window = days or state.get("days") or NAMES_DAYS  # the names of the window the turn is about
     names = await lookups.archetypes(active_format, window) if active_format else []
@@ -296,6 +340,8 @@ async def rule_route(
         confirms = True if _YES.match(question) else False if _NO.match(question) else None
 
     slots: dict[str, Any] = {"format": fmt, "days": days, "archetype": archetype, "opponent": opponent}
+    if days is not None and days > MAX_DAYS:  # a bare "999": said and clamped, as tidy does for "999 days"
+        slots.update(days=MAX_DAYS, days_asked=days)
     slots["has_decklist"] = deck is not None
     slots["confirms_archetype"] = confirms
 
@@ -304,11 +350,17 @@ async def rule_route(
     my_deck = _has(r"\b(my|i'?m|i am|i)\b.{0,30}\b(deck|list|75|sideboard|mainboard|main deck|play(ing)?)\b", question)
     # with a deck on the table, "my worst matchups" / "its win rate" mean that deck's
     my_deck = my_deck or (has_deck and _has(r"\b(its|it'?s|it|my)\b.{0,30}\b(matchups?|win ?rate|spread)\b", question))
+    # "what should I play in Pauper?" asks which deck is good: the format's rankings, not the user's list
+    what_to_play = _has(_WHAT_TO_PLAY, question) and deck is None
+    my_deck = my_deck and not what_to_play
     coaching = _has(r"\b(optimi[sz]e|improve|sideboard|mainboard|flex|swap|mulligan|how (should|do|can) i)\b", question)
-    meta_words = _has(
-        r"\b(meta|metagame|top|best|good|tier|most played|popular|archetypes?|win ?rates?|matchups?|share|trend\w*"
-        r"|rank|how does|how do .* do|vs\.?|versus|against)\b",
-        question,
+    meta_words = (
+        _has(
+            r"\b(meta|metagame|top|best|good|tier|most played|popular|archetypes?|win ?rates?|matchups?|share|trend\w*"
+            r"|rank|how does|how do .* do|vs\.?|versus|against)\b",
+            question,
+        )
+        or what_to_play
     )
 
     pool_id = draft or (state.get("draft_id") if draft_words or in_cube else None)
@@ -445,7 +497,12 @@ def tidy(decision: RouteDecision, message: str) -> RouteDecision:
             updates["format"] = None
     if decision.task not in WORKFLOW_TASKS[decision.workflow]:
         updates["task"] = DEFAULT_TASK.get(decision.workflow, "none")
-    updates["has_decklist"] = extract_decklist(message) is not None
+    deck = extract_decklist(message)
+    updates["has_decklist"] = deck is not None
+    outside = days_outside_the_limit(message.replace(deck, " ") if deck else message)
+    if outside is not None:
+        updates.update(days=min(MAX_DAYS, max(1, outside)), days_asked=outside)
+        _thinking(f"{outside} days is outside the 1-{MAX_DAYS} days I can look at; using {updates['days']}.")
     return decision.model_copy(update=updates)
 
 

@@ -53,6 +53,9 @@ class RouteDecision(BaseModel):
     card_filter: dict[str, str] | None = Field(
         default=None, description="For draft pools: color (W/U/B/R/G/C), type_contains, name_contains"
     )
+    days_asked: int | None = Field(
+        default=None, description="Only when the message asks for a window outside 1-365 days: the days it asked for"
+    )
     has_decklist: bool = Field(default=False, description="True when the message contains a pasted decklist")
     confirms_archetype: bool | None = Field(
         default=None, description="True/False when the user answers whether a suggested archetype is right"

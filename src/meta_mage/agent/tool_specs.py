@@ -71,8 +71,8 @@ def format_question(formats: list[str]) -> str:
 
 
 DAYS_QUESTION = (
-    "How many days of tournament results should I use? For example 7, 14 or 30 (the window ends at the "
-    "newest event in the data)."
+    "How many days of tournament results should I use? Any number from 1 to 365, for example 7, 14 or 30 "
+    "(the window ends at the newest event in the data)."
 )
 PASTE_DECK = "Please paste your decklist (MTGO or Arena export, sideboard after a `Sideboard` line)."
 
