@@ -91,6 +91,8 @@ def _from_scryfall(obj: dict[str, Any]) -> Card:
         colors=wubrg(colors),
         color_identity=_letters(obj, "color_identity") or [],
         oracle_text=obj.get("oracle_text") if "oracle_text" in obj else front.get("oracle_text"),
+        power=_text(obj, "power") or _text(front, "power") or None,
+        toughness=_text(obj, "toughness") or _text(front, "toughness") or None,
         layout=obj.get("layout", "normal"),
         faces=faces,
     )
@@ -111,6 +113,8 @@ def _from_mtgjson(obj: dict[str, Any], name: str | None = None) -> Card:
         colors=colors if colors is not None else mana_colors(mana_cost),
         color_identity=_letters(obj, "colorIdentity") or [],
         oracle_text=obj.get("text"),
+        power=_text(obj, "power") or None,
+        toughness=_text(obj, "toughness") or None,
         layout=obj.get("layout", "normal"),
         faces=faces,
     )

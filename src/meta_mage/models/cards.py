@@ -67,6 +67,8 @@ class Card(BaseModel):
     colors: list[str] = Field(default_factory=list)
     color_identity: list[str] = Field(default_factory=list)
     oracle_text: str | None = None
+    power: str | None = None  # as printed ("3", "*", "1+*"); None for a non-creature
+    toughness: str | None = None
     layout: str = "normal"
     faces: list[CardFace] = Field(default_factory=list)
 

@@ -1,0 +1,175 @@
+"""The card-role reader (decks/roles.py) on real cards from the bundled corpus: what each card does, and
+whether one card answers another by the rules (types, colours, mana value, toughness, abilities)."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from functools import cache
+
+import pytest
+
+from meta_mage.config import DEMO_DATA_DIR
+from meta_mage.decks.roles import CardFacts, answered_by, roles_of
+from meta_mage.ingest.cards import parse_card_corpus
+
+
+@cache
+def corpus() -> dict[str, CardFacts]:
+    with gzip.open(DEMO_DATA_DIR / "cards.json.gz") as file:
+        cards = parse_card_corpus(json.loads(file.read()), "cards.json.gz")
+    return {card.name: CardFacts.of(card) for card in cards}
+
+
+def card(name: str) -> CardFacts:
+    return corpus()[name]
+
+
+# Every card with the kinds of role its rules text gives it (no role: it interacts with nothing directly).
+ROLES = [
+    ("Consign to Memory", ["counter"]),
+    ("Meltdown", ["sweeper"]),
+    ("Wrath of the Skies", ["sweeper"]),
+    ("Force of Will", ["counter"]),
+    ("Red Elemental Blast", ["counter", "removal"]),
+    ("Blood Moon", ["land"]),
+    ("Surgical Extraction", ["graveyard"]),
+    ("Leyline of the Void", ["graveyard"]),
+    ("Pithing Needle", ["ability"]),
+    ("Stony Silence", ["ability"]),
+    ("Flusterstorm", ["counter"]),
+    ("Fatal Push", ["removal"]),
+    ("Lightning Bolt", ["removal"]),
+    ("High Noon", ["removal", "spell_limit"]),
+    ("Prismatic Ending", ["removal"]),
+    ("Thoughtseize", ["discard"]),
+    ("Pyroblast", ["counter", "removal"]),
+    ("Mystical Dispute", ["counter"]),
+    ("Unholy Heat", ["removal"]),
+    ("Galvanic Discharge", ["removal"]),
+    ("Solitude", ["lifegain", "removal"]),
+    ("Dress Down", ["ability"]),
+    ("Tormod's Crypt", ["graveyard"]),
+    ("Relic of Progenitus", ["graveyard"]),
+    ("Rest in Peace", ["graveyard"]),
+    ("Kor Firewalker", ["lifegain", "protection"]),
+    ("Celestial Purge", ["removal"]),
+    ("Wear // Tear", ["removal"]),
+    ("Drown in the Loch", ["counter", "removal"]),
+    ("Spell Pierce", ["counter"]),
+    ("Damping Sphere", ["spell_limit"]),
+    ("Chalice of the Void", ["counter"]),
+    ("Deafening Silence", ["spell_limit"]),
+    ("Grafdigger's Cage", ["graveyard"]),
+    ("Doomskar", ["sweeper"]),
+    ("Kozilek's Return", ["sweeper"]),
+    ("Engineered Explosives", ["sweeper"]),
+    ("Anger of the Gods", ["sweeper"]),
+    ("Pyroclasm", ["sweeper"]),
+    ("Brotherhood's End", ["sweeper"]),
+    ("Fury", ["removal"]),
+    ("Sheoldred's Edict", ["removal"]),
+    ("Path to Exile", ["removal"]),
+    ("Swords to Plowshares", ["removal"]),
+    ("Dismember", ["removal"]),
+    ("Counterspell", ["counter"]),
+    ("Mana Leak", ["counter"]),
+    ("Stern Scolding", ["counter"]),
+    ("Annul", ["counter"]),
+    ("Abrade", ["removal"]),
+    ("Veil of Summer", ["protection"]),
+    ("Alpine Moon", ["land"]),
+    ("Magus of the Moon", ["land"]),
+    ("Hydroblast", ["counter", "removal"]),
+    ("Stifle", ["counter"]),
+    ("Subtlety", ["counter"]),
+    ("Orim's Chant", ["spell_limit"]),
+    ("Void Mirror", ["counter"]),
+    ("Ashiok, Dream Render", ["graveyard"]),
+    ("Clarion Conqueror", ["ability"]),
+    ("Static Prison", ["removal"]),
+    ("Boseiju, Who Endures", ["removal"]),
+    ("Shattering Spree", ["removal"]),
+    ("Endurance", ["graveyard"]),
+    ("Ranger-Captain of Eos", ["spell_limit"]),
+    ("Ephemerate", []),
+    ("Thoughtcast", []),
+    ("Ragavan, Nimble Pilferer", []),
+    ("Mountain", []),
+    ("Arid Mesa", []),
+    ("Ocelot Pride", []),
+    ("Walking Ballista", ["removal"]),
+]
+
+
+@pytest.mark.parametrize(("name", "kinds"), ROLES)
+def test_roles_read_from_the_rules_text(name: str, kinds: list[str]) -> None:
+    assert sorted({role.kind for role in roles_of(card(name))}) == kinds
+
+
+# (answer, target, how it answers, or None when it cannot by the rules)
+ANSWERS = [
+    # Consign to Memory counters triggered abilities and colourless spells only
+    ("Consign to Memory", "Ocelot Pride", "counters its triggered ability"),
+    ("Consign to Memory", "Walking Ballista", "counters it"),  # a colourless spell
+    ("Consign to Memory", "Ephemerate", None),
+    ("Consign to Memory", "Prismatic Ending", None),
+    ("Consign to Memory", "Thoughtcast", None),
+    ("Consign to Memory", "Metallic Rebuke", None),
+    # damage against toughness
+    ("Lightning Bolt", "Ragavan, Nimble Pilferer", "kills it (3 damage against toughness 1)"),
+    ("Lightning Bolt", "Endurance", None),  # 4 toughness
+    ("Unholy Heat", "Endurance", "kills it only with its bigger damage (6 against toughness 4)"),
+    ("Fury", "Endurance", "kills it (4 damage against toughness 4)"),
+    ("Dismember", "Endurance", "kills it (5 damage against toughness 4)"),
+    ("Anger of the Gods", "Endurance", None),
+    # mana value caps
+    ("Fatal Push", "Ragavan, Nimble Pilferer", "kills it"),
+    ("Fatal Push", "Endurance", "kills it once its condition is met (mana value 3)"),
+    ("Fatal Push", "Phlage, Titan of Fire's Fury", "kills it once its condition is met (mana value 3)"),
+    ("Meltdown", "Walking Ballista", "sweeps it away if enough is paid (mana value 0)"),
+    ("Meltdown", "Ragavan, Nimble Pilferer", None),  # not an artifact
+    ("Wrath of the Skies", "Urza's Saga", "sweeps it away if enough is paid (mana value 0)"),  # an enchantment
+    # colour hosers
+    ("Red Elemental Blast", "Thoughtcast", "counters it"),
+    ("Red Elemental Blast", "Lightning Bolt", None),
+    ("Hydroblast", "Lightning Bolt", "counters it"),
+    ("Celestial Purge", "Ragavan, Nimble Pilferer", "kills it"),
+    ("Celestial Purge", "Ocelot Pride", None),
+    # counterspells by kind of spell
+    ("Force of Will", "Thoughtcast", "counters it"),
+    ("Force of Will", "Mountain", None),  # a land is not cast
+    ("Flusterstorm", "Thoughtcast", "counters it (unless they pay {1})"),
+    ("Flusterstorm", "Ragavan, Nimble Pilferer", None),
+    ("Spell Pierce", "Ragavan, Nimble Pilferer", None),
+    ("Spell Pierce", "Prismatic Ending", "counters it (unless they pay {2})"),
+    ("Stern Scolding", "Ragavan, Nimble Pilferer", "counters it"),
+    ("Stern Scolding", "Endurance", None),  # 3/4
+    ("Annul", "Walking Ballista", "counters it"),
+    ("Stifle", "Arid Mesa", "counters its activated ability"),
+    # lands, abilities, graveyards, many spells
+    ("Blood Moon", "Arid Mesa", "turns it into a basic Mountain"),
+    ("Blood Moon", "Mountain", None),
+    ("Pithing Needle", "Walking Ballista", "names it and shuts off its activated abilities"),
+    ("Pithing Needle", "Lightning Bolt", None),
+    ("Stony Silence", "Walking Ballista", "stops its activated abilities"),
+    ("Stony Silence", "Ragavan, Nimble Pilferer", None),
+    ("Surgical Extraction", "Goryo's Vengeance", "exiles what it uses from the graveyard"),
+    ("Leyline of the Void", "Goryo's Vengeance", "exiles what it uses from the graveyard"),
+    ("Leyline of the Void", "Lightning Bolt", None),
+    ("High Noon", "Grapeshot", "stops the many-spells turn it needs"),
+    ("High Noon", "Ephemerate", None),
+    ("High Noon", "Consign to Memory", None),
+    ("Kor Firewalker", "Lightning Bolt", "its damage and targeting do not reach a protected creature"),
+]
+
+
+@pytest.mark.parametrize(("answer", "target", "how"), ANSWERS)
+def test_what_answers_what(answer: str, target: str, how: str | None) -> None:
+    ways = answered_by(card(answer), card(target))
+    assert (how in ways) if how else ways == [], ways
+
+
+def test_the_table_covers_at_least_sixty_real_cards() -> None:
+    assert len({name for name, _ in ROLES}) >= 60
+    assert all(name in corpus() for name, _ in ROLES)
