@@ -112,6 +112,10 @@ async def test_sideboard_answer_lists_every_count_that_changes(
     offline: Conversations, modern_world: dict[str, Any]
 ) -> None:
     deck, _ = modern_deck("Jeskai Blink")
+    # one sideboard line becomes a card with no role against anything (Thoughtcast draws cards): it is cut
+    lines = deck.splitlines()
+    count = lines[-1].split()[0]
+    deck = "\n".join([*lines[:-1], f"{count} Thoughtcast"])
     pasted = await run_turn(offline, f"My deck:\n{deck}", context={"format": "Modern", "days": 14})
     await run_turn(offline, "yes", pasted.conversation_id)
     turn = await run_turn(offline, "Optimize my sideboard", pasted.conversation_id)
@@ -136,6 +140,10 @@ async def test_sideboard_answer_lists_every_count_that_changes(
     for name in changed:
         old, new = before.get(name, 0), after.get(name, 0)
         assert f"{'+' if new > old else '−'}{abs(new - old)} " in turn.text and f"({old} → {new})" in turn.text
+    # and every card that leaves says why
+    assert "Thoughtcast" in result["cuts"]
+    for cut in result["cut_reasons"]:
+        assert f"- {cut['quantity']} {cut['name']}: {cut['why']}" in turn.text
 
 
 async def test_best_matchups_are_won_and_worst_are_lost(offline: Conversations) -> None:

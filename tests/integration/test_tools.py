@@ -242,26 +242,16 @@ def test_read_tools_stay_within_their_request_budget(modern_world: dict[str, Any
 
 
 def test_sideboard_answers_respect_card_types_colours_and_graveyard_hate(modern_world: dict[str, Any]) -> None:
-    from meta_mage.decks.coach import _ANSWERS, _answered_by
+    from meta_mage.decks.roles import CardFacts, answered_by
     from meta_mage.models.cards import card_key
-    from meta_mage.models.decks import KeyCard
 
     names = ["Red Elemental Blast", "Fireblast", "Counterspell", "Wrath of the Skies", "Ephemerate", "Lotleth Giant",
              "Leyline of the Void", "Faithless Looting", "Relic of Progenitus", "Living End", "Force of Negation",
              "Lightning Bolt", "Haywire Mite", "Sol Ring", "Ragavan, Nimble Pilferer"]  # fmt: skip
     cards = {c.name: c for c in modern_world["context"].cards.get_many([card_key(n) for n in names]).values()}
 
-    def key(name: str) -> KeyCard:
-        card = cards[name]
-        return KeyCard(name=name, inclusion_rate=100, average_copies=4, section="mainboard",
-                       type_line=card.type_line, mana_cost=card.mana_cost, oracle_text=card.oracle_text)  # fmt: skip
-
     def answers(side: str, opposing: str) -> bool:
-        text = cards[side].oracle_text or ""
-        return any(
-            pattern.search(text) and _answered_by(text, label, target, key(opposing))
-            for label, (pattern, target) in _ANSWERS.items()
-        )
+        return bool(answered_by(CardFacts.of(cards[side]), CardFacts.of(cards[opposing])))
 
     assert answers("Red Elemental Blast", "Counterspell")  # a blue spell
     assert not answers("Red Elemental Blast", "Fireblast")  # red: REB only hits blue

@@ -124,9 +124,9 @@ ANSWERS = [
     ("Dismember", "Endurance", "kills it (5 damage against toughness 4)"),
     ("Anger of the Gods", "Endurance", None),
     # mana value caps
-    ("Fatal Push", "Ragavan, Nimble Pilferer", "kills it"),
-    ("Fatal Push", "Endurance", "kills it once its condition is met (mana value 3)"),
-    ("Fatal Push", "Phlage, Titan of Fire's Fury", "kills it once its condition is met (mana value 3)"),
+    ("Fatal Push", "Ragavan, Nimble Pilferer", "destroys it"),
+    ("Fatal Push", "Endurance", "destroys it once its condition is met (mana value 3)"),
+    ("Fatal Push", "Phlage, Titan of Fire's Fury", "destroys it once its condition is met (mana value 3)"),
     ("Meltdown", "Walking Ballista", "sweeps it away if enough is paid (mana value 0)"),
     ("Meltdown", "Ragavan, Nimble Pilferer", None),  # not an artifact
     ("Wrath of the Skies", "Urza's Saga", "sweeps it away if enough is paid (mana value 0)"),  # an enchantment
@@ -134,7 +134,7 @@ ANSWERS = [
     ("Red Elemental Blast", "Thoughtcast", "counters it"),
     ("Red Elemental Blast", "Lightning Bolt", None),
     ("Hydroblast", "Lightning Bolt", "counters it"),
-    ("Celestial Purge", "Ragavan, Nimble Pilferer", "kills it"),
+    ("Celestial Purge", "Ragavan, Nimble Pilferer", "exiles it"),
     ("Celestial Purge", "Ocelot Pride", None),
     # counterspells by kind of spell
     ("Force of Will", "Thoughtcast", "counters it"),

@@ -14,6 +14,7 @@ from meta_mage.models.decks import (
     CardDetail,
     OptimizeMainboardOutput,
     OptimizeSideboardOutput,
+    SideboardGuide,
     SideboardSlot,
     StrategyFacts,
 )
@@ -286,10 +287,11 @@ def strategy(route: Route, state: ConversationState, done: Results) -> str:
     lines += ["", "**Your sideboard answers**:"]
     if facts.sideboard_answers:
         for a in facts.sideboard_answers:
-            target = f" (answers {', '.join(a.answers)})" if a.answers else ""
-            lines.append(f"- {a.quantity} {a.name}{target}: {a.reason}")
+            lines.append(f"- {a.quantity} {a.name}: {a.reason}")
     else:
         lines.append("- none of your sideboard cards lines up against their key cards.")
+    if facts.sideboard_guide is not None:
+        lines += ["", *_guide_lines(facts.sideboard_guide)]
     lines += [
         "",
         f"**Your deck**: {profile['mainboard_cards']} mainboard cards, {profile['lands']} lands, "
@@ -336,7 +338,30 @@ def optimize_sideboard(route: Route, state: ConversationState, done: Results) ->
     changes = _sideboard_changes(_cards(state), result.final_sideboard)
     kept = "Your sideboard stays as it is."
     lines += ["", f"Changes from your sideboard: {'; '.join(changes)}." if changes else kept]
+    if result.cut_reasons:
+        lines += ["", "Why these leave:"]
+        lines += [f"- {cut.quantity} {cut.name}: {cut.why}" for cut in result.cut_reasons]
+    for guide in result.guides:
+        lines += ["", *_guide_lines(guide)]
     return "\n".join(lines)
+
+
+def _guide_lines(guide: SideboardGuide) -> list[str]:
+    """ "**Sideboarding against X**": in and out with counts and reasons, and the deck sizes after."""
+    head = f"**Sideboarding against {guide.opponent}**"
+    if guide.record is not None and guide.record.win_rate is not None:
+        head += f" (you are {guide.record.wins}-{guide.record.losses}-{guide.record.draws}, {guide.record.verdict})"
+    held = f"Also worth a slot if you find room: {', '.join(guide.held_back)}." if guide.held_back else ""
+    if not guide.bring_in:
+        if held:
+            return [f"{head}: stay with the main deck. {held}"]
+        return [head + ": nothing in your sideboard lines up against their key cards; stay with the main deck."]
+    lines = [head + ":", "In:"]
+    lines += [f"- +{c.quantity} {c.name}: {c.why}" for c in guide.bring_in]
+    lines.append("Out:")
+    lines += [f"- −{c.quantity} {c.name}: {c.why}" for c in guide.take_out]
+    lines.append(f"That leaves {guide.mainboard_after} cards in the deck and {guide.sideboard_after} in the sideboard.")
+    return lines + ([held] if held else [])
 
 
 def _front(name: str) -> str:

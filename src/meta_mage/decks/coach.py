@@ -3,28 +3,32 @@
 from __future__ import annotations
 
 import datetime as dt
-import re
 from typing import Any
 
 from pydantic import ValidationError
 
 from meta_mage.analytics.aggregate import merge
 from meta_mage.analytics.meta import MetaService, record, window
+from meta_mage.analytics.stats import FEW_MATCHES
 from meta_mage.decks.parse import parse_deck_text
+from meta_mage.decks.roles import CardFacts, answered_by, role_labels, roles_of
 from meta_mage.errors import InvalidArgument, NotFound
 from meta_mage.ingest.archetypes import ArchetypeClassifier
-from meta_mage.models.cards import card_key
+from meta_mage.models.cards import Card, card_key, mana_value
 from meta_mage.models.decks import (
     CardDetail,
     CardUsage,
     ClassifyDeckInput,
     ClassifyDeckOutput,
+    GuideCard,
     KeyCard,
     MainboardMetadata,
     OptimizeInput,
     OptimizeMainboardOutput,
     OptimizeSideboardOutput,
     SideboardAnswer,
+    SideboardCut,
+    SideboardGuide,
     SideboardMetadata,
     SideboardSlot,
     StrategyFacts,
@@ -41,57 +45,51 @@ CORE_INCLUSION = 80.0
 FLEX_INCLUSION = 50.0
 CANDIDATE_INCLUSION = 30.0
 
-_COLOUR_WORDS = {"white": "W", "blue": "U", "black": "B", "red": "R", "green": "G"}
+
+KEY_INCLUSION = 40.0  # an opponent's card in at least this share of its lists is a key card
+GUIDE_MAX_IN = 7  # cards brought in against one opponent, at most
+GUIDE_MAX_TRIMS = 3  # core four-ofs cut down to three to make room, at most
+BETTER_BY = 3.0  # points of shrunk win rate by which lists with a card must beat the archetype's own
 
 
-def _answered_by(answer_text: str, label: str, target: str, key: Any) -> bool:
-    """Whether a sideboard card whose rules text matched ``label`` answers the opponent's ``key`` card:
-    a type answer needs the type on the key card's type line (not in its rules text), a graveyard answer
-    an opponent whose card uses the graveyard, and a colour hoser ("if it's blue") a card of that colour."""
-    if label == "graveyards":
-        if not re.search(target, key.oracle_text or "", re.I):
-            return False
-    elif not re.search(target, key.type_line or "", re.I):
+def did_better(with_card: WinRate | None, base: WinRate | None) -> bool:
+    """Whether the archetype's lists with a card beat its own record against an opponent: at least
+    ``FEW_MATCHES`` decided matches and a shrunk estimate ``BETTER_BY`` points higher (the one rule every
+    deck tool uses, so no answer cuts a card another calls a winner)."""
+    if with_card is None or with_card.estimate is None or with_card.wins + with_card.losses < FEW_MATCHES:
         return False
-    colours = {_COLOUR_WORDS[w.lower()] for pair in _COLOUR_HOSER.findall(answer_text) for w in pair if w}
-    return not colours or bool(colours & set(re.findall(r"[WUBRG]", key.mana_cost or "")))
+    base_estimate = base.estimate if base is not None and base.estimate is not None else 50.0
+    return with_card.estimate >= base_estimate + BETTER_BY
 
 
-# "if it's blue", "target red permanent", "blue spells": not "exile a blue card from your hand rather than pay"
-_COLOUR_HOSER = re.compile(
-    r"\bif (?:it'?s|that (?:spell|permanent) is) (white|blue|black|red|green)\b"
-    r"|\b(white|blue|black|red|green) (?:spells?|permanents?|creatures?|instants?|sorcer(?:y|ies)|sources?)\b",
-    re.I,
-)
+def own_creatures_from(main: list[CardDetail]) -> float | None:
+    """The lowest mana value of the deck's creatures when it plays 12 or more of them, else None."""
+    creatures = [c for c in main if "Creature" in (c.type_line or "")]
+    if sum(c.quantity for c in creatures) < 12:
+        return None
+    return min(c.cmc if c.cmc is not None else mana_value(c.mana_cost) for c in creatures)
 
 
-# What a sideboard card's rules text says it answers, matched against an opponent's key cards.
-_ANSWERS = {
-    "artifacts": (
-        re.compile(r"(?:destroy|exile) (?:target|each|all)[^.]*artifact|artifacts? (?:can't|your opponents)", re.I),
-        "Artifact",
-    ),
-    "enchantments": (re.compile(r"destroy target[^.]*enchantment|exile target[^.]*enchantment", re.I), "Enchantment"),
-    "creatures": (
-        re.compile(
-            r"(?:destroy|exile) (?:target|each|all)[^.]*(?<!non)creature"
-            r"|deals? \d+ damage to (?:each|any|target) creature|-\d+/-\d+",
-            re.I,
-        ),
-        "Creature",
-    ),
-    "graveyards": (
-        re.compile(
-            r"exile (?:target|each|all)[^.]*graveyard|exile [^.]*from (?:a|target|each|all)[^.]*graveyards?"
-            r"|graveyards?[^.]*can't|cards in graveyards|if a card (?:or token )?would be put into [^.]*graveyard",
-            re.I,
-        ),
-        "graveyard",
-    ),
-    "spells": (re.compile(r"counter target|can't cast|noncreature spells? cost", re.I), "Instant|Sorcery"),
-    "planeswalkers": (re.compile(r"planeswalker", re.I), "Planeswalker"),
-    "lands": (re.compile(r"destroy target (?:nonbasic )?land|nonbasic lands? (?:are|don't)", re.I), "Land"),
-}
+def group_ways(how: dict[str, str], limit: int = 3) -> str:
+    """ "Phlage, Ragavan (exiles it); Arena of Glory, Arid Mesa and 8 more (turns it into a basic Mountain)"."""
+    by_way: dict[str, list[str]] = {}
+    for target, way in how.items():
+        by_way.setdefault(way, []).append(target)
+    parts = []
+    for way, names in by_way.items():
+        more = f" and {len(names) - limit} more" if len(names) > limit else ""
+        parts.append(f"{', '.join(names[:limit])}{more} ({way})")
+    return "; ".join(parts)
+
+
+def _facts_of_detail(card: CardDetail) -> CardFacts:
+    return CardFacts(card.name, card.type_line or "", card.oracle_text or "", card.mana_cost, cmc=card.cmc)
+
+
+def _facts_of_key(card: KeyCard) -> CardFacts:
+    return CardFacts(
+        card.name, card.type_line or "", card.oracle_text or "", card.mana_cost, card.toughness, card.power
+    )
 
 
 def _pct(part: int, whole: int) -> float:
@@ -197,6 +195,135 @@ class DeckCoach:
                     out[key] = card
         return out
 
+    # --- card evidence shared by the deck tools --------------------------------------------
+
+    def _opponent(self, fmt: str, opponent: str, start: str, end: str) -> tuple[int, list[KeyCard], list[CardFacts]]:
+        """The opponent's list count, its key cards (in ``KEY_INCLUSION`` % of its lists or more, mainboard
+        first, 12 at most) and what roles are checked against: its key mainboard cards and key lands."""
+        opp_stats = self._archetype_stats(fmt, opponent, start, end)
+        if not opp_stats.get("decks"):
+            raise NotFound(f"no {opponent} lists in {fmt} between {start} and {end}", field="opponent_archetype")
+        lists = opp_stats["decks"]
+        lands = set(opp_stats.get("lands", []))
+        rows = [(c, r, "mainboard") for c, r in opp_stats["main"].items()]
+        rows += [(c, r, "sideboard") for c, r in opp_stats["side"].items()]
+        key_rows = [k for k in rows if k[0] not in lands and _pct(k[1][0], lists) >= KEY_INCLUSION]
+        key_rows.sort(key=lambda k: (k[2] != "mainboard", -k[1][0], k[0]))
+        key_rows = key_rows[:12]
+        land_rows = [(c, r) for c, r in opp_stats["main"].items() if c in lands and _pct(r[0], lists) >= KEY_INCLUSION]
+        details = self.cards.get_many([card_key(c) for c, _, _ in key_rows] + [card_key(c) for c, _ in land_rows])
+        key_cards = []
+        for card, row, section in key_rows:
+            detail = details.get(card_key(card))
+            key_cards.append(
+                KeyCard(
+                    name=card,
+                    inclusion_rate=_pct(row[0], lists),
+                    average_copies=round(row[1] / row[0], 2),
+                    section=section,
+                    type_line=detail.type_line if detail else None,
+                    mana_cost=detail.mana_cost if detail else None,
+                    oracle_text=detail.oracle_text if detail else None,
+                    power=detail.power if detail else None,
+                    toughness=detail.toughness if detail else None,
+                )
+            )
+        targets = [_facts_of_key(k) for k in key_cards if k.section == "mainboard"]
+        targets += [CardFacts.of(details[card_key(c)]) for c, _ in land_rows if card_key(c) in details]
+        return lists, key_cards, targets
+
+    @staticmethod
+    def _answers(card: CardDetail, targets: list[CardFacts], main: list[CardDetail] | None = None) -> dict[str, str]:
+        """The targets ``card`` answers by the rules, with how (the first way). With the user's ``main``
+        deck, a sweeper that would also kill the deck's own creatures (12 or more) does not count."""
+        facts = _facts_of_detail(card)
+        spare = own_creatures_from(main or [])
+        return {t.name: ways[0] for t in targets if (ways := answered_by(facts, t, spare))}
+
+    def _with_card(self, own_stats: dict[str, Any], name: str, opponent: str) -> WinRate | None:
+        """The archetype's record against ``opponent`` in its lists that sideboard ``name``."""
+        by_key = {card_key(c): v for c, v in own_stats.get("side_vs", {}).items()}
+        vs = (by_key.get(card_key(name)) or {}).get(opponent)
+        return record(vs[0], vs[1], 0, self.meta.min_sample) if vs else None
+
+    def _guide(
+        self,
+        opponent: str,
+        base: WinRate | None,
+        side: list[CardDetail],
+        main: list[CardDetail],
+        targets: list[CardFacts],
+        own_stats: dict[str, Any],
+    ) -> SideboardGuide:
+        """What to bring in (sideboard cards that answer the opponent's key cards by the rules, or whose
+        lists beat the archetype's record against it) and as many cards to take out (mainboard spells with
+        nothing to hit among the opponent's key cards first, then flex cards the archetype's lists play least,
+        then one copy of up to three core four-ofs; never a card that answers something of theirs)."""
+        lists = own_stats.get("decks") or 0
+        inclusion = {card_key(c): _pct(r[0], lists) for c, r in own_stats.get("main", {}).items()}
+        scored: list[tuple[int, str, GuideCard]] = []
+        for card in side:
+            how = self._answers(card, targets, main)
+            with_card = self._with_card(own_stats, card.name, opponent)
+            better = did_better(with_card, base)
+            if not how and not better:
+                continue
+            why = group_ways(how, limit=2)
+            if with_card is not None and with_card.wins + with_card.losses:
+                why += ("; " if why else "") + f"lists with it went {with_card.wins}-{with_card.losses}"
+            scored.append(
+                (-(len(how) + 2 * better), card.name, GuideCard(name=card.name, quantity=card.quantity, why=why))
+            )
+        ranked = [guide_card for _, _, guide_card in sorted(scored, key=lambda s: (s[0], s[1]))]
+        coming = {card_key(c.name) for c in ranked}
+        # what can go: spells with nothing to hit here, then flex cards (under CORE_INCLUSION % of the
+        # archetype's lists); core cards and cards that answer something of theirs stay
+        outs: list[tuple[int, float, str, CardDetail, str]] = []
+        trims: list[tuple[int, float, str, CardDetail, str]] = []
+        for card in main:
+            if "Land" in (card.type_line or "") or card_key(card.name) in coming:
+                continue
+            if self._answers(card, targets, main):
+                continue
+            dead = any(r.kind not in ("lifegain", "protection") for r in roles_of(_facts_of_detail(card)))
+            share = inclusion.get(card_key(card.name), 0.0)
+            if not dead and share >= CORE_INCLUSION:
+                if card.quantity >= 4:  # a core four-of can lose one copy
+                    trim = card.model_copy(update={"quantity": 1})
+                    trims.append((2, share, card.name, trim, f"one copy of a four-of (in {share:g}% of the lists)"))
+                continue
+            why = "nothing to hit among their key cards" if dead else f"a flex slot (in {share:g}% of the lists)"
+            outs.append((0 if dead else 1, share, card.name, card, why))
+        outs += sorted(trims, key=lambda t: (t[1], t[2]))[:GUIDE_MAX_TRIMS]
+        room = min(GUIDE_MAX_IN, sum(o[3].quantity for o in outs))
+        bring_in: list[GuideCard] = []
+        for guide_card in ranked:
+            take = min(guide_card.quantity, room)
+            if take <= 0:
+                break
+            bring_in.append(guide_card.model_copy(update={"quantity": take}))
+            room -= take
+        wanted = sum(c.quantity for c in bring_in)
+        take_out: list[GuideCard] = []
+        for _, _, _, card, why in sorted(outs, key=lambda c: (c[0], c[1], c[2])):
+            if wanted <= 0:
+                break
+            take = min(card.quantity, wanted)
+            take_out.append(GuideCard(name=card.name, quantity=take, why=why))
+            wanted -= take
+        main_total = sum(c.quantity for c in main)
+        side_total = sum(c.quantity for c in side)
+        moved_in, moved_out = sum(c.quantity for c in bring_in), sum(c.quantity for c in take_out)
+        return SideboardGuide(
+            opponent=opponent,
+            record=base,
+            bring_in=bring_in,
+            take_out=take_out,
+            held_back=[c.name for c in ranked if card_key(c.name) not in {card_key(b.name) for b in bring_in}],
+            mainboard_after=main_total + moved_in - moved_out,
+            sideboard_after=side_total - moved_in + moved_out,
+        )
+
     # --- mainboard ------------------------------------------------------------------------
 
     def optimize_mainboard(self, params: OptimizeInput) -> OptimizeMainboardOutput:
@@ -266,57 +393,86 @@ class DeckCoach:
     # --- sideboard ------------------------------------------------------------------------
 
     def optimize_sideboard(self, params: OptimizeInput) -> OptimizeSideboardOutput:
-        """A 15-card sideboard aimed at the top N archetypes, from what the archetype's lists play."""
+        """A 15-card sideboard aimed at the top N archetypes, from what the archetype's lists play.
+
+        The user's own sideboard cards that answer a top deck (by the rules against its key cards, or by
+        lists with the card beating the archetype's record against it: ``did_better``) are kept first, so
+        this never cuts a card the matchup plan calls an answer; the other slots go to what the archetype's
+        lists play most. Every cut says why, and a guide per top deck says what comes in and goes out."""
         name, win, total, stats = self._context(params)
         lists = stats["decks"]
         top = self._top(total, name, params.top_n)
-        top_names = [t["archetype"] for t in top]
-        base = {t["archetype"]: t["your_archetype_vs_it"] for t in top}
+        opponents = [(t["archetype"], WinRate.model_validate(t["your_archetype_vs_it"])) for t in top]
+        targets = {opp: self._opponent(params.format, opp, win.start, win.end)[2] for opp, _ in opponents}
         mine = self._section(params.card_details, "sideboard")
-        main_keys = set(self._section(params.card_details, "mainboard"))
-
-        scored: list[tuple[float, str, int, str, list[str]]] = []
-        side_rows = {card_key(c): (c, r) for c, r in stats["side"].items()}
-        for key in set(side_rows) | set(mine):
-            card, row = side_rows.get(key, (mine[key].name if key in mine else key, None))
-            decks, copies = (row[0], row[1]) if row else (0, 0)
-            inclusion = _pct(decks, lists)
-            targets: list[str] = []
-            bonus = 0.0
-            for opp, (w, l) in (stats.get("side_vs", {}).get(card) or {}).items():
-                if opp in top_names and w + l >= 3:
-                    rate, base_rate = 100 * w / (w + l), base[opp]["win_rate"]
-                    if base_rate is not None and rate > base_rate:
-                        targets.append(opp)
-                        bonus += min(rate - base_rate, 20) / 2
-            average = copies / decks if decks else float(mine[key].quantity if key in mine else 1)
-            quantity = max(1, min(4, round(average)))
-            reason = f"in {inclusion}% of {lists} {name} sideboards (average {round(average, 1)})"
-            if targets:
-                reason += "; its lists did better than the archetype's average against " + ", ".join(targets)
-            if key in mine:
-                reason += "; already in your sideboard"
-                bonus += 5
-            if key in main_keys:
-                continue
-            scored.append((inclusion + bonus, card, quantity, reason, targets))
-        scored.sort(key=lambda s: (-s[0], s[1]))
+        main = self._section(params.card_details, "mainboard")
+        main_list = list(main.values())
 
         final: list[SideboardSlot] = []
         remaining = SIDEBOARD_SIZE
-        for _, card, quantity, reason, targets in scored:
+        cut_reasons: dict[str, str] = {}
+        keepers = []
+        for key, card in mine.items():
+            hits = {opp: list(how) for opp, _ in opponents if (how := self._answers(card, targets[opp], main_list))}
+            better = [opp for opp, base in opponents if did_better(self._with_card(stats, card.name, opp), base)]
+            answered = list(dict.fromkeys([*hits, *better]))
+            if answered:
+                parts = [f"answers {opp}'s {', '.join(names[:2])}" for opp, names in list(hits.items())[:2]]
+                if len(hits) > 2:
+                    parts.append(f"and cards of {len(hits) - 2} more top decks")
+                if better:
+                    parts.append(f"its lists beat the archetype's record against {', '.join(better)}")
+                keepers.append((-len(answered), card.name, key, card, "; ".join(parts), answered))
+        for _, _, key, card, reason, answered in sorted(keepers, key=lambda k: (k[0], k[1])):
+            take = min(card.quantity, remaining)
+            if take < card.quantity:
+                cut_reasons[key] = "no room: the 15 slots went to cards that answer more of the top decks"
+            if take:
+                final.append(SideboardSlot(name=card.name, quantity=take, reason=reason + "; kept", targets=answered))
+                remaining -= take
+
+        chosen = {card_key(slot.name) for slot in final}
+        scored: list[tuple[float, str, int, str, list[str]]] = []
+        for key, (card_name, row) in {card_key(c): (c, r) for c, r in stats["side"].items()}.items():
+            if key in chosen or key in main:
+                continue
+            decks, copies = row[0], row[1]
+            inclusion = _pct(decks, lists)
+            better = [opp for opp, base in opponents if did_better(self._with_card(stats, card_name, opp), base)]
+            average = copies / decks if decks else 1.0
+            reason = f"in {inclusion}% of {lists} {name} sideboards (average {round(average, 1)})"
+            if better:
+                reason += "; its lists beat the archetype's record against " + ", ".join(better)
+            scored.append((inclusion + 10 * len(better), card_name, max(1, min(4, round(average))), reason, better))
+        scored.sort(key=lambda s: (-s[0], s[1]))
+        for _, card_name, quantity, reason, better in scored:
             if remaining == 0:
                 break
             take = min(quantity, remaining)
-            final.append(SideboardSlot(name=card, quantity=take, reason=reason, targets=targets))
+            final.append(SideboardSlot(name=card_name, quantity=take, reason=reason, targets=better))
             remaining -= take
         if remaining and final:  # too few distinct candidates: add copies of the best, up to 4 each
             for slot in final:
                 extra = min(4 - slot.quantity, remaining)
                 slot.quantity += extra
                 remaining -= extra
+
         current = {card_key(c.name) for c in mine.values()}
-        chosen = {card_key(s.name) for s in final}
+        kept = {card_key(s.name): s.quantity for s in final}
+        side_rows = {card_key(c): r for c, r in stats["side"].items()}
+        cuts = []
+        for key, card in mine.items():
+            if kept.get(key, 0) >= card.quantity:
+                continue
+            share = _pct(side_rows[key][0], lists) if key in side_rows else 0.0
+            why = cut_reasons.get(key) or (
+                f"answers none of the top decks' key cards by its rules text, its lists did not beat the "
+                f"archetype's record against them, and {share:g}% of {name} sideboards play it"
+            )
+            cuts.append(SideboardCut(name=card.name, quantity=card.quantity - kept.get(key, 0), why=why))
+        details = self.cards.get_many([card_key(s.name) for s in final])
+        final_cards = [self._detail(slot.name, slot.quantity, details.get(card_key(slot.name))) for slot in final]
+        guides = [self._guide(opp, base, final_cards, main_list, targets[opp], stats) for opp, base in opponents]
         return OptimizeSideboardOutput(
             format=params.format,
             archetype=name,
@@ -325,8 +481,25 @@ class DeckCoach:
             final_sideboard=final,
             total_cards=sum(s.quantity for s in final),
             adds=[s.name for s in final if card_key(s.name) not in current],
-            cuts=[c.name for k, c in mine.items() if k not in chosen],
+            cuts=[c.name for c in cuts],
+            cut_reasons=cuts,
+            guides=guides,
             metadata=SideboardMetadata(period=win, min_sample=self.meta.min_sample),
+        )
+
+    @staticmethod
+    def _detail(name: str, quantity: int, card: Card | None) -> CardDetail:
+        """A sideboard card as the deck tools read it (its rules text from the card data)."""
+        if card is None:
+            return CardDetail(name=name, quantity=quantity, section="sideboard")
+        return CardDetail(
+            name=name,
+            quantity=quantity,
+            section="sideboard",
+            mana_cost=card.mana_cost,
+            cmc=card.cmc,
+            type_line=card.type_line,
+            oracle_text=card.oracle_text,
         )
 
     # --- matchup strategy facts -------------------------------------------------------------
@@ -352,73 +525,32 @@ class DeckCoach:
         record_vs = WinRate.model_validate(cell) if cell else None
         opponent = cell["opponent"] if cell else params.opponent_archetype
         archetype = stats_in.get("archetype") or params.archetype
-        opp_stats = self._archetype_stats(fmt, opponent, period.start, period.end)
-        if not opp_stats.get("decks"):
-            raise NotFound(
-                f"no {opponent} lists in {fmt} between {period.start} and {period.end}",
-                field="opponent_archetype",
-            )
+        lists, key_cards, targets = self._opponent(fmt, opponent, period.start, period.end)
         own_stats = self._archetype_stats(fmt, archetype, period.start, period.end)
-        lists = opp_stats["decks"]
-        key_rows = [(c, r, "mainboard") for c, r in opp_stats["main"].items()]
-        key_rows += [(c, r, "sideboard") for c, r in opp_stats["side"].items()]
-        lands = set(opp_stats.get("lands", []))
-        key_rows = [k for k in key_rows if k[0] not in lands and _pct(k[1][0], lists) >= 40]
-        key_rows.sort(key=lambda k: (k[2] != "mainboard", -k[1][0], k[0]))
-        key_rows = key_rows[:12]
-        details = self.cards.get_many([card_key(c) for c, _, _ in key_rows])
-        key_cards = []
-        for card, row, section in key_rows:
-            detail = details.get(card_key(card))
-            key_cards.append(
-                KeyCard(
-                    name=card,
-                    inclusion_rate=_pct(row[0], lists),
-                    average_copies=round(row[1] / row[0], 2),
-                    section=section,
-                    type_line=detail.type_line if detail else None,
-                    mana_cost=detail.mana_cost if detail else None,
-                    oracle_text=detail.oracle_text if detail else None,
+        side = list(self._section(params.card_details, "sideboard").values())
+        answers = []
+        main_cards = list(self._section(params.card_details, "mainboard").values())
+        for card in side:
+            how = self._answers(card, targets, main_cards)
+            with_vs = self._with_card(own_stats, card.name, opponent)
+            if not how and not did_better(with_vs, record_vs):
+                continue
+            reason = group_ways(how)
+            if with_vs is not None:
+                reason += ("; " if reason else "") + (
+                    f"{archetype} lists with it went {with_vs.wins}-{with_vs.losses} against {opponent}"
+                )
+            answers.append(
+                SideboardAnswer(
+                    name=card.name,
+                    quantity=card.quantity,
+                    answers=list(how)[:6],
+                    reason=reason,
+                    roles=role_labels(_facts_of_detail(card)),
+                    with_card_vs_opponent=with_vs,
                 )
             )
-
-        answers = []
-        opposing = [k for k in key_cards if k.section == "mainboard"]
-        for card in self._section(params.card_details, "sideboard").values():
-            answered: list[str] = []
-            for label, (pattern, target) in _ANSWERS.items():
-                if not card.oracle_text or not pattern.search(card.oracle_text):
-                    continue
-                hit = [k.name for k in opposing if _answered_by(card.oracle_text, label, target, k)]
-                if hit:
-                    answered += [*hit, f"({label})"]
-            vs = (own_stats.get("side_vs", {}).get(card.name) or {}).get(opponent)
-            with_vs = record(vs[0], vs[1], 0, self.meta.min_sample) if vs else None
-            if answered or (
-                with_vs
-                and record_vs
-                and with_vs.win_rate
-                and record_vs.win_rate
-                and with_vs.win_rate > record_vs.win_rate
-            ):
-                reason = (
-                    "its text answers " + ", ".join(dict.fromkeys(a for a in answered if a.startswith("(")))
-                    if answered
-                    else ""
-                )
-                if with_vs:
-                    reason += ("; " if reason else "") + (
-                        f"{archetype} lists with it went {with_vs.wins}-{with_vs.losses} against {opponent}"
-                    )
-                answers.append(
-                    SideboardAnswer(
-                        name=card.name,
-                        quantity=card.quantity,
-                        answers=list(dict.fromkeys(a for a in answered if not a.startswith("(")))[:6],
-                        reason=reason,
-                        with_card_vs_opponent=with_vs,
-                    )
-                )
+        guide = self._guide(opponent, record_vs, side, main_cards, targets, own_stats)
         main = self._section(params.card_details, "mainboard").values()
         profile = {
             "mainboard_cards": sum(c.quantity for c in main),
@@ -438,6 +570,7 @@ class DeckCoach:
             opponent_lists=lists,
             opponent_key_cards=key_cards,
             sideboard_answers=answers,
+            sideboard_guide=guide,
             your_deck_profile=profile,
             metadata=StrategyMetadata(period=period),
         )

@@ -36,7 +36,7 @@ _REMINDER = re.compile(r"\([^)]*\)")
 _COST_WORDS = re.compile(r"^(?:sacrifice|discard|exile|pay|remove|tap|untap|\[|[+−-]\d)", re.I)
 _TRIGGERED = re.compile(r"\b(when|whenever|at the beginning of)\b", re.I)
 _GRAVEYARD_USE = re.compile(
-    r"from (?:your|a|their) graveyard|in your graveyard|cards? in (?:your )?graveyards?|\b(flashback|escape|unearth|"
+    r"from (?:your|a|their) graveyards?|in your graveyard|cards? in (?:your )?graveyards?|\b(flashback|escape|unearth|"
     r"delve|dredge|embalm|eternalize|disturb|retrace|jump-start|aftermath|scavenge|encore)\b|"
     r"mill|return target [^.]*card from",
     re.I,
@@ -512,7 +512,16 @@ def _removes(role: Role, target: CardFacts) -> str | None:
     )
     if not hit:
         return None
-    verb = "sweeps it away" if role.kind == "sweeper" else "kills it"
+    action = role.detail.split()[0] if role.detail else ""
+    verb = (
+        "sweeps it away"
+        if role.kind == "sweeper"
+        else "exiles it"
+        if action == "exiles"
+        else "destroys it"
+        if action == "destroys"
+        else "kills it"
+    )
     if role.their_choice:
         return "makes them sacrifice one (their choice)"
     if role.max_mana_value is not None and target.mana_value > role.max_mana_value:
@@ -547,9 +556,21 @@ def _stops_abilities(role: Role, target: CardFacts) -> str | None:
     return None
 
 
-def answered_by(answer: CardFacts, target: CardFacts) -> list[str]:
-    """Every way ``answer`` deals with ``target`` (roles in text order, one line each)."""
-    ways = [how for role in roles_of(answer) if (how := answers(role, target))]
+def answered_by(answer: CardFacts, target: CardFacts, own_creatures_from: float | None = None) -> list[str]:
+    """Every way ``answer`` deals with ``target`` (roles in text order, one line each).
+
+    ``own_creatures_from``: the lowest mana value among the user's own creatures when the deck relies on
+    them. A sweeper that would kill those too only counts when its mana value is chosen (Wrath of the
+    Skies, Meltdown) and the target's is below it, so the user's board survives."""
+    ways = []
+    for role in roles_of(answer):
+        how = answers(role, target)
+        if how and role.kind == "sweeper" and own_creatures_from is not None and "creature" in role.hits:
+            if not role.variable_cap or target.mana_value >= own_creatures_from:
+                continue
+            how = f"sweeps it away at mana value {target.mana_value:g}, under your own creatures"
+        if how:
+            ways.append(how)
     return list(dict.fromkeys(ways))
 
 

@@ -128,6 +128,32 @@ class SideboardSlot(BaseModel):
     targets: list[str]
 
 
+class GuideCard(BaseModel):
+    name: str
+    quantity: int
+    why: str
+
+
+class SideboardGuide(BaseModel):
+    """How to sideboard against one opponent: what comes in, what goes out (as many cards each way)."""
+
+    opponent: str
+    record: WinRate | None = Field(description="The archetype's record against this opponent in the window")
+    bring_in: list[GuideCard]
+    take_out: list[GuideCard]
+    held_back: list[str] = Field(
+        default_factory=list, description="Answers left out: taking more out would cut core cards"
+    )
+    mainboard_after: int
+    sideboard_after: int
+
+
+class SideboardCut(BaseModel):
+    name: str
+    quantity: int
+    why: str
+
+
 class OptimizeSideboardOutput(BaseModel):
     format: str
     archetype: str
@@ -137,6 +163,12 @@ class OptimizeSideboardOutput(BaseModel):
     total_cards: int
     adds: list[str]
     cuts: list[str]
+    cut_reasons: list[SideboardCut] = Field(
+        default_factory=list, description="Why each card of the user's sideboard left, with how many copies"
+    )
+    guides: list[SideboardGuide] = Field(
+        default_factory=list, description="With the final sideboard: what to bring in and take out per top opponent"
+    )
     metadata: SideboardMetadata
 
 
@@ -174,13 +206,19 @@ class KeyCard(BaseModel):
     type_line: str | None = None
     mana_cost: str | None = None
     oracle_text: str | None = None
+    power: str | None = None
+    toughness: str | None = None
 
 
 class SideboardAnswer(BaseModel):
     name: str
     quantity: int
-    answers: list[str]
-    reason: str
+    answers: list[str] = Field(description="The opponent's key cards it answers by the rules")
+    reason: str = Field(
+        description="How it answers each ('Ocelot Pride: counters its triggered ability'), and its lists' record "
+        "against the opponent"
+    )
+    roles: list[str] = Field(default_factory=list, description="What the card does, read from its rules text")
     with_card_vs_opponent: WinRate | None = None
 
 
@@ -192,5 +230,8 @@ class StrategyFacts(BaseModel):
     opponent_lists: int
     opponent_key_cards: list[KeyCard]
     sideboard_answers: list[SideboardAnswer]
+    sideboard_guide: SideboardGuide | None = Field(
+        default=None, description="What to bring in and take out against this opponent"
+    )
     your_deck_profile: dict[str, Any]
     metadata: StrategyMetadata

@@ -1,0 +1,51 @@
+"""The deck tools agree with each other: no sideboard cut is a card the matchup plan calls an answer to
+one of the top decks, and every sideboard guide keeps the deck at 60 + 15 (real demo decks and data)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tests.agent.conftest import modern_deck
+from tests.conftest import call
+
+DAYS = 30
+
+
+def contradictions(world: dict[str, Any], archetype: str) -> tuple[list[str], dict[str, Any]]:
+    """Each card ``optimize_sideboard`` cuts that ``generate_deck_matchup_strategy`` lists as a sideboard
+    answer against one of the same top 5 decks, as "card vs opponent"."""
+    deck, _ = modern_deck(archetype)
+    cards = call(world, "get_enriched_deck", deck=deck)["card_details"]
+    board = call(world, "optimize_sideboard", card_details=cards, archetype=archetype, format="Modern", days=DAYS)
+    stats = call(world, "get_deck_matchup_stats", archetype=archetype, format="Modern", days=DAYS)
+    cut = set(board["cuts"])
+    found = []
+    for top in board["top_archetypes"]:
+        plan = call(
+            world,
+            "generate_deck_matchup_strategy",
+            card_details=cards,
+            archetype=archetype,
+            opponent_archetype=top["archetype"],
+            matchup_stats=stats,
+        )
+        found += [f"{a['name']} vs {top['archetype']}" for a in plan["sideboard_answers"] if a["name"] in cut]
+    return found, board
+
+
+@pytest.mark.parametrize("archetype", ["Boros Energy", "Jeskai Blink", "Domain Zoo", "Affinity", "Amulet Titan"])
+def test_no_sideboard_cut_is_an_answer_in_a_matchup_plan(modern_world: dict[str, Any], archetype: str) -> None:
+    found, board = contradictions(modern_world, archetype)
+    print(f"\n{archetype}: {len(board['cuts'])} cuts, {len(found)} contradictions")
+    assert found == []
+    # every cut says why, and every guide keeps 60 + 15 with as many cards in as out
+    assert {c["name"] for c in board["cut_reasons"]} == set(board["cuts"])
+    assert all(c["why"] for c in board["cut_reasons"])
+    assert board["total_cards"] == 15 and len(board["guides"]) == len(board["top_archetypes"])
+    for guide in board["guides"]:
+        moved_in = sum(c["quantity"] for c in guide["bring_in"])
+        assert moved_in == sum(c["quantity"] for c in guide["take_out"]) <= 7
+        assert (guide["mainboard_after"], guide["sideboard_after"]) == (60, 15), guide["opponent"]
+        assert not {c["name"] for c in guide["bring_in"]} & {c["name"] for c in guide["take_out"]}
