@@ -55,6 +55,12 @@ async def test_format_matchup_overview(offline: Conversations, modern_world: dic
     assert turn.tools() == ["get_format_matchup_stats"]
     for row in table["archetypes"][:10]:
         assert f"- {row['archetype']} ({row['meta_share']:.1f}%): {rate(row['overall'])}" in turn.text
+    # the grid: a row per top archetype, a column each, mirrors on the diagonal
+    names = table["grid"]["archetypes"]
+    assert "| vs | " + " | ".join(names) + " |" in turn.text
+    for i, name in enumerate(names):
+        row = next(line for line in turn.text.splitlines() if line.startswith(f"| **{name}** |"))
+        assert row.removesuffix(" |").split(" | ")[i + 1] == f"mirror ({table['grid']['mirrors'][i]})"
     for line in turn.text.splitlines():  # one judgeable matchup is not both the best and the worst
         best, _, worst = line.partition(", worst vs ")
         if worst:

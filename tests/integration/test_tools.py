@@ -261,3 +261,19 @@ def test_sideboard_answers_respect_card_types_colours_and_graveyard_hate(modern_
     assert answers("Force of Negation", "Lightning Bolt")  # "exile a blue card from your hand" is a cost, not a hoser
     assert answers("Haywire Mite", "Sol Ring")
     assert not answers("Haywire Mite", "Ragavan, Nimble Pilferer")  # "noncreature artifact" is no creature answer
+
+
+def test_the_matchup_grid_is_the_top_archetypes_against_each_other(modern_world: dict[str, Any]) -> None:
+    table = call(modern_world, "get_format_matchup_stats", format="Modern", days=30, top_n=6)
+    grid = table["grid"]
+    names = grid["archetypes"]
+    assert names == [r["archetype"] for r in table["archetypes"] if r["archetype"] != "Unknown"][:6]
+    for i, a in enumerate(names):
+        assert grid["cells"][i][i] is None  # mirrors are counted apart
+        assert grid["mirrors"][i] == next(r["mirror_matches"] for r in table["archetypes"] if r["archetype"] == a)
+        for j in range(len(names)):
+            if i != j:  # A's wins against B are B's losses against A, and the estimates add up to 100
+                here, there = grid["cells"][i][j], grid["cells"][j][i]
+                assert (here["wins"], here["losses"]) == (there["losses"], there["wins"])
+                if here["estimate"] is not None:
+                    assert here["estimate"] + there["estimate"] == pytest.approx(100, abs=0.02)

@@ -23,6 +23,7 @@ from meta_mage.models.meta import (
     ArchetypesOutput,
     DeckMatchupStatsOutput,
     MatchupCell,
+    MatchupGrid,
     MatchupStatsOutput,
     MetaRankingsOutput,
     Window,
@@ -222,6 +223,8 @@ def matchups(route: Route, state: ConversationState, done: Results) -> str:
         return ""
     rows = table.archetypes[:10]
     lines = [f"**Matchups in {table.format}**, {_period(table.metadata.period)}, most played first:", ""]
+    if table.grid is not None and table.grid.archetypes:
+        lines += [*_grid_lines(table.grid), ""]
     for row in rows:
         ranked = _by_estimate(row.matchups)
         extra = ""
@@ -242,6 +245,25 @@ def matchups(route: Route, state: ConversationState, done: Results) -> str:
 def _cards(state: ConversationState) -> list[CardDetail]:
     """The deck's cards kept in the state (as JSON)."""
     return [CardDetail.model_validate(card) for card in state.get("card_details") or []]
+
+
+def _grid_lines(grid: MatchupGrid) -> list[str]:
+    """The top archetypes as a grid: each row's win rate against each column, with decided matches."""
+    names = grid.archetypes
+    lines = [
+        "Row against column: win rate (decided matches); the diagonal holds mirror matches.",
+        "",
+        "| vs | " + " | ".join(names) + " |",
+        "|---" * (len(names) + 1) + "|",
+    ]
+    for name, row, mirrors in zip(names, grid.cells, grid.mirrors, strict=True):
+        cells = [
+            f"mirror ({mirrors})" if cell is None else "–" if cell.win_rate is None else
+            f"{_percent(cell):.0f}% ({cell.wins + cell.losses})"
+            for cell in row
+        ]  # fmt: skip
+        lines.append(f"| **{name}** | " + " | ".join(cells) + " |")
+    return lines
 
 
 def deck_review(route: Route, state: ConversationState, done: Results) -> str:

@@ -20,6 +20,7 @@ from meta_mage.models.meta import (
     FormatSummary,
     ListFormatsOutput,
     MatchupCell,
+    MatchupGrid,
     MatchupRow,
     MatchupStatsInput,
     MatchupStatsMetadata,
@@ -63,6 +64,11 @@ def record(wins: int, losses: int, draws: int, min_sample: int) -> WinRate:
         ci_high=interval[1] if interval else None,
         low_sample=wins + losses < min_sample,
     )
+
+
+def _win_rate(cell: MatchupCell | None) -> WinRate | None:
+    """A matchup cell as a plain record (the grid's cells name their opponent by column)."""
+    return WinRate.model_validate(cell.model_dump(exclude={"opponent"})) if cell is not None else None
 
 
 def dominant(counts: dict[str, int]) -> str:
@@ -222,9 +228,24 @@ class MetaService:
         info, win, total = self._window_total(params.format, params.days, params.as_of)
         names = sorted(total.get("archetypes", {}), key=lambda a: -total["archetypes"][a]["decks"])
         rows = [self._row(name, total, set(names)) for name in names]
+        top = [row for row in rows if row.archetype != "Unknown"][: params.top_n]
+        cells_of = {row.archetype: {c.opponent: c for c in row.matchups} for row in top}
+        empty = self._record([0, 0, 0])
+        grid = MatchupGrid(
+            archetypes=[row.archetype for row in top],
+            cells=[
+                [
+                    None if a.archetype == b.archetype else _win_rate(cells_of[a.archetype].get(b.archetype)) or empty
+                    for b in top
+                ]
+                for a in top
+            ],
+            mirrors=[row.mirror_matches for row in top],
+        )
         return MatchupStatsOutput(
             format=params.format,
             archetypes=rows,
+            grid=grid,
             metadata=MatchupStatsMetadata(
                 **self._span(info),
                 period=win,

@@ -174,6 +174,9 @@ class MetaRankingsOutput(BaseModel):
 
 class MatchupStatsInput(FormatInput):
     days: WholeNumber = Field(default=14, ge=1, le=365, description="Window length in days (1-365)")
+    top_n: WholeNumber = Field(
+        default=8, ge=2, le=20, description="Archetypes (most played first) in the grid's rows and columns"
+    )
 
 
 class MatchupCell(WinRate):
@@ -188,9 +191,19 @@ class MatchupRow(BaseModel):
     matchups: list[MatchupCell]
 
 
+class MatchupGrid(BaseModel):
+    """The top archetypes against each other: ``cells[i][j]`` is row ``i``'s record against column ``j``
+    (None on the diagonal: mirrors are counted apart, in ``mirrors[i]``)."""
+
+    archetypes: list[str]
+    cells: list[list[WinRate | None]]
+    mirrors: list[int]
+
+
 class MatchupStatsOutput(BaseModel):
     format: str
     archetypes: list[MatchupRow]
+    grid: MatchupGrid | None = None
     metadata: MatchupStatsMetadata
 
 
