@@ -38,7 +38,8 @@ async def test_matchup_between_two_archetypes(offline: Conversations, modern_wor
     assert turn.tools() == ["get_deck_matchup_stats"]
     assert f"Against **Jeskai Blink**: {rate(cell)}" in turn.text
     assert f"meta share {stats['meta_share']:.1f}%, overall {rate(stats['overall'])}" in turn.text
-    assert f"{stats['mirror_matches']} mirror matches left out" in turn.text
+    plural = "match" if stats["mirror_matches"] == 1 else "matches"
+    assert f"{stats['mirror_matches']} mirror {plural} left out" in turn.text
 
 
 async def test_archetype_list(offline: Conversations, modern_world: dict[str, Any]) -> None:
@@ -216,3 +217,20 @@ async def test_a_window_over_the_limit_is_said_and_clamped(offline: Conversation
     turn = await run_turn(offline, "What are the top decks in Modern over the last 9999 days?")
     assert turn.text.startswith("You asked for 9999 days; I can look at 1 to 365 days, so this uses the last 365.")
     assert turn.state["days"] == 365
+
+
+async def test_a_thin_window_also_gives_a_longer_one(offline: Conversations, modern_world: dict[str, Any]) -> None:
+    # Given a week with fewer than 20 decided matches for the deck, none of them against Eldrazi Tron
+    week = call(modern_world, "get_deck_matchup_stats", format="Modern", archetype="Boros Energy", days=7)
+    assert sum(c["wins"] + c["losses"] for c in week["matchups"]) < 20
+    assert week["wider"]["period"]["days"] == 60
+    # When the player asks about that matchup over the week
+    turn = await run_turn(offline, "How does Boros Energy do against Eldrazi Tron in Modern over the last 7 days?")
+    # Then the answer says the week has none and gives the 60-day figures, naming the window
+    sixty = call(modern_world, "get_deck_matchup_stats", format="Modern", archetype="Boros Energy", days=60)
+    far = next(c for c in sixty["matchups"] if c["opponent"] == "Eldrazi Tron")
+    period = f"{sixty['metadata']['period']['start']} to {sixty['metadata']['period']['end']}"
+    assert "No recorded matches against Eldrazi Tron in this window." in turn.text
+    assert f"Over the longer window {period}: against Eldrazi Tron {rate(far)}" in turn.text
+    assert "This window is thin" in turn.text
+    assert f"Over 60 days ({period}): overall {rate(sixty['overall'])}" in turn.text

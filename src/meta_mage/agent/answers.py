@@ -155,15 +155,19 @@ def _spread(stats: DeckMatchupStatsOutput, opponent: str | None) -> str:
     lines = [
         f"**{stats.archetype} in {stats.format}**, {_period(stats.metadata.period)}: meta share "
         f"{stats.meta_share:.1f}%, overall {_rate(stats.overall)}; {stats.mirror_matches} mirror "
-        "matches left out."
+        f"match{'' if stats.mirror_matches == 1 else 'es'} left out."
     ]
     cells = stats.matchups
+    wider = stats.wider
     if opponent:
         cell = next((c for c in cells if c.opponent.lower() == opponent.lower()), None)
         if cell:
             lines.append(f"Against **{cell.opponent}**: {_judged(cell)}.")
         else:
             lines.append(f"No recorded matches against {opponent} in this window.")
+        far = next((c for c in wider.matchups if c.opponent.lower() == opponent.lower()), None) if wider else None
+        if wider is not None and far is not None:
+            lines.append(f"Over the longer window {_period(wider.period)}: against {far.opponent} {_judged(far)}.")
     ranked = _by_estimate(cells)
     if not ranked:
         lines.append("No decided matches against any archetype in this window; ask for a longer window.")
@@ -191,10 +195,18 @@ def _spread(stats: DeckMatchupStatsOutput, opponent: str | None) -> str:
     ]
     lines.append("\n".join(table))
     if decided < stats.metadata.min_sample:
-        lines.append(
-            f"This window is thin: {decided} decided matches in all. Ask for a longer window (for example "
-            f"{min(365, stats.metadata.period.days * 2)} days) for firmer figures."
-        )
+        thin = f"This window is thin: {decided} decided matches in all."
+        if wider is not None:
+            longer = _by_estimate(wider.matchups)
+            best = longer[:3]
+            worst = [c for c in reversed(longer) if c not in best][:3]
+            thin += (
+                f" Over {wider.period.days} days ({_period(wider.period)}): overall {_rate(wider.overall)}; best "
+                + "; ".join(f"{c.opponent} {_short(c)}" for c in best)
+                + (("; worst " + "; ".join(f"{c.opponent} {_short(c)}" for c in worst)) if worst else "")
+                + "."
+            )
+        lines.append(thin)
     lines.append(SHRINKAGE_NOTE.format(min_sample=stats.metadata.min_sample))
     return "\n\n".join(lines)
 

@@ -30,6 +30,7 @@ from meta_mage.models.meta import (
     PeriodMetadata,
     RankingRow,
     RankingsMetadata,
+    WiderSpread,
     Window,
     WinRate,
 )
@@ -293,6 +294,13 @@ class MetaService:
         info, win, total = self._window_total(params.format, params.days, params.as_of)
         name = self.resolve_archetype(params.archetype, total.get("archetypes", {}))
         row = self._row(name, total, None)
+        decided = sum(c.wins + c.losses for c in row.matchups)
+        wider = None
+        if decided < self.min_sample and params.days < 365:  # thin: say so with a longer window's figures too
+            longer = min(365, max(60, params.days * 4))
+            _, span, more = self._window_total(params.format, longer, params.as_of)
+            broad = self._row(name, more, None)
+            wider = WiderSpread(period=span, overall=broad.overall, matchups=broad.matchups)
         return DeckMatchupStatsOutput(
             format=params.format,
             archetype=name,
@@ -300,5 +308,6 @@ class MetaService:
             overall=row.overall,
             mirror_matches=row.mirror_matches,
             matchups=row.matchups,
+            wider=wider,
             metadata=PeriodMetadata(**self._span(info), period=win),
         )

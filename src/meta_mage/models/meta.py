@@ -231,6 +231,14 @@ class DeckMatchupStatsInput(FormatInput):
     days: WholeNumber = Field(default=14, ge=1, le=365, description="Window length in days (1-365)")
 
 
+class WiderSpread(BaseModel):
+    """The same spread over a longer window, given when the asked one is thin."""
+
+    period: Window
+    overall: WinRate
+    matchups: list[MatchupCell]
+
+
 class DeckMatchupStatsOutput(BaseModel):
     format: str
     archetype: str
@@ -238,4 +246,9 @@ class DeckMatchupStatsOutput(BaseModel):
     overall: WinRate
     mirror_matches: int
     matchups: list[MatchupCell]
+    wider: WiderSpread | None = Field(
+        default=None,
+        description="When the window has fewer than min_sample decided matches: the spread over a window four "
+        "times as long (60 to 365 days), named by its period",
+    )
     metadata: PeriodMetadata
