@@ -198,39 +198,52 @@ class DeckCoach:
     # --- card evidence shared by the deck tools --------------------------------------------
 
     def _opponent(self, fmt: str, opponent: str, start: str, end: str) -> tuple[int, list[KeyCard], list[CardFacts]]:
-        """The opponent's list count, its key cards (in ``KEY_INCLUSION`` % of its lists or more, mainboard
-        first, 12 at most) and what roles are checked against: its key mainboard cards and key lands."""
-        opp_stats = self._archetype_stats(fmt, opponent, start, end)
-        if not opp_stats.get("decks"):
-            raise NotFound(f"no {opponent} lists in {fmt} between {start} and {end}", field="opponent_archetype")
-        lists = opp_stats["decks"]
-        lands = set(opp_stats.get("lands", []))
-        rows = [(c, r, "mainboard") for c, r in opp_stats["main"].items()]
-        rows += [(c, r, "sideboard") for c, r in opp_stats["side"].items()]
-        key_rows = [k for k in rows if k[0] not in lands and _pct(k[1][0], lists) >= KEY_INCLUSION]
-        key_rows.sort(key=lambda k: (k[2] != "mainboard", -k[1][0], k[0]))
-        key_rows = key_rows[:12]
-        land_rows = [(c, r) for c, r in opp_stats["main"].items() if c in lands and _pct(r[0], lists) >= KEY_INCLUSION]
-        details = self.cards.get_many([card_key(c) for c, _, _ in key_rows] + [card_key(c) for c, _ in land_rows])
-        key_cards = []
-        for card, row, section in key_rows:
-            detail = details.get(card_key(card))
-            key_cards.append(
-                KeyCard(
-                    name=card,
-                    inclusion_rate=_pct(row[0], lists),
-                    average_copies=round(row[1] / row[0], 2),
-                    section=section,
-                    type_line=detail.type_line if detail else None,
-                    mana_cost=detail.mana_cost if detail else None,
-                    oracle_text=detail.oracle_text if detail else None,
-                    power=detail.power if detail else None,
-                    toughness=detail.toughness if detail else None,
+        """The opponent's list count, its key cards and the cards roles are checked against (``_opponents``)."""
+        return self._opponents(fmt, [opponent], start, end)[opponent]
+
+    def _opponents(
+        self, fmt: str, opponents: list[str], start: str, end: str
+    ) -> dict[str, tuple[int, list[KeyCard], list[CardFacts]]]:
+        """For each opponent: its list count, its key cards (in ``KEY_INCLUSION`` % of its lists or more,
+        mainboard first, 12 at most) and what roles are checked against: its key mainboard cards and key
+        lands. One Query per opponent, one card read for all of them."""
+        found: dict[str, tuple[int, list[tuple[str, list[int], str]], list[str]]] = {}
+        for opponent in opponents:
+            opp_stats = self._archetype_stats(fmt, opponent, start, end)
+            if not opp_stats.get("decks"):
+                raise NotFound(f"no {opponent} lists in {fmt} between {start} and {end}", field="opponent_archetype")
+            lists = opp_stats["decks"]
+            lands = set(opp_stats.get("lands", []))
+            rows = [(c, r, "mainboard") for c, r in opp_stats["main"].items()]
+            rows += [(c, r, "sideboard") for c, r in opp_stats["side"].items()]
+            key_rows = [k for k in rows if k[0] not in lands and _pct(k[1][0], lists) >= KEY_INCLUSION]
+            key_rows.sort(key=lambda k: (k[2] != "mainboard", -k[1][0], k[0]))
+            key_lands = [c for c, r in opp_stats["main"].items() if c in lands and _pct(r[0], lists) >= KEY_INCLUSION]
+            found[opponent] = (lists, key_rows[:12], key_lands)
+        names = [c for _, rows, key_lands in found.values() for c in [*(r[0] for r in rows), *key_lands]]
+        details = self.cards.get_many([card_key(c) for c in names])
+        out: dict[str, tuple[int, list[KeyCard], list[CardFacts]]] = {}
+        for opponent, (lists, key_rows, key_lands) in found.items():
+            key_cards = []
+            for card, row, section in key_rows:
+                detail = details.get(card_key(card))
+                key_cards.append(
+                    KeyCard(
+                        name=card,
+                        inclusion_rate=_pct(row[0], lists),
+                        average_copies=round(row[1] / row[0], 2),
+                        section=section,
+                        type_line=detail.type_line if detail else None,
+                        mana_cost=detail.mana_cost if detail else None,
+                        oracle_text=detail.oracle_text if detail else None,
+                        power=detail.power if detail else None,
+                        toughness=detail.toughness if detail else None,
+                    )
                 )
-            )
-        targets = [_facts_of_key(k) for k in key_cards if k.section == "mainboard"]
-        targets += [CardFacts.of(details[card_key(c)]) for c, _ in land_rows if card_key(c) in details]
-        return lists, key_cards, targets
+            targets = [_facts_of_key(k) for k in key_cards if k.section == "mainboard"]
+            targets += [CardFacts.of(details[card_key(c)]) for c in key_lands if card_key(c) in details]
+            out[opponent] = (lists, key_cards, targets)
+        return out
 
     @staticmethod
     def _answers(card: CardDetail, targets: list[CardFacts], main: list[CardDetail] | None = None) -> dict[str, str]:
@@ -403,7 +416,8 @@ class DeckCoach:
         lists = stats["decks"]
         top = self._top(total, name, params.top_n)
         opponents = [(t["archetype"], WinRate.model_validate(t["your_archetype_vs_it"])) for t in top]
-        targets = {opp: self._opponent(params.format, opp, win.start, win.end)[2] for opp, _ in opponents}
+        profiles = self._opponents(params.format, [opp for opp, _ in opponents], win.start, win.end)
+        targets = {opp: profile[2] for opp, profile in profiles.items()}
         mine = self._section(params.card_details, "sideboard")
         main = self._section(params.card_details, "mainboard")
         main_list = list(main.values())
