@@ -234,3 +234,19 @@ async def test_a_thin_window_also_gives_a_longer_one(offline: Conversations, mod
     assert f"Over the longer window {period}: against Eldrazi Tron {rate(far)}" in turn.text
     assert "This window is thin" in turn.text
     assert f"Over 60 days ({period}): overall {rate(sixty['overall'])}" in turn.text
+
+
+async def test_how_to_sideboard_against_a_deck_says_what_comes_in_and_what_goes_out(
+    offline: Conversations, modern_world: dict[str, Any]
+) -> None:
+    deck, _ = modern_deck("Boros Energy")
+    pasted = await run_turn(offline, f"My deck:\n{deck}", context={"format": "Modern", "days": 30})
+    await run_turn(offline, "yes", pasted.conversation_id)
+    turn = await run_turn(offline, "How should I sideboard against Affinity?", pasted.conversation_id)
+    assert turn.tools() == ["generate_deck_matchup_strategy"]
+    section = turn.text.split("**Sideboarding against Affinity**", 1)[1]
+    ins = re.findall(r"^- \+(\d+) (.+?): ", section, re.M)
+    outs = re.findall(r"^- −(\d+) (.+?): ", section, re.M)
+    assert ins and outs and sum(int(n) for n, _ in ins) == sum(int(n) for n, _ in outs)
+    assert not {name for _, name in ins} & {name for _, name in outs}
+    assert "That leaves 60 cards in the deck and 15 in the sideboard." in section
