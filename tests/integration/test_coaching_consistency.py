@@ -49,3 +49,21 @@ def test_no_sideboard_cut_is_an_answer_in_a_matchup_plan(modern_world: dict[str,
         assert moved_in == sum(c["quantity"] for c in guide["take_out"]) <= 7
         assert (guide["mainboard_after"], guide["sideboard_after"]) == (60, 15), guide["opponent"]
         assert not {c["name"] for c in guide["bring_in"]} & {c["name"] for c in guide["take_out"]}
+
+
+def test_mainboard_swaps_keep_a_flex_card_whose_lists_beat_a_top_deck(modern_world: dict[str, Any]) -> None:
+    # Given a Boros Energy list with two Ranger-Captain of Eos: in 14% of the lists (a flex spot), and those
+    # lists went 5-2 against Jeskai Blink, above the archetype's own record against it
+    deck, _ = modern_deck("Boros Energy")
+    lines = deck.splitlines()
+    four = next(i for i, line in enumerate(lines) if line.startswith("4 ") and "Mountain" not in line)
+    lines[four : four + 1] = [f"2 {lines[four][2:]}", "2 Ranger-Captain of Eos"]
+    cards = call(modern_world, "get_enriched_deck", deck="\n".join(lines))["card_details"]
+    # When the mainboard is optimised
+    result = call(
+        modern_world, "optimize_mainboard", card_details=cards, archetype="Boros Energy", format="Modern", days=DAYS
+    )
+    # Then Ranger-Captain is a flex spot kept for that matchup, and no swap cuts it
+    ranger = next(c for c in result["flex_spots"] if c["name"] == "Ranger-Captain of Eos")
+    assert "Jeskai Blink" in ranger["better_against"]
+    assert "Ranger-Captain of Eos" not in {s["cut"] for s in result["swaps"]}

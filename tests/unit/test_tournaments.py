@@ -82,6 +82,7 @@ def test_byes_draws_unreported_and_names_with_bye() -> None:
     # Card stats exclude the mirror: Ann's one non-mirror win counts, Bea has no non-mirror match.
     assert cards["Burn"]["main"]["Lightning Bolt"] == [2, 8, 1, 0]
     assert cards["Burn"]["side_vs"]["Smash to Smithereens"] == {"Tron": [1, 0]}
+    assert cards["Burn"]["main_vs"]["Lightning Bolt"] == {"Tron": [1, 0]}  # the mirror is left out here too
     assert cards["Burn"]["lands"] == ["Mountain"]
 
 

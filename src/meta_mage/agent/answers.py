@@ -350,7 +350,12 @@ def optimize_mainboard(route: Route, state: ConversationState, done: Results) ->
     else:
         lines.append("Your list already matches what the archetype plays; no swap is clearly better.")
     if result.flex_spots:
-        flex = ", ".join(f"{c.name} ({c.inclusion_rate:.0f}% of lists)" for c in result.flex_spots[:6])
+        flex = ", ".join(
+            f"{c.name} ({c.inclusion_rate:.0f}% of lists"
+            + (f"; its lists did better against {', '.join(c.better_against)}, so it stays" if c.better_against else "")
+            + ")"
+            for c in result.flex_spots[:6]
+        )
         lines += ["", f"Flex spots (few lists play them): {flex}."]
     return "\n".join(lines)
 

@@ -7,7 +7,8 @@ strategy}`` and ``results[A][B] = [wins, losses, draws]`` (A's record against B;
 :data:`NO_DECKLIST`; ``results[A][A]`` holds mirrors, one win and one loss per decided match).
 
 ``card_part[A]``: per archetype, ``main``/``side`` ``{card: [decks, copies, wins, losses]}``
-(wins and losses of the decks playing the card, mirrors excluded), ``side_vs {card: {B: [w, l]}}``,
+(wins and losses of the decks playing the card, mirrors excluded), ``side_vs {card: {B: [w, l]}}`` and
+``main_vs`` alike (the record against each opponent of the decks playing the card in that section),
 ``record [w, l, d]`` (non-mirror), ``decks`` and ``lands`` (names that are lands).
 """
 
@@ -20,6 +21,7 @@ from typing import Any
 from meta_mage.models.tournaments import ParsedDeck, ParsedTournament
 
 NO_DECKLIST = "(no decklist)"
+AGGREGATE_VERSION = 2  # part of each event's digest: a new aggregate shape re-ingests unchanged files (2: main_vs)
 
 
 def _add(target: list[int], values: list[int]) -> None:
@@ -105,7 +107,8 @@ def summarise_event(
         entry["decks"] += 1
         entry["colors"][deck.colors] = entry["colors"].get(deck.colors, 0) + 1
         stats = cards.setdefault(
-            arch, {"decks": 0, "record": [0, 0, 0], "main": {}, "side": {}, "side_vs": {}, "lands": []}
+            arch,
+            {"decks": 0, "record": [0, 0, 0], "main": {}, "side": {}, "side_vs": {}, "main_vs": {}, "lands": []},
         )
         record = deck_records.get(id(deck), [0, 0, 0])
         stats["decks"] += 1
@@ -114,9 +117,10 @@ def summarise_event(
             for card, count in pile.items():
                 row = stats[section].setdefault(card, [0, 0, 0, 0])
                 _add(row, [1, count, record[0], record[1]])
-        for card in deck.sideboard:
-            for opponent, wl in deck_vs.get(id(deck), {}).items():
-                _add(stats["side_vs"].setdefault(card, {}).setdefault(opponent, [0, 0]), wl)
+        for section, pile in (("side_vs", deck.sideboard), ("main_vs", deck.mainboard)):
+            for card in pile:
+                for opponent, wl in deck_vs.get(id(deck), {}).items():
+                    _add(stats[section].setdefault(card, {}).setdefault(opponent, [0, 0]), wl)
     for stats in cards.values():
         stats["lands"] = sorted(c for c in stats["main"] if is_land(c))
 

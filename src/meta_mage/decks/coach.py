@@ -52,14 +52,38 @@ GUIDE_MAX_TRIMS = 3  # core four-ofs cut down to three to make room, at most
 BETTER_BY = 3.0  # points of shrunk win rate by which lists with a card must beat the archetype's own
 
 
-def did_better(with_card: WinRate | None, base: WinRate | None) -> bool:
-    """Whether the archetype's lists with a card beat its own record against an opponent: at least
-    ``FEW_MATCHES`` decided matches and a shrunk estimate ``BETTER_BY`` points higher (the one rule every
-    deck tool uses, so no answer cuts a card another calls a winner)."""
+def without_card(with_card: WinRate, base: WinRate | None) -> WinRate | None:
+    """The archetype's record against an opponent in its lists without the card: its whole record there
+    (``base``) minus the lists with it."""
+    if base is None:
+        return None
+    wins, losses = base.wins - with_card.wins, base.losses - with_card.losses
+    return record(wins, losses, 0, min_sample=20) if wins >= 0 and losses >= 0 else None  # the flag is unused here
+
+
+def _compare(with_card: WinRate | None, base: WinRate | None) -> float | None:
+    """Shrunk win rate with the card minus without it, against one opponent; None unless both sides have
+    ``FEW_MATCHES`` decided matches (a card in every list has nothing to be compared with)."""
     if with_card is None or with_card.estimate is None or with_card.wins + with_card.losses < FEW_MATCHES:
-        return False
-    base_estimate = base.estimate if base is not None and base.estimate is not None else 50.0
-    return with_card.estimate >= base_estimate + BETTER_BY
+        return None
+    without = without_card(with_card, base)
+    if without is None or without.estimate is None or without.wins + without.losses < FEW_MATCHES:
+        return None
+    return with_card.estimate - without.estimate
+
+
+def did_better(with_card: WinRate | None, base: WinRate | None) -> bool:
+    """Whether the archetype's lists with a card did better against an opponent than its lists without
+    it: 5+ decided matches on each side and a shrunk estimate ``BETTER_BY`` points higher. The one rule
+    every deck tool uses, so no answer cuts a card another calls a winner."""
+    gap = _compare(with_card, base)
+    return gap is not None and gap >= BETTER_BY
+
+
+def did_worse(with_card: WinRate | None, base: WinRate | None) -> bool:
+    """The mirror of ``did_better``: the lists with the card did ``BETTER_BY`` points worse."""
+    gap = _compare(with_card, base)
+    return gap is not None and gap <= -BETTER_BY
 
 
 def own_creatures_from(main: list[CardDetail]) -> float | None:
@@ -253,9 +277,12 @@ class DeckCoach:
         spare = own_creatures_from(main or [])
         return {t.name: ways[0] for t in targets if (ways := answered_by(facts, t, spare))}
 
-    def _with_card(self, own_stats: dict[str, Any], name: str, opponent: str) -> WinRate | None:
-        """The archetype's record against ``opponent`` in its lists that sideboard ``name``."""
-        by_key = {card_key(c): v for c, v in own_stats.get("side_vs", {}).items()}
+    def _with_card(
+        self, own_stats: dict[str, Any], name: str, opponent: str, section: str = "side_vs"
+    ) -> WinRate | None:
+        """The archetype's record against ``opponent`` in its lists that play ``name`` in the sideboard
+        (``side_vs``) or the mainboard (``main_vs``; absent from aggregates stored before it existed)."""
+        by_key = {card_key(c): v for c, v in own_stats.get(section, {}).items()}
         vs = (by_key.get(card_key(name)) or {}).get(opponent)
         return record(vs[0], vs[1], 0, self.meta.min_sample) if vs else None
 
@@ -298,15 +325,22 @@ class DeckCoach:
                 continue
             if self._answers(card, targets, main):
                 continue
-            dead = any(r.kind not in ("lifegain", "protection") for r in roles_of(_facts_of_detail(card)))
+            in_lists = self._with_card(own_stats, card.name, opponent, "main_vs")
+            if did_better(in_lists, base):  # lists with it beat the archetype's record here: it stays
+                continue
             share = inclusion.get(card_key(card.name), 0.0)
+            if did_worse(in_lists, base) and in_lists is not None:
+                why = f"lists with it went {in_lists.wins}-{in_lists.losses} here, below the archetype's record"
+                outs.append((1, share, card.name, card, why))
+                continue
+            dead = any(r.kind not in ("lifegain", "protection") for r in roles_of(_facts_of_detail(card)))
             if not dead and share >= CORE_INCLUSION:
                 if card.quantity >= 4:  # a core four-of can lose one copy
                     trim = card.model_copy(update={"quantity": 1})
-                    trims.append((2, share, card.name, trim, f"one copy of a four-of (in {share:g}% of the lists)"))
+                    trims.append((3, share, card.name, trim, f"one copy of a four-of (in {share:g}% of the lists)"))
                 continue
             why = "nothing to hit among their key cards" if dead else f"a flex slot (in {share:g}% of the lists)"
-            outs.append((0 if dead else 1, share, card.name, card, why))
+            outs.append((0 if dead else 2, share, card.name, card, why))
         outs += sorted(trims, key=lambda t: (t[1], t[2]))[:GUIDE_MAX_TRIMS]
         room = min(GUIDE_MAX_IN, sum(o[3].quantity for o in outs))
         bring_in: list[GuideCard] = []
@@ -352,6 +386,16 @@ class DeckCoach:
         yours = [self._usage(c.name, rows.get(k, (None, None))[1], lists, c.quantity, rec) for k, c in mine.items()]
         core = sorted((u for u in yours if u.inclusion_rate >= CORE_INCLUSION), key=lambda u: -u.inclusion_rate)
         flex = sorted((u for u in yours if u.inclusion_rate < FLEX_INCLUSION), key=lambda u: (u.inclusion_rate, u.name))
+        top = self._top(total, name, params.top_n)
+        for usage in flex:  # the shared evidence rule: a flex card whose lists beat a top deck is not cut
+            usage.better_against = [
+                t["archetype"]
+                for t in top
+                if did_better(
+                    self._with_card(stats, usage.name, t["archetype"], "main_vs"),
+                    WinRate.model_validate(t["your_archetype_vs_it"]),
+                )
+            ]
         candidates = []
         for key, (card, row) in rows.items():
             usage = self._usage(card, row, lists, mine[key].quantity if key in mine else 0, rec)
@@ -368,6 +412,8 @@ class DeckCoach:
         swaps: list[Swap] = []
         used: set[str] = set()
         for cut in flex:
+            if cut.better_against:
+                continue
             add = next((c for c in candidates if c.name not in used and is_land(c) == is_land(cut)), None)
             if add is None:
                 continue
@@ -394,7 +440,7 @@ class DeckCoach:
             flex_spots=flex[: max(params.top_n, 5)],
             candidates=candidates[: max(params.top_n * 2, 10)],
             swaps=swaps,
-            top_matchups=self._top(total, name, params.top_n),
+            top_matchups=top,
             metadata=MainboardMetadata(
                 period=win,
                 min_sample=self.meta.min_sample,

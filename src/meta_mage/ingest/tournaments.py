@@ -15,6 +15,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from meta_mage.analytics.aggregate import AGGREGATE_VERSION
 from meta_mage.ingest.archetypes import Classification
 from meta_mage.ingest.errors import InputFileError
 from meta_mage.models.cards import front_face
@@ -166,6 +167,7 @@ def content_digest(tournament: ParsedTournament, rules_fingerprint: str) -> str:
         "format": tournament.format,
         "name": tournament.name,
         "rules": rules_fingerprint,
+        "aggregate": AGGREGATE_VERSION,
         "decks": [[d.player, d.placing, d.mainboard, d.sideboard, d.archetype] for d in tournament.decks],
         "matches": [
             [m.round_name, m.player1, m.player2, m.p1_games, m.p2_games, m.drawn_games] for m in tournament.matches

@@ -85,6 +85,9 @@ class CardUsage(BaseModel):
     your_copies: int
     with_card: WinRate | None = None
     without_card: WinRate | None = None
+    better_against: list[str] = Field(
+        default_factory=list, description="Top decks its lists beat the archetype's own record against (kept)"
+    )
 
 
 class Swap(BaseModel):
