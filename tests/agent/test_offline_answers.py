@@ -250,3 +250,10 @@ async def test_how_to_sideboard_against_a_deck_says_what_comes_in_and_what_goes_
     assert ins and outs and sum(int(n) for n, _ in ins) == sum(int(n) for n, _ in outs)
     assert not {name for _, name in ins} & {name for _, name in outs}
     assert "That leaves 60 cards in the deck and 15 in the sideboard." in section
+
+
+async def test_short_names_reach_the_right_decks(offline: Conversations, modern_world: dict[str, Any]) -> None:
+    turn = await run_turn(offline, "How does Prowess do against Zoo in Modern over the last 30 days?")
+    stats = call(modern_world, "get_deck_matchup_stats", format="Modern", archetype="Izzet Prowess", days=30)
+    cell = next(c for c in stats["matchups"] if c["opponent"] == "Domain Zoo")
+    assert "**Izzet Prowess in Modern**" in turn.text and f"Against **Domain Zoo**: {rate(cell)}" in turn.text
