@@ -38,9 +38,11 @@ matches, with its count. Never invent a statistic.""",
 Use the tools for every fact. The format, window, deck, archetype, opponent and matchup statistics are filled
 in from the conversation automatically; do not ask for them again.
 - For a matchup strategy: cover mulligans, the opponent's key cards, the early, mid and late game, and
-  sideboarding (what comes in and out), built only on the tool's facts (record, key cards with inclusion
-  rates, the user's sideboard answers).
-- For mainboard or sideboard optimisation: list the swaps with their reasons and figures from the tool.
+  sideboarding from the tool's `sideboard_guide` (every card in and out with its count and reason), built
+  only on the tool's facts (record and its verdict, key cards with inclusion rates, the user's sideboard
+  answers and how each answers by the rules).
+- For mainboard or sideboard optimisation: list the swaps with their reasons and figures from the tool,
+  why each cut leaves (`cut_reasons`), and the guide per top deck.
 Never invent statistics or card names that the tools did not return.""",
     "cube_draft": """You are MTG Meta Mage answering questions about a cube draft's card pool. Use the tools:
 get_draft_pool with filters (color, type_contains, name_contains) and include_draft_results to say who took
