@@ -5,82 +5,21 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import contextlib
 import json
-import shutil
-import socket
-import subprocess
-import threading
-import time
 import urllib.parse
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-import uvicorn
 import websockets
 
-from meta_mage.api.factory import build_app
+from tests.agent.conftest import modern_deck
+from tests.browser.conftest import CHROMIUM, SCREENSHOTS
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="needs Debian's chromium package")
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-@pytest.fixture()
-def server(modern_world: dict[str, Any]) -> Iterator[str]:
-    port = free_port()
-    app = build_app(modern_world["settings"], modern_world["db"], serve_page=True)
-    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning")
-    uv = uvicorn.Server(config)
-    thread = threading.Thread(target=uv.run, daemon=True)
-    thread.start()
-    deadline = time.time() + 10
-    while not uv.started and time.time() < deadline:
-        time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}"
-    uv.should_exit = True
-    thread.join(5)
-
-
-@pytest.fixture()
-def browser(tmp_path: Path) -> Iterator[int]:
-    port = free_port()
-    process = subprocess.Popen(
-        [
-            str(CHROMIUM),
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-quic",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            f"--user-data-dir={tmp_path / 'profile'}",
-            f"--remote-debugging-port={port}",
-            "--window-size=1200,900",
-            "about:blank",
-        ],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    deadline = time.time() + 20
-    while time.time() < deadline:
-        try:
-            urllib.request.urlopen(f"http://127.0.0.1:{port}/json/version", timeout=1)
-            break
-        except OSError:
-            time.sleep(0.1)
-    yield port
-    process.terminate()
-    process.wait(10)
 
 
 # The page's own event reader fed one SSE stream (CRLF line ends, as sse-starlette sends) cut into chunks
@@ -101,50 +40,134 @@ SPLIT_STREAMS = """(() => {
 })()"""
 
 
-async def drive(debug_port: int, url: str, shot: Path) -> dict[str, Any]:
-    request = urllib.request.Request(f"http://127.0.0.1:{debug_port}/json/new?{urllib.parse.quote(url)}", method="PUT")
+class Tab:
+    """One page in the browser, driven over the DevTools protocol."""
+
+    def __init__(self, ws: Any) -> None:
+        self.ws = ws
+        self.counter = 0
+
+    async def send(self, method: str, **params: Any) -> Any:
+        self.counter += 1
+        await self.ws.send(json.dumps({"id": self.counter, "method": method, "params": params}))
+        while True:
+            reply = json.loads(await self.ws.recv())
+            if reply.get("id") == self.counter:
+                return reply.get("result")
+
+    async def evaluate(self, expression: str) -> Any:
+        """The value of ``expression`` in the page (a promise is awaited)."""
+        result = await self.send("Runtime.evaluate", expression=expression, returnByValue=True, awaitPromise=True)
+        return result["result"].get("value")
+
+    async def turns_done(self, count: int) -> None:
+        """Wait until the page has finished ``count`` turns (``body[data-turns]``)."""
+        for _ in range(600):
+            if await self.evaluate("document.body.dataset.turns") == str(count):
+                await asyncio.sleep(0.3)  # the last animation frame renders the answer
+                return
+            await asyncio.sleep(0.1)
+        raise AssertionError(f"the page did not finish {count} turn(s)")
+
+    async def screenshot(self, name: str) -> Path:
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        path = SCREENSHOTS / name
+        png = await self.send("Page.captureScreenshot", format="png")
+        path.write_bytes(base64.b64decode(png["data"]))
+        print(f"\nscreenshot: {path}")
+        return path
+
+
+@contextlib.asynccontextmanager
+async def open_tab(debug_port: int, url: str, width: int = 1280, height: int = 900) -> AsyncIterator[Tab]:
+    request = urllib.request.Request(f"http://127.0.0.1:{debug_port}/json/new?about:blank", method="PUT")
     target = json.loads(urllib.request.urlopen(request, timeout=5).read())
     async with websockets.connect(target["webSocketDebuggerUrl"], max_size=2**25) as ws:
-        counter = 0
+        tab = Tab(ws)
+        mobile = width < 700
+        await tab.send(
+            "Emulation.setDeviceMetricsOverride", width=width, height=height, deviceScaleFactor=1, mobile=mobile
+        )
+        await tab.send("Page.navigate", url=url)
+        yield tab
 
-        async def send(method: str, **params: Any) -> Any:
-            nonlocal counter
-            counter += 1
-            await ws.send(json.dumps({"id": counter, "method": method, "params": params}))
-            while True:
-                reply = json.loads(await ws.recv())
-                if reply.get("id") == counter:
-                    return reply.get("result")
 
-        async def evaluate(expression: str) -> Any:
-            result = await send("Runtime.evaluate", expression=expression, returnByValue=True)
-            return result["result"].get("value")
+async def test_chat_page_streams_an_answer(server: str, browser: int) -> None:
+    question = urllib.parse.quote("What are the top decks in Modern over the last 30 days?")
+    async with open_tab(browser, f"{server}/?q={question}") as tab:
+        await tab.turns_done(1)
+        log = await tab.evaluate("document.getElementById('log').innerText")
+        state = await tab.evaluate("document.getElementById('state').innerText")
+        tools = await tab.evaluate("[...document.querySelectorAll('.tool')].map(e => e.textContent)")
+        assert "Welcome to MTG Meta Mage" in log
+        assert "Top decks in Modern" in log and "Jeskai Blink" in log
+        assert any(t.startswith("→ get_format_meta_rankings") for t in tools)
+        assert any(t.startswith("✓ get_format_meta_rankings") for t in tools)
+        assert "Format\nModern" in state and "Window\nLast 30 days" in state
+        # the answer is rendered markdown: a real table, no pipes or asterisks left as text
+        table = await tab.evaluate(
+            "(() => { const t = document.querySelector('.assistant:last-of-type table');"
+            " return t ? [t.rows.length, t.rows[0].cells[1].textContent] : null; })()"
+        )
+        assert table is not None and table[0] >= 11 and table[1] == "Archetype"
+        assert "|---|" not in log and "**Top decks" not in log
+        assert await tab.evaluate(SPLIT_STREAMS) == ["content:a|content:b"]
+        assert await tab.evaluate("!document.getElementById('send').disabled")
+        assert await tab.evaluate("document.getElementById('format').value") == "Modern"
+        shot = await tab.screenshot("rankings-1280x900.png")
+        assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
-        for _ in range(300):
-            if await evaluate("document.body.dataset.turns") == "1":
+
+HOSTILE = '<img src=x onerror="window.pwned=1"> <script>window.pwned=2</script> **bold** [x](javascript:window.pwned=3)'
+
+
+async def test_text_from_anywhere_cannot_inject_html(server: str, browser: int) -> None:
+    async with open_tab(browser, f"{server}/") as tab:
+        for _ in range(100):
+            if await tab.evaluate("document.querySelectorAll('.assistant').length") == 1:
                 break
             await asyncio.sleep(0.1)
-        page = {
-            "log": await evaluate("document.getElementById('log').innerText"),
-            "state": await evaluate("document.getElementById('state').innerText"),
-            "tools": await evaluate("[...document.querySelectorAll('.tool')].map(e => e.textContent)"),
-            "split_streams": await evaluate(SPLIT_STREAMS),
-            "send_enabled": await evaluate("!document.getElementById('send').disabled"),
-        }
-        png = await send("Page.captureScreenshot", format="png")
-        shot.write_bytes(base64.b64decode(png["data"]))
-        return page
+        # an answer whose markdown carries HTML: sanitised, the markdown itself rendered
+        rendered = await tab.evaluate(
+            f"(() => {{ const n = addAnswer({json.dumps(HOSTILE)}); return new Promise(r => requestAnimationFrame("
+            "() => setTimeout(() => r(n.innerHTML), 50))); })()"
+        )
+        assert "<strong>bold</strong>" in rendered and "onerror" not in rendered and "<script" not in rendered
+        assert "javascript:" not in rendered
+        # a user's message with HTML in it is shown as text
+        await tab.evaluate(f"send({json.dumps(HOSTILE)})")
+        await tab.turns_done(1)
+        user = await tab.evaluate("[...document.querySelectorAll('.user')].pop().textContent")
+        assert user == HOSTILE
+        injected = await tab.evaluate(
+            "[String(window.pwned), [...document.querySelectorAll('#log img, #log script')].map(e => e.outerHTML)]"
+        )
+        assert injected == ["undefined", []], injected
 
 
-async def test_chat_page_streams_an_answer(server: str, browser: int, tmp_path: Path) -> None:
-    question = urllib.parse.quote("What are the top decks in Modern over the last 30 days?")
-    shot = tmp_path / "chat.png"
-    page = await drive(browser, f"{server}/?q={question}", shot)
-    assert "Welcome to MTG Meta Mage" in page["log"]
-    assert "Top decks in Modern" in page["log"] and "Jeskai Blink" in page["log"]
-    assert any(t.startswith("→ get_format_meta_rankings") for t in page["tools"])
-    assert any(t.startswith("✓ get_format_meta_rankings") for t in page["tools"])
-    assert "format\nModern" in page["state"] and "days\n30" in page["state"]
-    assert page["split_streams"] == ["content:a|content:b"] and page["send_enabled"]
-    data = shot.read_bytes()
-    assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 20_000
+@pytest.mark.parametrize(("width", "height"), [(1280, 900), (375, 800)])
+async def test_a_pasted_decklist_keeps_the_input_and_the_answer_in_view(
+    server: str, browser: int, width: int, height: int
+) -> None:
+    deck, _ = modern_deck("Boros Energy")
+    async with open_tab(browser, f"{server}/", width, height) as tab:
+        for _ in range(100):
+            if await tab.evaluate("document.querySelectorAll('.assistant').length") == 1:
+                break
+            await asyncio.sleep(0.1)
+        await tab.evaluate(f"send({json.dumps('My Modern deck:' + chr(10) + deck)})")
+        await tab.turns_done(1)
+        view = await tab.evaluate(
+            "(() => { const box = document.getElementById('message').getBoundingClientRect();"
+            " const last = [...document.querySelectorAll('.msg')].pop().getBoundingClientRect();"
+            " return {box: [box.top, box.bottom, box.left, box.right], last: [last.top, last.bottom],"
+            " width: innerWidth, height: innerHeight, scroll: document.documentElement.scrollHeight,"
+            " summary: document.querySelector('details.deck summary').textContent,"
+            " open: document.querySelector('details.deck').open}; })()"
+        )
+        top, bottom, left, right = view["box"]
+        assert 0 <= top < bottom <= view["height"] and 0 <= left < right <= view["width"], view
+        assert view["last"][0] < view["height"] and view["last"][1] > 0, view  # the newest answer is on screen
+        assert view["scroll"] <= view["height"], view  # the page itself does not grow; the log scrolls
+        assert view["summary"] == "Decklist: 60 + 15 cards" and not view["open"]
+        await tab.screenshot(f"decklist-{width}x{height}.png")
