@@ -171,3 +171,40 @@ async def test_a_pasted_decklist_keeps_the_input_and_the_answer_in_view(
         assert view["scroll"] <= view["height"], view  # the page itself does not grow; the log scrolls
         assert view["summary"] == "Decklist: 60 + 15 cards" and not view["open"]
         await tab.screenshot(f"decklist-{width}x{height}.png")
+
+
+async def test_pictures_of_the_meta(server: str, browser: int) -> None:
+    questions = [
+        "What are the top decks in Modern over the last 30 days?",
+        "Show me the Modern matchups for the last 30 days",
+        "What is the matchup spread of Boros Energy in Modern over the last 30 days?",
+        "What green creatures were in the tarkir draft?",
+    ]
+    async with open_tab(browser, f"{server}/", 1280, 900) as tab:
+        for _ in range(100):
+            if await tab.evaluate("document.querySelectorAll('.assistant').length") == 1:
+                break
+            await asyncio.sleep(0.1)
+        for number, question in enumerate(questions, 1):
+            await tab.evaluate(f"send({json.dumps(question)})")
+            await tab.turns_done(number)
+        charts = await tab.evaluate(
+            "[...document.querySelectorAll('figure.chart')].map(f => ({label: f.querySelector('svg')"
+            ".getAttribute('aria-label'), bars: [...f.querySelectorAll('rect.bar')].map(b => b.dataset.name || ''),"
+            " cells: f.querySelectorAll('rect.cell').length, whiskers: f.querySelectorAll('line.whisker').length}))"
+        )
+        for index, name in enumerate(["meta-share", "matchup-grid", "spread", "pool"]):
+            await tab.evaluate(f"document.querySelectorAll('figure.chart')[{index}]?.scrollIntoView()")
+            await tab.screenshot(f"chart-{name}-1280x900.png")
+    labels = [c["label"] for c in charts]
+    assert labels == [
+        "Meta share in Modern",
+        "Matchup grid of Modern",
+        "Matchup spread of Boros Energy",
+        "Cards by colour in Tarkir",
+    ], labels
+    share, grid, spread, pool = charts
+    assert share["bars"][:3] == ["Jeskai Blink", "Boros Energy", "Affinity"] and len(share["bars"]) == 12
+    assert grid["cells"] == 64  # the top 8 against each other
+    assert spread["whiskers"] == len(spread["bars"]) > 0
+    assert len(pool["bars"]) >= 1

@@ -55,7 +55,7 @@ from meta_mage.agent.state import (
     route_of,
 )
 from meta_mage.agent.tool_specs import SHOWN_AS, TOOLS, WORKFLOWS
-from meta_mage.agent.tools import AgentTools, compact_json, state_updates
+from meta_mage.agent.tools import AgentTools, chart_data, compact_json, state_updates
 from meta_mage.config import Settings
 
 logger = logging.getLogger(__name__)
@@ -298,7 +298,11 @@ async def tools(state: ConversationState, *, deps: AgentDeps) -> dict[str, Any]:
             changed = state_updates(name, workflow, outcome.result)
             view.update(changed)
             updates.update(changed)
-            writer({"event": "tool_call", "data": {"tool": name, "status": "complete", "summary": outcome.summary}})
+            event: dict[str, Any] = {"tool": name, "status": "complete", "summary": outcome.summary}
+            picture = chart_data(name, outcome.result)
+            if picture is not None:
+                event["data"] = picture  # an extra field: clients that know only the spec's events ignore it
+            writer({"event": "tool_call", "data": event})
             replies.append(
                 ToolMessage(
                     compact_json(outcome.result.model_dump(mode="json")),

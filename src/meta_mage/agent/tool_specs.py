@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from pydantic import BaseModel
 
-from meta_mage.agent import answers
+from meta_mage.agent import answers, charts
 from meta_mage.models.decks import (
     ClassifyDeckOutput,
     EnrichedDeck,
@@ -176,6 +176,10 @@ class ToolSpec(Generic[R]):
     writes: Callable[[R], dict[str, Any]] | None = None  # the state keys its result sets (JSON values)
     thinking: str = ""
     only_in: Mapping[str, InWorkflow[R]] = field(default_factory=dict)
+    chart: Callable[[R], dict[str, Any] | None] | None = None  # picture data for the tool_call event
+
+    def chart_data(self, result: BaseModel) -> dict[str, Any] | None:
+        return self.chart(self.output.model_validate(result)) if self.chart else None
 
     def state_arguments(self, workflow: str) -> dict[str, str]:
         extra = self.only_in.get(workflow, InWorkflow())
@@ -238,6 +242,7 @@ TOOLS: dict[str, ToolSpec[Any]] = {
             _rankings_summary,
             from_state=TWO_WINDOWS,
             requires=(FORMAT, DAYS),
+            chart=charts.rankings_chart,
         ),
         ToolSpec(
             "get_format_matchup_stats",
@@ -246,6 +251,7 @@ TOOLS: dict[str, ToolSpec[Any]] = {
             lambda r: f"matchup table of {len(r.archetypes)} archetypes",
             from_state=WINDOW,
             requires=(FORMAT, DAYS),
+            chart=charts.grid_chart,
         ),
         ToolSpec(
             "get_format_archetypes",
@@ -287,6 +293,7 @@ TOOLS: dict[str, ToolSpec[Any]] = {
             from_state=WINDOW,
             requires=(FORMAT, DAYS),
             thinking="Fetching your archetype's matchup statistics before coaching the matchup.",
+            chart=charts.spread_chart,
             only_in={
                 DECK: InWorkflow(
                     from_state={"archetype": "archetype"},
@@ -334,6 +341,7 @@ TOOLS: dict[str, ToolSpec[Any]] = {
             from_state={"draft_id": "draft_id"},
             requires=(DRAFT_ID,),
             writes=lambda r: {"draft_id": r.draft_id},
+            chart=charts.pool_chart,
         ),
     )
 }

@@ -136,6 +136,12 @@ def state_updates(name: str, workflow: str, result: BaseModel) -> dict[str, Any]
     return spec.updates(workflow, result) if spec is not None else {}
 
 
+def chart_data(name: str, result: BaseModel) -> dict[str, Any] | None:
+    """The picture data for the ``tool_call`` complete event (its declaration's ``chart``), or None."""
+    spec = TOOLS.get(name)
+    return spec.chart_data(result) if spec is not None else None
+
+
 def summarise(name: str, result: BaseModel) -> str:
     """One line for the ``tool_call`` complete event (its declaration's ``summary``)."""
     spec = TOOLS.get(name)
