@@ -208,3 +208,16 @@ async def test_pictures_of_the_meta(server: str, browser: int) -> None:
     assert grid["cells"] == 64  # the top 8 against each other
     assert spread["whiskers"] == len(spread["bars"]) > 0
     assert len(pool["bars"]) >= 1
+
+
+async def test_api_docs_work_offline(server: str, browser: int) -> None:
+    # the browser has no internet: Swagger UI comes from the package, and lists the API's operations
+    async with open_tab(browser, f"{server}/docs") as tab:
+        operations = 0
+        for _ in range(100):
+            operations = await tab.evaluate("document.querySelectorAll('.opblock').length")
+            if operations:
+                break
+            await asyncio.sleep(0.1)
+        assert operations >= 5
+        await tab.screenshot("docs-1280x900.png")

@@ -65,6 +65,8 @@ def create_app(
     /drafts (the small Lambdas serve those in the cloud); ``serve_page`` adds the chat page at ``/``.
     ``issued`` holds the ids the small ``/welcome`` function hands out, which become conversations here."""
     app = FastAPI(
+        docs_url=None,  # served by routes/page.py from the packaged Swagger UI: no CDN, works offline
+        redoc_url=None,
         title="MTG Meta Mage",
         description="A Magic: The Gathering coach over real tournament results.",
         version="0.1.0",

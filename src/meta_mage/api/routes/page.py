@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from fastapi import APIRouter
+from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.responses import FileResponse, HTMLResponse, Response
 
 from meta_mage.errors import NotFound
@@ -26,13 +27,28 @@ def page() -> str:
     return PAGE.read_text(encoding="utf-8")
 
 
+MEDIA_TYPES = {".js": "text/javascript", ".css": "text/css"}
+
+
 @router.get("/static/vendor/{name}", include_in_schema=False)
 def vendored(name: str) -> FileResponse:
-    """One of the pinned libraries in ``static/vendor`` (JavaScript only; nothing outside the folder)."""
+    """One of the pinned libraries in ``static/vendor`` (scripts and styles only; nothing outside the folder)."""
     path = VENDOR / name
-    if not name.endswith(".js") or "/" in name or not path.is_file():
+    if "/" in name or path.suffix not in MEDIA_TYPES or not path.is_file():
         raise NotFound(f"no vendored file {name!r}", field="name")
-    return FileResponse(path, media_type="text/javascript", headers={"cache-control": "public, max-age=86400"})
+    return FileResponse(path, media_type=MEDIA_TYPES[path.suffix], headers={"cache-control": "public, max-age=86400"})
+
+
+@router.get("/docs", include_in_schema=False)
+def docs() -> HTMLResponse:
+    """Swagger UI for ``/openapi.json`` from the packaged copy (``static/vendor``)."""
+    return get_swagger_ui_html(
+        openapi_url="/openapi.json",
+        title="MTG Meta Mage API",
+        swagger_js_url="/static/vendor/swagger-ui-bundle-5.35.0.js",
+        swagger_css_url="/static/vendor/swagger-ui-5.35.0.css",
+        swagger_favicon_url="/favicon.svg",
+    )
 
 
 @router.get("/favicon.ico", include_in_schema=False)
