@@ -5,14 +5,16 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
+import select
 import sys
 from collections.abc import AsyncGenerator, AsyncIterable, AsyncIterator, Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TextIO
 
 import httpx
 
-from meta_mage.local.terminal import render
+from meta_mage.local.terminal import can_draw, draw, render
 
 SsePair = tuple[str, dict[str, Any]]
 
@@ -84,9 +86,34 @@ async def stream_chat(client: httpx.AsyncClient, body: dict[str, Any]) -> AsyncI
                 yield _Event(kind, data)
 
 
+PASTE_GAP_SECONDS = 0.05
+
+
+def read_message(prompt: str = "you> ", stream: TextIO | None = None) -> str | None:
+    """One message from a terminal, or None at end of input. Everything that arrives together is one
+    message: a pasted decklist comes in as many lines at once, and they all belong to it (a typed line
+    ends at Enter). From a pipe, one line is one message."""
+    stream = stream or sys.stdin
+    if not stream.isatty():
+        line = stream.readline()
+        return line.rstrip("\n") if line else None
+    print(prompt, end="", flush=True)
+    fd = stream.fileno()
+    chunks = [os.read(fd, 65536)]
+    if not chunks[0]:
+        return None
+    while select.select([fd], [], [], PASTE_GAP_SECONDS)[0]:
+        more = os.read(fd, 65536)
+        if not more:
+            break
+        chunks.append(more)
+    return b"".join(chunks).decode("utf-8", "replace").replace("\r\n", "\n").rstrip("\n")
+
+
 async def chat_loop(url: str, fmt: str | None, days: int | None) -> int:
     """Read messages from stdin until EOF or 'quit'; one conversation for the whole session."""
     context = {k: v for k, v in {"format": fmt, "days": days}.items() if v is not None}
+    pretty = can_draw()
     async with httpx.AsyncClient(base_url=url) as client:
         try:
             welcome = (await client.get("/welcome")).json()
@@ -96,15 +123,16 @@ async def chat_loop(url: str, fmt: str | None, days: int | None) -> int:
         conversation_id = welcome["conversation_id"]
         print(welcome["message"], "\n")
         while True:
-            try:
-                message = input("you> ").strip()
-            except EOFError:
+            message = read_message()
+            if message is None:
                 return 0
+            message = message.strip()
             if message.lower() in {"quit", "exit"}:
                 return 0
             if not message:
                 continue
             body = {"message": message, "conversation_id": conversation_id, "context": context}
-            summary = await render(stream_chat(client, body))
+            events = stream_chat(client, body)
+            summary = await (draw(events) if pretty else render(events))
             conversation_id = summary.get("conversation_id", conversation_id)
             print()

@@ -1,4 +1,6 @@
-"""Render the agent's events in a terminal: the answer as it streams, tool calls as they happen."""
+"""Render the agent's events in a terminal: the answer as it streams, tool calls as they happen. On a
+real terminal with ``rich`` installed (the ``local`` extra) the answer is drawn as markdown (tables,
+bold) while it streams; piped output stays plain text."""
 
 from __future__ import annotations
 
@@ -6,6 +8,56 @@ import json
 import sys
 from collections.abc import AsyncIterator
 from typing import Any, TextIO
+
+
+def can_draw(out: TextIO | None = None) -> bool:
+    """Whether answers can be drawn as markdown: ``out`` is a terminal and ``rich`` is installed."""
+    if not (out or sys.stdout).isatty():
+        return False
+    try:
+        import rich  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def _step(kind: str, data: dict[str, Any]) -> str | None:
+    """The one-line text of a thinking or tool_call event."""
+    if kind == "thinking":
+        return f"  … {data['content']}"
+    if kind == "tool_call":
+        if data["status"] == "calling":
+            return f"  → {data['tool']} {json.dumps(data.get('arguments') or {}, ensure_ascii=False)}"
+        mark = "✓" if data["status"] == "complete" else "✗"
+        return f"  {mark} {data['tool']}: {data.get('summary', '')}"
+    return None
+
+
+async def draw(events: AsyncIterator[Any]) -> dict[str, Any]:
+    """Like ``render``, with the answer drawn as markdown by ``rich`` (redrawn as it streams)."""
+    from rich.console import Console
+    from rich.live import Live
+    from rich.markdown import Markdown
+
+    console = Console()
+    summary: dict[str, Any] = {}
+    text = ""
+    with Live(Markdown(""), console=console, refresh_per_second=8, vertical_overflow="visible") as live:
+        async for event in events:
+            kind, data = event.event, event.data
+            if kind == "metadata":
+                summary["conversation_id"] = data["conversation_id"]
+            elif (line := _step(kind, data)) is not None:
+                console.print(line, style="dim", markup=False, highlight=False)
+            elif kind == "content":
+                text += data["text"]
+                live.update(Markdown(text))
+            elif kind == "state":
+                summary["state"] = data
+            elif kind == "error":
+                summary["error"] = data
+                console.print(f"error: {data.get('message', data)}", style="red", markup=False)
+    return summary
 
 
 async def render(events: AsyncIterator[Any], out: TextIO | None = None) -> dict[str, Any]:
@@ -18,14 +70,8 @@ async def render(events: AsyncIterator[Any], out: TextIO | None = None) -> dict[
         kind, data = event.event, event.data
         if kind == "metadata":
             summary["conversation_id"] = data["conversation_id"]
-        elif kind == "thinking":
-            out.write(f"  … {data['content']}\n")
-        elif kind == "tool_call":
-            if data["status"] == "calling":
-                out.write(f"  → {data['tool']} {json.dumps(data.get('arguments') or {}, ensure_ascii=False)}\n")
-            else:
-                mark = "✓" if data["status"] == "complete" else "✗"
-                out.write(f"  {mark} {data['tool']}: {data.get('summary', '')}\n")
+        elif (line := _step(kind, data)) is not None:
+            out.write(line + "\n")
         elif kind == "content":
             out.write(data["text"])
             for_line_start = data["text"].endswith("\n")
