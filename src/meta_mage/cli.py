@@ -322,7 +322,7 @@ def cmd_upload(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="meta-mage", description=__doc__)
+    parser = argparse.ArgumentParser(prog="meta-mage", description=(__doc__ or "").replace("``", "'"))
     parser.add_argument("--rules-dir", help="archetype rules directory (MTGOFormatData layout)")
     sub = parser.add_subparsers(dest="command", required=True)
 

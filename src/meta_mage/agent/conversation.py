@@ -293,7 +293,7 @@ class Conversations:
                 logger.warning("turn failed in conversation %s: %s", conversation_id, exc.message)
                 error = {
                     "error": exc.code,
-                    "message": f"This answer could not be saved: the conversation store failed ({exc.message}). "
+                    "message": f"The conversation store failed ({exc.message}); this turn was not kept. "
                     "Please try again.",
                 }
             elif isinstance(exc, MetaMageError):  # e.g. LockLost: the turn was refused storage, and says why

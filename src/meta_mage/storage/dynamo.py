@@ -9,7 +9,7 @@ from collections.abc import Callable
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
 import boto3
-from botocore.exceptions import BotoCoreError, ClientError, EndpointConnectionError
+from botocore.exceptions import BotoCoreError, ClientError, EndpointConnectionError, NoCredentialsError
 
 from meta_mage.config import Settings
 from meta_mage.errors import StorageUnavailable
@@ -79,6 +79,11 @@ def sdk_problem(exc: Exception) -> str:
         message = exc.response.get("Error", {}).get("Message", "")
         hint = " (create the tables with 'meta-mage tables create')" if code == "ResourceNotFoundException" else ""
         return f"{code}: {message}{hint}"
+    if isinstance(exc, NoCredentialsError):
+        return (
+            f"{exc} (no AWS account configured: for a local run start 'meta-mage dynamodb' and set "
+            "AWS_ENDPOINT_URL_DYNAMODB to its URL, or try 'meta-mage demo')"
+        )
     if isinstance(exc, EndpointConnectionError):
         return f"{exc} (is the DynamoDB endpoint running? AWS_ENDPOINT_URL_DYNAMODB points the tools at it)"
     return f"{type(exc).__name__}: {exc}"
