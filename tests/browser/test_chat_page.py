@@ -221,3 +221,23 @@ async def test_api_docs_work_offline(server: str, browser: int) -> None:
             await asyncio.sleep(0.1)
         assert operations >= 5
         await tab.screenshot("docs-1280x900.png")
+
+
+AXE = Path(__file__).parent / "vendor" / "axe-4.14.1.min.js"
+
+
+@pytest.mark.parametrize(("width", "height"), [(1280, 900), (375, 800)])
+async def test_the_page_has_no_serious_accessibility_problems(
+    server: str, browser: int, width: int, height: int
+) -> None:
+    question = urllib.parse.quote("What are the top decks in Modern over the last 30 days?")
+    async with open_tab(browser, f"{server}/?q={question}", width, height) as tab:
+        await tab.turns_done(1)
+        await tab.evaluate(AXE.read_text(encoding="utf-8"))
+        violations = await tab.evaluate(
+            "axe.run(document, {resultTypes: ['violations']}).then(r => r.violations.map(v => "
+            "({id: v.id, impact: v.impact, nodes: v.nodes.slice(0, 3).map(n => n.target.join(' '))})))"
+        )
+    serious = [v for v in violations if v["impact"] in ("serious", "critical")]
+    print(f"\naxe at {width}x{height}: {len(violations)} violations, {len(serious)} serious or critical: {violations}")
+    assert serious == [], serious
