@@ -196,6 +196,19 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return EXIT_OK if all(r.ok for r in reports) else EXIT_FAILED
 
 
+def _port_problem(host: str, port: int) -> str | None:
+    """Why ``host:port`` cannot be served on (in use, not allowed), or None when it is free."""
+    import socket
+
+    with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((host, port))
+        except OSError as exc:
+            return f"cannot listen on {host}:{port} ({exc.strerror}); is another server running? try --port"
+    return None
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     """Every endpoint on one machine: embedded DynamoDB (or --dynamodb-endpoint), demo data, uvicorn."""
     import contextlib
@@ -211,6 +224,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from meta_mage.storage.tables import create_tables
 
     settings = _settings(args)
+    problem = _port_problem(args.host, args.port)
+    if problem:  # before loading data for half a minute
+        print(f"serve: {problem}", file=sys.stderr)
+        return EXIT_FAILED
     with contextlib.ExitStack() as stack:
         if args.dynamodb_endpoint:
             os.environ["AWS_ENDPOINT_URL_DYNAMODB"] = args.dynamodb_endpoint
@@ -222,9 +239,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
         if not args.no_seed:
             started = time.perf_counter()
             reports = seed_demo(settings, _db(settings))
-            print(
-                f"Demo data loaded in {time.perf_counter() - started:.1f}s ({'; '.join(r.summary() for r in reports)})"
-            )
+            print(f"Demo data loaded in {time.perf_counter() - started:.1f}s:")
+            for report in reports:
+                print(f"  - {report.summary()}")
         app = build_app(settings, serve_page=True)
         print(f"Coach: {app.state.model_description}")
         print(f"Serving http://{args.host}:{args.port}/ (chat page), /docs (OpenAPI); Ctrl-C to stop")

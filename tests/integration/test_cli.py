@@ -159,3 +159,19 @@ def test_serve_against_the_embedded_dynamodb_run_apart(tmp_path: Path) -> None:
                     assert process.wait(timeout=20) == 0 or process is server
                 except subprocess.TimeoutExpired:
                     process.kill()
+
+
+def test_serve_on_a_busy_port_stops_before_loading_anything(capsys: pytest.CaptureFixture[str]) -> None:
+    import socket
+
+    from meta_mage.cli import main
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        started = time.perf_counter()
+        assert main(["serve", "--port", str(port), "--no-seed"]) == 1
+    err = capsys.readouterr().err
+    assert f"cannot listen on 127.0.0.1:{port}" in err and "--port" in err
+    assert time.perf_counter() - started < 5  # no DynamoDB started, no data loaded
