@@ -296,9 +296,10 @@ class DeckCoach:
         own_stats: dict[str, Any],
     ) -> SideboardGuide:
         """What to bring in (sideboard cards that answer the opponent's key cards by the rules, or whose
-        lists beat the archetype's record against it) and as many cards to take out (mainboard spells with
-        nothing to hit among the opponent's key cards first, then flex cards the archetype's lists play least,
-        then one copy of up to three core four-ofs; never a card that answers something of theirs)."""
+        lists did better against it: ``did_better``) and as many cards to take out: mainboard spells with
+        nothing to hit among its key cards first, then cards whose lists did worse against it, then flex
+        cards the archetype's lists play least, then one copy of up to three core four-ofs. Never out: a
+        card that answers something of theirs, or whose lists did better against it."""
         lists = own_stats.get("decks") or 0
         inclusion = {card_key(c): _pct(r[0], lists) for c, r in own_stats.get("main", {}).items()}
         scored: list[tuple[int, str, GuideCard]] = []
@@ -316,8 +317,7 @@ class DeckCoach:
             )
         ranked = [guide_card for _, _, guide_card in sorted(scored, key=lambda s: (s[0], s[1]))]
         coming = {card_key(c.name) for c in ranked}
-        # what can go: spells with nothing to hit here, then flex cards (under CORE_INCLUSION % of the
-        # archetype's lists); core cards and cards that answer something of theirs stay
+        # what can go, in that order (the first field of each entry); core cards only as trims
         outs: list[tuple[int, float, str, CardDetail, str]] = []
         trims: list[tuple[int, float, str, CardDetail, str]] = []
         for card in main:
