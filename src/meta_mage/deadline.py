@@ -36,7 +36,7 @@ _CURRENT: ContextVar[Deadline | None] = ContextVar("meta_mage_deadline", default
 
 def timeout_message(name: str, seconds: float) -> str:
     """The sentence a timed-out tool call becomes (the agent's ``tool_call`` error event shows it)."""
-    return f"{name} did not answer within {seconds:g} seconds"
+    return f"{name} did not answer within {seconds:g} second{'' if seconds == 1 else 's'}"
 
 
 @contextlib.contextmanager

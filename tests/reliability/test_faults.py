@@ -546,7 +546,8 @@ async def _hang() -> dict[str, Any]:
 @pytest.mark.parametrize("fault", ["raises", "hangs past its timeout"])
 async def test_tool_fault(world: dict[str, Any], fault: str) -> None:
     executor = faulty_executor(world, "get_format_matchup_stats", _raise if fault == "raises" else _hang)
-    conversations = coach(world, executor=executor, tool_timeout_seconds=0.25)
+    # 1 s: short for the hang, and room for the real tools (and routing lookups) that run under it too
+    conversations = coach(world, executor=executor, tool_timeout_seconds=1.0)
     first = await run_turn(conversations, Q_RANKINGS)
     cid = first.conversation_id
     before = await assert_consistent(conversations, cid, [])
@@ -557,10 +558,10 @@ async def test_tool_fault(world: dict[str, Any], fault: str) -> None:
     assert second.completed, second.events
     errors = second.tools("error")
     assert errors and len(errors) == executor.calls
-    expected = "injected" if fault == "raises" else "did not answer within 0.25 seconds"
+    expected = "injected" if fault == "raises" else "did not answer within 1 second"
     assert expected in errors[0]["summary"] and "went wrong" in second.text
     if fault != "raises":
-        assert seconds < 0.25 * executor.calls + 2
+        assert seconds < 1.0 * executor.calls + 2
     after = await assert_consistent(conversations, cid, before)
 
     executor.armed = False
