@@ -97,7 +97,7 @@ def test_the_sooner_deadline_wins_and_none_keeps_the_current_one() -> None:
         with deadline(60, "inner") as later:
             assert later is outer
         with deadline(1, "inner") as sooner:
-            assert sooner is not None and sooner.message == "inner did not answer within 1 seconds"
+            assert sooner is not None and sooner.message == "inner did not answer within 1 second"
             assert current_deadline() is sooner
         with deadline(None, "same") as same:
             assert same is outer
