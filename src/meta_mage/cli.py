@@ -124,7 +124,7 @@ def cmd_seed(args: argparse.Namespace) -> int:
 DEMO_QUESTIONS = (
     "What are the top decks in {format}?",
     "How does {top} do against {second}?",
-    "What green creatures were in the Tarkir draft, and who took them?",
+    "What green planeswalkers were in the Tarkir draft, and who took them?",  # a few lines, not a pool dump
 )
 
 

@@ -448,12 +448,13 @@ def draft_pool(route: Route, state: ConversationState, done: Results) -> str:
         return ""
     cards = pool.cards or []
     filters = route.card_filter or {}
-    described = (filters.get("type_contains") or "card").lower() + "s"
+    kind = (filters.get("type_contains") or "card").lower()
+    described = ""
     color = {"W": "white", "U": "blue", "B": "black", "R": "red", "G": "green", "C": "no colour"}.get(
         filters.get("color", "")
     )
     if color:
-        described += f" with {color} in their colour identity"
+        described += f" with {color} in {'its' if pool.total_cards == 1 else 'their'} colour identity"
     if filters.get("name_contains"):
         described += f" named like “{filters['name_contains']}”"
     private = _private_picks(cards)
@@ -471,7 +472,8 @@ def draft_pool(route: Route, state: ConversationState, done: Results) -> str:
         total = len(cards)
     drafted = [c for c in cards if c.get("drafted")]
     lines = [
-        f"**{pool.draft_name}** ({pool.draft_date}): {total} {described} in the pool, {len(drafted)} of them drafted.",
+        f"**{pool.draft_name}** ({pool.draft_date}): {total} {kind}{'' if total == 1 else 's'}{described} in the pool, "
+        + (f"{len(drafted)} of them drafted." if total != 1 else "drafted." if drafted else "not drafted."),
         "",
     ]
     for card in cards[:60]:
