@@ -95,14 +95,15 @@ def own_creatures_from(main: list[CardDetail]) -> float | None:
 
 
 def group_ways(how: dict[str, str], limit: int = 3) -> str:
-    """ "Phlage, Ragavan (exiles it); Arena of Glory, Arid Mesa and 8 more (turns it into a basic Mountain)"."""
+    """ "exiles it: Phlage, Titan of Fire's Fury / Ragavan, Nimble Pilferer; turns it into a basic Mountain:
+    Arena of Glory / Arid Mesa and 8 more" (card names hold commas, so they are parted by slashes)."""
     by_way: dict[str, list[str]] = {}
     for target, way in how.items():
         by_way.setdefault(way, []).append(target)
     parts = []
     for way, names in by_way.items():
         more = f" and {len(names) - limit} more" if len(names) > limit else ""
-        parts.append(f"{', '.join(names[:limit])}{more} ({way})")
+        parts.append(f"{way}: {' / '.join(names[:limit])}{more}")
     return "; ".join(parts)
 
 

@@ -30,13 +30,14 @@ Kind = Literal[
     "protection",
 ]
 
+PAYABLE_CAP = 6  # the highest mana value a cap set when cast (X, energy, converge) is counted on to reach
 COLOURS = {"white": "W", "blue": "U", "black": "B", "red": "R", "green": "G"}
 PERMANENT_TYPES = ("creature", "artifact", "enchantment", "planeswalker", "land", "battle")
 _REMINDER = re.compile(r"\([^)]*\)")
 _COST_WORDS = re.compile(r"^(?:sacrifice|discard|exile|pay|remove|tap|untap|\[|[+−-]\d)", re.I)
 _TRIGGERED = re.compile(r"\b(when|whenever|at the beginning of)\b", re.I)
 _GRAVEYARD_USE = re.compile(
-    r"from (?:your|a|their) graveyards?|in your graveyard|cards? in (?:your )?graveyards?|\b(flashback|escape|unearth|"
+    r"from (?:your|their) graveyards?|in your graveyard|cards? in (?:your )?graveyards?|\b(flashback|escape|unearth|"
     r"delve|dredge|embalm|eternalize|disturb|retrace|jump-start|aftermath|scavenge|encore)\b|"
     r"mill|return target [^.]*card from",
     re.I,
@@ -538,6 +539,8 @@ def _removes(role: Role, target: CardFacts) -> str | None:
             return f"{verb} if its toughness is {role.damage} or less (it varies)"
         return f"{verb} ({role.damage} damage against toughness {toughness})"
     if role.variable_cap:
+        if target.mana_value > PAYABLE_CAP:  # X = 12 for a domain-discounted Scion of Draco is no plan
+            return None
         return f"{verb} if enough is paid (mana value {target.mana_value:g})"
     return verb
 
