@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import cached_property, lru_cache
 from typing import Literal
 
 from meta_mage.models.cards import Card, mana_colors, mana_value
@@ -62,13 +63,9 @@ class CardFacts:
     power: str | None = None
     cmc: float | None = None
 
-    @property
+    @cached_property
     def types(self) -> set[str]:
         return {w.lower() for w in self.type_line.split("—")[0].split()}
-
-    @property
-    def subtypes(self) -> set[str]:
-        return {w.lower() for w in self.type_line.partition("—")[2].split()}
 
     @property
     def colours(self) -> set[str]:
@@ -78,7 +75,7 @@ class CardFacts:
     def mana_value(self) -> float:
         return self.cmc if self.cmc is not None else mana_value(self.mana_cost)
 
-    @property
+    @cached_property
     def text(self) -> str:
         return _REMINDER.sub("", self.oracle_text or "")
 
@@ -153,7 +150,9 @@ class Role:
     max_mana_value: float | None = None  # a fixed cap
     variable_cap: bool = False  # a cap chosen when it is cast (X, energy, converge, charge counters)
     damage: int | None = None  # damage (or -N/-N) to a creature; None when it destroys or exiles
-    damage_boosted: int | None = None  # with its condition met (delirium, ...)
+    boosted_cap: float | None = None  # the mana-value cap with its condition met (revolt: Fatal Push)
+    boosted_damage: int | None = None  # the damage with its condition met (delirium: Unholy Heat)
+    verb: str = "kills it"  # what it does to what it hits: "destroys it", "exiles it", "sweeps it away"
     their_choice: bool = False  # an edict: the opponent picks what goes
     soft: str = ""  # "unless they pay {3}"
     max_power_or_toughness: int | None = None  # Stern Scolding
@@ -217,7 +216,8 @@ def _sentences(text: str) -> list[str]:
     return [p.strip(" .—") for p in parts if p.strip(" .—")]
 
 
-def roles_of(card: CardFacts) -> list[Role]:
+@lru_cache(maxsize=8192)  # cards repeat across every pairing of a tool call; CardFacts is frozen
+def roles_of(card: CardFacts) -> tuple[Role, ...]:
     """Every role the card's rules text gives it (an empty list for a card that interacts with nothing)."""
     text = card.text.lower()
     found: list[Role] = []
@@ -228,11 +228,7 @@ def roles_of(card: CardFacts) -> list[Role]:
         found.append(Role("counter", _spell_hits(subtle.group(1)), detail="puts a creature or planeswalker spell back"))
     if re.search(r"^lifelink$", text, re.M):
         found.append(Role("lifegain", detail="lifelink"))
-    unique: list[Role] = []
-    for role in found:
-        if role not in unique:
-            unique.append(role)
-    return unique
+    return tuple(dict.fromkeys(found))
 
 
 def _counter_roles(sentence: str) -> list[Role]:
@@ -302,7 +298,8 @@ def _removal_roles(sentence: str, text: str) -> list[Role]:
                     colours,
                     cap,
                     variable,
-                    damage_boosted=int(boosted.group(1)) if boosted and cap else None,
+                    boosted_cap=float(boosted.group(1)) if boosted and cap else None,
+                    verb=f"{match.group(1)}s it",
                     detail=f"{match.group(1)}s target {phrase}",
                 )
             )
@@ -341,7 +338,7 @@ def _removal_roles(sentence: str, text: str) -> list[Role]:
                     kind,
                     frozenset(hits & {"creature", "planeswalker", "battle"}),
                     damage=amount,
-                    damage_boosted=int(boosted.group(1)) if boosted else None,
+                    boosted_damage=int(boosted.group(1)) if boosted else None,
                     variable_cap=amount is None,
                     detail=f"deals {damage.group(1)} damage to {phrase}",
                 )
@@ -513,27 +510,18 @@ def _removes(role: Role, target: CardFacts) -> str | None:
     )
     if not hit:
         return None
-    action = role.detail.split()[0] if role.detail else ""
-    verb = (
-        "sweeps it away"
-        if role.kind == "sweeper"
-        else "exiles it"
-        if action == "exiles"
-        else "destroys it"
-        if action == "destroys"
-        else "kills it"
-    )
+    verb = "sweeps it away" if role.kind == "sweeper" else role.verb
     if role.their_choice:
         return "makes them sacrifice one (their choice)"
     if role.max_mana_value is not None and target.mana_value > role.max_mana_value:
-        if role.damage_boosted and target.mana_value <= role.damage_boosted:
+        if role.boosted_cap and target.mana_value <= role.boosted_cap:
             return f"{verb} once its condition is met (mana value {target.mana_value:g})"
         return None
     if role.damage is not None and "creature" in types:
         toughness = target.toughness_value()
         if toughness is not None and toughness > role.damage:
-            if role.damage_boosted and toughness <= role.damage_boosted:
-                return f"{verb} only with its bigger damage ({role.damage_boosted} against toughness {toughness})"
+            if role.boosted_damage and toughness <= role.boosted_damage:
+                return f"{verb} only with its bigger damage ({role.boosted_damage} against toughness {toughness})"
             return None
         if toughness is None:
             return f"{verb} if its toughness is {role.damage} or less (it varies)"
