@@ -10,11 +10,12 @@ from pydantic import ValidationError
 from meta_mage.analytics.aggregate import merge
 from meta_mage.analytics.meta import MetaService, record, window
 from meta_mage.analytics.stats import FEW_MATCHES
+from meta_mage.decks.enrich import card_detail
 from meta_mage.decks.parse import parse_deck_text
 from meta_mage.decks.roles import CardFacts, answered_by, role_labels, roles_of
 from meta_mage.errors import InvalidArgument, NotFound
 from meta_mage.ingest.archetypes import ArchetypeClassifier
-from meta_mage.models.cards import Card, card_key, mana_value
+from meta_mage.models.cards import card_key
 from meta_mage.models.decks import (
     CardDetail,
     CardUsage,
@@ -61,7 +62,7 @@ def without_card(with_card: WinRate, base: WinRate | None) -> WinRate | None:
     return record(wins, losses, 0, min_sample=20) if wins >= 0 and losses >= 0 else None  # the flag is unused here
 
 
-def _compare(with_card: WinRate | None, base: WinRate | None) -> float | None:
+def evidence_gap(with_card: WinRate | None, base: WinRate | None) -> float | None:
     """Shrunk win rate with the card minus without it, against one opponent; None unless both sides have
     ``FEW_MATCHES`` decided matches (a card in every list has nothing to be compared with)."""
     if with_card is None or with_card.estimate is None or with_card.wins + with_card.losses < FEW_MATCHES:
@@ -76,13 +77,13 @@ def did_better(with_card: WinRate | None, base: WinRate | None) -> bool:
     """Whether the archetype's lists with a card did better against an opponent than its lists without
     it: 5+ decided matches on each side and a shrunk estimate ``BETTER_BY`` points higher. The one rule
     every deck tool uses, so no answer cuts a card another calls a winner."""
-    gap = _compare(with_card, base)
+    gap = evidence_gap(with_card, base)
     return gap is not None and gap >= BETTER_BY
 
 
 def did_worse(with_card: WinRate | None, base: WinRate | None) -> bool:
     """The mirror of ``did_better``: the lists with the card did ``BETTER_BY`` points worse."""
-    gap = _compare(with_card, base)
+    gap = evidence_gap(with_card, base)
     return gap is not None and gap <= -BETTER_BY
 
 
@@ -91,7 +92,7 @@ def own_creatures_from(main: list[CardDetail]) -> float | None:
     creatures = [c for c in main if "Creature" in (c.type_line or "")]
     if sum(c.quantity for c in creatures) < 12:
         return None
-    return min(c.cmc if c.cmc is not None else mana_value(c.mana_cost) for c in creatures)
+    return min(_facts_of_detail(c).mana_value for c in creatures)
 
 
 def group_ways(how: dict[str, str], limit: int = 3) -> str:
@@ -283,8 +284,10 @@ class DeckCoach:
     ) -> WinRate | None:
         """The archetype's record against ``opponent`` in its lists that play ``name`` in the sideboard
         (``side_vs``) or the mainboard (``main_vs``; absent from aggregates stored before it existed)."""
-        by_key = {card_key(c): v for c, v in own_stats.get(section, {}).items()}
-        vs = (by_key.get(card_key(name)) or {}).get(opponent)
+        index = f"_{section}_by_key"  # the section keyed by card_key, made once per stats
+        if index not in own_stats:
+            own_stats[index] = {card_key(c): v for c, v in own_stats.get(section, {}).items()}
+        vs = (own_stats[index].get(card_key(name)) or {}).get(opponent)
         return record(vs[0], vs[1], 0, self.meta.min_sample) if vs else None
 
     def _guide(
@@ -327,10 +330,11 @@ class DeckCoach:
             if self._answers(card, targets, main):
                 continue
             in_lists = self._with_card(own_stats, card.name, opponent, "main_vs")
-            if did_better(in_lists, base):  # lists with it beat the archetype's record here: it stays
+            gap = evidence_gap(in_lists, base)
+            if gap is not None and gap >= BETTER_BY:  # lists with it did better here: it stays
                 continue
             share = inclusion.get(card_key(card.name), 0.0)
-            if did_worse(in_lists, base) and in_lists is not None:
+            if gap is not None and gap <= -BETTER_BY and in_lists is not None:
                 why = f"lists with it went {in_lists.wins}-{in_lists.losses} here, below the archetype's record"
                 outs.append((1, share, card.name, card, why))
                 continue
@@ -388,14 +392,12 @@ class DeckCoach:
         core = sorted((u for u in yours if u.inclusion_rate >= CORE_INCLUSION), key=lambda u: -u.inclusion_rate)
         flex = sorted((u for u in yours if u.inclusion_rate < FLEX_INCLUSION), key=lambda u: (u.inclusion_rate, u.name))
         top = self._top(total, name, params.top_n)
+        bases = {t["archetype"]: WinRate.model_validate(t["your_archetype_vs_it"]) for t in top}
         for usage in flex:  # the shared evidence rule: a flex card whose lists beat a top deck is not cut
             usage.better_against = [
-                t["archetype"]
-                for t in top
-                if did_better(
-                    self._with_card(stats, usage.name, t["archetype"], "main_vs"),
-                    WinRate.model_validate(t["your_archetype_vs_it"]),
-                )
+                opp
+                for opp, base in bases.items()
+                if did_better(self._with_card(stats, usage.name, opp, "main_vs"), base)
             ]
         candidates = []
         for key, (card, row) in rows.items():
@@ -532,7 +534,12 @@ class DeckCoach:
             )
             cuts.append(SideboardCut(name=card.name, quantity=card.quantity - kept.get(key, 0), why=why))
         details = self.cards.get_many([card_key(s.name) for s in final])
-        final_cards = [self._detail(slot.name, slot.quantity, details.get(card_key(slot.name))) for slot in final]
+        final_cards = [
+            card_detail(found, slot.quantity, "sideboard")
+            if (found := details.get(card_key(slot.name)))
+            else CardDetail(name=slot.name, quantity=slot.quantity, section="sideboard")
+            for slot in final
+        ]
         guides = [self._guide(opp, base, final_cards, main_list, targets[opp], stats) for opp, base in opponents]
         return OptimizeSideboardOutput(
             format=params.format,
@@ -546,21 +553,6 @@ class DeckCoach:
             cut_reasons=cuts,
             guides=guides,
             metadata=SideboardMetadata(period=win, min_sample=self.meta.min_sample),
-        )
-
-    @staticmethod
-    def _detail(name: str, quantity: int, card: Card | None) -> CardDetail:
-        """A sideboard card as the deck tools read it (its rules text from the card data)."""
-        if card is None:
-            return CardDetail(name=name, quantity=quantity, section="sideboard")
-        return CardDetail(
-            name=name,
-            quantity=quantity,
-            section="sideboard",
-            mana_cost=card.mana_cost,
-            cmc=card.cmc,
-            type_line=card.type_line,
-            oracle_text=card.oracle_text,
         )
 
     # --- matchup strategy facts -------------------------------------------------------------
@@ -612,7 +604,7 @@ class DeckCoach:
                 )
             )
         guide = self._guide(opponent, record_vs, side, main_cards, targets, own_stats)
-        main = self._section(params.card_details, "mainboard").values()
+        main = main_cards
         profile = {
             "mainboard_cards": sum(c.quantity for c in main),
             "lands": sum(c.quantity for c in main if "Land" in (c.type_line or "")),

@@ -13,7 +13,8 @@ from meta_mage.storage.cards import CardsRepository
 __all__ = ["closest_names", "enrich_deck"]
 
 
-def _detail(card: Card, quantity: int, section: str) -> CardDetail:
+def card_detail(card: Card, quantity: int, section: str) -> CardDetail:
+    """A stored card as the deck tools read it (a split card's front face only, unless it is cast as one)."""
     return CardDetail(
         name=card.name
         if " // " not in card.name or card.layout in ("split", "aftermath")
@@ -62,7 +63,7 @@ def enrich_deck(text: str, cards: CardsRepository) -> EnrichedDeck:
                 )
             by_card[card.name, section].quantity = total
         else:
-            by_card[card.name, section] = _detail(card, quantity, section)
+            by_card[card.name, section] = card_detail(card, quantity, section)
     details = list(by_card.values())
     main = [d for d in details if d.section == "mainboard"]
     counts = {
