@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import time
 from collections import deque
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
 from typing import Any
 
-from botocore.exceptions import BotoCoreError, ClientError
+from botocore.exceptions import ClientError
 from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import ChannelVersions, Checkpoint, CheckpointMetadata, CheckpointTuple
 from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
@@ -23,8 +23,7 @@ from langgraph_checkpoint_aws.checkpoint.dynamodb.unified_repository import (
 
 from meta_mage.agent.state import TURN_OPEN, Pending, Route
 from meta_mage.config import Settings
-from meta_mage.errors import StorageUnavailable
-from meta_mage.storage.dynamo import aws_region, default_session, sdk_problem
+from meta_mage.storage.dynamo import aws_region, default_session, sdk_errors
 from meta_mage.storage.locks import LockLost, conversation_lock, held_condition
 
 logger = logging.getLogger(__name__)
@@ -35,13 +34,9 @@ TTL_ATTRIBUTE = "ttl"
 LOCK_OWNER = "lock_owner"
 
 
-@contextmanager
-def _storage_errors(table: str, operation: str) -> Iterator[None]:
+def _storage_errors(table: str, operation: str) -> contextlib.AbstractContextManager[None]:
     """The SDK's errors (after its retries) as ``StorageUnavailable`` naming the table and the operation."""
-    try:
-        yield
-    except (ClientError, BotoCoreError) as exc:
-        raise StorageUnavailable(f"{sdk_problem(exc)} (table {table}, checkpoint {operation})") from exc
+    return sdk_errors(f"table {table}, checkpoint {operation}")
 
 
 class ConversationSaver(DynamoDBSaver):  # type: ignore[misc]

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
 import boto3
+from boto3.exceptions import S3UploadFailedError
 from botocore.exceptions import BotoCoreError, ClientError, EndpointConnectionError, NoCredentialsError
 
 from meta_mage.config import Settings
@@ -89,6 +91,16 @@ def sdk_problem(exc: Exception) -> str:
     return f"{type(exc).__name__}: {exc}"
 
 
+@contextlib.contextmanager
+def sdk_errors(where: str) -> Iterator[None]:
+    """The SDK's errors (what is left after its retries) as ``StorageUnavailable``, naming ``where``
+    (S3's upload errors too)."""
+    try:
+        yield
+    except (ClientError, BotoCoreError, S3UploadFailedError) as exc:
+        raise StorageUnavailable(f"{sdk_problem(exc)} ({where})") from exc
+
+
 def storage_operation(
     method: Callable[Concatenate[_Repository, _P], _R],
 ) -> Callable[Concatenate[_Repository, _P], _R]:
@@ -97,10 +109,7 @@ def storage_operation(
 
     @functools.wraps(method)
     def guarded(self: _Repository, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
-        try:
+        with sdk_errors(f"table {getattr(getattr(self, 'table', None), 'name', '?')}, {method.__name__}"):
             return method(self, *args, **kwargs)
-        except (ClientError, BotoCoreError) as exc:
-            table = getattr(getattr(self, "table", None), "name", "?")
-            raise StorageUnavailable(f"{sdk_problem(exc)} (table {table}, {method.__name__})") from exc
 
     return guarded

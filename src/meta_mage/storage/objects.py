@@ -4,15 +4,13 @@ repositories do (``storage.dynamo.storage_operation``)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from boto3.exceptions import S3UploadFailedError
 from botocore.exceptions import BotoCoreError, ClientError
 
 from meta_mage.errors import InvalidArgument, NotFound, StorageUnavailable
+from meta_mage.storage.dynamo import sdk_errors, sdk_problem
 
 if TYPE_CHECKING:
     from mypy_boto3_s3 import S3Client
@@ -25,14 +23,6 @@ class ObjectMissing(NotFound):
 
 class ObjectTooLarge(InvalidArgument):
     """The object is over the size the drop zone reads."""
-
-
-@contextmanager
-def _sdk_errors(what: str) -> Iterator[None]:
-    try:
-        yield
-    except (ClientError, BotoCoreError, S3UploadFailedError) as exc:
-        raise StorageUnavailable(f"{what}: {exc}") from exc
 
 
 class DropZoneBucket:
@@ -50,24 +40,24 @@ class DropZoneBucket:
         except ClientError as exc:
             if exc.response.get("Error", {}).get("Code", "") in ("NoSuchKey", "404", "NotFound"):
                 raise ObjectMissing(f"{where} no longer exists") from exc
-            raise StorageUnavailable(f"cannot read {where}: {exc}") from exc
+            raise StorageUnavailable(f"{sdk_problem(exc)} (cannot read {where})") from exc
         except BotoCoreError as exc:
-            raise StorageUnavailable(f"cannot read {where}: {exc}") from exc
+            raise StorageUnavailable(f"{sdk_problem(exc)} (cannot read {where})") from exc
         size = int(response.get("ContentLength", 0))
         if size > max_bytes:
             response["Body"].close()
             raise ObjectTooLarge(f"{size} bytes is over the {max_bytes} byte limit; split it")
-        with _sdk_errors(f"cannot read {where}"):
+        with sdk_errors(f"cannot read {where}"):
             return response["Body"].read()
 
     def put(self, bucket: str, key: str, body: bytes, content_type: str) -> None:
         """Write ``body`` as one object."""
-        with _sdk_errors(f"cannot write s3://{bucket}/{key}"):
+        with sdk_errors(f"cannot write s3://{bucket}/{key}"):
             self.client.put_object(Bucket=bucket, Key=key, Body=body, ContentType=content_type)
 
     def upload(self, path: Path, bucket: str, key: str, content_type: str) -> None:
         """Upload a local file (multipart when large)."""
-        with _sdk_errors(f"cannot upload {path} to s3://{bucket}/{key}"):
+        with sdk_errors(f"cannot upload {path} to s3://{bucket}/{key}"):
             self.client.upload_file(str(path), bucket, key, ExtraArgs={"ContentType": content_type})
 
 
@@ -80,7 +70,7 @@ class FailureQueue:
 
     def send(self, body: str, error_code: str) -> None:
         """Send one failure report; ``StorageUnavailable`` when SQS refuses it."""
-        with _sdk_errors("the failure queue refused the report"):
+        with sdk_errors("the failure queue refused the report"):
             self.client.send_message(
                 QueueUrl=self.url,
                 MessageBody=body,

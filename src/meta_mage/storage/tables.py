@@ -14,11 +14,9 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from botocore.exceptions import BotoCoreError, ClientError
 
 from meta_mage.config import Settings
-from meta_mage.errors import StorageUnavailable
-from meta_mage.storage.dynamo import sdk_problem
+from meta_mage.storage.dynamo import sdk_errors
 
 TEMPLATE_PATH = Path(__file__).resolve().parents[3] / "template.yaml"  # in a source checkout only
 SCHEMAS_PATH = Path(__file__).with_name("table_schemas.json")
@@ -106,29 +104,23 @@ def create_tables(dynamodb: Any, settings: Settings, path: Path | None = None) -
 
     Raises ``StorageUnavailable`` when DynamoDB refuses (after the SDK's retries).
     """
-    try:
-        return _create_missing(dynamodb, settings, path)
-    except (ClientError, BotoCoreError) as exc:
-        raise StorageUnavailable(f"{sdk_problem(exc)} (creating the tables)") from exc
-
-
-def _create_missing(dynamodb: Any, settings: Settings, path: Path | None) -> list[str]:
     names = settings.table_names()
-    existing = set(dynamodb.meta.client.list_tables().get("TableNames", []))
     created: list[str] = []
     ttl = ttl_attributes(path)
-    for logical_id, definition in table_definitions(path).items():
-        if logical_id not in names:
-            raise KeyError(f"template.yaml table {logical_id} has no name in Settings.table_names()")
-        name = names[logical_id]
-        if name in existing:
-            continue
-        dynamodb.create_table(TableName=name, **definition).wait_until_exists()
-        if logical_id in ttl:
-            dynamodb.meta.client.update_time_to_live(
-                TableName=name, TimeToLiveSpecification={"AttributeName": ttl[logical_id], "Enabled": True}
-            )
-        created.append(name)
+    with sdk_errors("creating the tables"):
+        existing = set(dynamodb.meta.client.list_tables().get("TableNames", []))
+        for logical_id, definition in table_definitions(path).items():
+            if logical_id not in names:
+                raise KeyError(f"template.yaml table {logical_id} has no name in Settings.table_names()")
+            name = names[logical_id]
+            if name in existing:
+                continue
+            dynamodb.create_table(TableName=name, **definition).wait_until_exists()
+            if logical_id in ttl:
+                dynamodb.meta.client.update_time_to_live(
+                    TableName=name, TimeToLiveSpecification={"AttributeName": ttl[logical_id], "Enabled": True}
+                )
+            created.append(name)
     return created
 
 
