@@ -13,6 +13,7 @@ from pydantic import BaseModel
 
 from meta_mage.agent.state import ConversationState, Route
 from meta_mage.agent.tool_specs import TASKS
+from meta_mage.models.meta import MAX_DAYS
 
 OFFLINE_NOTE = "_Offline mode: no language model is configured, so this answer is composed from the data by templates._"
 
@@ -51,7 +52,7 @@ def answer(task: str, route: Route, state: ConversationState, turn: list[Any]) -
     body = spec.writer(route, state, done) if spec is not None else ""
     if route.days_asked is not None and route.days is not None and body:
         body = (
-            f"You asked for {route.days_asked} days; I can look at 1 to 365 days, so this uses the last "
+            f"You asked for {route.days_asked} days; I can look at 1 to {MAX_DAYS} days, so this uses the last "
             f"{route.days}.\n\n{body}"
         )
     if problems:

@@ -33,7 +33,7 @@ from meta_mage.agent.tools import ToolExecutor
 from meta_mage.deadline import deadline, timeout_message
 from meta_mage.errors import NotFound
 from meta_mage.models.drafts import DraftPoolResult, DraftSummary, ListDraftsOutput
-from meta_mage.models.meta import ArchetypesOutput, ListFormatsOutput, normalise_format
+from meta_mage.models.meta import MAX_DAYS, ArchetypesOutput, ListFormatsOutput, normalise_format
 from meta_mage.models.tournaments import FORMATS
 
 logger = logging.getLogger(__name__)
@@ -113,9 +113,6 @@ def find_format(text: str) -> str | None:
         if len(close) == 1:
             return close[0]
     return None
-
-
-MAX_DAYS = 365
 
 
 def asked_days(text: str) -> int | None:

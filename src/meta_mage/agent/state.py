@@ -12,6 +12,7 @@ from typing_extensions import TypedDict
 
 from meta_mage.agent.tool_specs import DEFAULT_TASK as DEFAULT_TASK
 from meta_mage.agent.tool_specs import WORKFLOW_TASKS as WORKFLOW_TASKS
+from meta_mage.models.meta import MAX_DAYS
 
 Workflow = Literal["meta_research", "deck_coaching", "cube_draft", "clarify"]
 Task = Literal[  # the names of tool_specs.TASKS (a test keeps them equal)
@@ -46,7 +47,7 @@ class RouteDecision(BaseModel):
     )
     confidence: float = Field(ge=0, le=1, description="How sure the classification is, 0-1")
     format: str | None = Field(default=None, description="Format named in the message, e.g. Modern")
-    days: int | None = Field(default=None, ge=1, le=365, description="Window in days named in the message")
+    days: int | None = Field(default=None, ge=1, le=MAX_DAYS, description="Window in days named in the message")
     archetype: str | None = Field(default=None, description="Archetype the question is about (the user's deck)")
     opponent: str | None = Field(default=None, description="Opposing archetype named in the message")
     draft: str | None = Field(default=None, description="Cube draft id or name named in the message")
@@ -104,7 +105,7 @@ class TurnContext(BaseModel):
     """Dropdown values sent with a request; each fills the slot of the same name."""
 
     format: str | None = None
-    days: int | None = Field(default=None, ge=1, le=365)
+    days: int | None = Field(default=None, ge=1, le=MAX_DAYS)
     archetype: str | None = Field(default=None, max_length=100)
     opponent_archetype: str | None = Field(default=None, max_length=100)
     deck_text: str | None = Field(default=None, max_length=20_000)

@@ -11,6 +11,7 @@ from meta_mage.analytics.aggregate import NO_DECKLIST, merge
 from meta_mage.analytics.stats import shrunk_rate, verdict, wilson_interval, win_rate
 from meta_mage.errors import NotFound
 from meta_mage.models.meta import (
+    MAX_DAYS,
     ArchetypesInput,
     ArchetypesMetadata,
     ArchetypesOutput,
@@ -65,11 +66,6 @@ def record(wins: int, losses: int, draws: int, min_sample: int) -> WinRate:
         ci_high=interval[1] if interval else None,
         low_sample=wins + losses < min_sample,
     )
-
-
-def _win_rate(cell: MatchupCell | None) -> WinRate | None:
-    """A matchup cell as a plain record (the grid's cells name their opponent by column)."""
-    return WinRate.model_validate(cell.model_dump(exclude={"opponent"})) if cell is not None else None
 
 
 def dominant(counts: dict[str, int]) -> str:
@@ -207,8 +203,13 @@ class MetaService:
 
     def _window_total(self, fmt: str, days: int, as_of: dt.date | None) -> tuple[FormatSummary, Window, dict[str, Any]]:
         info = self.format_info(fmt)
+        win, total = self._total_of(info, days, as_of)
+        return info, win, total
+
+    def _total_of(self, info: FormatSummary, days: int, as_of: dt.date | None) -> tuple[Window, dict[str, Any]]:
+        """The window of ``days`` days ending at the format's newest tournament (or ``as_of``), summed."""
         win = window(self._end(info, as_of), days)
-        return info, win, self._sum(self.repository.format_days(fmt, win.start, win.end))
+        return win, self._sum(self.repository.format_days(info.format, win.start, win.end))
 
     def _row(self, name: str, total: dict[str, Any], include: set[str] | None) -> MatchupRow:
         results = total.get("results", {}).get(name, {})
@@ -230,13 +231,14 @@ class MetaService:
         names = sorted(total.get("archetypes", {}), key=lambda a: -total["archetypes"][a]["decks"])
         rows = [self._row(name, total, set(names)) for name in names]
         top = [row for row in rows if row.archetype != "Unknown"][: params.top_n]
-        cells_of = {row.archetype: {c.opponent: c for c in row.matchups} for row in top}
-        empty = self._record([0, 0, 0])
+        results = total.get("results", {})
         grid = MatchupGrid(
             archetypes=[row.archetype for row in top],
             cells=[
                 [
-                    None if a.archetype == b.archetype else _win_rate(cells_of[a.archetype].get(b.archetype)) or empty
+                    None
+                    if a.archetype == b.archetype
+                    else self._record(results.get(a.archetype, {}).get(b.archetype, [0, 0, 0]))
                     for b in top
                 ]
                 for a in top
@@ -296,9 +298,9 @@ class MetaService:
         row = self._row(name, total, None)
         decided = sum(c.wins + c.losses for c in row.matchups)
         wider = None
-        if decided < self.min_sample and params.days < 365:  # thin: say so with a longer window's figures too
-            longer = min(365, max(60, params.days * 4))
-            _, span, more = self._window_total(params.format, longer, params.as_of)
+        if decided < self.min_sample and params.days < MAX_DAYS:  # thin: say so with a longer window's figures too
+            longer = min(MAX_DAYS, max(60, params.days * 4))
+            span, more = self._total_of(info, longer, params.as_of)
             broad = self._row(name, more, None)
             wider = WiderSpread(period=span, overall=broad.overall, matchups=broad.matchups)
         return DeckMatchupStatsOutput(

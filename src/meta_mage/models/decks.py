@@ -8,7 +8,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, ValidationInfo, field_validator
 
-from meta_mage.models.meta import FormatInput, ToolInput, WholeNumber, Window, WinRate, normalise_format
+from meta_mage.models.meta import MAX_DAYS, FormatInput, ToolInput, WholeNumber, Window, WinRate, normalise_format
 
 
 def _archetype_key(name: str) -> str:
@@ -75,7 +75,7 @@ class OptimizeInput(FormatInput):
     card_details: list[CardDetail] = Field(min_length=1, max_length=150)
     archetype: str = Field(min_length=1, max_length=100)
     top_n: WholeNumber = Field(default=5, ge=1, le=15)
-    days: WholeNumber = Field(default=30, ge=1, le=365, description="Window of lists to compare with")
+    days: WholeNumber = Field(default=30, ge=1, le=MAX_DAYS, description="Window of lists to compare with")
 
 
 class CardUsage(BaseModel):

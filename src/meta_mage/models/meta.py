@@ -31,6 +31,9 @@ def normalise_format(value: object) -> str:
     raise ValueError(f"unknown format {text!r}; allowed: {', '.join(FORMATS)}")
 
 
+MAX_DAYS = 365  # the longest window any tool reads, in days
+
+
 class ToolInput(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -130,8 +133,8 @@ class ListFormatsOutput(BaseModel):
 
 
 class MetaRankingsInput(FormatInput):
-    current_days: WholeNumber = Field(default=14, ge=1, le=365, description="Length of the current window")
-    previous_days: WholeNumber = Field(default=14, ge=1, le=365, description="Length of the window before it")
+    current_days: WholeNumber = Field(default=14, ge=1, le=MAX_DAYS, description="Length of the current window")
+    previous_days: WholeNumber = Field(default=14, ge=1, le=MAX_DAYS, description="Length of the window before it")
     color_identity: str | None = Field(default=None, description="WUBRG letters, e.g. 'RW' or 'C'")
     strategy: Strategy | None = None
     group_by: Literal["color_identity", "strategy"] | None = None
@@ -173,7 +176,7 @@ class MetaRankingsOutput(BaseModel):
 
 
 class MatchupStatsInput(FormatInput):
-    days: WholeNumber = Field(default=14, ge=1, le=365, description="Window length in days (1-365)")
+    days: WholeNumber = Field(default=14, ge=1, le=MAX_DAYS, description="Window length in days (1-365)")
     top_n: WholeNumber = Field(
         default=8, ge=2, le=20, description="Archetypes (most played first) in the grid's rows and columns"
     )
@@ -208,7 +211,7 @@ class MatchupStatsOutput(BaseModel):
 
 
 class ArchetypesInput(FormatInput):
-    days: WholeNumber = Field(default=30, ge=1, le=365, description="Window length in days (1-365)")
+    days: WholeNumber = Field(default=30, ge=1, le=MAX_DAYS, description="Window length in days (1-365)")
 
 
 class ArchetypeSummary(BaseModel):
@@ -228,7 +231,7 @@ class ArchetypesOutput(BaseModel):
 
 class DeckMatchupStatsInput(FormatInput):
     archetype: str = Field(min_length=1, max_length=100)
-    days: WholeNumber = Field(default=14, ge=1, le=365, description="Window length in days (1-365)")
+    days: WholeNumber = Field(default=14, ge=1, le=MAX_DAYS, description="Window length in days (1-365)")
 
 
 class WiderSpread(BaseModel):
