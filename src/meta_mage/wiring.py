@@ -3,8 +3,9 @@ repositories, the tool registry and context, the tool executor (MCP or in proces
 once per ``Wiring``.
 
 Every entry point (the CLI, the FastAPI app, the Powertools handlers, the MCP server) builds its pieces
-here. Only the read side is imported at module level: the small functions use it, and must not pay
-for the LLM stack (LangChain, LangGraph), which ``executor`` and ``coach`` import when first asked.
+here. Only storage is imported at module level: the ingest function needs nothing more. The tools (the read
+side, which the small functions use) are imported when first asked, and the LLM stack (LangChain,
+LangGraph) only by ``executor`` and ``coach``.
 """
 
 from __future__ import annotations
@@ -12,10 +13,7 @@ from __future__ import annotations
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
-from meta_mage.analytics.meta import MetaService
 from meta_mage.config import Settings
-from meta_mage.decks.coach import DeckCoach
-from meta_mage.drafts.pool import DraftPoolService
 from meta_mage.ingest.archetypes import get_classifier
 from meta_mage.storage.cards import CardsRepository
 from meta_mage.storage.drafts import DraftsRepository
@@ -23,14 +21,14 @@ from meta_mage.storage.dynamo import aws_client, dynamodb_resource
 from meta_mage.storage.locks import IssuedConversations, LocksRepository
 from meta_mage.storage.meta import MetaRepository
 from meta_mage.storage.objects import DropZoneBucket, FailureQueue
-from meta_mage.tools.context import ToolContext
-from meta_mage.tools.registry import ToolRegistry, build_registry
 
 if TYPE_CHECKING:
     from meta_mage.agent.conversation import Conversations
     from meta_mage.agent.tools import ToolExecutor
     from meta_mage.ingest.drop_zone import Targets
     from meta_mage.mcp.client import McpToolExecutor
+    from meta_mage.tools.context import ToolContext
+    from meta_mage.tools.registry import ToolRegistry
 
 
 class Wiring:
@@ -75,6 +73,8 @@ class Wiring:
 
     @cached_property
     def registry(self) -> ToolRegistry:
+        from meta_mage.tools.registry import build_registry
+
         return self._registry or build_registry()
 
     @cached_property
@@ -107,6 +107,11 @@ class Wiring:
     @cached_property
     def tool_context(self) -> ToolContext:
         """The services a tool call needs, over the repositories above."""
+        from meta_mage.analytics.meta import MetaService
+        from meta_mage.decks.coach import DeckCoach
+        from meta_mage.drafts.pool import DraftPoolService
+        from meta_mage.tools.context import ToolContext
+
         settings = self.settings
         meta = MetaService(self.meta, settings.min_sample)
         return ToolContext(

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import BaseModel
 
+from meta_mage.models.cards import card_key
 from meta_mage.models.decks import (
     CardDetail,
     OptimizeMainboardOutput,
@@ -406,18 +407,14 @@ def _guide_lines(guide: SideboardGuide) -> list[str]:
     return lines + ([held] if held else [])
 
 
-def _front(name: str) -> str:
-    return name.split(" // ")[0].strip().lower()
-
-
 def _sideboard_changes(card_details: list[CardDetail], final: list[SideboardSlot]) -> list[str]:
     """Every card whose count changes, with its quantities (an extra copy is a change too)."""
     before: dict[str, tuple[str, int]] = {}
     for card in card_details:
         if card.section == "sideboard":
-            name, count = before.get(_front(card.name), (card.name, 0))
-            before[_front(card.name)] = (name, count + card.quantity)
-    after = {_front(s.name): (s.name, s.quantity) for s in final}
+            name, count = before.get(card_key(card.name), (card.name, 0))
+            before[card_key(card.name)] = (name, count + card.quantity)
+    after = {card_key(s.name): (s.name, s.quantity) for s in final}
     changes = []
     for key in [*after, *(k for k in before if k not in after)]:
         name, old = before.get(key, (after.get(key, ("", 0))[0], 0))

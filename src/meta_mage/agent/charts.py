@@ -55,7 +55,7 @@ def spread_chart(result: DeckMatchupStatsOutput) -> dict[str, Any]:
         "kind": "spread",
         "archetype": result.archetype,
         "format": result.format,
-        "rows": [{"name": c.opponent, "rate": _rate(c), "verdict": c.verdict} for c in cells[:SPREAD]],
+        "rows": [{"name": c.opponent, "rate": _rate(c), "verdict": c.verdict} for c in cells],
     }
 
 
