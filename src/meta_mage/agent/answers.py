@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import BaseModel
 
+from meta_mage.analytics.stats import FEW_MATCHES, LEAN_POINTS, PRIOR_MATCHES
 from meta_mage.models.cards import card_key
 from meta_mage.models.decks import (
     CardDetail,
@@ -79,10 +80,11 @@ def _by_estimate(cells: list[MatchupCell]) -> list[MatchupCell]:
     return sorted(decided, key=lambda c: (-(c.estimate or 0), -(c.wins + c.losses), c.opponent))
 
 
+PRIOR = f"each record plus {PRIOR_MATCHES} imaginary matches at 50%"
 SHRINKAGE_NOTE = (
-    "Ranked on a shrunk estimate: each record plus 10 imaginary matches at 50%, so a lucky 3-0 does not "
-    "outrank a solid 30-10. “favoured”/“unfavoured”: the 95% interval is clear of 50%; “too few matches to "
-    "call”: under 5 decided; “leans”: the estimate is 3+ points off 50%; “only N decided”: fewer than "
+    f"Ranked on a shrunk estimate: {PRIOR}, so a lucky 3-0 does not outrank a solid 30-10. “favoured”/"
+    f"“unfavoured”: the 95% interval is clear of 50%; “too few matches to call”: under {FEW_MATCHES} decided; "
+    f"“leans”: the estimate is {LEAN_POINTS}+ points off 50%; “only N decided”: fewer than "
     "{min_sample} decided matches."
 )
 
@@ -133,7 +135,8 @@ def rankings(route: Route, state: ConversationState, done: Results) -> str:
     lines += [
         "",
         f"{trend_note} Win rates exclude mirror matches; draws are counted apart. Estimate: the record plus "
-        f"10 imaginary matches at 50%, so few matches count for little; “only N decided”: under {meta.min_sample}.",
+        f"{PRIOR_MATCHES} imaginary matches at 50%, so few matches count for little; “only N decided”: under "
+        f"{meta.min_sample}.",
     ]
     return "\n".join(lines)
 
@@ -249,7 +252,7 @@ def matchups(route: Route, state: ConversationState, done: Results) -> str:
         lines.append(f"- {row.archetype} ({row.meta_share:.1f}%): {_rate(row.overall)}{extra}")
     lines.append("")
     lines.append(
-        "Best and worst are ranked on a shrunk estimate (each record plus 10 imaginary matches at 50%). "
+        f"Best and worst are ranked on a shrunk estimate ({PRIOR}). "
         'Ask about one archetype ("how does X do against Y?") for its full spread.'
     )
     return "\n".join(lines)

@@ -45,6 +45,7 @@ def shrunk_rate(wins: int, losses: int, strength: float = PRIOR_MATCHES) -> floa
     return round(100 * (wins + strength / 2) / (decided + strength), 2)
 
 
+LEAN_POINTS = 3  # how far the estimate must be from 50 % to lean one way
 FEW_MATCHES = 5
 """Under this many decided matches a record that does not clear 50 % is too few to lean either way."""
 
@@ -61,8 +62,8 @@ def verdict(wins: int, losses: int, interval: tuple[float, float] | None, estima
         return "unfavoured"
     if wins + losses < FEW_MATCHES:
         return "too few matches to call"
-    if estimate >= 53:
+    if estimate >= 50 + LEAN_POINTS:
         return "leans favoured"
-    if estimate <= 47:
+    if estimate <= 50 - LEAN_POINTS:
         return "leans unfavoured"
     return "too close to call"
