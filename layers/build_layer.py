@@ -27,7 +27,7 @@ PLATFORM_FLAGS = [
 # Shipped by the python3.12 Lambda runtime itself.
 RUNTIME_PROVIDED = {"boto3", "botocore", "s3transfer", "jmespath", "urllib3", "python-dateutil", "six"}
 # Never needed in the cloud: the demo archives are for `meta-mage seed` on a laptop.
-LIBRARY_EXCLUDES = ("demo_data/tournaments.tar.gz", "demo_data/cards.json.gz")
+LIBRARY_EXCLUDES = ("demo_data/tournaments.tar.gz", "demo_data/cards.json.gz", "demo_data/snapshot.jsonl.gz")
 
 
 def canonical(name: str) -> str:

@@ -91,7 +91,7 @@ def cmd_tool(args: argparse.Namespace) -> int:
             print(json.dumps(registry.catalog(), indent=2))
         else:
             for tool in registry.tools.values():
-                print(f"{tool.name:32} {tool.description.split('. ')[0]}.")
+                print(f"{tool.name:32} {tool.description.split('. ')[0].rstrip('.')}.")
         return EXIT_OK
     try:
         arguments = json.loads(args.arguments) if args.arguments else {}
@@ -115,10 +115,19 @@ def cmd_seed(args: argparse.Namespace) -> int:
     from meta_mage.local.seed import seed_demo
 
     settings = _settings(args)
-    reports = seed_demo(settings, _db(settings))
-    for report in reports:
-        print(report.summary())
-    return EXIT_OK if all(r.ok for r in reports) else EXIT_FAILED
+    result = seed_demo(settings, _db(settings), reseed=args.reseed)
+    print("\n".join(result.lines()))
+    return EXIT_OK if result.ok else EXIT_FAILED
+
+
+def _this_command() -> str:
+    """How to run ``meta-mage`` again from another shell: this install's script when it is not on PATH."""
+    import shutil
+
+    script = Path(sys.executable).parent / "meta-mage"
+    if script.exists() and shutil.which("meta-mage") != str(script):
+        return str(script)
+    return "meta-mage"
 
 
 DEMO_QUESTIONS = (
@@ -156,11 +165,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
     settings = _settings(args)
     with embedded_dynamodb() as url:
         print(f"Embedded DynamoDB (moto server) on {url}")
-        started = time.perf_counter()
-        reports = seed_demo(settings, _db(settings))
-        for report in reports:
-            print(report.summary())
-        print(f"Demo data loaded in {time.perf_counter() - started:.1f}s\n")
+        seeded = seed_demo(settings, _db(settings))  # a fresh in-memory server each time
+        print("\n".join(seeded.lines()) + "\n")
         wiring = _wiring(settings)
         conversations = wiring.coach()
         print(f"Coach: {conversations.model_choice.description}\n")
@@ -193,7 +199,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
                     time.sleep(3600)
             except KeyboardInterrupt:
                 pass
-    return EXIT_OK if all(r.ok for r in reports) else EXIT_FAILED
+    return EXIT_OK if seeded.ok else EXIT_FAILED
 
 
 def _port_problem(host: str, port: int) -> str | None:
@@ -213,7 +219,6 @@ def cmd_serve(args: argparse.Namespace) -> int:
     """Every endpoint on one machine: embedded DynamoDB (or --dynamodb-endpoint), demo data, uvicorn."""
     import contextlib
     import os
-    import time
 
     import uvicorn
 
@@ -237,11 +242,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
             print(f"Embedded DynamoDB (moto server) on {url}")
         create_tables(_db(settings), settings)  # idempotent; --no-seed skips only the demo data
         if not args.no_seed:
-            started = time.perf_counter()
-            reports = seed_demo(settings, _db(settings))
-            print(f"Demo data loaded in {time.perf_counter() - started:.1f}s:")
-            for report in reports:
-                print(f"  - {report.summary()}")
+            print("\n".join(seed_demo(settings, _db(settings), reseed=args.reseed).lines()))
         app = build_app(settings, serve_page=True)
         print(f"Coach: {app.state.model_description}")
         print(f"Serving http://{args.host}:{args.port}/ (chat page), /docs (OpenAPI); Ctrl-C to stop")
@@ -267,7 +268,6 @@ def cmd_mcp(args: argparse.Namespace) -> int:
     """The tool registry as an MCP server: stdio (desktop clients) or streamable HTTP at /mcp."""
     import contextlib
     import logging
-    import time
 
     from meta_mage.local.embedded import embedded_dynamodb
     from meta_mage.local.seed import seed_demo
@@ -280,10 +280,7 @@ def cmd_mcp(args: argparse.Namespace) -> int:
         if args.embedded:
             url = stack.enter_context(embedded_dynamodb())
             print(f"Embedded DynamoDB (moto server) on {url}; loading the demo data...", file=out, flush=True)
-            started = time.perf_counter()
-            reports = seed_demo(settings, _db(settings))
-            summary = "; ".join(r.summary() for r in reports)
-            print(f"Demo data loaded in {time.perf_counter() - started:.1f}s ({summary})", file=out, flush=True)
+            print("\n".join(seed_demo(settings, _db(settings)).lines()), file=out, flush=True)
         try:
             if args.transport == "stdio":
                 import anyio
@@ -338,6 +335,9 @@ def cmd_upload(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+RESEED_HELP = "load the demo data even when the database says it holds this version already"
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="meta-mage", description=(__doc__ or "").replace("``", "'"))
     parser.add_argument("--rules-dir", help="archetype rules directory (MTGOFormatData layout)")
@@ -379,7 +379,9 @@ def build_parser() -> argparse.ArgumentParser:
     tool.add_argument("--json", action="store_true", help="with --list: full catalog with input schemas")
     tool.set_defaults(func=cmd_tool)
 
-    sub.add_parser("seed", help="load the bundled demo data into the configured DynamoDB").set_defaults(func=cmd_seed)
+    seed = sub.add_parser("seed", help="load the bundled demo data into the configured DynamoDB")
+    seed.add_argument("--reseed", action="store_true", help=RESEED_HELP)
+    seed.set_defaults(func=cmd_seed)
 
     ask = sub.add_parser("ask", help="one turn with the coach: meta-mage ask 'What are the top decks in Modern?'")
     ask.add_argument("message")
@@ -395,6 +397,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--dynamodb-endpoint", help="use this DynamoDB (e.g. DynamoDB Local) instead of the embedded one"
     )
     serve.add_argument("--no-seed", action="store_true", help="do not load the bundled demo data")
+    serve.add_argument("--reseed", action="store_true", help=RESEED_HELP)
     serve.set_defaults(func=cmd_serve)
 
     dynamodb = sub.add_parser(
@@ -408,7 +411,7 @@ def build_parser() -> argparse.ArgumentParser:
     mcp.add_argument("--host", default="127.0.0.1", help="with --transport http")
     mcp.add_argument("--port", type=int, default=8001, help="with --transport http")
     mcp.add_argument(
-        "--embedded", action="store_true", help="start the embedded DynamoDB and load the demo data (20-40 s)"
+        "--embedded", action="store_true", help="start the embedded DynamoDB and load the demo data (about 2 s)"
     )
     mcp.set_defaults(func=cmd_mcp)
 

@@ -16,6 +16,7 @@ import pytest
 
 from meta_mage.cli import main
 from meta_mage.config import Settings
+from meta_mage.local.chat_client import sse_events
 from tests.conftest import demo_members, write_members
 from tests.servers import free_port
 
@@ -123,9 +124,47 @@ def _wait_until(process: subprocess.Popen[bytes], log: Path, url: str) -> None:
         time.sleep(0.1)
 
 
+def _stop(process: subprocess.Popen[bytes] | None) -> int | None:
+    if process is None:
+        return None
+    process.send_signal(signal.SIGINT)
+    try:
+        return process.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        return None
+
+
+def test_serve_starts_from_the_snapshot_and_answers_the_first_question(tmp_path: Path) -> None:
+    # Given a fresh start of `meta-mage serve` (embedded DynamoDB, bundled demo data)
+    port = free_port()
+    env = {**os.environ, "META_MAGE_MODEL": "offline", "PYTHONUNBUFFERED": "1"}
+    log = tmp_path / "serve.log"
+    with log.open("wb") as out:
+        server = subprocess.Popen(
+            [sys.executable, "-m", "meta_mage.cli", "serve", "--port", str(port)], env=env, stdout=out, stderr=out
+        )
+    try:
+        _wait_until(server, log, f"http://127.0.0.1:{port}/healthz")
+        # Then the data came from the snapshot, not from an ingest
+        assert "Demo data loaded from its snapshot" in log.read_text()
+        # and the page's first question (Days 14 in its context) gets the real rankings
+        chat = httpx.post(
+            f"http://127.0.0.1:{port}/chat",
+            json={"message": "What are the top decks in Modern?", "context": {"format": "Modern", "days": 14}},
+            timeout=30,
+        )
+        events = sse_events(chat.text)
+        answer = "".join(data["text"] for kind, data in events if kind == "content")
+        assert events[-1][0] == "done" and "| 1 | Jeskai Blink |" in answer and "Boros Energy" in answer, answer
+    finally:
+        _stop(server)
+
+
 def test_serve_against_the_embedded_dynamodb_run_apart(tmp_path: Path) -> None:
-    """``meta-mage dynamodb`` runs the embedded DynamoDB alone; a server in another process stores its turns
-    there (each turn's checkpoint is a transaction, which stock moto is not safe for)."""
+    """``meta-mage dynamodb`` runs the embedded DynamoDB alone; a server in another process loads the demo
+    data into it through the DynamoDB API, stores its turns there (each turn's checkpoint is a transaction,
+    which stock moto is not safe for), and a second server start finds the data already stored."""
     dynamodb_port, port = free_port(), free_port()
     env = {**os.environ, "META_MAGE_MODEL": "offline", "PYTHONUNBUFFERED": "1"}
     log = tmp_path / "processes.log"
@@ -137,28 +176,32 @@ def test_serve_against_the_embedded_dynamodb_run_apart(tmp_path: Path) -> None:
             stderr=subprocess.STDOUT,
         )
     server: subprocess.Popen[bytes] | None = None
+    endpoint = f"http://127.0.0.1:{dynamodb_port}"
+    command = [sys.executable, "-m", "meta_mage.cli", "serve", "--port", str(port), "--dynamodb-endpoint", endpoint]
+
+    def start() -> subprocess.Popen[bytes]:
+        with log.open("ab") as out:
+            started = subprocess.Popen(command, env=env, stdout=out, stderr=subprocess.STDOUT)
+        _wait_until(started, log, f"http://127.0.0.1:{port}/healthz")
+        return started
+
     try:
         _wait_until(dynamodb, log, f"http://127.0.0.1:{dynamodb_port}/moto-api/")
-        endpoint = f"http://127.0.0.1:{dynamodb_port}"
-        command = [sys.executable, "-m", "meta_mage.cli", "serve", "--no-seed", "--port", str(port)]
-        with log.open("ab") as out:
-            server = subprocess.Popen(
-                [*command, "--dynamodb-endpoint", endpoint], env=env, stdout=out, stderr=subprocess.STDOUT
-            )
-        _wait_until(server, log, f"http://127.0.0.1:{port}/healthz")
+        server = start()
+        assert "Demo data loaded from its snapshot" in log.read_text()
         chat = httpx.post(f"http://127.0.0.1:{port}/chat", json={"message": "top decks in Modern?"}, timeout=30)
         assert chat.status_code == 200 and "event: done" in chat.text, chat.text
         cid = json.loads(chat.text.split("data: ", 1)[1].split("\n", 1)[0])["conversation_id"]
         stored = httpx.get(f"http://127.0.0.1:{port}/conversations/{cid}").json()
         assert [m["role"] for m in stored["messages"]] == ["user", "assistant"]
+        # When the server starts again over the same DynamoDB, Then it does not load the data again
+        _stop(server)
+        server = start()
+        assert "Demo data already stored (the same files and rules); --reseed loads it again" in log.read_text()
+        assert httpx.get(f"http://127.0.0.1:{port}/conversations/{cid}").status_code == 200
     finally:
-        for process in (server, dynamodb):
-            if process is not None:
-                process.send_signal(signal.SIGINT)
-                try:
-                    assert process.wait(timeout=20) == 0 or process is server
-                except subprocess.TimeoutExpired:
-                    process.kill()
+        _stop(server)
+        assert _stop(dynamodb) == 0
 
 
 def test_serve_on_a_busy_port_stops_before_loading_anything(capsys: pytest.CaptureFixture[str]) -> None:

@@ -12,6 +12,7 @@ from contextlib import contextmanager
 from typing import Any
 
 _MOTO_DYNAMODB = threading.Lock()
+_RUNNING: dict[str, str] = {}  # the URL and region of the embedded server this process runs, while it runs
 
 
 def serialise_moto_dynamodb() -> None:
@@ -89,12 +90,37 @@ def embedded_dynamodb(port: int = 0) -> Iterator[str]:
     if not os.environ.get("AWS_ACCESS_KEY_ID"):
         os.environ["AWS_ACCESS_KEY_ID"] = os.environ["AWS_SECRET_ACCESS_KEY"] = "local"
     os.environ.setdefault("AWS_DEFAULT_REGION", "us-east-1")
+    _RUNNING.update(url=url)
     try:
         yield url
     finally:
+        _RUNNING.clear()
         server.stop()
         for key, value in saved.items():
             if value is None:
                 os.environ.pop(key, None)
             else:
                 os.environ[key] = value
+
+
+def bulk_load(region: str, names: dict[str, str], items: dict[str, list[dict[str, Any]]]) -> bool:
+    """Put items (DynamoDB's typed JSON, binaries as base64: the wire format) straight into the embedded
+    server's tables when boto3 points at the one this process runs; False when it does not.
+
+    This is the embedded server's bulk import, as ``ImportTable`` is DynamoDB's: the 16,000 demo items
+    take about 1 s this way and 8 s as 650 BatchWriteItem requests over HTTP. Every later read and
+    write goes through the DynamoDB API, and the caller checks the item counts through it.
+    """
+    if not _RUNNING or os.environ.get("AWS_ENDPOINT_URL_DYNAMODB") != _RUNNING["url"]:
+        return False
+    from moto.core.models import DEFAULT_ACCOUNT_ID
+    from moto.dynamodb.models import dynamodb_backends
+
+    backend = dynamodb_backends[DEFAULT_ACCOUNT_ID][region]
+    if any(names[logical_id] not in backend.tables for logical_id in items):
+        return False  # another account or region than the caller's client uses: leave it to the API
+    with _MOTO_DYNAMODB:
+        for logical_id, table_items in items.items():
+            for item in table_items:
+                backend.put_item(names[logical_id], item)
+    return True

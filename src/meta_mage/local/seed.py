@@ -1,27 +1,132 @@
-"""Load the bundled demo data (cards, tournaments, the ``tarkir`` cube draft) into DynamoDB."""
+"""Load the bundled demo data (cards, tournaments, the ``tarkir`` cube draft) into DynamoDB.
+
+An empty database gets the snapshot that ``scripts/build_demo_snapshot.py`` makes from a real ingest
+of the same files (a test keeps the two equal), which loads in seconds instead of re-running the
+ingest. The ingest itself runs when the snapshot does not match (other archetype rules, edited demo
+files) or the tables already hold data. A marker item records what was loaded, so a second start
+against the same database skips the work unless ``reseed`` asks for it.
+"""
 
 from __future__ import annotations
 
+import hashlib
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
+from meta_mage.analytics.aggregate import AGGREGATE_VERSION
 from meta_mage.config import DEMO_DATA_DIR, Settings
-from meta_mage.ingest.archetypes import get_classifier
-from meta_mage.ingest.card_ingest import ingest_cards
-from meta_mage.ingest.drafts import ingest_draft, load_draft
 from meta_mage.ingest.report import IngestReport
-from meta_mage.ingest.tournament_ingest import ingest_tournaments
-from meta_mage.storage.cards import CardsRepository
-from meta_mage.storage.drafts import DraftsRepository
+from meta_mage.local.embedded import bulk_load
+from meta_mage.storage.dynamo import aws_region
 from meta_mage.storage.meta import MetaRepository
+from meta_mage.storage.snapshot import (
+    SNAPSHOT_FORMAT,
+    Snapshot,
+    item_counts,
+    load_items,
+    read_header,
+    read_snapshot,
+)
 from meta_mage.storage.tables import create_tables
 
 DEMO_CARDS = DEMO_DATA_DIR / "cards.json.gz"
 DEMO_TOURNAMENTS = DEMO_DATA_DIR / "tournaments.tar.gz"
 DEMO_DRAFTS = DEMO_DATA_DIR / "drafts"
+DEMO_SNAPSHOT = DEMO_DATA_DIR / "snapshot.jsonl.gz"
+SNAPSHOT_TABLES = ("MetaTable", "CardsTable", "DraftsTable")  # conversations and locks are not demo data
 
 
-def seed_demo(settings: Settings, dynamodb: Any) -> list[IngestReport]:
-    """Create the tables and ingest the demo data (idempotent)."""
+@dataclass
+class SeedResult:
+    """How the demo data got into the tables, in how long, and the ingest reports when it was ingested."""
+
+    how: str  # "snapshot", "ingest" or "already stored"
+    seconds: float
+    why: str = ""
+    items: dict[str, int] = field(default_factory=dict)
+    reports: list[IngestReport] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return all(report.ok for report in self.reports)
+
+    def lines(self) -> list[str]:
+        """What to print: a headline, then one line per ingest report."""
+        if self.how == "already stored":
+            return ["Demo data already stored (the same files and rules); --reseed loads it again"]
+        if self.how == "snapshot":
+            counts = ", ".join(f"{n:,} {table.removesuffix('Table').lower()}" for table, n in self.items.items())
+            return [f"Demo data loaded from its snapshot in {self.seconds:.1f}s ({counts} items)"]
+        return [f"Demo data ingested in {self.seconds:.1f}s ({self.why})"] + [
+            "  " + line for report in self.reports for line in report.summary().splitlines()
+        ]
+
+
+def demo_digest(rules_dir: Path) -> str:
+    """A digest of everything a demo ingest reads: the bundled files, the archetype rules, the shapes."""
+    digest = hashlib.sha256(f"snapshot {SNAPSHOT_FORMAT} aggregate {AGGREGATE_VERSION}\n".encode())
+    files = [DEMO_CARDS, DEMO_TOURNAMENTS, *sorted(DEMO_DRAFTS.glob("*.json"))]
+    rules = sorted(path for path in rules_dir.rglob("*") if path.is_file())
+    for path in files + rules:
+        name = path.relative_to(rules_dir) if path in rules else path.name
+        digest.update(f"{name}\n".encode())
+        digest.update(hashlib.sha256(path.read_bytes()).digest())
+    return digest.hexdigest()[:16]
+
+
+def seed_demo(settings: Settings, dynamodb: Any, reseed: bool = False) -> SeedResult:
+    """Create the tables and put the demo data in them, the fastest correct way (idempotent)."""
+    started = time.perf_counter()
+    create_tables(dynamodb, settings)
+    meta = MetaRepository(dynamodb.Table(settings.meta_table))
+    digest = demo_digest(settings.archetype_rules_dir)
+    stored = meta.seeded_digest()
+    if stored == digest and not reseed:
+        return SeedResult("already stored", time.perf_counter() - started)
+    why = why_not_snapshot(digest, stored, meta)
+    if why is None:
+        snapshot = read_snapshot(DEMO_SNAPSHOT)
+        names = _names(settings)
+        if (
+            not bulk_load(aws_region(settings), names, snapshot.items)
+            or item_counts(dynamodb, names) != snapshot.counts
+        ):
+            load_items(dynamodb, names, snapshot.items)  # the DynamoDB API: any server, any load left short
+        result = SeedResult("snapshot", 0.0, items=snapshot.counts)
+    else:
+        result = SeedResult("ingest", 0.0, why=why, reports=ingest_demo(settings, dynamodb))
+    if result.ok:
+        meta.mark_seeded(digest)  # last: an interrupted load is loaded again next time
+    result.seconds = time.perf_counter() - started
+    return result
+
+
+def why_not_snapshot(digest: str, stored: str | None, meta: MetaRepository) -> str | None:
+    """Why the snapshot cannot stand in for an ingest of the data with ``digest``, or None when it can.
+
+    It can over empty tables, or over the same snapshot (``stored``, a reseed): it only puts items, so
+    over other data it would leave that data's stale items (an archetype renamed by new rules) behind,
+    which the ingest replaces."""
+    if not DEMO_SNAPSHOT.exists():
+        return "no snapshot in this install"
+    if read_header(DEMO_SNAPSHOT)["source_digest"] != digest:
+        return "the archetype rules or demo files differ from the snapshot's"
+    if stored != digest and meta.holds_items():
+        return "the tables hold other data, which the ingest updates in place"
+    return None
+
+
+def ingest_demo(settings: Settings, dynamodb: Any) -> list[IngestReport]:
+    """Ingest the bundled files through the same path as ``meta-mage ingest`` (about 25 s on moto)."""
+    from meta_mage.ingest.archetypes import get_classifier
+    from meta_mage.ingest.card_ingest import ingest_cards
+    from meta_mage.ingest.drafts import ingest_draft, load_draft
+    from meta_mage.ingest.tournament_ingest import ingest_tournaments
+    from meta_mage.storage.cards import CardsRepository
+    from meta_mage.storage.drafts import DraftsRepository
+
     create_tables(dynamodb, settings)
     cards = CardsRepository(dynamodb.Table(settings.cards_table))
     reports = [ingest_cards([DEMO_CARDS], cards)]
@@ -36,3 +141,20 @@ def seed_demo(settings: Settings, dynamodb: Any) -> list[IngestReport]:
     for path in sorted(DEMO_DRAFTS.glob("*.json")):
         reports.append(ingest_draft(load_draft(path), str(path), drafts, cards))
     return reports
+
+
+def build_demo_snapshot(settings: Settings, dynamodb: Any) -> Snapshot:
+    """Ingest the demo data into empty tables and take every item of them (the snapshot's contents)."""
+    from meta_mage.storage.snapshot import dump_tables
+
+    reports = ingest_demo(settings, dynamodb)
+    failed = [line for report in reports if not report.ok for line in report.summary().splitlines()]
+    if failed:
+        raise RuntimeError("the demo ingest failed, no snapshot written:\n" + "\n".join(failed))
+    items = dump_tables(dynamodb, _names(settings))
+    return Snapshot(demo_digest(settings.archetype_rules_dir), items)
+
+
+def _names(settings: Settings) -> dict[str, str]:
+    names = settings.table_names()
+    return {logical_id: names[logical_id] for logical_id in SNAPSHOT_TABLES}

@@ -8,6 +8,7 @@ Keys (``pk`` / ``sk``):
 - ``FMT#<format>`` / ``DAY#<date>``: the sum of that day's event aggregates
 - ``ARCH#<format>#<archetype>`` / ``DAY#<date>``: that archetype's card statistics for the day
 - ``FORMATS`` / ``<format>``: first and last date and totals of a format
+- ``SEED`` / ``demo``: the digest of the bundled demo data last loaded (``local/seed.py``), written last
 
 Every read tool is one ``Query`` on a ``FMT#`` or ``ARCH#`` partition over a date range, so its
 cost depends on the window length, not on the number of tournaments.
@@ -203,6 +204,23 @@ class MetaRepository:
                 "matches": sum(int(d["matches"]) for d in days),
             }
         )
+
+    # --- the demo data's marker -------------------------------------------------------------
+
+    @storage_operation
+    def holds_items(self) -> bool:
+        """Whether any item is stored at all (a one-item Scan)."""
+        return bool(self.table.scan(Limit=1, ProjectionExpression="pk").get("Items"))
+
+    @storage_operation
+    def seeded_digest(self) -> str | None:
+        """The digest of the demo data last loaded here, or None."""
+        item = self.table.get_item(Key={"pk": "SEED", "sk": "demo"}).get("Item")
+        return str(item["digest"]) if item else None
+
+    @storage_operation
+    def mark_seeded(self, digest: str) -> None:
+        self.table.put_item(Item={"pk": "SEED", "sk": "demo", "digest": digest})
 
     # --- reads ----------------------------------------------------------------------------
 
