@@ -1,19 +1,18 @@
-"""Headless Chromium (Debian's ``chromium``) and the app with its chat page, for the browser tests."""
+"""Headless Chromium (Debian's ``chromium``, driven by Playwright) and the app with its chat page."""
 
 from __future__ import annotations
 
 import shutil
 import socket
-import subprocess
 import threading
 import time
-import urllib.request
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 import uvicorn
+from playwright.async_api import Browser, async_playwright
 
 from meta_mage.api.factory import build_app
 
@@ -44,34 +43,11 @@ def server(modern_world: dict[str, Any]) -> Iterator[str]:
 
 
 @pytest.fixture()
-def browser(tmp_path: Path) -> Iterator[int]:
-    port = free_port()
-    process = subprocess.Popen(
-        [
-            str(CHROMIUM),
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-quic",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            f"--user-data-dir={tmp_path / 'profile'}",
-            f"--remote-debugging-port={port}",
-            "--window-size=1200,900",
-            "about:blank",
-        ],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    deadline = time.time() + 20
-    while time.time() < deadline:
-        try:
-            urllib.request.urlopen(f"http://127.0.0.1:{port}/json/version", timeout=1)
-            break
-        except OSError:
-            time.sleep(0.1)
-    yield port
-    process.terminate()
-    process.wait(10)
+async def browser() -> AsyncIterator[Browser]:
+    """Debian's Chromium, headless, driven by Playwright (its own browser download cannot work offline)."""
+    async with async_playwright() as playwright:
+        chromium = await playwright.chromium.launch(
+            executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
+        )
+        yield chromium
+        await chromium.close()

@@ -1,20 +1,18 @@
-"""The chat page in headless Chromium (Debian's ``chromium``), driven over the DevTools protocol:
+"""The chat page in headless Chromium (Debian's ``chromium``), driven by Playwright:
 it starts a conversation, streams an answer with its tool call and state, and renders it."""
 
 from __future__ import annotations
 
 import asyncio
-import base64
 import contextlib
 import json
 import urllib.parse
-import urllib.request
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-import websockets
+from playwright.async_api import Browser, Page
 
 from tests.agent.conftest import modern_deck
 from tests.browser.conftest import CHROMIUM, SCREENSHOTS
@@ -41,58 +39,46 @@ SPLIT_STREAMS = """(() => {
 
 
 class Tab:
-    """One page in the browser, driven over the DevTools protocol."""
+    """One page in its own browser context (viewport, mobile emulation), with the waits the tests share."""
 
-    def __init__(self, ws: Any) -> None:
-        self.ws = ws
-        self.counter = 0
-
-    async def send(self, method: str, **params: Any) -> Any:
-        self.counter += 1
-        await self.ws.send(json.dumps({"id": self.counter, "method": method, "params": params}))
-        while True:
-            reply = json.loads(await self.ws.recv())
-            if reply.get("id") == self.counter:
-                return reply.get("result")
+    def __init__(self, page: Page) -> None:
+        self.page = page
 
     async def evaluate(self, expression: str) -> Any:
-        """The value of ``expression`` in the page (a promise is awaited)."""
-        result = await self.send("Runtime.evaluate", expression=expression, returnByValue=True, awaitPromise=True)
-        return result["result"].get("value")
+        """The value of a JavaScript expression in the page (a promise is awaited)."""
+        return await self.page.evaluate(expression)
+
+    async def welcomed(self) -> None:
+        """Wait for the welcome answer (the page's first request)."""
+        await self.page.locator(".assistant").first.wait_for()
 
     async def turns_done(self, count: int) -> None:
         """Wait until the page has finished ``count`` turns (``body[data-turns]``)."""
-        for _ in range(600):
-            if await self.evaluate("document.body.dataset.turns") == str(count):
-                await asyncio.sleep(0.3)  # the last animation frame renders the answer
-                return
-            await asyncio.sleep(0.1)
-        raise AssertionError(f"the page did not finish {count} turn(s)")
+        await self.page.wait_for_function(f"document.body.dataset.turns === '{count}'", timeout=60_000)
+        await asyncio.sleep(0.3)  # the last animation frame renders the answer
 
     async def screenshot(self, name: str) -> Path:
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)
         path = SCREENSHOTS / name
-        png = await self.send("Page.captureScreenshot", format="png")
-        path.write_bytes(base64.b64decode(png["data"]))
+        await self.page.screenshot(path=path)
         print(f"\nscreenshot: {path}")
         return path
 
 
 @contextlib.asynccontextmanager
-async def open_tab(debug_port: int, url: str, width: int = 1280, height: int = 900) -> AsyncIterator[Tab]:
-    request = urllib.request.Request(f"http://127.0.0.1:{debug_port}/json/new?about:blank", method="PUT")
-    target = json.loads(urllib.request.urlopen(request, timeout=5).read())
-    async with websockets.connect(target["webSocketDebuggerUrl"], max_size=2**25) as ws:
-        tab = Tab(ws)
-        mobile = width < 700
-        await tab.send(
-            "Emulation.setDeviceMetricsOverride", width=width, height=height, deviceScaleFactor=1, mobile=mobile
-        )
-        await tab.send("Page.navigate", url=url)
-        yield tab
+async def open_tab(browser: Browser, url: str, width: int = 1280, height: int = 900) -> AsyncIterator[Tab]:
+    context = await browser.new_context(
+        viewport={"width": width, "height": height}, device_scale_factor=1, is_mobile=width < 700, has_touch=width < 700
+    )
+    try:
+        page = await context.new_page()
+        await page.goto(url)
+        yield Tab(page)
+    finally:
+        await context.close()
 
 
-async def test_chat_page_streams_an_answer(server: str, browser: int) -> None:
+async def test_chat_page_streams_an_answer(server: str, browser: Browser) -> None:
     question = urllib.parse.quote("What are the top decks in Modern over the last 30 days?")
     async with open_tab(browser, f"{server}/?q={question}") as tab:
         await tab.turns_done(1)
@@ -121,12 +107,9 @@ async def test_chat_page_streams_an_answer(server: str, browser: int) -> None:
 HOSTILE = '<img src=x onerror="window.pwned=1"> <script>window.pwned=2</script> **bold** [x](javascript:window.pwned=3)'
 
 
-async def test_text_from_anywhere_cannot_inject_html(server: str, browser: int) -> None:
+async def test_text_from_anywhere_cannot_inject_html(server: str, browser: Browser) -> None:
     async with open_tab(browser, f"{server}/") as tab:
-        for _ in range(100):
-            if await tab.evaluate("document.querySelectorAll('.assistant').length") == 1:
-                break
-            await asyncio.sleep(0.1)
+        await tab.welcomed()
         # an answer whose markdown carries HTML: sanitised, the markdown itself rendered
         rendered = await tab.evaluate(
             f"(() => {{ const n = addAnswer({json.dumps(HOSTILE)}); return new Promise(r => requestAnimationFrame("
@@ -147,14 +130,11 @@ async def test_text_from_anywhere_cannot_inject_html(server: str, browser: int) 
 
 @pytest.mark.parametrize(("width", "height"), [(1280, 900), (375, 800)])
 async def test_a_pasted_decklist_keeps_the_input_and_the_answer_in_view(
-    server: str, browser: int, width: int, height: int
+    server: str, browser: Browser, width: int, height: int
 ) -> None:
     deck, _ = modern_deck("Boros Energy")
     async with open_tab(browser, f"{server}/", width, height) as tab:
-        for _ in range(100):
-            if await tab.evaluate("document.querySelectorAll('.assistant').length") == 1:
-                break
-            await asyncio.sleep(0.1)
+        await tab.welcomed()
         await tab.evaluate(f"send({json.dumps('My Modern deck:' + chr(10) + deck)})")
         await tab.turns_done(1)
         view = await tab.evaluate(
@@ -173,7 +153,7 @@ async def test_a_pasted_decklist_keeps_the_input_and_the_answer_in_view(
         await tab.screenshot(f"decklist-{width}x{height}.png")
 
 
-async def test_pictures_of_the_meta(server: str, browser: int) -> None:
+async def test_pictures_of_the_meta(server: str, browser: Browser) -> None:
     questions = [
         "What are the top decks in Modern over the last 30 days?",
         "Show me the Modern matchups for the last 30 days",
@@ -181,10 +161,7 @@ async def test_pictures_of_the_meta(server: str, browser: int) -> None:
         "What green creatures were in the tarkir draft?",
     ]
     async with open_tab(browser, f"{server}/", 1280, 900) as tab:
-        for _ in range(100):
-            if await tab.evaluate("document.querySelectorAll('.assistant').length") == 1:
-                break
-            await asyncio.sleep(0.1)
+        await tab.welcomed()
         for number, question in enumerate(questions, 1):
             await tab.evaluate(f"send({json.dumps(question)})")
             await tab.turns_done(number)
@@ -210,16 +187,11 @@ async def test_pictures_of_the_meta(server: str, browser: int) -> None:
     assert len(pool["bars"]) >= 1
 
 
-async def test_api_docs_work_offline(server: str, browser: int) -> None:
+async def test_api_docs_work_offline(server: str, browser: Browser) -> None:
     # the browser has no internet: Swagger UI comes from the package, and lists the API's operations
     async with open_tab(browser, f"{server}/docs") as tab:
-        operations = 0
-        for _ in range(100):
-            operations = await tab.evaluate("document.querySelectorAll('.opblock').length")
-            if operations:
-                break
-            await asyncio.sleep(0.1)
-        assert operations >= 5
+        await tab.page.locator(".opblock").first.wait_for()
+        assert await tab.page.locator(".opblock").count() >= 5
         await tab.screenshot("docs-1280x900.png")
 
 
@@ -228,12 +200,12 @@ AXE = Path(__file__).parent / "vendor" / "axe-4.14.1.min.js"
 
 @pytest.mark.parametrize(("width", "height"), [(1280, 900), (375, 800)])
 async def test_the_page_has_no_serious_accessibility_problems(
-    server: str, browser: int, width: int, height: int
+    server: str, browser: Browser, width: int, height: int
 ) -> None:
     question = urllib.parse.quote("What are the top decks in Modern over the last 30 days?")
     async with open_tab(browser, f"{server}/?q={question}", width, height) as tab:
         await tab.turns_done(1)
-        await tab.evaluate(AXE.read_text(encoding="utf-8"))
+        await tab.page.add_script_tag(path=AXE)
         violations = await tab.evaluate(
             "axe.run(document, {resultTypes: ['violations']}).then(r => r.violations.map(v => "
             "({id: v.id, impact: v.impact, nodes: v.nodes.slice(0, 3).map(n => n.target.join(' '))})))"
