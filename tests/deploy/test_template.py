@@ -226,19 +226,87 @@ def test_each_function_reaches_only_its_tables_and_the_configured_model(template
         assert access == expected, name
         for statement in _statements(policies):
             actions = statement["Action"] if isinstance(statement["Action"], list) else [statement["Action"]]
-            assert statement["Resource"] != "*" and "*" not in str(statement["Resource"]), name
-            if actions == ["lambda:InvokeFunctionUrl"]:
-                assert (name, statement["Resource"]) == ("ChatFunction", {"Fn::GetAtt": ["McpFunction", "Arn"]})
-                continue
-            assert all(action.startswith("bedrock:InvokeModel") for action in actions), name
-            assert "foundation-model/${ModelId}" in statement["Resource"]["Fn::Sub"]
+            assert actions == ["lambda:InvokeFunctionUrl"], name
+            # the MCP function URL is on its alias (SnapStart's published versions)
+            assert (name, statement["Resource"]) == ("ChatFunction", {"Ref": "McpFunction.Alias"})
     bedrock_users = {
         name
         for name in EXPECTED_TABLE_ACCESS
-        for statement in _statements(template["Resources"][name]["Properties"]["Policies"])
-        if "bedrock" in str(statement["Action"])
+        for policy in template["Resources"][name]["Properties"]["Policies"]
+        if policy == {"Fn::If": ["HasModel", {"Ref": "BedrockInvokePolicy"}, {"Ref": "AWS::NoValue"}]}
     }
     assert bedrock_users == {"ChatFunction", "WelcomeFunction"}
+
+
+def _evaluate(value: Any, parameters: dict[str, Any]) -> Any:
+    """The few intrinsic functions the Bedrock policy uses, evaluated with ``parameters``."""
+    if isinstance(value, dict) and len(value) == 1:
+        ((function, argument),) = value.items()
+        if function == "Ref":
+            return parameters[argument]
+        if function == "Fn::Split":
+            return _evaluate(argument[1], parameters).split(argument[0])
+        if function == "Fn::Select":
+            return _evaluate(argument[1], parameters)[int(argument[0])]
+        if function == "Fn::Join":
+            return argument[0].join(_evaluate(part, parameters) for part in _evaluate(argument[1], parameters))
+        if function == "Fn::Sub":
+            text, names = (argument, {}) if isinstance(argument, str) else argument
+            names = {**parameters, **{k: _evaluate(v, parameters) for k, v in names.items()}}
+            return re.sub(r"\$\{([\w:]+)\}", lambda m: str(names[m.group(1)]), text)
+    if isinstance(value, dict):
+        return {key: _evaluate(v, parameters) for key, v in value.items()}
+    if isinstance(value, list):
+        return [_evaluate(v, parameters) for v in value]
+    return value
+
+
+def test_bedrock_allows_exactly_the_inference_profile_and_its_model_through_it(template: dict[str, Any]) -> None:
+    from meta_mage.agent.converse import bedrock_model_id
+
+    model_id = template["Parameters"]["ModelId"]["Default"]
+    regions = template["Parameters"]["ModelRegions"]["Default"].split(",")
+    assert model_id.startswith("us.anthropic.claude-") and re.fullmatch(
+        template["Parameters"]["ModelId"]["AllowedPattern"], model_id
+    )
+    # Given the stack in us-east-2 with the defaults
+    parameters = {
+        "ModelId": model_id, "ModelRegions": regions, "AWS::Partition": "aws",
+        "AWS::Region": "us-east-2", "AWS::AccountId": "111122223333",
+    }  # fmt: skip
+    policy = template["Resources"]["BedrockInvokePolicy"]
+    assert policy["Type"] == "AWS::IAM::ManagedPolicy" and policy["Condition"] == "HasModel"
+    profile, model = _evaluate(policy["Properties"]["PolicyDocument"]["Statement"], parameters)
+    profile_arn = f"arn:aws:bedrock:us-east-2:111122223333:inference-profile/{model_id}"
+    # Then the profile itself, in the stack's region and account, and nothing else, may be invoked
+    assert profile["Resource"] == profile_arn and "Condition" not in profile
+    # and its foundation model in any region of the profile's, only when called through that profile
+    assert model["Resource"] == "arn:aws:bedrock:*::foundation-model/anthropic.claude-haiku-4-5-20251001-v1:0"
+    assert model["Condition"] == {
+        "StringEquals": {"aws:RequestedRegion": regions, "bedrock:InferenceProfileArn": profile_arn}
+    }
+    for statement in (profile, model):
+        assert statement["Effect"] == "Allow"
+        assert statement["Action"] == ["bedrock:InvokeModel", "bedrock:InvokeModelWithResponseStream"]
+    # and the chat function (LangChain) and the welcome function (Converse) call that same id
+    for name in ("ChatFunction", "WelcomeFunction"):
+        assert environment(template, name)["META_MAGE_MODEL"] == {"Ref": "ModelId"}
+    assert bedrock_model_id(model_id) == model_id
+
+
+def test_snapstart_publishes_versions_that_the_urls_and_routes_call(template: dict[str, Any]) -> None:
+    assert template["Parameters"]["SnapStart"]["Default"] == "true"
+    assert template["Conditions"]["UseSnapStart"] == {"Fn::Equals": [{"Ref": "SnapStart"}, "true"]}
+    for name in ("ChatFunction", "McpFunction", *LIGHT_FUNCTIONS):
+        function = template["Resources"][name]["Properties"]
+        # SAM points the function URL, the HTTP API integrations and their permissions at the alias
+        assert function["AutoPublishAlias"] == "live", name
+        assert function["SnapStart"] == {"ApplyOn": {"Fn::If": ["UseSnapStart", "PublishedVersions", "None"]}}, name
+    for name in ("ChatFunction", "McpFunction"):
+        env = environment(template, name)
+        assert env["AWS_LWA_SNAPSTART_BEFORE_CHECKPOINT_PATH"] == "/snapstart/before-checkpoint"
+        assert env["AWS_LWA_SNAPSTART_AFTER_RESTORE_PATH"] == "/snapstart/after-restore"
+    assert template["Parameters"]["WebAdapterLayerVersion"]["Default"] == 30  # adapter v1.1.0
 
 
 def test_cors_is_one_configured_origin_and_every_url_is_an_output(template: dict[str, Any]) -> None:

@@ -9,7 +9,7 @@ from typing import Any
 import boto3
 
 # Providers LangChain's init_chat_model accepts as "provider:model". Anything else with a colon is a
-# Bedrock model id ("anthropic.claude-3-5-haiku-20241022-v1:0").
+# Bedrock model or inference profile id ("us.anthropic.claude-haiku-4-5-20251001-v1:0").
 PROVIDERS = {
     "openai", "anthropic", "azure_openai", "azure_ai", "google_vertexai", "google_genai", "bedrock",
     "bedrock_converse", "cohere", "fireworks", "together", "mistralai", "huggingface", "groq", "ollama",
