@@ -8,7 +8,9 @@ from fastapi import FastAPI
 
 from meta_mage.api.chat_app import create_app
 from meta_mage.api.reads import ReadApi
+from meta_mage.api.routes.snapstart import router as snapstart_router
 from meta_mage.config import Settings
+from meta_mage.snapstart import RestoreHooks
 from meta_mage.wiring import Wiring
 
 
@@ -22,15 +24,24 @@ def build_app(
 ) -> FastAPI:
     """The FastAPI app over the tables named in ``settings`` (``model`` overrides the configured one);
     the agent's tools and the /welcome catalog come from ``settings.mcp_url``'s MCP server when set."""
-    wiring = Wiring(settings, dynamodb)
-    # with an MCP server, /welcome lists the tools that server serves
-    catalog = wiring.remote_tools.catalog_sync if wiring.remote_tools is not None else None
-    return create_app(
-        settings,
-        wiring.coach(model=model),
-        ReadApi(wiring.registry, wiring.tool_context, catalog),
-        wiring.locks,
-        wiring.issued,
-        serve_reads=serve_reads,
-        serve_page=serve_page,
-    )
+
+    def collaborators() -> dict[str, Any]:
+        wiring = Wiring(settings, dynamodb)
+        # with an MCP server, /welcome lists the tools that server serves
+        catalog = wiring.remote_tools.catalog_sync if wiring.remote_tools is not None else None
+        return {
+            "conversations": wiring.coach(model=model),
+            "reads": ReadApi(wiring.registry, wiring.tool_context, catalog),
+            "locks": wiring.locks,
+            "issued": wiring.issued,
+        }
+
+    app = create_app(settings, **collaborators(), serve_reads=serve_reads, serve_page=serve_page)
+
+    def rebuild() -> None:  # after a SnapStart restore: the same routes over new clients
+        for name, value in collaborators().items():
+            setattr(app.state, name, value)
+
+    app.state.snapstart = RestoreHooks(rebuild)
+    app.include_router(snapstart_router)
+    return app

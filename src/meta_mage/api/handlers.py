@@ -5,6 +5,7 @@ LLM through ``meta_mage.agent.llm``, imported only when a model is configured.""
 from __future__ import annotations
 
 import json
+import os
 import uuid
 from functools import lru_cache
 from typing import Any
@@ -21,6 +22,7 @@ from meta_mage.api.reads import ReadApi, reject_query, single_values
 from meta_mage.config import get_settings
 from meta_mage.errors import MetaMageError
 from meta_mage.observability import logger, metrics
+from meta_mage.snapstart import RestoreHooks, register_with_runtime
 from meta_mage.storage.locks import IssuedConversations
 from meta_mage.wiring import Wiring
 
@@ -55,6 +57,20 @@ def _query() -> dict[str, str]:
 def issued() -> IssuedConversations:
     """Where ``/welcome`` records the conversation ids it hands out (the chat function creates them)."""
     return wiring().issued
+
+
+def _rebuild() -> None:
+    """After a SnapStart restore: forget the snapshot's collaborators and make new ones before the first request."""
+    for made in (wiring, reads, issued):
+        made.cache_clear()
+    reads()
+    issued()
+
+
+snapstart = RestoreHooks(_rebuild)
+if register_with_runtime(snapstart) and os.environ.get("AWS_LAMBDA_INITIALIZATION_TYPE") == "snap-start":
+    reads()  # into the snapshot: the imports and objects a first request would make (clients remade at restore)
+    issued()
 
 
 @app.get("/welcome")

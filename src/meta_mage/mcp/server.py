@@ -7,7 +7,7 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any, get_args
 
 import mcp.types as types
@@ -27,6 +27,7 @@ from meta_mage.api.request_body import BodyLimit, load_json
 from meta_mage.config import Settings
 from meta_mage.errors import InvalidArgument, MetaMageError, echo
 from meta_mage.mcp import MCP_PATH
+from meta_mage.snapstart import AFTER_RESTORE_PATH, BEFORE_CHECKPOINT_PATH, RestoreHooks
 from meta_mage.tools.context import ToolContext
 from meta_mage.tools.registry import Tool, ToolRegistry
 from meta_mage.tools.runner import run_tool
@@ -63,8 +64,10 @@ def tool_error(name: str, exc: Exception) -> types.CallToolResult:
     )
 
 
-def build_mcp_server(registry: ToolRegistry, context: ToolContext) -> Server[Any, Any]:
-    """A low-level MCP server listing every registry tool and running calls through ``run_tool``."""
+def build_mcp_server(registry: ToolRegistry, context: ToolContext | Callable[[], ToolContext]) -> Server[Any, Any]:
+    """A low-level MCP server listing every registry tool and running calls through ``run_tool``, over
+    ``context`` (or, when given a function, the context it returns at each call)."""
+    current = context if callable(context) else lambda: context
     server: Server[Any, Any] = Server(SERVER_NAME, version=__version__, instructions=INSTRUCTIONS)
     tools = [mcp_tool(tool) for tool in registry.tools.values()]
 
@@ -76,7 +79,7 @@ def build_mcp_server(registry: ToolRegistry, context: ToolContext) -> Server[Any
     @server.call_tool(validate_input=False)  # type: ignore[untyped-decorator]
     async def call_tool(name: str, arguments: dict[str, Any]) -> types.CallToolResult:
         try:  # in a worker thread, CPU-heavy tools under the CPU limit, under the context's deadline
-            result = (await run_tool(registry, name, arguments, context)).model_dump(mode="json")
+            result = (await run_tool(registry, name, arguments, current())).model_dump(mode="json")
         except Exception as exc:  # every failure is a tool error; the server keeps serving
             return tool_error(name, exc)
         text = json.dumps(result, ensure_ascii=False, separators=(",", ":"))
@@ -216,7 +219,13 @@ def build_mcp_app(
     """
     wiring = Wiring(settings, dynamodb, registry)
     registry = wiring.registry
-    server = build_mcp_server(registry, wiring.tool_context)
+    contexts = [wiring.tool_context]
+
+    def rebuild() -> None:  # after a SnapStart restore: the same server over new clients
+        contexts[0] = Wiring(settings, dynamodb, registry).tool_context
+
+    hooks = RestoreHooks(rebuild)
+    server = build_mcp_server(registry, lambda: contexts[0])
     security = (
         TransportSecuritySettings(enable_dns_rebinding_protection=True, allowed_hosts=allowed_hosts)
         if allowed_hosts
@@ -226,6 +235,13 @@ def build_mcp_app(
 
     async def healthz(request: Request) -> JSONResponse:
         return JSONResponse({"status": "ok", "tools": len(registry.tools)})
+
+    async def before_checkpoint(request: Request) -> JSONResponse:
+        hooks.before_checkpoint()
+        return JSONResponse({"ready": True})
+
+    async def after_restore(request: Request) -> JSONResponse:
+        return JSONResponse({"restored": hooks.after_restore()})
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -239,7 +255,12 @@ def build_mcp_app(
         refusal=_body_refusal,
     )
     return Starlette(
-        routes=[Route(MCP_PATH, _McpEndpoint(manager)), Route("/healthz", healthz, methods=["GET"])],
+        routes=[
+            Route(MCP_PATH, _McpEndpoint(manager)),
+            Route("/healthz", healthz, methods=["GET"]),
+            Route(BEFORE_CHECKPOINT_PATH, before_checkpoint, methods=["POST"]),
+            Route(AFTER_RESTORE_PATH, after_restore, methods=["POST"]),
+        ],
         middleware=[limit],
         lifespan=lifespan,
     )
