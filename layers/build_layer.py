@@ -10,6 +10,8 @@ or that a lower layer already ships are removed, so a function never carries a p
 from __future__ import annotations
 
 import argparse
+import compileall
+import py_compile
 import shutil
 import subprocess
 import sys
@@ -18,14 +20,13 @@ from importlib.metadata import distributions
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-PLATFORM_FLAGS = [
-    "--platform", "manylinux2014_aarch64",
-    "--implementation", "cp",
-    "--python-version", "3.12",
-    "--only-binary=:all:",
-]
+LAMBDA_ARCH = "aarch64"
+CONSTRAINTS = ROOT / "constraints.txt"  # the versions CI tested
 # Shipped by the python3.12 Lambda runtime itself.
 RUNTIME_PROVIDED = {"boto3", "botocore", "s3transfer", "jmespath", "urllib3", "python-dateutil", "six"}
+# Pulled in by langchain-aws for embeddings and Redis utilities the app never imports (~65 MB on arm64);
+# tests/deploy/test_template.py checks the chat and MCP apps load without them.
+NEVER_IMPORTED = {"numpy"}
 # Never needed in the cloud: the demo archives are for `meta-mage seed` on a laptop.
 LIBRARY_EXCLUDES = ("demo_data/tournaments.tar.gz", "demo_data/cards.json.gz", "demo_data/snapshot.jsonl.gz")
 
@@ -35,9 +36,16 @@ def canonical(name: str) -> str:
     return name.lower().replace("_", "-").replace(".", "-")
 
 
+def platform_flags(arch: str = LAMBDA_ARCH) -> list[str]:
+    """pip's flags for CPython 3.12 wheels of ``arch`` (Lambda's arm64 unless a benchmark asks for another):
+    manylinux2014, or manylinux_2_28 (Lambda's python3.12 runs on Amazon Linux 2023, glibc 2.34)."""
+    platforms = [flag for tag in ("manylinux2014", "manylinux_2_28") for flag in ("--platform", f"{tag}_{arch}")]
+    return [*platforms, "--implementation", "cp", "--python-version", "3.12", "--only-binary=:all:"]
+
+
 def pip_install(target: Path, *args: str) -> None:
-    """``pip install --target`` with the Lambda platform's wheels."""
-    pip = [sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check"]
+    """``pip install --target`` with the versions of ``constraints.txt``."""
+    pip = [sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "-c", str(CONSTRAINTS)]
     subprocess.run([*pip, "--target", str(target), *args], check=True)
 
 
@@ -64,16 +72,34 @@ def remove_distributions(target: Path, names: set[str]) -> list[str]:
     return sorted(removed)
 
 
-def strip_caches(target: Path) -> None:
-    """Drop bytecode caches (Lambda writes none; they only add size)."""
+def compile_bytecode(target: Path) -> None:
+    """Replace whatever caches pip left with bytecode for python3.12, checked by nothing at import.
+
+    ``/opt`` is read-only on Lambda, so a layer without bytecode is compiled from source at every cold
+    start (about three times the import time). Unchecked-hash pycs are used without reading the sources'
+    timestamps, which a zip does not keep anyway.
+    """
+    if sys.version_info[:2] != (3, 12):
+        raise SystemExit(
+            f"layers are built by python3.12 (their bytecode is per version), not {sys.version.split()[0]}"
+        )
     for cache in target.rglob("__pycache__"):
         shutil.rmtree(cache, ignore_errors=True)
+    compileall.compile_dir(target, quiet=2, workers=0, invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH)
 
 
-def build(requirements: Path, target: Path, with_library: bool, below: list[Path], keep_boto3: bool) -> None:
+def build(
+    requirements: Path,
+    target: Path,
+    with_library: bool,
+    below: list[Path],
+    keep_boto3: bool,
+    arch: str = LAMBDA_ARCH,
+    bytecode: bool = True,
+) -> None:
     """Install ``requirements`` into ``target`` minus what the runtime or the ``below`` layers ship."""
     target.mkdir(parents=True, exist_ok=True)
-    pip_install(target, *PLATFORM_FLAGS, "-r", str(requirements))
+    pip_install(target, *platform_flags(arch), "-r", str(requirements))
     if with_library:
         pip_install(target, "--no-deps", str(ROOT))
         for relative in LIBRARY_EXCLUDES:
@@ -81,11 +107,15 @@ def build(requirements: Path, target: Path, with_library: bool, below: list[Path
     provided = set() if keep_boto3 else set(RUNTIME_PROVIDED)
     for lower in below:
         with tempfile.TemporaryDirectory() as scratch:
-            pip_install(Path(scratch), *PLATFORM_FLAGS, "-r", str(lower))
+            pip_install(Path(scratch), *platform_flags(arch), "-r", str(lower))
             provided |= installed(Path(scratch)) - (RUNTIME_PROVIDED if keep_boto3 else set())
-    removed = remove_distributions(target, provided)
-    strip_caches(target)
+    removed = remove_distributions(target, provided | NEVER_IMPORTED)
     shutil.rmtree(target / "bin", ignore_errors=True)  # console scripts are of no use in a layer
+    if bytecode:
+        compile_bytecode(target)
+    else:
+        for cache in target.rglob("__pycache__"):
+            shutil.rmtree(cache, ignore_errors=True)
     left_out = ", ".join(removed) or "nothing"
     print(f"{target}: {len(installed(target))} distributions; left to the runtime or lower layers: {left_out}")
 
@@ -97,8 +127,18 @@ def main() -> None:
     parser.add_argument("--with-library", action="store_true", help="also install meta_mage itself")
     parser.add_argument("--below", type=Path, action="append", default=[], help="requirements of a lower layer")
     parser.add_argument("--keep-boto3", action="store_true", help="ship boto3 instead of the runtime's")
+    parser.add_argument("--arch", default=LAMBDA_ARCH, help="wheel architecture (bench/: this machine's)")
+    parser.add_argument("--no-bytecode", action="store_true", help="ship sources only (bench/: the old layers)")
     args = parser.parse_args()
-    build(args.requirements, args.target, args.with_library, args.below, args.keep_boto3)
+    build(
+        args.requirements,
+        args.target,
+        args.with_library,
+        args.below,
+        args.keep_boto3,
+        args.arch,
+        bytecode=not args.no_bytecode,
+    )
 
 
 if __name__ == "__main__":

@@ -13,12 +13,18 @@ fi
 .venv-sam/bin/sam validate --lint
 
 find_python312() {
-  if command -v python3.12 >/dev/null 2>&1; then dirname "$(command -v python3.12)"; return; fi
+  # the folder of a python3.12 that runs (a pyenv shim may exist without its version selected)
+  local candidates=(python3.12)
   if command -v pyenv >/dev/null 2>&1; then
     for v in $(pyenv versions --bare 2>/dev/null | grep -E '^3\.12(\.|$)' | sort -rV); do
-      if [ -x "$(pyenv root)/versions/$v/bin/python3.12" ]; then echo "$(pyenv root)/versions/$v/bin"; return; fi
+      candidates+=("$(pyenv root)/versions/$v/bin/python3.12")
     done
   fi
+  for candidate in "${candidates[@]}"; do
+    if "$candidate" -c 'import sys; assert sys.version_info[:2] == (3, 12)' >/dev/null 2>&1; then
+      dirname "$("$candidate" -c 'import os, sys; print(os.path.realpath(sys.executable))')"; return
+    fi
+  done
 }
 py312="$(find_python312 || true)"
 if [ -z "$py312" ]; then

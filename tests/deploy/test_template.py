@@ -376,3 +376,22 @@ def test_tables_can_be_created_from_an_installed_package(tmp_path: Path) -> None
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == str(["CardsTable", "CheckpointTable", "DraftsTable", "LocksTable", "MetaTable"])
+
+
+def test_the_apps_load_without_what_the_layers_leave_out() -> None:
+    sys.path.insert(0, str(ROOT / "layers"))
+    try:
+        from build_layer import NEVER_IMPORTED
+    finally:
+        sys.path.pop(0)
+    code = (
+        "import sys\nimport meta_mage.api.chat_function, meta_mage.mcp.function\n"
+        f"print(sorted(set({sorted(NEVER_IMPORTED)!r}) & {{m.split('.')[0] for m in sys.modules}}))"
+    )
+    env = {
+        **os.environ,
+        "META_MAGE_MODEL": "us.anthropic.claude-haiku-4-5-20251001-v1:0",
+        "AWS_DEFAULT_REGION": "us-east-1",
+    }
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
+    assert loaded.stdout.strip() == "[]"
