@@ -13,7 +13,7 @@ Size: the unzipped size of each function with its layers, from ``sam build``'s o
 5 MB, not built here) is added to the chat function as an estimate.
 
 Targets: each small function <= 1.6x ``import boto3``; the chat function <= 1.10x its libraries;
-chat <= 200 MB (of Lambda's 250 MB), small functions <= 30 MB. Exit status 1 when one is missed.
+chat <= 200 MB (of Lambda's 250 MB), small functions <= 40 MB. Exit status 1 when one is missed.
 
 Run: .venv/bin/python bench/deploy_footprint.py [--runs 5]
 """
@@ -35,7 +35,7 @@ CHAT_LIBRARIES = (
     "langchain_aws, langgraph_checkpoint_aws"
 )
 WEB_ADAPTER_MB = 5.0
-LIMITS = {"chat": 200.0, "light": 30.0}
+LIMITS = {"chat": 200.0, "light": 40.0}  # light: 30 MB before bytecode (+9 MB, ~0.7 s less per cold start)
 
 
 def timed_import(statement: str, env: dict[str, str]) -> float:
