@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The SAM checks: `sam validate --lint`, then `sam build` when a python3.12 (the Lambda runtime) exists.
+# The SAM checks: `sam validate --lint`, a policy scan (checkov), then `sam build` when a python3.12 (the
+# Lambda runtime) exists.
 # aws-sam-cli lives in its own virtualenv, .venv-sam, because it pins its own boto3.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -10,7 +11,19 @@ if [ ! -x .venv-sam/bin/sam ]; then
   .venv-sam/bin/python -m pip install --quiet --upgrade pip
   .venv-sam/bin/python -m pip install --quiet aws-sam-cli
 fi
-.venv-sam/bin/sam validate --lint
+.venv-sam/bin/sam validate --lint   # cfn-lint over the SAM-transformed template
+
+# The policy scan: checkov (pinned, in its own .venv-scan) over the transformed template; .checkov.yaml says
+# why each skipped check does not apply. Any other finding fails the check.
+CHECKOV_VERSION=3.3.30
+if [ ! -x .venv-scan/bin/checkov ]; then
+  echo "Installing checkov $CHECKOV_VERSION into .venv-scan"
+  python3 -m venv .venv-scan
+  .venv-scan/bin/python -m pip install --quiet "checkov==$CHECKOV_VERSION"
+fi
+mkdir -p build
+AWS_DEFAULT_REGION="${AWS_DEFAULT_REGION:-us-east-1}" .venv-sam/bin/python scripts/sam_transform.py > build/transformed.json
+.venv-scan/bin/checkov --config-file .checkov.yaml -f build/transformed.json
 
 find_python312() {
   # the folder of a python3.12 that runs (a pyenv shim may exist without its version selected)

@@ -335,6 +335,75 @@ def cmd_upload(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_sync(args: argparse.Namespace) -> int:
+    """Ingest the tournament files a GitHub repository (or a local clone) gained since the last sync."""
+    import os
+
+    from meta_mage.ingest.archetypes import get_classifier
+    from meta_mage.sync.git import LocalClone
+    from meta_mage.sync.github import GitHubClient, SyncError
+    from meta_mage.sync.run import SyncFilter, sync
+    from meta_mage.sync.upstream import GitHubUpstream, Upstream
+
+    settings = _settings(args)
+    wanted = SyncFilter.of(args.source or (), args.format or ())
+    try:
+        upstream: Upstream
+        if args.git_dir:
+            upstream = LocalClone(args.git_dir)
+        else:
+            client = GitHubClient(
+                args.github,
+                token=os.environ.get(args.token_env) or None,
+                api_url=settings.sync_api_url,
+                raw_url=settings.sync_raw_url,
+                max_wait_seconds=settings.sync_max_wait_seconds,
+            )
+            upstream = GitHubUpstream(client, args.branch)
+        report = sync(
+            upstream,
+            _wiring(settings).meta,
+            get_classifier(settings.archetype_rules_dir),
+            since=args.since,
+            wanted=wanted,
+        )
+    except SyncError as exc:
+        print(f"sync: FAILED {exc.message}", file=sys.stderr)
+        return EXIT_FAILED
+    print(report.summary())
+    if report.ingested:
+        from meta_mage.ingest.rule_suggestions import fallback_shares
+
+        classifier = get_classifier(settings.archetype_rules_dir)
+        for share in fallback_shares(_wiring(settings).meta, classifier, days=14):
+            print(f"  unnamed: {share.line()}")
+    return EXIT_OK if report.ok else EXIT_FAILED
+
+
+def cmd_rules_suggest(args: argparse.Namespace) -> int:
+    """Cluster recent unnamed decks of a format and write candidate rule files for a person to review."""
+    from meta_mage.ingest.rule_suggestions import cmd_rules_suggest as suggest
+
+    return suggest(args)
+
+
+def _repository(value: str) -> str:
+    import re
+
+    if not re.fullmatch(r"[\w.-]+/[\w.-]+", value):
+        raise argparse.ArgumentTypeError(f"expected OWNER/REPO, got {value!r}")
+    return value
+
+
+def _day(value: str) -> Any:
+    import datetime as dt
+
+    try:
+        return dt.date.fromisoformat(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected YYYY-MM-DD, got {value!r}") from None
+
+
 RESEED_HELP = "load the demo data even when the database says it holds this version already"
 
 
@@ -371,6 +440,30 @@ def build_parser() -> argparse.ArgumentParser:
     )
     up.add_argument("--bucket", help="the drop-zone bucket (default: META_MAGE_INGEST_BUCKET)")
     up.set_defaults(func=cmd_upload)
+
+    sy = sub.add_parser("sync", help="ingest what a GitHub repository (or a local clone) gained since the last sync")
+    where = sy.add_mutually_exclusive_group(required=True)
+    where.add_argument("--github", metavar="OWNER/REPO", type=_repository, help="e.g. fbettega/MTG_decklistcache")
+    where.add_argument("--git-dir", type=Path, help="a local clone: its checked-out branch, read at HEAD")
+    sy.add_argument("--branch", default="main", help="with --github (default: main)")
+    sy.add_argument(
+        "--since", type=_day, help="first sync only: commits from this date (YYYY-MM-DD; a clone: all files without)"
+    )
+    sy.add_argument("--source", action="append", help="only Tournaments/<SOURCE>/ (repeatable; mtgo: MTGO, mtgo.com)")
+    sy.add_argument("--format", action="append", help="only tournaments of this format (repeatable)")
+    sy.add_argument("--token-env", default="GITHUB_TOKEN", help="environment variable holding a GitHub token")
+    sy.set_defaults(func=cmd_sync)
+
+    rules = sub.add_parser("rules", help="archetype rule files")
+    rules_sub = rules.add_subparsers(dest="rules_action", required=True)
+    suggest = rules_sub.add_parser(
+        "suggest", help="suggest rule files (for review) for recent decks the rules leave unnamed: rules suggest FORMAT"
+    )
+    suggest.add_argument("format")
+    suggest.add_argument("--days", type=int, default=30, help="the window, ending at the format's last date")
+    suggest.add_argument("--min-decks", dest="min_decks", type=int, default=5, help="smallest cluster to suggest")
+    suggest.add_argument("--out", type=Path, default=Path("suggested-rules"), help="where the suggestions go")
+    suggest.set_defaults(func=cmd_rules_suggest)
 
     tool = sub.add_parser("tool", help="call a tool: meta-mage tool NAME '{json args}'")
     tool.add_argument("name", nargs="?")

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from functools import lru_cache
 from pathlib import Path
+from typing import Annotated, Any
 
-from pydantic import AliasChoices, Field
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic import AliasChoices, Field, field_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 DEMO_DATA_DIR = Path(__file__).parent / "demo_data"
 
@@ -70,6 +72,28 @@ class Settings(BaseSettings):
     ingest_bucket: str = ""  # the stack's bucket name is per account and region (output IngestBucketName)
     # Where IngestFunction reports each file it could not ingest (key and reason); empty: log only.
     ingest_failure_queue_url: str = ""
+
+    # The daily sync (SyncFunction, `meta-mage sync`) of a GitHub repository in the MTGODecklistCache layout.
+    sync_repository: str = Field(default="fbettega/MTG_decklistcache", pattern=r"^[\w.-]+/[\w.-]+$")
+    sync_branch: str = "main"
+    # comma-separated: source folders (Tournaments/<Source>/, "mtgo" also matches "mtgo.com") and formats; empty: all
+    sync_sources: Annotated[tuple[str, ...], NoDecode] = ()
+    sync_formats: Annotated[tuple[str, ...], NoDecode] = ()
+    sync_start_date: dt.date | None = Field(default=None, description="Where the first sync starts (commit date)")
+    # An SSM SecureString parameter name or a Secrets Manager secret ARN holding a GitHub token; empty: no token
+    sync_token_parameter: str = ""
+    sync_api_url: str = "https://api.github.com"
+    sync_raw_url: str = "https://raw.githubusercontent.com"
+    sync_max_wait_seconds: float = Field(
+        default=120, ge=0, le=3600, description="Longest wait for GitHub's rate limit to reset before giving up"
+    )
+
+    @field_validator("sync_sources", "sync_formats", mode="before")
+    @classmethod
+    def _comma_separated(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            return tuple(part.strip() for part in value.split(",") if part.strip())
+        return value
 
     def table_names(self) -> dict[str, str]:
         """Map each ``template.yaml`` table logical id to its physical name."""

@@ -47,6 +47,7 @@ EXPECTED_TABLE_ACCESS = {
         ("DynamoDBReadPolicy", "CardsTable"),
         ("DynamoDBReadPolicy", "DraftsTable"),
     },
+    "SyncFunction": {("DynamoDBCrudPolicy", "MetaTable")},
     "IngestFunction": {
         ("DynamoDBCrudPolicy", "MetaTable"),
         ("DynamoDBCrudPolicy", "CardsTable"),
@@ -166,7 +167,7 @@ def test_layers_carry_every_runtime_dependency_of_the_library() -> None:
         listed = project["dependencies"] if block == "dependencies" else project["optional-dependencies"][block]
         return {Requirement(item).name.lower() for item in listed}
 
-    core = extra("dependencies") - {"boto3"}  # the runtime ships boto3
+    core = extra("dependencies") - {"boto3", "urllib3"}  # the runtime ships boto3 and its urllib3
     assert (
         core <= light | {"aws-lambda-powertools"}
         and "aws-lambda-powertools[tracer]>=3.0" in (ROOT / "layers/light/requirements.txt").read_text()
@@ -226,6 +227,13 @@ def test_each_function_reaches_only_its_tables_and_the_configured_model(template
         assert access == expected, name
         for statement in _statements(policies):
             actions = statement["Action"] if isinstance(statement["Action"], list) else [statement["Action"]]
+            if name == "SyncFunction":  # the GitHub token, when one is configured
+                token_parameter = "arn:${AWS::Partition}:ssm:${AWS::Region}:${AWS::AccountId}:parameter/"
+                assert (actions, statement["Resource"]) in [
+                    (["ssm:GetParameter"], {"Fn::Sub": token_parameter + "${SyncTokenSsmParameter}"}),
+                    (["secretsmanager:GetSecretValue"], {"Ref": "SyncTokenSecretArn"}),
+                ]
+                continue
             assert actions == ["lambda:InvokeFunctionUrl"], name
             # the MCP function URL is on its alias (SnapStart's published versions)
             assert (name, statement["Resource"]) == ("ChatFunction", {"Ref": "McpFunction.Alias"})
@@ -395,3 +403,33 @@ def test_the_apps_load_without_what_the_layers_leave_out() -> None:
     }
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
     assert loaded.stdout.strip() == "[]"
+
+
+def test_the_daily_sync_runs_on_a_schedule_with_retries_a_dead_letter_queue_and_alarms(
+    template: dict[str, Any],
+) -> None:
+    sync = template["Resources"]["SyncFunction"]["Properties"]
+    schedule = sync["Events"]["Daily"]
+    assert schedule["Type"] == "ScheduleV2"
+    properties = schedule["Properties"]
+    assert properties["ScheduleExpression"] == {"Ref": "SyncTime"}
+    assert template["Parameters"]["SyncTime"]["Default"] == "cron(30 18 * * ? *)"  # after the cache's ~18:00 commit
+    assert properties["RetryPolicy"]["MaximumRetryAttempts"] >= 1
+    assert properties["DeadLetterConfig"] == {"Arn": {"Fn::GetAtt": ["SyncDeadLetterQueue", "Arn"]}}
+    assert sync["ReservedConcurrentExecutions"] == 1
+    # a run that raises (files left for a retry) is run again, then recorded in the same queue
+    assert sync["EventInvokeConfig"]["MaximumRetryAttempts"] == 2
+    assert (
+        sync["EventInvokeConfig"]["DestinationConfig"]["OnFailure"]["Destination"]
+        == properties["DeadLetterConfig"]["Arn"]
+    )
+    env = environment(template, "SyncFunction")
+    settings = Settings()
+    for variable in env:
+        if variable.startswith("META_MAGE_SYNC_"):
+            assert hasattr(settings, variable.removeprefix("META_MAGE_").lower()), variable
+    alarms = {
+        r["Properties"]["MetricName"] for r in template["Resources"].values() if r["Type"] == "AWS::CloudWatch::Alarm"
+    }
+    assert {"FilesFailed", "Errors", "UnnamedDeckShare"} <= alarms
+    assert (ROOT / sync["CodeUri"] / "app.py").exists()

@@ -103,6 +103,14 @@ def _match(raw: Any, round_name: str, source: str) -> ParsedMatch:
     return ParsedMatch(round_name, p1.strip(), p2.strip(), g1, g2, gd, outcome)
 
 
+def tournament_format(document: Any, source: str) -> str:
+    """The format of a tournament file's document, as :func:`parse_tournament` reads it, or ``InputFileError``."""
+    header = document.get("Tournament") if isinstance(document, dict) else None
+    if not isinstance(header, dict):
+        raise InputFileError(source, "'Tournament' must be an object")
+    return _format_of(header, source)
+
+
 def parse_tournament(document: Any, source: str, classify: Classifier) -> ParsedTournament:
     """Validate and parse one tournament file, classifying every deck with a mainboard."""
     if not isinstance(document, dict):

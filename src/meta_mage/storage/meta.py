@@ -9,6 +9,7 @@ Keys (``pk`` / ``sk``):
 - ``ARCH#<format>#<archetype>`` / ``DAY#<date>``: that archetype's card statistics for the day
 - ``FORMATS`` / ``<format>``: first and last date and totals of a format
 - ``SEED`` / ``demo``: the digest of the bundled demo data last loaded (``local/seed.py``), written last
+- ``SYNC#<owner>/<repo>#<branch>`` / ``cursor``: the last commit a sync (``sync/run.py``) stored every file of
 
 Every read tool is one ``Query`` on a ``FMT#`` or ``ARCH#`` partition over a date range, so its
 cost depends on the window length, not on the number of tournaments.
@@ -16,12 +17,14 @@ cost depends on the window length, not on the number of tournaments.
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any
 
-from boto3.dynamodb.conditions import Key
+from boto3.dynamodb.conditions import Attr, Key
+from botocore.exceptions import ClientError
 
 from meta_mage.analytics.aggregate import merge
 from meta_mage.models.meta import FormatSummary
@@ -35,6 +38,21 @@ _BATCH_GET_LIMIT = 100
 class DayAggregate:
     date: str
     data: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class StoredDeck:
+    """One stored decklist with its event (``format_decks``)."""
+
+    event_key: str
+    event_name: str
+    date: str
+    player: str
+    placing: str
+    archetype: str
+    colors: str
+    mainboard: dict[str, int]
+    sideboard: dict[str, int]
 
 
 class MetaRepository:
@@ -222,6 +240,27 @@ class MetaRepository:
     def mark_seeded(self, digest: str) -> None:
         self.table.put_item(Item={"pk": "SEED", "sk": "demo", "digest": digest})
 
+    # --- the sync's cursor ------------------------------------------------------------------
+
+    @storage_operation
+    def sync_cursor(self, repository: str, branch: str) -> str | None:
+        """The last commit of ``repository``'s ``branch`` whose files are all stored, or None."""
+        item = self.table.get_item(Key=_cursor_key(repository, branch), ConsistentRead=True).get("Item")
+        return str(item["sha"]) if item else None
+
+    @storage_operation
+    def advance_sync_cursor(self, repository: str, branch: str, sha: str, previous: str | None) -> bool:
+        """Move the cursor from ``previous`` to ``sha``; False when another sync moved it meanwhile."""
+        expected = Attr("pk").not_exists() if previous is None else Attr("sha").eq(previous)
+        item = {**_cursor_key(repository, branch), "sha": sha, "synced_at": dt.datetime.now(dt.UTC).isoformat()}
+        try:
+            self.table.put_item(Item=item, ConditionExpression=expected)
+        except ClientError as exc:
+            if exc.response.get("Error", {}).get("Code") == "ConditionalCheckFailedException":
+                return False
+            raise
+        return True
+
     # --- reads ----------------------------------------------------------------------------
 
     @storage_operation
@@ -245,6 +284,27 @@ class MetaRepository:
         """An archetype's card statistics per day in the window (one Query)."""
         return self._days(f"ARCH#{fmt}#{archetype}", start, end)
 
+    @storage_operation
+    def format_decks(self, fmt: str, start: str, end: str) -> list[StoredDeck]:
+        """Every decklist of ``fmt``'s committed events with ``start <= date <= end``: one Query on the format's
+        event index, then one Query per event (its header and decks). For offline tools (``meta-mage rules
+        suggest``), not the chat path."""
+        events = query_all(
+            self.table,
+            KeyConditionExpression=Key("pk").eq(f"FMT#{fmt}#EVENTS") & Key("sk").between(f"{start}#", f"{end}#\uffff"),
+            ProjectionExpression="sk",
+        )
+        decks: list[StoredDeck] = []
+        for event in events:
+            items = query_all(self.table, KeyConditionExpression=Key("pk").eq(f"EVENT#{event['sk'].split('#', 1)[1]}"))
+            header = next((item for item in items if item["sk"] == "#HEADER"), None)
+            if header is None:  # not committed: its ingest failed before the header
+                continue
+            decks.extend(
+                _stored_deck(header, item) for item in items if item["sk"].startswith("DECK#") and item["archetype"]
+            )
+        return decks
+
     def _days(self, pk: str, start: str, end: str) -> list[DayAggregate]:
         items = query_all(
             self.table,
@@ -264,3 +324,22 @@ class MetaRepository:
             decks=int(item["decks"]),
             matches=int(item["matches"]),
         )
+
+
+def _cursor_key(repository: str, branch: str) -> dict[str, str]:
+    return {"pk": f"SYNC#{repository}#{branch}", "sk": "cursor"}
+
+
+def _stored_deck(header: dict[str, Any], item: dict[str, Any]) -> StoredDeck:
+    cards = json.loads(item["cards"])
+    return StoredDeck(
+        event_key=header["pk"].removeprefix("EVENT#"),
+        event_name=header["name"],
+        date=header["date"],
+        player=item["player"],
+        placing=item["placing"],
+        archetype=item["archetype"],
+        colors=item["colors"],
+        mainboard={name: int(count) for name, count in cards["mainboard"].items()},
+        sideboard={name: int(count) for name, count in cards["sideboard"].items()},
+    )

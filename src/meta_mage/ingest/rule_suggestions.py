@@ -1,0 +1,716 @@
+"""Suggest archetype rule files from the decks the current rules leave unnamed.
+
+A deck the rules cannot name gets a fallback ("Aggro", "Combo" …) or "Unknown"; when a new deck
+appears, such decks pile up. This module measures that pile per format (:func:`fallback_shares`,
+read from the per-day aggregates), clusters the unnamed decks of a window by their shared mainboard
+cards (:func:`suggest_rules`), turns each cluster of ``min_cluster`` decks or more into a candidate
+rule file in the MTGOFormatData shape (the conditions: the cluster's distinctive cards, checked
+against the decks the current rules already name) and writes the candidates, with their evidence,
+for a person to review (:func:`write_suggestions`). Nothing here changes the rules in use: a
+suggestion becomes a rule only when someone renames it to ``<Name>.json`` and moves it into the
+rules directory.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import heapq
+import json
+import re
+import sys
+import unicodedata
+from collections import Counter
+from collections.abc import Collection, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from meta_mage.analytics.aggregate import merge
+from meta_mage.analytics.stats import wilson_interval
+from meta_mage.ingest.archetypes import (
+    COLOR_NAMES,
+    UNKNOWN,
+    ArchetypeClassifier,
+    ArchetypeRule,
+    Condition,
+    FormatRules,
+    color_name,
+)
+from meta_mage.models.cards import card_key
+from meta_mage.storage.meta import MetaRepository
+
+BASIC_LANDS = frozenset(
+    card_key(f"{snow}{name}")
+    for name in ("Plains", "Island", "Swamp", "Mountain", "Forest", "Wastes")
+    for snow in ("", "Snow-Covered ")
+)
+SUGGESTED_SUFFIX = ".suggested.json"
+MAX_CLUSTERED_DECKS = 3000  # average linkage is quadratic in memory: the newest decks beyond this are left out
+MAX_CONDITION_CARDS = 8
+MAX_EXTRA_CARDS = 8  # distinctive cards the evidence lists beyond the rule's
+_COLOR_WORDS = {word.casefold() for name in COLOR_NAMES.values() for word in name.split() if word != "Mono"}
+
+
+# --- the decks -----------------------------------------------------------------------------------
+
+
+class DeckRecord(Protocol):
+    """One stored decklist with its event (what ``MetaRepository.format_decks`` returns)."""
+
+    @property
+    def event_key(self) -> str: ...
+    @property
+    def event_name(self) -> str: ...
+    @property
+    def date(self) -> str: ...
+    @property
+    def player(self) -> str: ...
+    @property
+    def placing(self) -> str: ...
+    @property
+    def archetype(self) -> str: ...
+    @property
+    def mainboard(self) -> Mapping[str, int]: ...
+    @property
+    def sideboard(self) -> Mapping[str, int]: ...
+
+
+class DeckSource(Protocol):
+    """Reads every stored decklist of a format's committed events with ``start <= date <= end``."""
+
+    def format_decks(self, fmt: str, start: str, end: str) -> Sequence[DeckRecord]: ...
+
+
+# --- 1. how many decks the rules leave unnamed ------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class FallbackShare:
+    """The share of a format's decks named "Unknown" or by a fallback, over a window."""
+
+    format: str
+    start: str
+    end: str
+    unnamed_decks: int
+    total_decks: int
+    share: float | None  # percent; None without decks
+    ci_low: float | None  # 95 % Wilson interval of the share, percent
+    ci_high: float | None
+    by_name: dict[str, int] = field(default_factory=dict)  # unnamed decks per stored name, most first
+
+    def line(self) -> str:
+        """The share in one human line."""
+        if self.share is None:
+            return f"{self.format}: no decks between {self.start} and {self.end}"
+        names = ", ".join(f"{name} {count}" for name, count in self.by_name.items())
+        return (
+            f"{self.format}: {self.unnamed_decks} of {self.total_decks} decks unnamed ({self.share:.1f} %, "
+            f"95 % CI {self.ci_low:.1f}–{self.ci_high:.1f} %) from {self.start} to {self.end}"
+            + (f": {names}" if names else "")
+        )
+
+
+def _colored_names(name: str) -> set[str]:
+    return {f"{prefix} {name}" for prefix in (*COLOR_NAMES.values(), "4-Color")}
+
+
+def unnamed_names(rules: FormatRules, names: Iterable[str]) -> set[str]:
+    """Those of the stored archetype ``names`` that are "Unknown" or one of ``rules``' fallbacks.
+
+    Stored decks keep only their display name (a fallback with ``IncludeColorInName`` reads "Boros
+    Aggro"). A name an archetype rule can also produce counts as named."""
+    fallback: set[str] = set()
+    for fallback_rule in rules.fallbacks:
+        fallback |= _colored_names(fallback_rule.name) if fallback_rule.include_color else {fallback_rule.name}
+    named: set[str] = set()
+    pending = list(rules.archetypes)
+    while pending:
+        rule = pending.pop()
+        named |= _colored_names(rule.name) if rule.include_color else {rule.name}
+        pending.extend(rule.variants)
+    return {name for name in names if name == UNKNOWN or (name in fallback and name not in named)}
+
+
+def _wilson_share(part: int, total: int) -> tuple[float | None, float | None, float | None]:
+    if not total:
+        return None, None, None
+    interval = wilson_interval(part, total - part)
+    assert interval is not None
+    return round(100 * part / total, 2), interval[0], interval[1]
+
+
+def fallback_shares(
+    meta: MetaRepository,
+    classifier: ArchetypeClassifier,
+    days: int = 14,
+    today: dt.date | None = None,
+    formats: Collection[str] | None = None,
+) -> list[FallbackShare]:
+    """Per format with data (or only ``formats``), the share of decks left unnamed over ``days`` days.
+
+    The window ends at ``today`` when given, else at the format's newest stored date (so older data,
+    such as the bundled demo, still reads). One Query per format on its per-day aggregates; which
+    names are fallbacks comes from ``classifier``'s rules for the format."""
+    if days < 1:
+        raise ValueError("days must be at least 1")
+    wanted = {f.lower() for f in formats} if formats is not None else None
+    shares = []
+    for info in sorted(meta.list_formats(), key=lambda f: f.format):
+        if wanted is not None and info.format.lower() not in wanted:
+            continue
+        end = today or dt.date.fromisoformat(info.last_date)
+        start = end - dt.timedelta(days=days - 1)
+        total: dict[str, Any] = {}
+        for day in meta.format_days(info.format, start.isoformat(), end.isoformat()):
+            merge(total, day.data)
+        archetypes: dict[str, Any] = total.get("archetypes", {})
+        unnamed = unnamed_names(classifier.rules_for(info.format), archetypes)
+        by_name = {name: int(archetypes[name]["decks"]) for name in unnamed}
+        count, decks = sum(by_name.values()), int(total.get("decks", 0))
+        share, low, high = _wilson_share(count, decks)
+        shares.append(
+            FallbackShare(
+                format=info.format,
+                start=start.isoformat(),
+                end=end.isoformat(),
+                unnamed_decks=count,
+                total_decks=decks,
+                share=share,
+                ci_low=low,
+                ci_high=high,
+                by_name=dict(sorted(by_name.items(), key=lambda kv: (-kv[1], kv[0]))),
+            )
+        )
+    return shares
+
+
+# --- 2. clustering and candidate rules ---------------------------------------------------------------
+
+
+def jaccard(a: frozenset[str], b: frozenset[str]) -> float:
+    """|a ∩ b| / |a ∪ b| (0 for two empty sets)."""
+    common = len(a & b)
+    union = len(a) + len(b) - common
+    return common / union if union else 0.0
+
+
+def cluster_decks(card_sets: Sequence[frozenset[str]], min_similarity: float = 0.3) -> list[list[int]]:
+    """Average-linkage agglomerative clustering of decks (their distinct card names) on Jaccard similarity.
+
+    Two clusters merge while the mean similarity of their deck pairs is at least ``min_similarity``,
+    most similar first (ties: the earlier decks first, so the result is deterministic). Returns lists
+    of indexes into ``card_sets``, largest cluster first. Quadratic in the number of decks: fine for a
+    few thousand."""
+    sums: dict[int, dict[int, float]] = {i: {} for i in range(len(card_sets))}
+    heap: list[tuple[float, int, int]] = []
+    for i, cards in enumerate(card_sets):
+        for j in range(i + 1, len(card_sets)):
+            similarity = jaccard(cards, card_sets[j])
+            if similarity > 0:
+                sums[i][j] = sums[j][i] = similarity
+                if similarity >= min_similarity:
+                    heap.append((-similarity, i, j))
+    heapq.heapify(heap)
+    members: dict[int, list[int]] = {i: [i] for i in range(len(card_sets))}
+    next_id = len(card_sets)
+    while heap:
+        _, a, b = heapq.heappop(heap)
+        if a not in members or b not in members:  # one side merged since: a stale pair
+            continue
+        merged_id, next_id = next_id, next_id + 1
+        members[merged_id] = members.pop(a) + members.pop(b)
+        sums_a, sums_b = sums.pop(a), sums.pop(b)
+        merged: dict[int, float] = {}
+        for other in (set(sums_a) | set(sums_b)) - {a, b}:
+            total = sums_a.get(other, 0.0) + sums_b.get(other, 0.0)
+            merged[other] = total
+            neighbours = sums[other]
+            neighbours.pop(a, None)
+            neighbours.pop(b, None)
+            neighbours[merged_id] = total
+            mean = total / (len(members[merged_id]) * len(members[other]))
+            if mean >= min_similarity:
+                heapq.heappush(heap, (-mean, other, merged_id))
+        sums[merged_id] = merged
+    clusters = [sorted(m) for m in members.values()]
+    return sorted(clusters, key=lambda m: (-len(m), m[0]))
+
+
+@dataclass(frozen=True)
+class CardShare:
+    """A card's presence: share (0–1) of the cluster's decks playing it in the mainboard, and of the window's
+    other decks."""
+
+    card: str
+    in_cluster: float
+    outside: float
+    condition: str = ""  # the rule's condition type naming the card, "" when it names none
+
+
+@dataclass(frozen=True)
+class DeckExample:
+    player: str
+    event: str
+    date: str
+    placing: str
+
+
+@dataclass
+class RuleSuggestion:
+    """A candidate rule file for one cluster of unnamed decks, with the evidence for it.
+
+    ``rule`` is the file's JSON body (the shape of the bundled ``Archetypes/*.json``). ``matched``: the
+    cluster's decks the rule names once added to the current rules; ``also_unnamed``: other unnamed
+    decks of the window it would name; ``overlaps``: decks the current rules already name that the
+    rule's conditions also hold for, per their current archetype (the rule must not take decks over:
+    the suggestion adds ``DoesNotContainMainboard`` cards to avoid them; what is left is reported);
+    ``takes_over``: those of them the rule would actually rename (it is more specific)."""
+
+    format: str
+    name: str
+    display_name: str
+    file_stem: str
+    rule: dict[str, Any]
+    decks: int
+    events: int
+    matched: int
+    also_unnamed: int
+    cards: list[CardShare]
+    colors: dict[str, int]
+    previous_names: dict[str, int]
+    examples: list[DeckExample]
+    overlaps: dict[str, int]
+    takes_over: dict[str, int]
+
+    @property
+    def coverage(self) -> float:
+        """Share (0–1) of the cluster's decks the rule names."""
+        return self.matched / self.decks if self.decks else 0.0
+
+    @property
+    def condition_cards(self) -> list[str]:
+        """Every card the rule's positive conditions name."""
+        return [
+            card
+            for condition in self.rule["Conditions"]
+            if not condition["Type"].startswith("DoesNotContain")
+            for card in condition["Cards"]
+        ]
+
+
+@dataclass(frozen=True)
+class _Deck:
+    record: DeckRecord
+    main: dict[str, int]  # normalised names
+    side: dict[str, int]
+    cards: frozenset[str]  # distinct non-basic mainboard names
+    kind: str
+    current: str
+    colors: str
+    strategy: str
+
+
+def short_card_name(card: str) -> str:
+    """A card's name as a deck name: the part before a comma ("Ragavan, Nimble Pilferer" → "Ragavan")."""
+    return card.split(",", 1)[0].strip()
+
+
+def file_stem(name: str) -> str:
+    """A rule file's stem in the bundled style ("Goryo's Vengeance" → "GoryosVengeance")."""
+    ascii_name = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode().replace("'", "")
+    words = re.findall(r"[A-Za-z0-9]+", ascii_name)
+    return "".join(w[:1].upper() + w[1:] for w in words) or "Suggested"
+
+
+def _rule_names(rules: FormatRules) -> set[str]:
+    names: set[str] = {fb.name.casefold() for fb in rules.fallbacks}
+    pending = list(rules.archetypes)
+    while pending:
+        rule = pending.pop()
+        names.add(rule.name.casefold())
+        pending.extend(rule.variants)
+    return names
+
+
+def _as_rule(body: Mapping[str, Any]) -> ArchetypeRule:
+    return ArchetypeRule(
+        name=str(body["Name"]),
+        include_color=bool(body["IncludeColorInName"]),
+        strategy=str(body["Strategy"]),
+        conditions=tuple(Condition(c["Type"], tuple(card_key(n) for n in c["Cards"])) for c in body["Conditions"]),
+        source="suggested",
+    )
+
+
+def _shares(decks: Sequence[_Deck]) -> Counter[str]:
+    counts: Counter[str] = Counter()
+    for deck in decks:
+        counts.update(deck.cards)
+    return counts
+
+
+Conditions = list[tuple[str, list[str]]]
+
+
+def _condition_options(ranked: Sequence[str], in_share: Mapping[str, float], require_share: float) -> list[Conditions]:
+    """Ways to write the cluster's distinctive cards (``ranked``) as conditions, most specific first."""
+    required = [c for c in ranked if in_share[c] >= require_share][:2]
+    options: list[Conditions] = []
+    for count in range(len(required), 0, -1):
+        others = [c for c in ranked if c not in required[:count]][:MAX_CONDITION_CARDS]
+        options.append([("InMainboard", required[:count])] + ([("OneOrMoreInMainboard", others)] if others else []))
+    top = list(ranked[:MAX_CONDITION_CARDS])
+    options.append([("TwoOrMoreInMainboard", top)] if len(top) >= 3 else [("OneOrMoreInMainboard", top)])
+    return options
+
+
+def _holds(conditions: Conditions, deck: _Deck) -> bool:
+    return all(Condition(kind, tuple(cards)).holds(deck.main, deck.side) for kind, cards in conditions)
+
+
+def suggest_rules(
+    decks: Iterable[DeckRecord],
+    format_name: str,
+    existing_rules_dir: Path | ArchetypeClassifier,
+    min_cluster: int = 5,
+    *,
+    min_similarity: float = 0.3,
+    core_share: float = 0.8,
+    require_share: float = 0.9,
+    max_outside_share: float = 0.1,
+    min_coverage: float = 0.7,
+    examples: int = 5,
+) -> list[RuleSuggestion]:
+    """Candidate rules for the clusters of unnamed decks among ``decks`` (one format's window).
+
+    A deck is unnamed when the current rules (``existing_rules_dir``, or a classifier over them) give it
+    a fallback or "Unknown": it is reclassified here, so decks stored under older rules count as the
+    current rules see them. Unnamed decks are clustered on their distinct non-basic mainboard cards
+    (:func:`cluster_decks`); a cluster of at least ``min_cluster`` decks gives a rule from its
+    distinctive cards: those in at least ``core_share`` of its decks and at most ``max_outside_share``
+    of the window's other decks. The one or two of them in at least ``require_share`` of the cluster
+    become ``InMainboard``, the next ``OneOrMoreInMainboard``; when that holds for under 90 % of the
+    cluster, one ``InMainboard`` card, else ``TwoOrMoreInMainboard`` over them. The rule is then
+    checked against the decks the current rules name, and cards those decks play but the cluster does
+    not are added as ``DoesNotContainMainboard`` until none matches (or what remains is reported).
+    Clusters without distinctive cards, or whose rule names under ``min_coverage`` of them, give no
+    suggestion. Largest cluster first."""
+    classifier = (
+        existing_rules_dir
+        if isinstance(existing_rules_dir, ArchetypeClassifier)
+        else ArchetypeClassifier(Path(existing_rules_dir))
+    )
+    rules = classifier.rules_for(format_name)
+    spelled: dict[str, Counter[str]] = {}
+    window: list[_Deck] = []
+    for record in sorted(decks, key=lambda d: (d.date, d.event_key, d.player)):
+        main = {card_key(n): c for n, c in record.mainboard.items()}
+        side = {card_key(n): c for n, c in record.sideboard.items()}
+        if not main:
+            continue
+        for name in record.mainboard:
+            spelled.setdefault(card_key(name), Counter())[name] += 1
+        verdict = rules.classify(main, side)
+        distinct = frozenset(main) - BASIC_LANDS
+        window.append(
+            _Deck(record, main, side, distinct, verdict.kind, verdict.archetype, verdict.colors, verdict.strategy)
+        )
+    display = {key: names.most_common(1)[0][0] for key, names in spelled.items()}
+    unnamed = [d for d in window if d.kind != "archetype"][-MAX_CLUSTERED_DECKS:]
+    named = [d for d in window if d.kind == "archetype"]
+    taken = _rule_names(rules)
+    suggestions: list[RuleSuggestion] = []
+    for members in cluster_decks([d.cards for d in unnamed], min_similarity):
+        if len(members) < min_cluster:
+            break
+        chosen = {id(unnamed[i]) for i in members}
+        cluster = [unnamed[i] for i in members]
+        others = [d for d in window if id(d) not in chosen]
+        suggestion = _suggest(
+            cluster,
+            others,
+            named,
+            [d for d in unnamed if id(d) not in chosen],
+            rules,
+            display,
+            taken,
+            core_share=core_share,
+            require_share=require_share,
+            max_outside_share=max_outside_share,
+            examples=examples,
+        )
+        if suggestion is not None and suggestion.coverage >= min_coverage:
+            taken.add(suggestion.name.casefold())
+            suggestions.append(suggestion)
+    return suggestions
+
+
+def _suggest(
+    cluster: Sequence[_Deck],
+    others: Sequence[_Deck],
+    named: Sequence[_Deck],
+    other_unnamed: Sequence[_Deck],
+    rules: FormatRules,
+    display: Mapping[str, str],
+    taken: set[str],
+    *,
+    core_share: float,
+    require_share: float,
+    max_outside_share: float,
+    examples: int,
+) -> RuleSuggestion | None:
+    inside, outside = _shares(cluster), _shares(others)
+    in_share = {card: n / len(cluster) for card, n in inside.items()}
+    out_share = {card: outside[card] / len(others) if others else 0.0 for card in inside}
+    ranked = sorted(
+        (c for c in inside if in_share[c] >= core_share and out_share[c] <= max_outside_share),
+        key=lambda c: (-(in_share[c] - out_share[c]), -in_share[c], display[c]),
+    )
+    if not ranked:
+        return None
+    # the most specific way of writing them that still holds for nearly all the cluster (else the widest)
+    options = _condition_options(ranked, in_share, require_share)
+    coverage = [sum(_holds(option, d) for d in cluster) / len(cluster) for option in options]
+    conditions = next(
+        (o for o, c in zip(options, coverage, strict=True) if c >= 0.9), options[coverage.index(max(coverage))]
+    )
+
+    def body(excluded: Sequence[str]) -> dict[str, Any]:
+        conds = [{"Type": kind, "Cards": [display[c] for c in cards]} for kind, cards in conditions]
+        if excluded:
+            conds.append({"Type": "DoesNotContainMainboard", "Cards": [display[c] for c in excluded]})
+        return {"Name": name, "IncludeColorInName": True, "Strategy": strategy, "Conditions": conds}
+
+    # the most distinctive card not already a rule's name, one without a colour's name first ("Jeskai Jeskai …")
+    names = [short_card_name(display[c]) for c in ranked]
+    free = sorted(
+        (n for n in names if n.casefold() not in taken),
+        key=lambda n: bool(_COLOR_WORDS & set(n.casefold().split())),
+    )
+    name = free[0] if free else f"{names[0]} {len(taken) + 1}"
+    strategies = Counter(d.strategy for d in cluster if d.strategy != "unknown")
+    strategy = strategies.most_common(1)[0][0] if strategies else "unknown"
+
+    # Keep the rule off decks the current rules name: exclude cards they play and the cluster does not.
+    excluded: list[str] = []
+    rule = _as_rule(body(excluded))
+    overlapping = [d for d in named if rule.matches(d.main, d.side)]
+    while overlapping and len(excluded) < MAX_CONDITION_CARDS:
+        theirs = _shares(overlapping)
+        candidates = sorted(
+            (c for c in theirs if inside[c] / len(cluster) <= 0.05 and c not in excluded),
+            key=lambda c: (-(theirs[c] / len(overlapping) - inside[c] / len(cluster)), display[c]),
+        )
+        if not candidates:
+            break
+        excluded.append(candidates[0])
+        rule = _as_rule(body(excluded))
+        overlapping = [d for d in named if rule.matches(d.main, d.side)]
+
+    with_rule = FormatRules(
+        rules.format, [*rules.archetypes, rule], rules.fallbacks, rules.land_colors, rules.nonland_colors
+    )
+
+    def renamed(deck: _Deck) -> bool:
+        return with_rule.classify(deck.main, deck.side).base_name == rule.name
+
+    colors = Counter(d.colors for d in cluster)
+    dominant = min(colors.items(), key=lambda kv: (-kv[1], kv[0]))[0]
+    role = {card: kind for kind, cards in conditions for card in cards} | dict.fromkeys(
+        excluded, "DoesNotContainMainboard"
+    )
+    shown = [*(c for _, cards in conditions for c in cards), *[c for c in ranked if c not in role][:MAX_EXTRA_CARDS]]
+    # examples: the newest deck of each event first, so they show how widely the deck is played
+    newest_first = sorted(cluster, key=lambda d: (d.record.date, d.record.event_key), reverse=True)
+    seen: Counter[str] = Counter()
+    nth_of_event = []
+    for deck in newest_first:
+        nth_of_event.append(seen[deck.record.event_key])
+        seen[deck.record.event_key] += 1
+    picked = [d for _, _, d in sorted(zip(nth_of_event, range(len(newest_first)), newest_first, strict=True))]
+    return RuleSuggestion(
+        format=rules.format,
+        name=name,
+        display_name=f"{color_name(dominant)} {name}",
+        file_stem=file_stem(name),
+        rule=body(excluded),
+        decks=len(cluster),
+        matched=sum(renamed(d) for d in cluster),
+        also_unnamed=sum(renamed(d) for d in other_unnamed),
+        events=len(seen),
+        cards=[
+            CardShare(
+                display[c],
+                round(inside[c] / len(cluster), 3),
+                round(outside[c] / len(others) if others else 0.0, 3),
+                role.get(c, ""),
+            )
+            for c in [*shown, *excluded]
+        ],
+        colors={color or "C": n for color, n in sorted(colors.items(), key=lambda kv: (-kv[1], kv[0]))},
+        previous_names=dict(Counter(d.current for d in cluster).most_common()),
+        examples=[
+            DeckExample(d.record.player, d.record.event_name, d.record.date, d.record.placing)
+            for d in picked[:examples]
+        ],
+        overlaps=dict(Counter(d.current for d in overlapping).most_common()),
+        takes_over=dict(Counter(d.current for d in overlapping if renamed(d)).most_common()),
+    )
+
+
+# --- 3. writing them for review --------------------------------------------------------------------------
+
+
+def _format_dir(out_dir: Path, fmt: str) -> Path:
+    return out_dir / "Formats" / fmt
+
+
+def write_suggestions(
+    suggestions: Sequence[RuleSuggestion],
+    out_dir: Path,
+    share: FallbackShare | None = None,
+    rules_dir: Path | None = None,
+) -> list[Path]:
+    """Write each suggestion to ``<out_dir>/Formats/<Format>/Archetypes/<Stem>.suggested.json`` and a
+    ``README.md`` per format beside them (the evidence, regenerated on each run).
+
+    An existing file is never overwritten: the same content is left as it is, other content moves
+    the new suggestion to ``<Stem>-2.suggested.json`` (``-3`` …). Returns the rule files' paths in the
+    order of ``suggestions``. ``rules_dir``, the rules in use, may not be ``out_dir``: the classifier
+    reads every ``*.json`` there, so a suggestion would silently become a rule."""
+    out_dir = Path(out_dir)
+    if rules_dir is not None and out_dir.resolve() == Path(rules_dir).resolve():
+        raise ValueError(f"{out_dir} is the rules directory in use; write suggestions elsewhere")
+    paths: list[Path] = []
+    for suggestion in suggestions:
+        folder = _format_dir(out_dir, suggestion.format) / "Archetypes"
+        folder.mkdir(parents=True, exist_ok=True)
+        text = json.dumps(suggestion.rule, indent=2, ensure_ascii=False) + "\n"
+        path, number = folder / f"{suggestion.file_stem}{SUGGESTED_SUFFIX}", 1
+        while path.exists() and (path in paths or path.read_text(encoding="utf-8") != text):
+            number += 1
+            path = folder / f"{suggestion.file_stem}-{number}{SUGGESTED_SUFFIX}"
+        if not path.exists():
+            with path.open("x", encoding="utf-8") as handle:  # "x": never replaces a file made meanwhile
+                handle.write(text)
+        paths.append(path)
+    by_format: dict[str, list[tuple[RuleSuggestion, Path]]] = {}
+    for suggestion, path in zip(suggestions, paths, strict=True):
+        by_format.setdefault(suggestion.format, []).append((suggestion, path))
+    if share is not None:
+        by_format.setdefault(share.format, [])
+    for fmt, written in by_format.items():
+        readme = _format_dir(out_dir, fmt) / "README.md"
+        readme.parent.mkdir(parents=True, exist_ok=True)
+        readme.write_text(_readme(fmt, written, share if share and share.format == fmt else None), encoding="utf-8")
+    return paths
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
+def _percent(value: float) -> str:
+    return f"{100 * value:.0f} %"
+
+
+def _readme(fmt: str, written: Sequence[tuple[RuleSuggestion, Path]], share: FallbackShare | None) -> str:
+    lines = [
+        f"# Suggested {fmt} archetype rules",
+        "",
+        "Generated by `meta-mage rules suggest` (this file is rewritten on each run; the rule files never are).",
+        "Each `*.suggested.json` is a candidate rule for a cluster of decks the current rules leave unnamed.",
+        "To adopt one: check its evidence, rename the archetype if needed (`Name`), save it as",
+        f"`<rules dir>/Formats/{fmt}/Archetypes/<Name>.json` and re-ingest the tournaments.",
+        "",
+    ]
+    if share is not None:
+        lines += [f"Unnamed decks now: {share.line()}", ""]
+    if not written:
+        lines.append("No cluster of unnamed decks was large and distinct enough for a rule.")
+    for suggestion, path in written:
+        lines += [
+            f"## {suggestion.display_name} (`{path.name}`)",
+            "",
+            f"- decks in the cluster: {suggestion.decks} from {_count(suggestion.events, 'event')}; the rule names "
+            f"{suggestion.matched} of them ({_percent(suggestion.coverage)}) and {suggestion.also_unnamed} other "
+            "unnamed decks",
+            "- now named: " + ", ".join(f"{n} {c}" for n, c in suggestion.previous_names.items()),
+            "- colours: " + ", ".join(f"{color_name('' if c == 'C' else c)} {n}" for c, n in suggestion.colors.items()),
+            "- decks the current rules name that the conditions also match: "
+            + (", ".join(f"{n} {c}" for n, c in suggestion.overlaps.items()) or "none")
+            + (
+                "; it would rename " + ", ".join(f"{n} {c}" for n, c in suggestion.takes_over.items())
+                if suggestion.takes_over
+                else ""
+            ),
+            "",
+            "| card | in the cluster | other decks | condition |",
+            "| --- | ---: | ---: | --- |",
+            *(
+                f"| {c.card} | {_percent(c.in_cluster)} | {_percent(c.outside)} | {c.condition or '-'} |"
+                for c in suggestion.cards
+            ),
+            "",
+            "Examples:",
+            "",
+            *(f"- {e.player}, {e.placing or 'unplaced'}, {e.event} ({e.date})" for e in suggestion.examples),
+            "",
+        ]
+    return "\n".join(lines).rstrip() + "\n"
+
+
+# --- 4. the command ------------------------------------------------------------------------------------------
+
+
+def _option(args: argparse.Namespace, default: int, *names: str) -> int:
+    value = next((getattr(args, n) for n in names if getattr(args, n, None) is not None), default)
+    return int(value)
+
+
+def cmd_rules_suggest(args: argparse.Namespace) -> int:
+    """``meta-mage rules suggest FORMAT [--days 30] [--min-decks 5] [--out DIR]`` (global ``--rules-dir``).
+
+    Reads ``args.format``, ``args.days`` (30), ``args.min_decks`` (or ``args.min_cluster``; 5),
+    ``args.out`` (``suggested-rules``) and ``args.rules_dir`` (the configured rules when unset).
+    Exit status 0, or 2 for a bad argument or a format without data."""
+    from meta_mage.config import get_settings
+    from meta_mage.wiring import Wiring
+
+    settings = get_settings()
+    rules_dir = Path(getattr(args, "rules_dir", None) or settings.archetype_rules_dir)
+    days = _option(args, 30, "days")
+    min_decks = _option(args, 5, "min_decks", "min_cluster")
+    out_dir = Path(getattr(args, "out", None) or "suggested-rules")
+    if days < 1 or min_decks < 1:
+        print("error: --days and --min-decks must be at least 1", file=sys.stderr)
+        return 2
+    meta = Wiring(settings).meta
+    known = {info.format.lower(): info.format for info in meta.list_formats()}
+    fmt = known.get(str(args.format).strip().lower())
+    if fmt is None:
+        listed = ", ".join(sorted(known.values())) or "none"
+        print(f"error: no tournament data for {args.format}; formats with data: {listed}", file=sys.stderr)
+        return 2
+    classifier = ArchetypeClassifier(rules_dir)
+    (share,) = fallback_shares(meta, classifier, days=days, formats=[fmt])
+    print(share.line())
+    decks: Sequence[DeckRecord] = meta.format_decks(fmt, share.start, share.end)
+    suggestions = suggest_rules(decks, fmt, classifier, min_cluster=min_decks)
+    try:
+        paths = write_suggestions(suggestions, out_dir, share, rules_dir)
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    for suggestion, path in zip(suggestions, paths, strict=True):
+        overlap = sum(suggestion.overlaps.values())
+        print(
+            f"  {suggestion.display_name}: {suggestion.decks} decks ({_count(suggestion.events, 'event')}),"
+            f" the rule names {suggestion.matched}"
+            f"{f', also matches {overlap} named decks' if overlap else ''} -> {path}"
+        )
+    if not suggestions:
+        print(f"  no cluster of {min_decks} or more unnamed decks with distinctive cards")
+    print(f"evidence: {_format_dir(out_dir, fmt) / 'README.md'}")
+    return 0

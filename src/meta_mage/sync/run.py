@@ -1,0 +1,260 @@
+"""One sync of an upstream repository's new tournament files into the MetaTable.
+
+The cursor (``MetaRepository.sync_cursor``) is the last commit whose files are all stored or reported as bad.
+A run lists the files changed since it, reads each at the pinned head commit, ingests them through the
+idempotent tournament ingest, and moves the cursor to the head only when no file failed for a reason a retry
+could fix (a fetch, DynamoDB, the time limit): the next run then lists them again, and files already stored
+report ``unchanged``. Files left out by the format filter are passed for good (the cursor moves past them).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import time
+from collections import Counter, deque
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+from meta_mage.errors import InvalidArgument
+from meta_mage.ingest.archetypes import ArchetypeClassifier
+from meta_mage.ingest.errors import InputFileError
+from meta_mage.ingest.files import SourceFile, is_json_name
+from meta_mage.ingest.report import IngestReport
+from meta_mage.ingest.tournament_ingest import ingest_tournament_sources
+from meta_mage.ingest.tournaments import tournament_format
+from meta_mage.models.tournaments import FORMATS
+from meta_mage.storage.meta import MetaRepository
+from meta_mage.sync.upstream import FetchFailed, Upstream
+
+TOURNAMENTS = "Tournaments"
+FETCH_WORKERS = 4
+
+
+def source_of(path: str) -> str | None:
+    """The ``<Source>`` of a ``Tournaments/<Source>/.../<name>.json`` path, or None for any other file."""
+    parts = path.split("/")
+    if len(parts) < 3 or parts[0] != TOURNAMENTS or not is_json_name(parts[-1]):
+        return None
+    return parts[1]
+
+
+@dataclass(frozen=True)
+class SyncFilter:
+    """Which files a sync keeps: source folders (lower case) and formats; empty keeps all."""
+
+    sources: frozenset[str] = frozenset()
+    formats: frozenset[str] = frozenset()
+
+    @classmethod
+    def of(cls, sources: Iterable[str] = (), formats: Iterable[str] = ()) -> SyncFilter:
+        """A filter from names as typed; an unknown format raises ``InvalidArgument``."""
+        canonical = {f.lower(): f for f in FORMATS}
+        unknown = [f for f in formats if f.lower() not in canonical]
+        if unknown:
+            raise InvalidArgument(f"unknown format {unknown[0]!r}", field="format", allowed=list(FORMATS))
+        return cls(frozenset(s.lower() for s in sources), frozenset(canonical[f.lower()] for f in formats))
+
+    def wants_source(self, source: str) -> bool:
+        """``mtgo`` keeps ``Tournaments/MTGO/`` and ``Tournaments/mtgo.com/``."""
+        name = source.lower()
+        return not self.sources or name in self.sources or name.split(".")[0] in self.sources
+
+    def wants_document(self, file: SourceFile) -> bool:
+        """Whether the file's format is wanted; a file whose format cannot be read goes on (ingest reports it)."""
+        if not self.formats:
+            return True
+        try:
+            return tournament_format(file.json(), file.name) in self.formats
+        except InputFileError:
+            return True
+
+
+@dataclass(frozen=True)
+class SyncFailure:
+    path: str
+    reason: str
+    retryable: bool
+
+
+@dataclass
+class SyncReport:
+    """What one sync did; ``old_cursor == new_cursor`` when it stored nothing new or must be retried."""
+
+    repository: str
+    branch: str
+    old_cursor: str | None
+    new_cursor: str | None
+    head: str | None = None
+    commits: int = 0
+    listed: int = 0
+    skipped: Counter[str] = field(default_factory=Counter)
+    ingest: IngestReport = field(default_factory=lambda: IngestReport("tournaments"))
+    fetch_failures: list[SyncFailure] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    requests: int = 0
+    seconds: float = 0.0
+
+    @property
+    def failures(self) -> list[SyncFailure]:
+        """Every file not stored: retryable when reading it or DynamoDB failed, not when the file is bad."""
+        stored = self.ingest.storage_failures
+        return self.fetch_failures + [SyncFailure(s, r, s in stored) for s, r in self.ingest.failures]
+
+    @property
+    def retryable(self) -> bool:
+        return any(f.retryable for f in self.failures)
+
+    @property
+    def ok(self) -> bool:
+        return not self.failures
+
+    @property
+    def ingested(self) -> int:
+        return self.ingest.outcomes["added"] + self.ingest.outcomes["replaced"]
+
+    @property
+    def unchanged(self) -> int:
+        return self.ingest.outcomes["unchanged"] + self.ingest.outcomes["duplicates skipped"]
+
+    def summary(self) -> str:
+        """One line of counts, then one line per note and per failure."""
+        skipped = ", ".join(f"{n} skipped ({why})" for why, n in sorted(self.skipped.items()) if n)
+        counts = [
+            f"{self.commits} commit{'' if self.commits == 1 else 's'}",
+            f"{self.listed} files listed",
+            f"{self.ingested} ingested",
+            f"{self.unchanged} unchanged",
+            f"{len(self.failures)} failed",
+            *([skipped] if skipped else []),
+        ]
+        moved = "advanced" if self.new_cursor != self.old_cursor else "kept"
+        cursor = f"cursor {_short(self.old_cursor)} -> {_short(self.new_cursor)} ({moved})"
+        line = f"sync {self.repository} {self.branch}: {', '.join(counts)}; {self.requests} requests in "
+        lines = [line + f"{self.seconds:.1f} s; {cursor}"]
+        lines += [f"  note: {note}" for note in self.notes + self.ingest.notes]
+        lines += [f"  FAILED {f.path}: {f.reason}{' (retried next run)' if f.retryable else ''}" for f in self.failures]
+        return "\n".join(lines)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The report as JSON-able data (the Lambda's answer and log line)."""
+        return {
+            "repository": self.repository,
+            "branch": self.branch,
+            "old_cursor": self.old_cursor,
+            "new_cursor": self.new_cursor,
+            "commits": self.commits,
+            "files_listed": self.listed,
+            "files_ingested": self.ingested,
+            "files_unchanged": self.unchanged,
+            "files_skipped": {why: n for why, n in self.skipped.items() if n},
+            "failures": [{"path": f.path, "reason": f.reason, "retryable": f.retryable} for f in self.failures],
+            "notes": self.notes + self.ingest.notes,
+            "requests": self.requests,
+            "seconds": round(self.seconds, 3),
+        }
+
+
+def _short(sha: str | None) -> str:
+    return sha[:12] if sha else "none"
+
+
+def sync(
+    upstream: Upstream,
+    repository: MetaRepository,
+    classifier: ArchetypeClassifier,
+    *,
+    since: dt.date | None = None,
+    wanted: SyncFilter | None = None,
+    workers: int = FETCH_WORKERS,
+    time_left: Callable[[], float] | None = None,
+) -> SyncReport:
+    """Ingest what changed upstream since the stored cursor (or since ``since`` on a first sync).
+
+    ``time_left`` (seconds) stops reading new files once it reaches zero: those left are retried next run.
+    Raises ``SyncError`` when the changes cannot be listed (the cursor stays).
+    """
+    started, requests = time.perf_counter(), upstream.requests
+    cursor = repository.sync_cursor(upstream.name, upstream.branch)
+    report = SyncReport(upstream.name, upstream.branch, old_cursor=cursor, new_cursor=cursor)
+    run = _Run(upstream, repository, classifier, wanted or SyncFilter(), workers, time_left, report)
+    try:
+        report.head = upstream.head()
+        if report.head != cursor:
+            run.to(report.head, since)
+    finally:
+        report.requests = upstream.requests - requests
+        report.seconds = time.perf_counter() - started
+    return report
+
+
+@dataclass
+class _Run:
+    upstream: Upstream
+    repository: MetaRepository
+    classifier: ArchetypeClassifier
+    wanted: SyncFilter
+    workers: int
+    time_left: Callable[[], float] | None
+    report: SyncReport
+
+    def to(self, head: str, since: dt.date | None) -> None:
+        """Ingest the files changed up to ``head``, then move the cursor there unless a retry is due."""
+        report, upstream = self.report, self.upstream
+        listing = upstream.changes(report.old_cursor, head, since)
+        report.commits = listing.commits
+        tournaments = [(path, source) for path in listing.paths if (source := source_of(path))]
+        report.listed = len(tournaments)
+        kept = [path for path, source in tournaments if self.wanted.wants_source(source)]
+        report.skipped["other source"] = len(tournaments) - len(kept)
+        report.ingest = ingest_tournament_sources(self.sources(head, kept), self.repository, self.classifier)
+        if report.retryable:
+            report.notes.append("cursor kept: files that failed on a fetch, DynamoDB or time are retried next run")
+        elif self.repository.advance_sync_cursor(upstream.name, upstream.branch, head, report.old_cursor):
+            report.new_cursor = head
+        else:
+            report.notes.append("another sync moved the cursor meanwhile; it was left as that sync set it")
+
+    def sources(self, head: str, paths: Sequence[str]) -> Iterator[SourceFile]:
+        """The files read at ``head``, less those of unwanted formats; failed reads go to the report."""
+        fetched = _fetch_all(lambda path: self.upstream.read(path, head), paths, self.workers, self.out_of_time)
+        for path, result in fetched:
+            if isinstance(result, FetchFailed):
+                self.report.fetch_failures.append(SyncFailure(path, result.reason, result.retryable))
+                continue
+            file = SourceFile(path, result)
+            if self.wanted.wants_document(file):
+                yield file
+            else:
+                self.report.skipped["other format"] += 1
+
+    def out_of_time(self) -> bool:
+        return self.time_left is not None and self.time_left() <= 0
+
+
+def _fetch_all(
+    read: Callable[[str], bytes], paths: Sequence[str], workers: int, out_of_time: Callable[[], bool]
+) -> Iterator[tuple[str, bytes | FetchFailed]]:
+    """Each path's contents in order, read ``workers`` at a time a few files ahead of the consumer."""
+    submitted = 0
+    with ThreadPoolExecutor(max_workers=max(1, workers), thread_name_prefix="sync-fetch") as pool:
+        pending: deque[tuple[str, Future[bytes]]] = deque()
+        for path in paths:
+            if out_of_time():
+                break
+            pending.append((path, pool.submit(read, path)))
+            submitted += 1
+            if len(pending) > workers:
+                yield _outcome(*pending.popleft())
+        while pending:
+            yield _outcome(*pending.popleft())
+    for path in paths[submitted:]:
+        yield path, FetchFailed(path, "not read before the time limit", retryable=True)
+
+
+def _outcome(path: str, future: Future[bytes]) -> tuple[str, bytes | FetchFailed]:
+    try:
+        return path, future.result()
+    except FetchFailed as exc:
+        return path, exc
