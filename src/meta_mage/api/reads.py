@@ -7,7 +7,6 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from meta_mage.agent.welcome import build_welcome
 from meta_mage.errors import InvalidArgument, NotFound, clip, echo
 from meta_mage.tools.context import ToolContext
 from meta_mage.tools.registry import ToolRegistry
@@ -97,4 +96,6 @@ class ReadApi:
         """The /welcome body (without a conversation id); its tool catalog from ``catalog`` (default: the
         registry's; the chat app passes the MCP server's when one is configured)."""
         formats = self.formats()["formats"]
+        from meta_mage.agent.welcome import build_welcome  # the welcome function's only: the others skip it
+
         return build_welcome(self.catalog(), formats, model, max_tokens=max_tokens)

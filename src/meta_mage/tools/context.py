@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from meta_mage.analytics.meta import MetaService
-from meta_mage.decks.coach import DeckCoach
-from meta_mage.drafts.pool import DraftPoolService
-from meta_mage.storage.cards import CardsRepository
+if TYPE_CHECKING:  # the services are made by meta_mage.wiring; importing them here would load deck coaching
+    from meta_mage.analytics.meta import MetaService  # into every function that only reads the meta
+    from meta_mage.decks.coach import DeckCoach
+    from meta_mage.drafts.pool import DraftPoolService
+    from meta_mage.storage.cards import CardsRepository
 
 
 @dataclass

@@ -9,7 +9,6 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from meta_mage.deadline import check_deadline
-from meta_mage.decks.enrich import enrich_deck
 from meta_mage.errors import InvalidArgument
 from meta_mage.models.decks import (
     ClassifyDeckInput,
@@ -79,6 +78,12 @@ def invalid_argument(exc: ValidationError) -> InvalidArgument:
     elif first["type"] == "missing":
         message = "required argument is missing"
     return InvalidArgument(f"{field}: {message}" if field else message, field=field)
+
+
+def _enrich(context: ToolContext, params: Any) -> Any:
+    from meta_mage.decks.enrich import enrich_deck  # deck tools' code loads when a deck tool runs
+
+    return enrich_deck(params.deck, context.cards)
 
 
 class ToolRegistry:
@@ -168,7 +173,7 @@ def build_registry() -> ToolRegistry:
                 "could not resolve, with suggestions.",
                 EnrichDeckInput,
                 EnrichedDeck,
-                lambda c, p: enrich_deck(p.deck, c.cards),
+                _enrich,
                 cpu_heavy=True,
             ),
             Tool(
