@@ -60,6 +60,12 @@ def _aws_env() -> Iterator[None]:
     patcher.undo()
 
 
+def prefixed_settings(prefix: str) -> Settings:
+    """Settings whose five tables are named ``<prefix>-meta`` and so on (tests sharing moto keep apart)."""
+    kinds = ("meta", "cards", "drafts", "checkpoint", "locks")
+    return Settings(**{f"{kind}_table": f"{prefix}-{kind}" for kind in kinds})
+
+
 @pytest.fixture()
 def settings() -> Settings:
     return Settings()

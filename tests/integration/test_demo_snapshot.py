@@ -22,6 +22,7 @@ from meta_mage.storage.dynamo import dynamodb_resource
 from meta_mage.storage.meta import MetaRepository
 from meta_mage.storage.snapshot import dump_tables, read_snapshot, write_snapshot
 from meta_mage.storage.tables import create_tables
+from tests.conftest import prefixed_settings
 
 REBUILD = "the demo snapshot is stale: run scripts/build_demo_snapshot.py and commit demo_data/snapshot.jsonl.gz"
 
@@ -38,7 +39,7 @@ def _names(settings: Settings) -> dict[str, str]:
 
 def test_the_snapshot_is_what_a_fresh_ingest_stores(tmp_path: Path) -> None:
     # Given empty tables, When the bundled files are ingested as `meta-mage ingest` would
-    settings = _settings("fresh")
+    settings = prefixed_settings("fresh")
     with mock_aws():
         db = dynamodb_resource(settings)
         create_tables(db, settings)
@@ -56,7 +57,7 @@ def test_the_snapshot_is_what_a_fresh_ingest_stores(tmp_path: Path) -> None:
 
 
 def test_the_snapshot_loads_through_the_api_then_is_not_loaded_twice() -> None:
-    settings = _settings("api")
+    settings = prefixed_settings("api")
     with mock_aws():  # no embedded server in this process: every item goes through BatchWriteItem
         db = dynamodb_resource(settings)
         # Given empty tables, When the demo data is seeded, Then it comes from the snapshot

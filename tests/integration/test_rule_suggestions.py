@@ -15,7 +15,7 @@ import pytest
 from moto import mock_aws
 
 from meta_mage.analytics.aggregate import merge
-from meta_mage.config import DEMO_DATA_DIR, Settings
+from meta_mage.config import DEMO_DATA_DIR
 from meta_mage.ingest.archetypes import ArchetypeClassifier, get_classifier
 from meta_mage.ingest.rule_suggestions import (
     FallbackShare,
@@ -30,7 +30,7 @@ from meta_mage.ingest.tournament_ingest import ingest_tournaments
 from meta_mage.storage.dynamo import dynamodb_resource
 from meta_mage.storage.meta import MetaRepository, StoredDeck, _stored_deck
 from meta_mage.storage.tables import create_tables
-from tests.conftest import archive_of, demo_members
+from tests.conftest import archive_of, demo_members, prefixed_settings
 
 REMOVED = "Energy.json"  # Boros Energy, the second most played Modern deck of the demo data
 WINDOW = ("2025-10-19", "2025-11-17")  # the 30 days ending at the demo data's last Modern date
@@ -91,13 +91,7 @@ def _ingest(db: Any, table: str, archive: Path, rules: Path) -> MetaRepository:
 def energy_gone(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     """Moto tables holding the real Modern demo tournaments classified by the bundled rules minus Energy.json."""
     folder = tmp_path_factory.mktemp("suggest")
-    settings = Settings(
-        meta_table="suggest-meta",
-        cards_table="suggest-cards",
-        drafts_table="suggest-drafts",
-        checkpoint_table="suggest-checkpoints",
-        locks_table="suggest-locks",
-    )
+    settings = prefixed_settings("suggest")
     archive = archive_of(demo_members(formats=("Modern",)), folder / "modern.tar.gz")
     rules = _rules_without(folder / "rules", REMOVED)
     with mock_aws():

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import shutil
 import tarfile
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -24,21 +24,10 @@ from meta_mage.ingest.rule_suggestions import (
 )
 from meta_mage.ingest.tournaments import parse_tournament
 from meta_mage.models.cards import card_key
+from meta_mage.storage.meta import StoredDeck as Deck
 
 BUNDLED = DEMO_DATA_DIR / "archetypes"
 ENERGY_CARDS = set(read_lenient_json(BUNDLED / "Formats/Modern/Archetypes/Energy.json")["Conditions"][0]["Cards"])
-
-
-@dataclass(frozen=True)
-class Deck:
-    event_key: str
-    event_name: str
-    date: str
-    player: str
-    placing: str
-    archetype: str
-    mainboard: dict[str, int]
-    sideboard: dict[str, int]
 
 
 @pytest.fixture(scope="module")
@@ -54,7 +43,15 @@ def modern() -> list[Deck]:
             event = parse_tournament(document, member.name, classifier.classify)
             decks += [
                 Deck(
-                    event.event_key, event.name, event.date, d.player, d.placing, d.archetype, d.mainboard, d.sideboard
+                    event.event_key,
+                    event.name,
+                    event.date,
+                    d.player,
+                    d.placing,
+                    d.archetype,
+                    d.colors,
+                    d.mainboard,
+                    d.sideboard,
                 )
                 for d in event.decks
                 if d.archetype
