@@ -10,13 +10,17 @@ against the same database skips the work unless ``reseed`` asks for it.
 from __future__ import annotations
 
 import hashlib
+import os
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from meta_mage.analytics.aggregate import AGGREGATE_VERSION
 from meta_mage.config import DEMO_DATA_DIR, Settings
+from meta_mage.ingest.errors import InputFileError
+from meta_mage.ingest.files import SourceFile, iter_source_files
 from meta_mage.ingest.report import IngestReport
 from meta_mage.local.embedded import bulk_load
 from meta_mage.storage.dynamo import aws_region
@@ -119,28 +123,39 @@ def why_not_snapshot(digest: str, stored: str | None, meta: MetaRepository) -> s
 
 
 def ingest_demo(settings: Settings, dynamodb: Any) -> list[IngestReport]:
-    """Ingest the bundled files through the same path as ``meta-mage ingest`` (about 25 s on moto)."""
+    """Ingest the bundled files through the same path as ``meta-mage ingest`` (about 25 s on moto). Files are
+    named from the package (``demo_data/...``), not by where it is installed, so every install stores the
+    same items."""
     from meta_mage.ingest.archetypes import get_classifier
-    from meta_mage.ingest.card_ingest import ingest_cards
+    from meta_mage.ingest.card_ingest import ingest_card_sources
     from meta_mage.ingest.drafts import ingest_draft, load_draft
-    from meta_mage.ingest.tournament_ingest import ingest_tournaments
+    from meta_mage.ingest.tournament_ingest import ingest_tournament_sources
     from meta_mage.storage.cards import CardsRepository
     from meta_mage.storage.drafts import DraftsRepository
 
     create_tables(dynamodb, settings)
     cards = CardsRepository(dynamodb.Table(settings.cards_table))
-    reports = [ingest_cards([DEMO_CARDS], cards)]
-    reports.append(
-        ingest_tournaments(
-            [DEMO_TOURNAMENTS],
-            MetaRepository(dynamodb.Table(settings.meta_table)),
-            get_classifier(settings.archetype_rules_dir),
-        )
-    )
+    reports = [ingest_card_sources(_package_named(DEMO_CARDS), cards)]
+    meta = MetaRepository(dynamodb.Table(settings.meta_table))
+    classifier = get_classifier(settings.archetype_rules_dir)
+    reports.append(ingest_tournament_sources(_package_named(DEMO_TOURNAMENTS), meta, classifier))
     drafts = DraftsRepository(dynamodb.Table(settings.drafts_table))
     for path in sorted(DEMO_DRAFTS.glob("*.json")):
-        reports.append(ingest_draft(load_draft(path), str(path), drafts, cards))
+        reports.append(ingest_draft(load_draft(path), _package_name(str(path)), drafts, cards))
     return reports
+
+
+def _package_name(name: str) -> str:
+    return name.replace(str(DEMO_DATA_DIR.parent) + os.sep, "", 1)
+
+
+def _package_named(path: Path) -> Iterator[SourceFile | InputFileError]:
+    """The files of ``path`` as ``meta-mage ingest`` reads them, named from the package."""
+    for source in iter_source_files([path]):
+        if isinstance(source, SourceFile):
+            yield SourceFile(_package_name(source.name), source.data)
+        else:
+            yield source
 
 
 def build_demo_snapshot(settings: Settings, dynamodb: Any) -> Snapshot:
