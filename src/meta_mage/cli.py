@@ -462,6 +462,7 @@ def build_parser() -> argparse.ArgumentParser:
     suggest.add_argument("format")
     suggest.add_argument("--days", type=int, default=30, help="the window, ending at the format's last date")
     suggest.add_argument("--min-decks", dest="min_decks", type=int, default=5, help="smallest cluster to suggest")
+    suggest.add_argument("--min-events", dest="min_events", type=int, default=2, help="fewest events in a cluster")
     suggest.add_argument("--out", type=Path, default=Path("suggested-rules"), help="where the suggestions go")
     suggest.set_defaults(func=cmd_rules_suggest)
 

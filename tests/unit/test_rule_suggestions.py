@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import shutil
 import tarfile
+from collections import Counter
 from dataclasses import replace
 from pathlib import Path
 
@@ -105,14 +106,30 @@ def test_no_suggestion_for_a_cluster_under_the_minimum(modern: list[Deck], tmp_p
     unnamed = unnamed_names(get_classifier(BUNDLED).rules_for("Modern"), {d.archetype for d in modern})
     decks = [d for d in modern if "Energy" not in d.archetype and d.archetype not in unnamed] + four
     # When rules are suggested with at least five decks a cluster, Then there is none
-    assert suggest_rules(decks, "Modern", rules, min_cluster=5) == []
-    # And with four, those four make one
-    (suggestion,) = suggest_rules(decks, "Modern", rules, min_cluster=4)
+    assert suggest_rules(decks, "Modern", rules, min_cluster=5, min_events=1) == []
+    # And with four, those four make one (min_events=1: they may come from one event)
+    (suggestion,) = suggest_rules(decks, "Modern", rules, min_cluster=4, min_events=1)
     assert suggestion.decks == suggestion.matched == 4
     assert {(e.player, e.event) for e in suggestion.examples} == {(d.player, d.event_name) for d in four}
     # And the whole window's cluster is not suggested under a minimum above its size
     energy = _energy(suggest_rules(modern, "Modern", rules, min_cluster=5))
     assert all(s.decks > energy.decks for s in suggest_rules(modern, "Modern", rules, min_cluster=energy.decks + 1))
+
+
+def test_a_cluster_from_one_event_is_not_yet_an_archetype(modern: list[Deck], tmp_path: Path) -> None:
+    # Given the Boros Energy decks of the one event that had the most of them, among every deck the rules name
+    rules = _rules(tmp_path / "rules")
+    energy = [d for d in modern if d.archetype == "Boros Energy"]
+    busiest = Counter(d.event_key for d in energy).most_common(1)[0][0]
+    one_event = [d for d in energy if d.event_key == busiest]
+    unnamed = unnamed_names(get_classifier(BUNDLED).rules_for("Modern"), {d.archetype for d in modern})
+    decks = [d for d in modern if "Energy" not in d.archetype and d.archetype not in unnamed] + one_event
+    assert len(one_event) >= 3
+    # When rules are suggested, Then one event's decks make no suggestion by default (two events at least)
+    assert suggest_rules(decks, "Modern", rules, min_cluster=3) == []
+    # And they do when one event is allowed
+    (suggestion,) = suggest_rules(decks, "Modern", rules, min_cluster=3, min_events=1)
+    assert suggestion.events == 1 and suggestion.decks == len(one_event)
 
 
 def test_cards_of_decks_the_rules_name_are_excluded(modern: list[Deck], tmp_path: Path) -> None:

@@ -375,6 +375,7 @@ def suggest_rules(
     existing_rules_dir: Path | ArchetypeClassifier,
     min_cluster: int = 5,
     *,
+    min_events: int = 2,
     min_similarity: float = 0.3,
     core_share: float = 0.8,
     require_share: float = 0.9,
@@ -394,7 +395,8 @@ def suggest_rules(
     cluster, one ``InMainboard`` card, else ``TwoOrMoreInMainboard`` over them. The rule is then
     checked against the decks the current rules name, and cards those decks play but the cluster does
     not are added as ``DoesNotContainMainboard`` until none matches (or what remains is reported).
-    Clusters without distinctive cards, or whose rule names under ``min_coverage`` of them, give no
+    Clusters without distinctive cards, from fewer than ``min_events`` events (one team's list at one
+    event is not yet an archetype), or whose rule names under ``min_coverage`` of them, give no
     suggestion. Largest cluster first."""
     classifier = (
         existing_rules_dir
@@ -426,6 +428,8 @@ def suggest_rules(
             break
         chosen = {id(unnamed[i]) for i in members}
         cluster = [unnamed[i] for i in members]
+        if len({d.record.event_key for d in cluster}) < min_events:
+            continue
         others = [d for d in window if id(d) not in chosen]
         suggestion = _suggest(
             cluster,
@@ -682,9 +686,10 @@ def cmd_rules_suggest(args: argparse.Namespace) -> int:
     rules_dir = Path(getattr(args, "rules_dir", None) or settings.archetype_rules_dir)
     days = _option(args, 30, "days")
     min_decks = _option(args, 5, "min_decks", "min_cluster")
+    min_events = _option(args, 2, "min_events")
     out_dir = Path(getattr(args, "out", None) or "suggested-rules")
-    if days < 1 or min_decks < 1:
-        print("error: --days and --min-decks must be at least 1", file=sys.stderr)
+    if days < 1 or min_decks < 1 or min_events < 1:
+        print("error: --days, --min-decks and --min-events must be at least 1", file=sys.stderr)
         return 2
     meta = Wiring(settings).meta
     known = {info.format.lower(): info.format for info in meta.list_formats()}
@@ -697,7 +702,7 @@ def cmd_rules_suggest(args: argparse.Namespace) -> int:
     (share,) = fallback_shares(meta, classifier, days=days, formats=[fmt])
     print(share.line())
     decks: Sequence[DeckRecord] = meta.format_decks(fmt, share.start, share.end)
-    suggestions = suggest_rules(decks, fmt, classifier, min_cluster=min_decks)
+    suggestions = suggest_rules(decks, fmt, classifier, min_cluster=min_decks, min_events=min_events)
     try:
         paths = write_suggestions(suggestions, out_dir, share, rules_dir)
     except ValueError as exc:
@@ -711,6 +716,8 @@ def cmd_rules_suggest(args: argparse.Namespace) -> int:
             f"{f', also matches {overlap} named decks' if overlap else ''} -> {path}"
         )
     if not suggestions:
-        print(f"  no cluster of {min_decks} or more unnamed decks with distinctive cards")
+        print(
+            f"  no cluster of {min_decks} or more unnamed decks from {min_events} or more events with distinctive cards"
+        )
     print(f"evidence: {_format_dir(out_dir, fmt) / 'README.md'}")
     return 0
