@@ -114,6 +114,12 @@ async def test_draft_list_and_a_filtered_pool(offline: Conversations, modern_wor
         owner = f"taken by {card['drafted_by']} (pick {card['drafted_pick_n']})" if card["drafted"] else "not drafted"
         assert f"- {card['card_name']}" in turn.text and owner in turn.text
 
+    # the pool chart counts what the answer counts: two Llanowar Elves are one card of the 65 green creatures
+    turn = await run_turn(offline, "What green creatures were in the tarkir draft?")
+    (chart,) = [e["data"] for e in turn.tool_events if e["status"] == "complete" and e.get("data")]
+    total = sum(count for _, count in chart["columns"])
+    assert f"{total} creatures with green in their colour identity in the pool" in turn.text
+
 
 async def test_sideboard_answer_lists_every_count_that_changes(
     offline: Conversations, modern_world: dict[str, Any]

@@ -60,9 +60,10 @@ def spread_chart(result: DeckMatchupStatsOutput) -> dict[str, Any]:
 
 
 def pool_chart(result: DraftPoolResult) -> dict[str, Any]:
-    """The pool's cards counted by colour identity (the columns of a cube pool view)."""
+    """The pool's cards counted by colour identity (the columns of a cube pool view), one per card as the
+    answer counts them (``total_cards``), not per copy."""
     counts: dict[str, int] = {}
     for card in result.cards or [c for group in (result.grouped or {}).values() for c in group]:
         identity = str(card.get("color_identity") or "C")
-        counts[identity] = counts.get(identity, 0) + int(str(card.get("quantity") or 1))
+        counts[identity] = counts.get(identity, 0) + 1
     return {"kind": "pool", "draft": result.draft_name, "columns": sorted(counts.items(), key=lambda kv: -kv[1])}
