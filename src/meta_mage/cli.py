@@ -192,7 +192,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
             print(
                 f"\nDynamoDB stays up at {url}. In another shell:\n"
                 f"  AWS_ENDPOINT_URL_DYNAMODB={url} AWS_ACCESS_KEY_ID=local AWS_SECRET_ACCESS_KEY=local "
-                f'meta-mage ask "What are the top decks in Legacy over the last 14 days?"\nCtrl-C to stop.'
+                f'{_this_command()} ask "What are the top decks in Legacy over the last 14 days?"\nCtrl-C to stop.'
             )
             try:
                 while True:

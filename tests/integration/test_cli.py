@@ -218,3 +218,15 @@ def test_serve_on_a_busy_port_stops_before_loading_anything(capsys: pytest.Captu
     err = capsys.readouterr().err
     assert f"cannot listen on 127.0.0.1:{port}" in err and "--port" in err
     assert time.perf_counter() - started < 5  # no DynamoDB started, no data loaded
+
+
+def test_the_demo_hint_names_a_command_that_runs(monkeypatch: pytest.MonkeyPatch) -> None:
+    from meta_mage.cli import _this_command
+
+    # Given the virtualenv's bin not on PATH (scripts/demo.sh runs .venv/bin/meta-mage), the hint names its script
+    monkeypatch.setenv("PATH", "/usr/bin:/bin")
+    command = _this_command()
+    assert command == str(Path(sys.executable).parent / "meta-mage") and os.access(command, os.X_OK)
+    # and on PATH, the plain name
+    monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}:/usr/bin:/bin")
+    assert _this_command() == "meta-mage"
