@@ -72,6 +72,12 @@ def remove_distributions(target: Path, names: set[str]) -> list[str]:
     return sorted(removed)
 
 
+def strip_caches(target: Path) -> None:
+    """Drop whatever bytecode caches pip left (compiled by whichever Python ran it)."""
+    for cache in target.rglob("__pycache__"):
+        shutil.rmtree(cache, ignore_errors=True)
+
+
 def compile_bytecode(target: Path) -> None:
     """Replace whatever caches pip left with bytecode for python3.12, checked by nothing at import.
 
@@ -83,8 +89,7 @@ def compile_bytecode(target: Path) -> None:
         raise SystemExit(
             f"layers are built by python3.12 (their bytecode is per version), not {sys.version.split()[0]}"
         )
-    for cache in target.rglob("__pycache__"):
-        shutil.rmtree(cache, ignore_errors=True)
+    strip_caches(target)
     compileall.compile_dir(target, quiet=2, workers=0, invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH)
 
 
@@ -114,8 +119,7 @@ def build(
     if bytecode:
         compile_bytecode(target)
     else:
-        for cache in target.rglob("__pycache__"):
-            shutil.rmtree(cache, ignore_errors=True)
+        strip_caches(target)
     left_out = ", ".join(removed) or "nothing"
     print(f"{target}: {len(installed(target))} distributions; left to the runtime or lower layers: {left_out}")
 

@@ -25,6 +25,7 @@ from meta_mage.storage.objects import DropZoneBucket, FailureQueue
 if TYPE_CHECKING:
     from meta_mage.agent.conversation import Conversations
     from meta_mage.agent.tools import ToolExecutor
+    from meta_mage.decks.coach import DeckCoach
     from meta_mage.ingest.drop_zone import Targets
     from meta_mage.mcp.client import McpToolExecutor
     from meta_mage.tools.context import ToolContext
@@ -108,15 +109,20 @@ class Wiring:
     def tool_context(self) -> ToolContext:
         """The services a tool call needs, over the repositories above."""
         from meta_mage.analytics.meta import MetaService
-        from meta_mage.decks.coach import DeckCoach
         from meta_mage.drafts.pool import DraftPoolService
         from meta_mage.tools.context import ToolContext
 
         settings = self.settings
         meta = MetaService(self.meta, settings.min_sample)
+
+        def make_coach() -> DeckCoach:  # on the first deck tool call: the read functions never load it
+            from meta_mage.decks.coach import DeckCoach
+
+            return DeckCoach(meta, self.cards, get_classifier(settings.archetype_rules_dir))
+
         return ToolContext(
             meta=meta,
-            coach=DeckCoach(meta, self.cards, get_classifier(settings.archetype_rules_dir)),
+            make_coach=make_coach,
             cards=self.cards,
             drafts=DraftPoolService(self.drafts),
             timeout_seconds=settings.tool_timeout_seconds,

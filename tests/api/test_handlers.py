@@ -4,12 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import json
 import subprocess
 import sys
 import time
 import uuid
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -23,31 +21,10 @@ from meta_mage.api import handlers
 from meta_mage.api.factory import build_app
 from meta_mage.config import get_settings
 from meta_mage.local.chat_client import sse_events
+from tests.api.conftest import invoke
 from tests.conftest import call
-from tests.lambda_helpers import FakeLambdaContext, entry_point
 
 ROOT = Path(__file__).resolve().parents[2]
-EVENTS = ROOT / "events"
-
-
-@pytest.fixture()
-def world_env(modern_world: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    settings = modern_world["settings"]
-    for key in ("meta_table", "cards_table", "drafts_table", "checkpoint_table", "locks_table"):
-        monkeypatch.setenv(f"META_MAGE_{key.upper()}", getattr(settings, key))
-    monkeypatch.setenv("POWERTOOLS_METRICS_NAMESPACE", "MetaMageTest")
-    caches = (get_settings, handlers.wiring, handlers.reads, handlers.welcome_model, handlers.issued)
-    for cache in caches:
-        cache.cache_clear()
-    yield
-    for cache in caches:
-        cache.cache_clear()
-
-
-def invoke(function: str, event_file: str) -> tuple[int, dict[str, Any]]:
-    event = json.loads((EVENTS / event_file).read_text())
-    response = entry_point(function)(event, FakeLambdaContext())
-    return response["statusCode"], json.loads(response["body"])
 
 
 def test_every_sample_event_gets_its_answer(world_env: None, modern_world: dict[str, Any]) -> None:

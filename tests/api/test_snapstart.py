@@ -19,7 +19,7 @@ from meta_mage.api.factory import build_app
 from meta_mage.config import get_settings
 from meta_mage.mcp.server import build_mcp_app
 from meta_mage.snapstart import AFTER_RESTORE_PATH, BEFORE_CHECKPOINT_PATH, RestoreHooks
-from tests.api.test_handlers import invoke, world_env  # noqa: F401  # the fixture, for the Powertools functions
+from tests.api.conftest import invoke
 
 SEEDED = random.Random(7).random()
 
@@ -76,7 +76,7 @@ def test_the_mcp_app_restores_with_a_new_tool_context(modern_world: dict[str, An
     assert [f["format"] for f in formats] == ["Modern"]
 
 
-def test_a_powertools_function_restores_through_the_runtime_hooks(world_env: None, snapshot_random: None) -> None:  # noqa: F811
+def test_a_powertools_function_restores_through_the_runtime_hooks(world_env: None, snapshot_random: None) -> None:
     # Given a warm function (its collaborators made)
     assert invoke("formats", "formats.json")[0] == 200
     made = handlers.wiring()

@@ -16,6 +16,7 @@ from meta_mage.local.seed import (
     build_demo_snapshot,
     demo_digest,
     seed_demo,
+    snapshot_table_names,
     why_not_snapshot,
 )
 from meta_mage.storage.dynamo import dynamodb_resource
@@ -25,16 +26,6 @@ from meta_mage.storage.tables import create_tables
 from tests.conftest import prefixed_settings
 
 REBUILD = "the demo snapshot is stale: run scripts/build_demo_snapshot.py and commit demo_data/snapshot.jsonl.gz"
-
-
-def _settings(prefix: str) -> Settings:
-    return Settings(
-        **{f"{kind}_table": f"{prefix}-{kind}" for kind in ("meta", "cards", "drafts", "checkpoint", "locks")}
-    )
-
-
-def _names(settings: Settings) -> dict[str, str]:
-    return {logical_id: settings.table_names()[logical_id] for logical_id in SNAPSHOT_TABLES}
 
 
 def test_the_snapshot_is_what_a_fresh_ingest_stores(tmp_path: Path) -> None:
@@ -65,7 +56,7 @@ def test_the_snapshot_loads_through_the_api_then_is_not_loaded_twice() -> None:
         assert first.how == "snapshot" and first.ok and first.items == read_snapshot(DEMO_SNAPSHOT).counts
         assert "loaded from its snapshot" in first.lines()[0]
         # and the tables hold exactly its items (plus the marker)
-        stored = dump_tables(db, _names(settings))
+        stored = dump_tables(db, snapshot_table_names(settings))
         marker = [item for item in stored["MetaTable"] if item["pk"] == {"S": "SEED"}]
         assert marker == [
             {"pk": {"S": "SEED"}, "sk": {"S": "demo"}, "digest": {"S": demo_digest(settings.archetype_rules_dir)}}

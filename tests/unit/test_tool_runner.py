@@ -126,7 +126,8 @@ async def test_the_agent_reports_a_timeout_and_the_tool_thread_stops(context: To
 
 async def test_the_mcp_server_answers_a_timeout_as_a_tool_error_and_the_tool_stops(context: ToolContext) -> None:
     work = Work("spin", cpu_heavy=False)
-    server = build_mcp_server(ToolRegistry([work.tool]), dataclasses.replace(context, timeout_seconds=0.2))
+    quick = dataclasses.replace(context, timeout_seconds=0.2)
+    server = build_mcp_server(ToolRegistry([work.tool]), lambda: quick)
     async with create_connected_server_and_client_session(server) as client:
         result = await client.call_tool("spin", {})
     assert result.isError

@@ -8,7 +8,7 @@ from fastapi import FastAPI
 
 from meta_mage.api.chat_app import create_app
 from meta_mage.api.reads import ReadApi
-from meta_mage.api.routes.snapstart import router as snapstart_router
+from meta_mage.api.routes import snapstart
 from meta_mage.config import Settings
 from meta_mage.snapstart import RestoreHooks
 from meta_mage.wiring import Wiring
@@ -43,5 +43,5 @@ def build_app(
             setattr(app.state, name, value)
 
     app.state.snapstart = RestoreHooks(rebuild)
-    app.include_router(snapstart_router)
+    app.router.routes.extend(snapstart.ROUTES)
     return app

@@ -59,18 +59,22 @@ def issued() -> IssuedConversations:
     return wiring().issued
 
 
-def _rebuild() -> None:
-    """After a SnapStart restore: forget the snapshot's collaborators and make new ones before the first request."""
-    for made in (wiring, reads, issued):
-        made.cache_clear()
+def _warm() -> None:
+    """Make the collaborators a first request would make (into the snapshot at init; again after a restore)."""
     reads()
     issued()
 
 
+def _rebuild() -> None:
+    """After a SnapStart restore: forget the snapshot's collaborators and make new ones before the first request."""
+    for made in (wiring, reads, issued):
+        made.cache_clear()
+    _warm()
+
+
 snapstart = RestoreHooks(_rebuild)
 if register_with_runtime(snapstart) and os.environ.get("AWS_LAMBDA_INITIALIZATION_TYPE") == "snap-start":
-    reads()  # into the snapshot: the imports and objects a first request would make (clients remade at restore)
-    issued()
+    _warm()
 
 
 @app.get("/welcome")

@@ -12,7 +12,7 @@ from contextlib import contextmanager
 from typing import Any
 
 _MOTO_DYNAMODB = threading.Lock()
-_RUNNING: dict[str, str] = {}  # the URL and region of the embedded server this process runs, while it runs
+_running_url: str | None = None  # the URL of the embedded server this process runs, while it runs
 
 
 def serialise_moto_dynamodb() -> None:
@@ -90,11 +90,12 @@ def embedded_dynamodb(port: int = 0) -> Iterator[str]:
     if not os.environ.get("AWS_ACCESS_KEY_ID"):
         os.environ["AWS_ACCESS_KEY_ID"] = os.environ["AWS_SECRET_ACCESS_KEY"] = "local"
     os.environ.setdefault("AWS_DEFAULT_REGION", "us-east-1")
-    _RUNNING.update(url=url)
+    global _running_url
+    _running_url = url
     try:
         yield url
     finally:
-        _RUNNING.clear()
+        _running_url = None
         server.stop()
         for key, value in saved.items():
             if value is None:
@@ -111,7 +112,7 @@ def bulk_load(region: str, names: dict[str, str], items: dict[str, list[dict[str
     take about 1 s this way and 8 s as 650 BatchWriteItem requests over HTTP. Every later read and
     write goes through the DynamoDB API, and the caller checks the item counts through it.
     """
-    if not _RUNNING or os.environ.get("AWS_ENDPOINT_URL_DYNAMODB") != _RUNNING["url"]:
+    if _running_url is None or os.environ.get("AWS_ENDPOINT_URL_DYNAMODB") != _running_url:
         return False
     from moto.core.models import DEFAULT_ACCOUNT_ID
     from moto.dynamodb.models import dynamodb_backends

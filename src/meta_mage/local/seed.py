@@ -10,17 +10,14 @@ against the same database skips the work unless ``reseed`` asks for it.
 from __future__ import annotations
 
 import hashlib
-import os
 import time
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from meta_mage.analytics.aggregate import AGGREGATE_VERSION
 from meta_mage.config import DEMO_DATA_DIR, Settings
-from meta_mage.ingest.errors import InputFileError
-from meta_mage.ingest.files import SourceFile, iter_source_files
+from meta_mage.ingest.files import SourceFile, iter_archive
 from meta_mage.ingest.report import IngestReport
 from meta_mage.local.embedded import bulk_load
 from meta_mage.storage.dynamo import aws_region
@@ -92,7 +89,7 @@ def seed_demo(settings: Settings, dynamodb: Any, reseed: bool = False) -> SeedRe
     why = why_not_snapshot(digest, stored, meta)
     if why is None:
         snapshot = read_snapshot(DEMO_SNAPSHOT)
-        names = _names(settings)
+        names = snapshot_table_names(settings)
         if (
             not bulk_load(aws_region(settings), names, snapshot.items)
             or item_counts(dynamodb, names) != snapshot.counts
@@ -123,9 +120,9 @@ def why_not_snapshot(digest: str, stored: str | None, meta: MetaRepository) -> s
 
 
 def ingest_demo(settings: Settings, dynamodb: Any) -> list[IngestReport]:
-    """Ingest the bundled files through the same path as ``meta-mage ingest`` (about 25 s on moto). Files are
-    named from the package (``demo_data/...``), not by where it is installed, so every install stores the
-    same items."""
+    """Ingest the bundled files into existing tables through the same path as ``meta-mage ingest`` (about
+    25 s on moto). Files are named from the package (``demo_data/...``), not by where it is installed, so
+    every install stores the same items."""
     from meta_mage.ingest.archetypes import get_classifier
     from meta_mage.ingest.card_ingest import ingest_card_sources
     from meta_mage.ingest.drafts import ingest_draft, load_draft
@@ -133,43 +130,38 @@ def ingest_demo(settings: Settings, dynamodb: Any) -> list[IngestReport]:
     from meta_mage.storage.cards import CardsRepository
     from meta_mage.storage.drafts import DraftsRepository
 
-    create_tables(dynamodb, settings)
     cards = CardsRepository(dynamodb.Table(settings.cards_table))
-    reports = [ingest_card_sources(_package_named(DEMO_CARDS), cards)]
+    demo_cards = SourceFile(_package_name(DEMO_CARDS), DEMO_CARDS.read_bytes())
+    reports = [ingest_card_sources([demo_cards], cards)]
     meta = MetaRepository(dynamodb.Table(settings.meta_table))
     classifier = get_classifier(settings.archetype_rules_dir)
-    reports.append(ingest_tournament_sources(_package_named(DEMO_TOURNAMENTS), meta, classifier))
+    archive = iter_archive(_package_name(DEMO_TOURNAMENTS), DEMO_TOURNAMENTS)
+    reports.append(ingest_tournament_sources(archive, meta, classifier))
     drafts = DraftsRepository(dynamodb.Table(settings.drafts_table))
     for path in sorted(DEMO_DRAFTS.glob("*.json")):
-        reports.append(ingest_draft(load_draft(path), _package_name(str(path)), drafts, cards))
+        reports.append(ingest_draft(load_draft(path), _package_name(path), drafts, cards))
     return reports
 
 
-def _package_name(name: str) -> str:
-    return name.replace(str(DEMO_DATA_DIR.parent) + os.sep, "", 1)
-
-
-def _package_named(path: Path) -> Iterator[SourceFile | InputFileError]:
-    """The files of ``path`` as ``meta-mage ingest`` reads them, named from the package."""
-    for source in iter_source_files([path]):
-        if isinstance(source, SourceFile):
-            yield SourceFile(_package_name(source.name), source.data)
-        else:
-            yield source
+def _package_name(path: Path) -> str:
+    """A bundled file's name from the package (``demo_data/...``), the same wherever it is installed."""
+    return str(path.relative_to(DEMO_DATA_DIR.parent))
 
 
 def build_demo_snapshot(settings: Settings, dynamodb: Any) -> Snapshot:
     """Ingest the demo data into empty tables and take every item of them (the snapshot's contents)."""
     from meta_mage.storage.snapshot import dump_tables
 
+    create_tables(dynamodb, settings)
     reports = ingest_demo(settings, dynamodb)
     failed = [line for report in reports if not report.ok for line in report.summary().splitlines()]
     if failed:
         raise RuntimeError("the demo ingest failed, no snapshot written:\n" + "\n".join(failed))
-    items = dump_tables(dynamodb, _names(settings))
+    items = dump_tables(dynamodb, snapshot_table_names(settings))
     return Snapshot(demo_digest(settings.archetype_rules_dir), items)
 
 
-def _names(settings: Settings) -> dict[str, str]:
+def snapshot_table_names(settings: Settings) -> dict[str, str]:
+    """The snapshot's tables: logical id → this configuration's physical name."""
     names = settings.table_names()
     return {logical_id: names[logical_id] for logical_id in SNAPSHOT_TABLES}

@@ -24,10 +24,11 @@ from starlette.types import Message, Receive, Scope, Send
 
 from meta_mage import __version__
 from meta_mage.api.request_body import BodyLimit, load_json
+from meta_mage.api.routes import snapstart
 from meta_mage.config import Settings
 from meta_mage.errors import InvalidArgument, MetaMageError, echo
 from meta_mage.mcp import MCP_PATH
-from meta_mage.snapstart import AFTER_RESTORE_PATH, BEFORE_CHECKPOINT_PATH, RestoreHooks
+from meta_mage.snapstart import RestoreHooks
 from meta_mage.tools.context import ToolContext
 from meta_mage.tools.registry import Tool, ToolRegistry
 from meta_mage.tools.runner import run_tool
@@ -64,10 +65,9 @@ def tool_error(name: str, exc: Exception) -> types.CallToolResult:
     )
 
 
-def build_mcp_server(registry: ToolRegistry, context: ToolContext | Callable[[], ToolContext]) -> Server[Any, Any]:
-    """A low-level MCP server listing every registry tool and running calls through ``run_tool``, over
-    ``context`` (or, when given a function, the context it returns at each call)."""
-    current = context if callable(context) else lambda: context
+def build_mcp_server(registry: ToolRegistry, context: Callable[[], ToolContext]) -> Server[Any, Any]:
+    """A low-level MCP server listing every registry tool and running calls through ``run_tool``, over the
+    tool context ``context()`` returns at each call (a SnapStart restore replaces it)."""
     server: Server[Any, Any] = Server(SERVER_NAME, version=__version__, instructions=INSTRUCTIONS)
     tools = [mcp_tool(tool) for tool in registry.tools.values()]
 
@@ -79,7 +79,7 @@ def build_mcp_server(registry: ToolRegistry, context: ToolContext | Callable[[],
     @server.call_tool(validate_input=False)  # type: ignore[untyped-decorator]
     async def call_tool(name: str, arguments: dict[str, Any]) -> types.CallToolResult:
         try:  # in a worker thread, CPU-heavy tools under the CPU limit, under the context's deadline
-            result = (await run_tool(registry, name, arguments, current())).model_dump(mode="json")
+            result = (await run_tool(registry, name, arguments, context())).model_dump(mode="json")
         except Exception as exc:  # every failure is a tool error; the server keeps serving
             return tool_error(name, exc)
         text = json.dumps(result, ensure_ascii=False, separators=(",", ":"))
@@ -219,13 +219,13 @@ def build_mcp_app(
     """
     wiring = Wiring(settings, dynamodb, registry)
     registry = wiring.registry
-    contexts = [wiring.tool_context]
+    context = wiring.tool_context
 
     def rebuild() -> None:  # after a SnapStart restore: the same server over new clients
-        contexts[0] = Wiring(settings, dynamodb, registry).tool_context
+        nonlocal context
+        context = Wiring(settings, dynamodb, registry).tool_context
 
-    hooks = RestoreHooks(rebuild)
-    server = build_mcp_server(registry, lambda: contexts[0])
+    server = build_mcp_server(registry, lambda: context)
     security = (
         TransportSecuritySettings(enable_dns_rebinding_protection=True, allowed_hosts=allowed_hosts)
         if allowed_hosts
@@ -235,13 +235,6 @@ def build_mcp_app(
 
     async def healthz(request: Request) -> JSONResponse:
         return JSONResponse({"status": "ok", "tools": len(registry.tools)})
-
-    async def before_checkpoint(request: Request) -> JSONResponse:
-        hooks.before_checkpoint()
-        return JSONResponse({"ready": True})
-
-    async def after_restore(request: Request) -> JSONResponse:
-        return JSONResponse({"restored": hooks.after_restore()})
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -254,16 +247,17 @@ def build_mcp_app(
         timeout=settings.body_timeout_seconds,
         refusal=_body_refusal,
     )
-    return Starlette(
+    app = Starlette(
         routes=[
             Route(MCP_PATH, _McpEndpoint(manager)),
             Route("/healthz", healthz, methods=["GET"]),
-            Route(BEFORE_CHECKPOINT_PATH, before_checkpoint, methods=["POST"]),
-            Route(AFTER_RESTORE_PATH, after_restore, methods=["POST"]),
+            *snapstart.ROUTES,
         ],
         middleware=[limit],
         lifespan=lifespan,
     )
+    app.state.snapstart = RestoreHooks(rebuild)
+    return app
 
 
 def loopback_hosts(port: int) -> list[str]:
@@ -274,6 +268,7 @@ def loopback_hosts(port: int) -> list[str]:
 async def serve_stdio(settings: Settings, dynamodb: Any | None = None) -> None:
     """Serve the registry over stdin/stdout until the client closes them (logs go to stderr)."""
     wiring = Wiring(settings, dynamodb)
-    server = build_mcp_server(wiring.registry, wiring.tool_context)
+    context = wiring.tool_context
+    server = build_mcp_server(wiring.registry, lambda: context)
     async with stdio_server() as (read, write):
         await server.run(read, write, server.create_initialization_options())

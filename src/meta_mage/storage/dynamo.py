@@ -65,9 +65,14 @@ def unpack(blob: Any) -> Any:
 
 def query_all(table: Any, **kwargs: Any) -> list[dict[str, Any]]:
     """Run a Query and follow its pages."""
+    return all_pages(table.query, **kwargs)
+
+
+def all_pages(operation: Callable[..., dict[str, Any]], **kwargs: Any) -> list[dict[str, Any]]:
+    """The items of every page of a Query or Scan (``table.query``, ``table.scan``)."""
     items: list[dict[str, Any]] = []
     while True:
-        page = table.query(**kwargs)
+        page = operation(**kwargs)
         items.extend(page.get("Items", []))
         if "LastEvaluatedKey" not in page:
             return items

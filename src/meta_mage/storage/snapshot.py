@@ -12,14 +12,13 @@ import base64
 import gzip
 import io
 import json
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from boto3.dynamodb.types import TypeDeserializer, TypeSerializer
 
-from meta_mage.storage.dynamo import sdk_errors
+from meta_mage.storage.dynamo import all_pages, sdk_errors
 
 SNAPSHOT_FORMAT = 1
 _SERIALISER, _DESERIALISER = TypeSerializer(), TypeDeserializer()
@@ -45,13 +44,7 @@ def dump_tables(dynamodb: Any, names: dict[str, str]) -> dict[str, list[dict[str
         for logical_id, name in names.items():
             table = dynamodb.Table(name)
             keys = [k["AttributeName"] for k in table.key_schema]
-            items: list[dict[str, Any]] = []
-            page: dict[str, Any] = {}
-            while True:
-                page = table.scan(**({"ExclusiveStartKey": page["LastEvaluatedKey"]} if page else {}))
-                items.extend(page["Items"])
-                if "LastEvaluatedKey" not in page:
-                    break
+            items = all_pages(table.scan)
             items.sort(key=lambda item: [str(item.get(k)) for k in keys])
             dumped[logical_id] = [_to_json({k: _SERIALISER.serialize(v) for k, v in item.items()}) for item in items]
     return dumped
@@ -95,29 +88,28 @@ def write_snapshot(path: Path, snapshot: Snapshot) -> None:
 def read_header(path: Path) -> dict[str, Any]:
     """The snapshot's first line: format, ``source_digest`` and item counts per table."""
     with gzip.open(path, "rt", encoding="utf-8") as lines:
-        header: dict[str, Any] = json.loads(lines.readline())
-    if header.get("format") != SNAPSHOT_FORMAT:
-        raise ValueError(f"{path}: snapshot format {header.get('format')!r}, expected {SNAPSHOT_FORMAT}")
-    return header
+        return _header(path, lines.readline())
 
 
 def read_snapshot(path: Path) -> Snapshot:
     """The whole snapshot; raises ``ValueError`` naming the file when its item counts do not add up."""
-    header = read_header(path)
-    items: dict[str, list[dict[str, Any]]] = {table: [] for table in header["counts"]}
-    for line in _lines(path):
-        record = json.loads(line)
-        items[record["table"]].append(record["item"])
+    with gzip.open(path, "rt", encoding="utf-8") as lines:
+        header = _header(path, lines.readline())
+        items: dict[str, list[dict[str, Any]]] = {table: [] for table in header["counts"]}
+        for line in lines:
+            record = json.loads(line)
+            items[record["table"]].append(record["item"])
     snapshot = Snapshot(header["source_digest"], items)
     if snapshot.counts != header["counts"]:
         raise ValueError(f"{path}: holds {snapshot.counts} items, its header says {header['counts']} (truncated?)")
     return snapshot
 
 
-def _lines(path: Path) -> Iterator[str]:
-    with gzip.open(path, "rt", encoding="utf-8") as lines:
-        next(lines)
-        yield from lines
+def _header(path: Path, line: str) -> dict[str, Any]:
+    header: dict[str, Any] = json.loads(line)
+    if header.get("format") != SNAPSHOT_FORMAT:
+        raise ValueError(f"{path}: snapshot format {header.get('format')!r}, expected {SNAPSHOT_FORMAT}")
+    return header
 
 
 def _to_json(item: dict[str, Any]) -> dict[str, Any]:
