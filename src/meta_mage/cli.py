@@ -352,21 +352,10 @@ def cmd_sync(args: argparse.Namespace) -> int:
         if args.git_dir:
             upstream = LocalClone(args.git_dir)
         else:
-            client = GitHubClient(
-                args.github,
-                token=os.environ.get(args.token_env) or None,
-                api_url=settings.sync_api_url,
-                raw_url=settings.sync_raw_url,
-                max_wait_seconds=settings.sync_max_wait_seconds,
-            )
+            client = GitHubClient.from_settings(settings, args.github, os.environ.get(args.token_env) or None)
             upstream = GitHubUpstream(client, args.branch)
-        report = sync(
-            upstream,
-            _wiring(settings).meta,
-            get_classifier(settings.archetype_rules_dir),
-            since=args.since,
-            wanted=wanted,
-        )
+        meta, classifier = _wiring(settings).meta, get_classifier(settings.archetype_rules_dir)
+        report = sync(upstream, meta, classifier, since=args.since, wanted=wanted)
     except SyncError as exc:
         print(f"sync: FAILED {exc.message}", file=sys.stderr)
         return EXIT_FAILED
@@ -374,8 +363,7 @@ def cmd_sync(args: argparse.Namespace) -> int:
     if report.ingested:
         from meta_mage.ingest.rule_suggestions import fallback_shares
 
-        classifier = get_classifier(settings.archetype_rules_dir)
-        for share in fallback_shares(_wiring(settings).meta, classifier, days=14):
+        for share in fallback_shares(meta, classifier, days=14):
             print(f"  unnamed: {share.line()}")
     return EXIT_OK if report.ok else EXIT_FAILED
 
@@ -390,7 +378,9 @@ def cmd_rules_suggest(args: argparse.Namespace) -> int:
 def _repository(value: str) -> str:
     import re
 
-    if not re.fullmatch(r"[\w.-]+/[\w.-]+", value):
+    from meta_mage.config import REPOSITORY_PATTERN
+
+    if not re.fullmatch(REPOSITORY_PATTERN, value):
         raise argparse.ArgumentTypeError(f"expected OWNER/REPO, got {value!r}")
     return value
 

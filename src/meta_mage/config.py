@@ -11,6 +11,7 @@ from pydantic import AliasChoices, Field, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 DEMO_DATA_DIR = Path(__file__).parent / "demo_data"
+REPOSITORY_PATTERN = r"^[\w.-]+/[\w.-]+$"  # a GitHub repository to sync: OWNER/NAME
 
 
 class Settings(BaseSettings):
@@ -74,7 +75,7 @@ class Settings(BaseSettings):
     ingest_failure_queue_url: str = ""
 
     # The daily sync (SyncFunction, `meta-mage sync`) of a GitHub repository in the MTGODecklistCache layout.
-    sync_repository: str = Field(default="fbettega/MTG_decklistcache", pattern=r"^[\w.-]+/[\w.-]+$")
+    sync_repository: str = Field(default="fbettega/MTG_decklistcache", pattern=REPOSITORY_PATTERN)
     sync_branch: str = "main"
     # comma-separated: source folders (Tournaments/<Source>/, "mtgo" also matches "mtgo.com") and formats; empty: all
     sync_sources: Annotated[tuple[str, ...], NoDecode] = ()

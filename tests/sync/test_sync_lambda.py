@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from functools import partial
 from typing import Any
 
 import boto3
@@ -22,6 +21,13 @@ from tests.sync.fake_github import FakeGitHub, Fault, day
 
 REPO = "fbettega/MTG_decklistcache"
 TOKEN_PARAMETER = "/meta-mage/github-token"
+
+
+class NoBackoffClient(GitHubClient):
+    """The handler's client without the retries' backoff (a quick test)."""
+
+    def __init__(self, *args: Any, **options: Any) -> None:
+        super().__init__(*args, **{**options, "backoff_factor": 0})
 
 
 @pytest.fixture()
@@ -87,7 +93,7 @@ def test_an_infrastructure_failure_raises_for_the_retry_policy(
     capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(lambda_handler, "GitHubClient", partial(GitHubClient, backoff_factor=0))
+    monkeypatch.setattr(lambda_handler, "GitHubClient", NoBackoffClient)
     head = github.repository.commit(files(0, 3), day(1))
     stuck = next(iter(files(1, 2)))
     github.faults.append(Fault(f"/raw/{REPO}/{head.sha}/{stuck}", 500, times=None))

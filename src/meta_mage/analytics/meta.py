@@ -203,10 +203,10 @@ class MetaService:
 
     def _window_total(self, fmt: str, days: int, as_of: dt.date | None) -> tuple[FormatSummary, Window, dict[str, Any]]:
         info = self.format_info(fmt)
-        win, total = self._total_of(info, days, as_of)
+        win, total = self.total_of(info, days, as_of)
         return info, win, total
 
-    def _total_of(self, info: FormatSummary, days: int, as_of: dt.date | None) -> tuple[Window, dict[str, Any]]:
+    def total_of(self, info: FormatSummary, days: int, as_of: dt.date | None) -> tuple[Window, dict[str, Any]]:
         """The window of ``days`` days ending at the format's newest tournament (or ``as_of``), summed."""
         win = window(self._end(info, as_of), days)
         return win, self._sum(self.repository.format_days(info.format, win.start, win.end))
@@ -300,7 +300,7 @@ class MetaService:
         wider = None
         if decided < self.min_sample and params.days < MAX_DAYS:  # thin: say so with a longer window's figures too
             longer = min(MAX_DAYS, max(60, params.days * 4))
-            span, more = self._total_of(info, longer, params.as_of)
+            span, more = self.total_of(info, longer, params.as_of)
             broad = self._row(name, more, None)
             wider = WiderSpread(period=span, overall=broad.overall, matchups=broad.matchups)
         return DeckMatchupStatsOutput(

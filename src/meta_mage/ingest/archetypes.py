@@ -162,7 +162,9 @@ def _strategy(raw: dict[str, Any], name: str, default: str = "unknown") -> str:
     return default
 
 
-def _rule(raw: dict[str, Any], source: str, parent_strategy: str = "unknown") -> ArchetypeRule:
+def parse_rule(raw: dict[str, Any], source: str, parent_strategy: str = "unknown") -> ArchetypeRule:
+    """An archetype rule file's body (``Archetypes/*.json``) as the classifier reads it; ``source`` names it in
+    errors (``RuleFileError``)."""
     if not isinstance(raw, dict) or "Name" not in raw:
         raise RuleFileError(f"{source}: an archetype needs a 'Name'")
     conditions = []
@@ -177,7 +179,7 @@ def _rule(raw: dict[str, Any], source: str, parent_strategy: str = "unknown") ->
         include_color=bool(raw.get("IncludeColorInName")),
         strategy=strategy,
         conditions=tuple(conditions),
-        variants=tuple(_rule(v, source, strategy) for v in raw.get("Variants") or []),
+        variants=tuple(parse_rule(v, source, strategy) for v in raw.get("Variants") or []),
         source=source,
     )
 
@@ -303,7 +305,7 @@ class ArchetypeClassifier:
         lands, nonlands = dict(lands), dict(nonlands)
         if folder is None:
             return FormatRules(fmt, [], [], lands, nonlands)
-        archetypes = [_rule(read_lenient_json(p), str(p)) for p in sorted((folder / "Archetypes").glob("*.json"))]
+        archetypes = [parse_rule(read_lenient_json(p), str(p)) for p in sorted((folder / "Archetypes").glob("*.json"))]
         fallbacks = []
         for path in sorted((folder / "Fallbacks").glob("*.json")) if (folder / "Fallbacks").is_dir() else []:
             raw = read_lenient_json(path)

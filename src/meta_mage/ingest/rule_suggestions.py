@@ -21,13 +21,13 @@ import re
 import sys
 import unicodedata
 from collections import Counter
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
-from meta_mage.analytics.aggregate import merge
-from meta_mage.analytics.stats import wilson_interval
+from meta_mage.analytics.meta import MetaService
+from meta_mage.analytics.stats import wilson_interval, win_rate
 from meta_mage.ingest.archetypes import (
     COLOR_NAMES,
     UNKNOWN,
@@ -36,9 +36,11 @@ from meta_mage.ingest.archetypes import (
     Condition,
     FormatRules,
     color_name,
+    parse_rule,
 )
 from meta_mage.models.cards import card_key
-from meta_mage.storage.meta import MetaRepository
+from meta_mage.models.meta import FormatSummary
+from meta_mage.storage.meta import MetaRepository, StoredDeck
 
 BASIC_LANDS = frozenset(
     card_key(f"{snow}{name}")
@@ -50,36 +52,6 @@ MAX_CLUSTERED_DECKS = 3000  # average linkage is quadratic in memory: the newest
 MAX_CONDITION_CARDS = 8
 MAX_EXTRA_CARDS = 8  # distinctive cards the evidence lists beyond the rule's
 _COLOR_WORDS = {word.casefold() for name in COLOR_NAMES.values() for word in name.split() if word != "Mono"}
-
-
-# --- the decks -----------------------------------------------------------------------------------
-
-
-class DeckRecord(Protocol):
-    """One stored decklist with its event (what ``MetaRepository.format_decks`` returns)."""
-
-    @property
-    def event_key(self) -> str: ...
-    @property
-    def event_name(self) -> str: ...
-    @property
-    def date(self) -> str: ...
-    @property
-    def player(self) -> str: ...
-    @property
-    def placing(self) -> str: ...
-    @property
-    def archetype(self) -> str: ...
-    @property
-    def mainboard(self) -> Mapping[str, int]: ...
-    @property
-    def sideboard(self) -> Mapping[str, int]: ...
-
-
-class DeckSource(Protocol):
-    """Reads every stored decklist of a format's committed events with ``start <= date <= end``."""
-
-    def format_decks(self, fmt: str, start: str, end: str) -> Sequence[DeckRecord]: ...
 
 
 # --- 1. how many decks the rules leave unnamed ------------------------------------------------------
@@ -115,6 +87,15 @@ def _colored_names(name: str) -> set[str]:
     return {f"{prefix} {name}" for prefix in (*COLOR_NAMES.values(), "4-Color")}
 
 
+def _all_rules(rules: FormatRules) -> Iterator[ArchetypeRule]:
+    """Every archetype rule of ``rules`` and every variant of them (at any depth), in no particular order."""
+    pending = list(rules.archetypes)
+    while pending:
+        rule = pending.pop()
+        yield rule
+        pending.extend(rule.variants)
+
+
 def unnamed_names(rules: FormatRules, names: Iterable[str]) -> set[str]:
     """Those of the stored archetype ``names`` that are "Unknown" or one of ``rules``' fallbacks.
 
@@ -124,20 +105,46 @@ def unnamed_names(rules: FormatRules, names: Iterable[str]) -> set[str]:
     for fallback_rule in rules.fallbacks:
         fallback |= _colored_names(fallback_rule.name) if fallback_rule.include_color else {fallback_rule.name}
     named: set[str] = set()
-    pending = list(rules.archetypes)
-    while pending:
-        rule = pending.pop()
+    for rule in _all_rules(rules):
         named |= _colored_names(rule.name) if rule.include_color else {rule.name}
-        pending.extend(rule.variants)
     return {name for name in names if name == UNKNOWN or (name in fallback and name not in named)}
 
 
-def _wilson_share(part: int, total: int) -> tuple[float | None, float | None, float | None]:
-    if not total:
-        return None, None, None
-    interval = wilson_interval(part, total - part)
-    assert interval is not None
-    return round(100 * part / total, 2), interval[0], interval[1]
+def _check_days(days: int) -> None:
+    if days < 1:
+        raise ValueError("days must be at least 1")
+
+
+def fallback_share(
+    meta: MetaRepository,
+    classifier: ArchetypeClassifier,
+    info: FormatSummary,
+    days: int = 14,
+    today: dt.date | None = None,
+) -> FallbackShare:
+    """The share of ``info``'s format's decks left unnamed over ``days`` days.
+
+    The window ends at ``today`` when given, else at the format's newest stored date (so older data,
+    such as the bundled demo, still reads). One Query on the format's per-day aggregates; which names
+    are fallbacks comes from ``classifier``'s rules for the format."""
+    _check_days(days)
+    period, total = MetaService(meta).total_of(info, days, today)
+    archetypes: dict[str, Any] = total.get("archetypes", {})
+    unnamed = unnamed_names(classifier.rules_for(info.format), archetypes)
+    by_name = {name: int(archetypes[name]["decks"]) for name in unnamed}
+    count, decks = sum(by_name.values()), int(total.get("decks", 0))
+    interval = wilson_interval(count, decks - count)
+    return FallbackShare(
+        format=info.format,
+        start=period.start,
+        end=period.end,
+        unnamed_decks=count,
+        total_decks=decks,
+        share=win_rate(count, decks - count),
+        ci_low=interval[0] if interval else None,
+        ci_high=interval[1] if interval else None,
+        by_name=dict(sorted(by_name.items(), key=lambda kv: (-kv[1], kv[0]))),
+    )
 
 
 def fallback_shares(
@@ -147,42 +154,15 @@ def fallback_shares(
     today: dt.date | None = None,
     formats: Collection[str] | None = None,
 ) -> list[FallbackShare]:
-    """Per format with data (or only ``formats``), the share of decks left unnamed over ``days`` days.
-
-    The window ends at ``today`` when given, else at the format's newest stored date (so older data,
-    such as the bundled demo, still reads). One Query per format on its per-day aggregates; which
-    names are fallbacks comes from ``classifier``'s rules for the format."""
-    if days < 1:
-        raise ValueError("days must be at least 1")
+    """Per format with data (or only ``formats``), by name, :func:`fallback_share` over ``days`` days: one
+    Query for the formats, then one per format."""
+    _check_days(days)
     wanted = {f.lower() for f in formats} if formats is not None else None
-    shares = []
-    for info in sorted(meta.list_formats(), key=lambda f: f.format):
-        if wanted is not None and info.format.lower() not in wanted:
-            continue
-        end = today or dt.date.fromisoformat(info.last_date)
-        start = end - dt.timedelta(days=days - 1)
-        total: dict[str, Any] = {}
-        for day in meta.format_days(info.format, start.isoformat(), end.isoformat()):
-            merge(total, day.data)
-        archetypes: dict[str, Any] = total.get("archetypes", {})
-        unnamed = unnamed_names(classifier.rules_for(info.format), archetypes)
-        by_name = {name: int(archetypes[name]["decks"]) for name in unnamed}
-        count, decks = sum(by_name.values()), int(total.get("decks", 0))
-        share, low, high = _wilson_share(count, decks)
-        shares.append(
-            FallbackShare(
-                format=info.format,
-                start=start.isoformat(),
-                end=end.isoformat(),
-                unnamed_decks=count,
-                total_decks=decks,
-                share=share,
-                ci_low=low,
-                ci_high=high,
-                by_name=dict(sorted(by_name.items(), key=lambda kv: (-kv[1], kv[0]))),
-            )
-        )
-    return shares
+    return [
+        fallback_share(meta, classifier, info, days, today)
+        for info in sorted(meta.list_formats(), key=lambda f: f.format)
+        if wanted is None or info.format.lower() in wanted
+    ]
 
 
 # --- 2. clustering and candidate rules ---------------------------------------------------------------
@@ -301,7 +281,7 @@ class RuleSuggestion:
 
 @dataclass(frozen=True)
 class _Deck:
-    record: DeckRecord
+    record: StoredDeck
     main: dict[str, int]  # normalised names
     side: dict[str, int]
     cards: frozenset[str]  # distinct non-basic mainboard names
@@ -324,23 +304,7 @@ def file_stem(name: str) -> str:
 
 
 def _rule_names(rules: FormatRules) -> set[str]:
-    names: set[str] = {fb.name.casefold() for fb in rules.fallbacks}
-    pending = list(rules.archetypes)
-    while pending:
-        rule = pending.pop()
-        names.add(rule.name.casefold())
-        pending.extend(rule.variants)
-    return names
-
-
-def _as_rule(body: Mapping[str, Any]) -> ArchetypeRule:
-    return ArchetypeRule(
-        name=str(body["Name"]),
-        include_color=bool(body["IncludeColorInName"]),
-        strategy=str(body["Strategy"]),
-        conditions=tuple(Condition(c["Type"], tuple(card_key(n) for n in c["Cards"])) for c in body["Conditions"]),
-        source="suggested",
-    )
+    return {fb.name.casefold() for fb in rules.fallbacks} | {rule.name.casefold() for rule in _all_rules(rules)}
 
 
 def _shares(decks: Sequence[_Deck]) -> Counter[str]:
@@ -370,7 +334,7 @@ def _holds(conditions: Conditions, deck: _Deck) -> bool:
 
 
 def suggest_rules(
-    decks: Iterable[DeckRecord],
+    decks: Iterable[StoredDeck],
     format_name: str,
     existing_rules_dir: Path | ArchetypeClassifier,
     min_cluster: int = 5,
@@ -498,7 +462,7 @@ def _suggest(
 
     # Keep the rule off decks the current rules name: exclude cards they play and the cluster does not.
     excluded: list[str] = []
-    rule = _as_rule(body(excluded))
+    rule = parse_rule(body(excluded), "suggested")
     overlapping = [d for d in named if rule.matches(d.main, d.side)]
     while overlapping and len(excluded) < MAX_CONDITION_CARDS:
         theirs = _shares(overlapping)
@@ -509,7 +473,7 @@ def _suggest(
         if not candidates:
             break
         excluded.append(candidates[0])
-        rule = _as_rule(body(excluded))
+        rule = parse_rule(body(excluded), "suggested")
         overlapping = [d for d in named if rule.matches(d.main, d.side)]
 
     with_rule = FormatRules(
@@ -668,15 +632,15 @@ def _readme(fmt: str, written: Sequence[tuple[RuleSuggestion, Path]], share: Fal
 # --- 4. the command ------------------------------------------------------------------------------------------
 
 
-def _option(args: argparse.Namespace, default: int, *names: str) -> int:
-    value = next((getattr(args, n) for n in names if getattr(args, n, None) is not None), default)
-    return int(value)
+def _option(args: argparse.Namespace, default: int, name: str) -> int:
+    value = getattr(args, name, None)
+    return int(default if value is None else value)
 
 
 def cmd_rules_suggest(args: argparse.Namespace) -> int:
     """``meta-mage rules suggest FORMAT [--days 30] [--min-decks 5] [--out DIR]`` (global ``--rules-dir``).
 
-    Reads ``args.format``, ``args.days`` (30), ``args.min_decks`` (or ``args.min_cluster``; 5),
+    Reads ``args.format``, ``args.days`` (30), ``args.min_decks`` (5), ``args.min_events`` (2),
     ``args.out`` (``suggested-rules``) and ``args.rules_dir`` (the configured rules when unset).
     Exit status 0, or 2 for a bad argument or a format without data."""
     from meta_mage.config import get_settings
@@ -685,23 +649,24 @@ def cmd_rules_suggest(args: argparse.Namespace) -> int:
     settings = get_settings()
     rules_dir = Path(getattr(args, "rules_dir", None) or settings.archetype_rules_dir)
     days = _option(args, 30, "days")
-    min_decks = _option(args, 5, "min_decks", "min_cluster")
+    min_decks = _option(args, 5, "min_decks")
     min_events = _option(args, 2, "min_events")
     out_dir = Path(getattr(args, "out", None) or "suggested-rules")
     if days < 1 or min_decks < 1 or min_events < 1:
         print("error: --days, --min-decks and --min-events must be at least 1", file=sys.stderr)
         return 2
     meta = Wiring(settings).meta
-    known = {info.format.lower(): info.format for info in meta.list_formats()}
-    fmt = known.get(str(args.format).strip().lower())
-    if fmt is None:
-        listed = ", ".join(sorted(known.values())) or "none"
+    known = {info.format.lower(): info for info in meta.list_formats()}
+    info = known.get(str(args.format).strip().lower())
+    if info is None:
+        listed = ", ".join(sorted(i.format for i in known.values())) or "none"
         print(f"error: no tournament data for {args.format}; formats with data: {listed}", file=sys.stderr)
         return 2
+    fmt = info.format
     classifier = ArchetypeClassifier(rules_dir)
-    (share,) = fallback_shares(meta, classifier, days=days, formats=[fmt])
+    share = fallback_share(meta, classifier, info, days)
     print(share.line())
-    decks: Sequence[DeckRecord] = meta.format_decks(fmt, share.start, share.end)
+    decks = meta.format_decks(fmt, share.start, share.end)
     suggestions = suggest_rules(decks, fmt, classifier, min_cluster=min_decks, min_events=min_events)
     try:
         paths = write_suggestions(suggestions, out_dir, share, rules_dir)

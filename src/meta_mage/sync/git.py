@@ -10,9 +10,9 @@ from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
 from meta_mage.sync.github import SyncError
-from meta_mage.sync.upstream import FetchFailed, Listing
+from meta_mage.sync.upstream import TOURNAMENTS, FetchFailed, Listing
 
-TOURNAMENTS = "Tournaments/"
+_PATHSPEC = f"{TOURNAMENTS}/"  # what git lists: the files under Tournaments/
 _GITHUB_REMOTE = re.compile(
     r"^(?:https://(?:[^@/]+@)?github\.com/|git@github\.com:|ssh://git@github\.com/)([^/]+/[^/]+?)(?:\.git)?/?$"
 )
@@ -74,11 +74,11 @@ class LocalClone:
         return int(self._git("rev-list", "--count", revisions).strip() or 0)
 
     def _diff(self, base: str, head: str) -> tuple[str, ...]:
-        out = self._git("diff", "-z", "--name-only", "--no-renames", "--diff-filter=AM", base, head, "--", TOURNAMENTS)
+        out = self._git("diff", "-z", "--name-only", "--no-renames", "--diff-filter=AM", base, head, "--", _PATHSPEC)
         return tuple(name for name in out.split("\0") if name)
 
     def _tree(self, head: str) -> tuple[str, ...]:
-        out = self._git("ls-tree", "-r", "-z", "--name-only", head, "--", TOURNAMENTS)
+        out = self._git("ls-tree", "-r", "-z", "--name-only", head, "--", _PATHSPEC)
         return tuple(name for name in out.split("\0") if name)
 
     def _run(self, *args: str) -> subprocess.CompletedProcess[bytes]:

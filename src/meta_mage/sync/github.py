@@ -12,7 +12,7 @@ import re
 import threading
 import time
 from collections.abc import Iterator
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import quote
 
 import urllib3
@@ -22,6 +22,9 @@ from urllib3.util import Retry
 
 from meta_mage import __version__
 from meta_mage.errors import MetaMageError
+
+if TYPE_CHECKING:
+    from meta_mage.config import Settings
 
 API_URL = "https://api.github.com"
 RAW_URL = "https://raw.githubusercontent.com"
@@ -92,7 +95,6 @@ class Commit(_Body):
 class Comparison(_Body):
     """``base...head``: its commits (oldest first) and the files changed (at most 300 listed)."""
 
-    status: str
     total_commits: int
     commits: tuple[Commit, ...] = ()
     files: tuple[ChangedFile, ...] = ()
@@ -155,6 +157,17 @@ class GitHubClient:
         self._lock = threading.Lock()
         self._requests = 0
 
+    @classmethod
+    def from_settings(cls, settings: Settings, repository: str, token: str | None) -> GitHubClient:
+        """A client of ``repository`` with the ``sync_*`` settings' URLs and rate-limit wait."""
+        return cls(
+            repository,
+            token=token,
+            api_url=settings.sync_api_url,
+            raw_url=settings.sync_raw_url,
+            max_wait_seconds=settings.sync_max_wait_seconds,
+        )
+
     @property
     def requests(self) -> int:
         """HTTP requests sent so far, retries included."""
@@ -212,16 +225,14 @@ class GitHubClient:
     ) -> urllib3.BaseHTTPResponse:
         """GET ``url``, waiting out rate limits; raise ``GitHubError`` on an error answer."""
         headers = {**self._headers, "Accept": accept}
-        for _ in range(RATE_LIMIT_WAITS):
+        for waits in range(RATE_LIMIT_WAITS + 1):
             response = self._send(url, fields, headers)
             wait = self._rate_limit_wait(url, response)
             if wait is None:
                 break
-            time.sleep(wait)
-        else:
-            response = self._send(url, fields, headers)
-            if self._rate_limit_wait(url, response) is not None:
+            if waits == RATE_LIMIT_WAITS:
                 raise GitHubError(f"GitHub rate limit still reached after {RATE_LIMIT_WAITS} waits ({url})", 429)
+            time.sleep(wait)
         if response.status >= 400:
             raise GitHubError(f"GitHub answered {response.status} {_reason(response)} ({url})", response.status)
         return response

@@ -22,7 +22,7 @@ from aws_lambda_powertools.metrics import MetricUnit
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from meta_mage.config import Settings, get_settings
-from meta_mage.ingest.archetypes import get_classifier
+from meta_mage.ingest.archetypes import ArchetypeClassifier, get_classifier
 from meta_mage.observability import logger, metrics
 from meta_mage.storage.dynamo import sdk_errors
 from meta_mage.sync.github import GitHubClient, SyncError
@@ -44,6 +44,7 @@ class Runtime:
     wiring: Wiring
     upstream: GitHubUpstream
     wanted: SyncFilter
+    classifier: ArchetypeClassifier
 
     @property
     def settings(self) -> Settings:
@@ -67,15 +68,10 @@ def runtime() -> Runtime:
     """This container's runtime (the token is read on the first invocation)."""
     settings = get_settings()
     wiring = Wiring(settings)
-    client = GitHubClient(
-        settings.sync_repository,
-        token=read_token(settings, wiring),
-        api_url=settings.sync_api_url,
-        raw_url=settings.sync_raw_url,
-        max_wait_seconds=settings.sync_max_wait_seconds,
-    )
+    client = GitHubClient.from_settings(settings, settings.sync_repository, read_token(settings, wiring))
     wanted = SyncFilter.of(settings.sync_sources, settings.sync_formats)
-    return Runtime(wiring, GitHubUpstream(client, settings.sync_branch), wanted)
+    classifier = get_classifier(settings.archetype_rules_dir)
+    return Runtime(wiring, GitHubUpstream(client, settings.sync_branch), wanted, classifier)
 
 
 def publish(report: SyncReport) -> None:
@@ -89,7 +85,7 @@ def publish_unnamed_shares(rt: Runtime) -> None:
     ``UnnamedDeckShare`` (percent; template.yaml alarms above ``UnnamedDeckAlarmShare``)."""
     from meta_mage.ingest.rule_suggestions import fallback_shares
 
-    shares = fallback_shares(rt.wiring.meta, get_classifier(rt.settings.archetype_rules_dir), days=14)
+    shares = fallback_shares(rt.wiring.meta, rt.classifier, days=14)
     for share in shares:
         logger.info("unnamed decks", extra={"format": share.format, "share": share.share, "summary": share.line()})
     measured = [share.share for share in shares if share.share is not None]
@@ -102,7 +98,7 @@ def run_once(rt: Runtime, context: LambdaContext) -> SyncReport:
     return sync(
         rt.upstream,
         rt.wiring.meta,
-        get_classifier(rt.settings.archetype_rules_dir),
+        rt.classifier,
         since=rt.settings.sync_start_date,
         wanted=rt.wanted,
         time_left=lambda: context.get_remaining_time_in_millis() / 1000 - SAFETY_SECONDS,

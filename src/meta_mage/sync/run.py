@@ -24,11 +24,11 @@ from meta_mage.ingest.files import SourceFile, is_json_name
 from meta_mage.ingest.report import IngestReport
 from meta_mage.ingest.tournament_ingest import ingest_tournament_sources
 from meta_mage.ingest.tournaments import tournament_format
+from meta_mage.models.meta import normalise_format
 from meta_mage.models.tournaments import FORMATS
 from meta_mage.storage.meta import MetaRepository
-from meta_mage.sync.upstream import FetchFailed, Upstream
+from meta_mage.sync.upstream import TOURNAMENTS, FetchFailed, Upstream
 
-TOURNAMENTS = "Tournaments"
 FETCH_WORKERS = 4
 
 
@@ -50,25 +50,43 @@ class SyncFilter:
     @classmethod
     def of(cls, sources: Iterable[str] = (), formats: Iterable[str] = ()) -> SyncFilter:
         """A filter from names as typed; an unknown format raises ``InvalidArgument``."""
-        canonical = {f.lower(): f for f in FORMATS}
-        unknown = [f for f in formats if f.lower() not in canonical]
-        if unknown:
-            raise InvalidArgument(f"unknown format {unknown[0]!r}", field="format", allowed=list(FORMATS))
-        return cls(frozenset(s.lower() for s in sources), frozenset(canonical[f.lower()] for f in formats))
+        return cls(frozenset(s.lower() for s in sources), frozenset(_format(f) for f in formats))
 
     def wants_source(self, source: str) -> bool:
         """``mtgo`` keeps ``Tournaments/MTGO/`` and ``Tournaments/mtgo.com/``."""
         name = source.lower()
         return not self.sources or name in self.sources or name.split(".")[0] in self.sources
 
-    def wants_document(self, file: SourceFile) -> bool:
-        """Whether the file's format is wanted; a file whose format cannot be read goes on (ingest reports it)."""
+    def keep(self, file: SourceFile) -> SourceFile | None:
+        """``file`` when its format is wanted, else None. With a format filter its JSON is decoded here, once:
+        the file kept reads as that document. A file whose format cannot be read is kept (ingest reports it)."""
         if not self.formats:
-            return True
+            return file
         try:
-            return tournament_format(file.json(), file.name) in self.formats
+            decoded = DecodedFile(file.name, file.data, file.json())
         except InputFileError:
-            return True
+            return file
+        try:
+            return decoded if tournament_format(decoded.document, file.name) in self.formats else None
+        except InputFileError:
+            return decoded
+
+
+def _format(name: str) -> str:
+    try:
+        return normalise_format(name)
+    except ValueError:
+        raise InvalidArgument(f"unknown format {name!r}", field="format", allowed=list(FORMATS)) from None
+
+
+@dataclass(frozen=True)
+class DecodedFile(SourceFile):
+    """A file whose JSON is already decoded: ``json()`` returns that document."""
+
+    document: Any = field(compare=False, repr=False)
+
+    def json(self) -> Any:
+        return self.document
 
 
 @dataclass(frozen=True)
@@ -86,7 +104,6 @@ class SyncReport:
     branch: str
     old_cursor: str | None
     new_cursor: str | None
-    head: str | None = None
     commits: int = 0
     listed: int = 0
     skipped: Counter[str] = field(default_factory=Counter)
@@ -180,9 +197,9 @@ def sync(
     report = SyncReport(upstream.name, upstream.branch, old_cursor=cursor, new_cursor=cursor)
     run = _Run(upstream, repository, classifier, wanted or SyncFilter(), workers, time_left, report)
     try:
-        report.head = upstream.head()
-        if report.head != cursor:
-            run.to(report.head, since)
+        head = upstream.head()
+        if head != cursor:
+            run.to(head, since)
     finally:
         report.requests = upstream.requests - requests
         report.seconds = time.perf_counter() - started
@@ -223,11 +240,11 @@ class _Run:
             if isinstance(result, FetchFailed):
                 self.report.fetch_failures.append(SyncFailure(path, result.reason, result.retryable))
                 continue
-            file = SourceFile(path, result)
-            if self.wanted.wants_document(file):
-                yield file
-            else:
+            file = self.wanted.keep(SourceFile(path, result))
+            if file is None:
                 self.report.skipped["other format"] += 1
+            else:
+                yield file
 
     def out_of_time(self) -> bool:
         return self.time_left is not None and self.time_left() <= 0

@@ -9,6 +9,7 @@ from typing import Protocol
 
 from meta_mage.sync.github import ChangedFile, Commit, GitHubClient, GitHubError, SyncError
 
+TOURNAMENTS = "Tournaments"  # the folder of tournament files in the MTGODecklistCache layout
 KEPT_STATUSES = frozenset({"added", "modified", "renamed", "copied"})  # a file whose contents are at the head
 
 
