@@ -38,7 +38,7 @@ def test_reingest_and_renamed_or_redated_copies_change_nothing(
     repo = MetaRepository(dynamodb.Table(settings.meta_table))
     classifier = get_classifier(settings.archetype_rules_dir)
     first = ingest_tournaments(files, repo, classifier)
-    assert first.outcomes["added"] == 3 and first.ok
+    assert first.outcomes["added"] == 3 and first.ok, first.summary()
     items = scan_count(dynamodb.Table(settings.meta_table))
 
     # When the same files come again, one of them under another name, and one re-dated

@@ -15,7 +15,8 @@ from meta_mage.ingest.report import IngestReport, progress
 from meta_mage.ingest.tournaments import content_digest, parse_tournament
 from meta_mage.models.cards import card_key
 from meta_mage.models.tournaments import ParsedTournament
-from meta_mage.storage.meta import MetaRepository
+from meta_mage.storage.dynamo import rejected_item
+from meta_mage.storage.meta import DayState, ItemTooLarge, MetaRepository
 
 
 def _is_land(lands: dict[str, str], name: str) -> bool:
@@ -46,6 +47,7 @@ def ingest_tournament_sources(
     # Days are rebuilt once per run; an event's header (its commit marker) follows its day.
     pending: dict[tuple[str, str], list[tuple[ParsedTournament, str]]] = {}
     read_this_run: dict[str, tuple[str, str, str]] = {}  # event key -> (file, date, digest) written this run
+    days: dict[tuple[str, str], DayState | None] = {}  # the stored days this run looked at
     for source in sources:
         if isinstance(source, InputFileError):
             report.fail(source.source, source.reason)
@@ -69,12 +71,23 @@ def ingest_tournament_sources(
                     f"(dated {first[1]}); kept the first"
                 )
             continue
+        day = (tournament.format, tournament.date)
         try:
             header = repository.get_event_header(tournament.event_key)
             if header and header.get("digest") == digest:
-                report.outcomes["unchanged"] += 1
+                if day not in days:
+                    days[day] = repository.day_state(*day)
+                state = days[day]
+                if state is not None and state.complete and tournament.event_key in state.events:
+                    report.outcomes["unchanged"] += 1
+                    continue
+                # stored, but its day does not count it (an ingest that lost a race before days had versions,
+                # or one stopped between its day and its header): count it now
+                pending.setdefault(day, []).append((tournament, digest))
+                read_this_run[tournament.event_key] = (source.name, tournament.date, digest)
+                report.outcomes["day repaired"] += 1
                 continue
-            if header and (header.get("date"), header.get("format")) != (tournament.date, tournament.format):
+            if header and (header.get("date"), header.get("format")) != day:
                 report.outcomes["duplicates skipped"] += 1
                 report.notes.append(
                     f"{source.name} repeats event {tournament.event_key} already stored from "
@@ -84,17 +97,23 @@ def ingest_tournament_sources(
             lands = classifier.rules_for(tournament.format).land_colors
             format_part, card_parts = summarise_event(tournament, partial(_is_land, lands))
             repository.write_event(tournament, format_part, card_parts, replacing=header is not None)
-        except StorageUnavailable as exc:
-            report.fail(source.name, f"DynamoDB error: {exc}", storage=True)
+        except ItemTooLarge as exc:
+            report.fail(source.name, str(exc))
             continue
-        pending.setdefault((tournament.format, tournament.date), []).append((tournament, digest))
+        except StorageUnavailable as exc:
+            if rejected_item(exc):  # DynamoDB refused the item itself: this file, not DynamoDB, is at fault
+                report.fail(source.name, f"DynamoDB refused an item of this event: {exc}")
+            else:
+                report.fail(source.name, f"DynamoDB error: {exc}", storage=True)
+            continue
+        pending.setdefault(day, []).append((tournament, digest))
         read_this_run[tournament.event_key] = (source.name, tournament.date, digest)
         report.outcomes["replaced" if header else "added"] += 1
         report.totals["decks"] += len(tournament.decks)
         report.totals["matches with a result"] += format_part["matches"]
     for (fmt, date), events in sorted(pending.items()):
         try:
-            repository.rebuild_day(fmt, date, committing={tournament.event_key for tournament, _ in events})
+            repository.rebuild_day(fmt, date, including={tournament.event_key for tournament, _ in events})
             for tournament, digest in events:
                 repository.put_event_header(tournament, digest)
         except StorageUnavailable as exc:

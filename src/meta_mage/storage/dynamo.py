@@ -96,6 +96,13 @@ def sdk_problem(exc: Exception) -> str:
     return f"{type(exc).__name__}: {exc}"
 
 
+def rejected_item(exc: StorageUnavailable) -> bool:
+    """Whether DynamoDB refused a request for what it held (``ValidationException``: an attribute too
+    large, an empty key), which no retry can fix, rather than failing to serve it."""
+    cause = exc.__cause__
+    return isinstance(cause, ClientError) and cause.response.get("Error", {}).get("Code") == "ValidationException"
+
+
 @contextlib.contextmanager
 def sdk_errors(where: str) -> Iterator[None]:
     """The SDK's errors (what is left after its retries) as ``StorageUnavailable``, naming ``where``
