@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gzip
 import io
 import json
 import tarfile
@@ -14,6 +13,9 @@ from typing import Any
 
 from meta_mage.ingest.errors import InputFileError
 
+MAX_JSON_BYTES = 1024**3  # card corpora (MTGJSON's AtomicCards) are the largest inputs; tournaments pass their own
+MAX_TOURNAMENT_BYTES = 64 * 1024**2  # the largest real tournament file is about 2 MB
+
 
 @dataclass(frozen=True)
 class SourceFile:
@@ -22,13 +24,13 @@ class SourceFile:
     name: str
     data: bytes
 
-    def json(self) -> Any:
+    def json(self, max_bytes: int = MAX_JSON_BYTES) -> Any:
         """Decode the file as JSON (gzip-compressed or not; a UTF-8 byte order mark is ignored, as
-        RFC 8259 allows), or raise ``InputFileError``."""
-        try:
-            raw = gzip.decompress(self.data) if self.data[:2] == b"\x1f\x8b" else self.data
-        except (EOFError, OSError, zlib.error) as exc:  # truncated or corrupt gzip stream
-            raise InputFileError(self.name, f"truncated or corrupt gzip data ({exc})") from exc
+        RFC 8259 allows), or raise ``InputFileError``: also for more than ``max_bytes`` once decompressed
+        (a gzip bomb stops there), nesting deeper than Python's JSON decoder goes, or too little memory."""
+        raw = _gunzip(self.name, self.data, max_bytes) if self.data[:2] == b"\x1f\x8b" else self.data
+        if len(raw) > max_bytes:
+            raise InputFileError(self.name, f"larger than {max_bytes:,} bytes")
         if not raw.strip():
             raise InputFileError(self.name, "file is empty")
         try:
@@ -37,6 +39,25 @@ class SourceFile:
             raise InputFileError(self.name, f"not UTF-8 text ({exc.reason})") from exc
         except json.JSONDecodeError as exc:
             raise InputFileError(self.name, f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from exc
+        except RecursionError:
+            raise InputFileError(self.name, "JSON nested too deeply to decode") from None
+        except MemoryError:
+            reason = f"too large to decode in the memory available ({len(raw):,} bytes)"
+            raise InputFileError(self.name, reason) from None
+
+
+def _gunzip(name: str, data: bytes, max_bytes: int) -> bytes:
+    """Decompress gzip ``data``, stopping as soon as the output passes ``max_bytes``."""
+    inflater = zlib.decompressobj(wbits=zlib.MAX_WBITS | 16)
+    try:
+        out = inflater.decompress(data, max_bytes + 1)
+        if len(out) > max_bytes:
+            raise InputFileError(name, f"larger than {max_bytes:,} bytes once decompressed")
+        if not inflater.eof:
+            raise InputFileError(name, "truncated or corrupt gzip data (the stream ends early)")
+    except zlib.error as exc:
+        raise InputFileError(name, f"truncated or corrupt gzip data ({exc})") from exc
+    return out
 
 
 JSON_SUFFIXES = (".json", ".json.gz")

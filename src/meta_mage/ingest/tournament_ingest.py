@@ -10,7 +10,7 @@ from meta_mage.analytics.aggregate import summarise_event
 from meta_mage.errors import StorageUnavailable
 from meta_mage.ingest.archetypes import ArchetypeClassifier
 from meta_mage.ingest.errors import InputFileError
-from meta_mage.ingest.files import SourceFile, count_source_files, iter_source_files
+from meta_mage.ingest.files import MAX_TOURNAMENT_BYTES, SourceFile, count_source_files, iter_source_files
 from meta_mage.ingest.report import IngestReport, progress
 from meta_mage.ingest.tournaments import content_digest, parse_tournament
 from meta_mage.models.cards import card_key
@@ -53,7 +53,7 @@ def ingest_tournament_sources(
             report.fail(source.source, source.reason)
             continue
         try:
-            tournament = parse_tournament(source.json(), source.name, classifier.classify)
+            tournament = parse_tournament(source.json(MAX_TOURNAMENT_BYTES), source.name, classifier.classify)
         except InputFileError as exc:
             report.fail(exc.source, exc.reason)
             continue

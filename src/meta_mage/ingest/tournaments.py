@@ -12,14 +12,16 @@ import datetime as dt
 import hashlib
 import json
 import re
+from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
 from meta_mage.analytics.aggregate import AGGREGATE_VERSION
+from meta_mage.errors import echo
 from meta_mage.ingest.archetypes import Classification
 from meta_mage.ingest.errors import InputFileError
 from meta_mage.models.cards import front_face
-from meta_mage.models.tournaments import FORMATS, ParsedDeck, ParsedMatch, ParsedTournament
+from meta_mage.models.tournaments import FORMAT_STARTS, FORMATS, ParsedDeck, ParsedMatch, ParsedTournament
 
 NO_OPPONENT = "-"
 _MTGO_ID = re.compile(r"\d{4}-\d{2}-\d{2}(\d+)/?$")
@@ -111,8 +113,14 @@ def tournament_format(document: Any, source: str) -> str:
     return _format_of(header, source)
 
 
-def parse_tournament(document: Any, source: str, classify: Classifier) -> ParsedTournament:
-    """Validate and parse one tournament file, classifying every deck with a mainboard."""
+def parse_tournament(
+    document: Any, source: str, classify: Classifier, today: dt.date | None = None
+) -> ParsedTournament:
+    """Validate and parse one tournament file, classifying every deck with a mainboard.
+
+    Refused, naming why: a date that is not one, later than a day after ``today`` (the ingest clock, UTC)
+    or earlier than the format; more rounds, or more meetings of a player or a pair, than an event's
+    structure allows (which would let one file skew a format's window or an archetype's record)."""
     if not isinstance(document, dict):
         raise InputFileError(source, "expected a JSON object with Tournament, Decks and Rounds")
     for key in ("Tournament", "Decks", "Rounds"):
@@ -121,12 +129,8 @@ def parse_tournament(document: Any, source: str, classify: Classifier) -> Parsed
     header = document["Tournament"]
     if not isinstance(header, dict):
         raise InputFileError(source, "'Tournament' must be an object")
-    date = str(header.get("Date") or "")[:10]
-    try:
-        dt.date.fromisoformat(date)
-    except ValueError:
-        raise InputFileError(source, f"Tournament.Date {header.get('Date')!r} is not a date") from None
     fmt = _format_of(header, source)
+    date = _event_date(header.get("Date"), fmt, source, today or dt.datetime.now(dt.UTC).date())
     uri = str(header.get("Uri") or "")
     name = str(header.get("Name") or "").strip()
     if not isinstance(document["Decks"], list) or not isinstance(document["Rounds"], list):
@@ -154,6 +158,7 @@ def parse_tournament(document: Any, source: str, classify: Classifier) -> Parsed
         round_name = str(raw_round.get("RoundName") or f"Round {round_index + 1}")
         matches.extend(_match(m, round_name, source) for m in raw_round["Matches"])
 
+    _check_structure(document["Rounds"], matches, source)
     source_kind = "MTGO" if "mtgo.com" in uri else "melee" if "melee.gg" in uri else "other"
     return ParsedTournament(
         event_key=event_key(uri, name, date, fmt),
@@ -166,6 +171,54 @@ def parse_tournament(document: Any, source: str, classify: Classifier) -> Parsed
         decks=decks,
         matches=matches,
     )
+
+
+_DATE = re.compile(r"(\d{4}-\d{2}-\d{2})(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?")
+
+
+def _event_date(raw: Any, fmt: str, source: str, today: dt.date) -> str:
+    """``Tournament.Date`` as YYYY-MM-DD: a calendar date, optionally with a time of day, within the format's life."""
+    match = _DATE.fullmatch(raw.strip()) if isinstance(raw, str) else None
+    try:
+        date = dt.date.fromisoformat(match.group(1)) if match else None
+    except ValueError:
+        date = None
+    if date is None:
+        raise InputFileError(source, f"Tournament.Date {echo(raw)} is not a date (expected YYYY-MM-DD)")
+    if date > today + dt.timedelta(days=1):
+        raise InputFileError(source, f"Tournament.Date {date} is in the future (today is {today})")
+    if date < FORMAT_STARTS[fmt]:
+        raise InputFileError(source, f"Tournament.Date {date} is before {fmt} existed ({FORMAT_STARTS[fmt]})")
+    return date.isoformat()
+
+
+MAX_ROUNDS = 30  # the largest real event (two days of Swiss and a top 8) has 18
+MAX_MATCHES_PER_ROUND = 2  # a player's one match, listed twice in some melee.gg files
+MAX_PAIR_MEETINGS = 3  # Swiss, a top 8 rematch, and one duplicate listing
+
+
+def _check_structure(rounds: list[Any], matches: list[ParsedMatch], source: str) -> None:
+    """Refuse pairings no event can have: they would weigh one player's or one pair's results without bound."""
+    if len(rounds) > MAX_ROUNDS:
+        raise InputFileError(source, f"{len(rounds):,} rounds; an event has at most {MAX_ROUNDS}")
+    per_round: Counter[tuple[str, str]] = Counter()
+    pairs: Counter[tuple[str, str]] = Counter()
+    for match in matches:
+        if NO_OPPONENT in (match.player1, match.player2):
+            continue
+        for player in (match.player1, match.player2):
+            per_round[(match.round_name, player)] += 1
+            if per_round[(match.round_name, player)] > MAX_MATCHES_PER_ROUND:
+                raise InputFileError(
+                    source,
+                    f"{echo(player)} plays more than {MAX_MATCHES_PER_ROUND} matches in round {echo(match.round_name)}",
+                )
+        pair = (min(match.player1, match.player2), max(match.player1, match.player2))
+        pairs[pair] += 1
+        if pairs[pair] > MAX_PAIR_MEETINGS:
+            raise InputFileError(
+                source, f"{echo(pair[0])} and {echo(pair[1])} meet more than {MAX_PAIR_MEETINGS} times"
+            )
 
 
 def content_digest(tournament: ParsedTournament, rules_fingerprint: str) -> str:

@@ -2,9 +2,20 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from dataclasses import dataclass, field
 
 FORMATS = ("Modern", "Pioneer", "Legacy", "Pauper", "Standard", "Vintage")
+# The first day each format existed (as sanctioned, or as "Type 1" / "Type 2" before its name); an event
+# dated earlier is refused.
+FORMAT_STARTS = {
+    "Modern": dt.date(2011, 8, 12),
+    "Pioneer": dt.date(2019, 10, 21),
+    "Legacy": dt.date(2004, 9, 1),
+    "Pauper": dt.date(2008, 12, 1),
+    "Standard": dt.date(1994, 1, 1),
+    "Vintage": dt.date(1994, 1, 1),
+}
 
 
 @dataclass
