@@ -362,22 +362,26 @@ class MetaRepository:
             expected = _unchanged_since(int(previous.get("version", 0)) if previous else None)
             if not previous and not with_decks:
                 return
+            summary = (
+                {
+                    "first_date": with_decks[0]["sk"][4:],
+                    "last_date": with_decks[-1]["sk"][4:],
+                    "tournaments": sum(int(d["tournaments"]) for d in days),
+                    "decks": sum(int(d["decks"]) for d in days),
+                    "matches": sum(int(d["matches"]) for d in days),
+                }
+                if with_decks
+                else {}
+            )
+            if previous and summary and all(previous.get(key) == value for key, value in summary.items()):
+                return  # nothing changed: no write
             try:
                 if not with_decks:
                     self.table.delete_item(Key={"pk": "FORMATS", "sk": fmt}, ConditionExpression=expected)
                     return
+                version = int(previous.get("version", 0)) + 1 if previous else 1
                 self.table.put_item(
-                    Item={
-                        "pk": "FORMATS",
-                        "sk": fmt,
-                        "version": int(previous.get("version", 0)) + 1 if previous else 1,
-                        "first_date": with_decks[0]["sk"][4:],
-                        "last_date": with_decks[-1]["sk"][4:],
-                        "tournaments": sum(int(d["tournaments"]) for d in days),
-                        "decks": sum(int(d["decks"]) for d in days),
-                        "matches": sum(int(d["matches"]) for d in days),
-                    },
-                    ConditionExpression=expected,
+                    Item={"pk": "FORMATS", "sk": fmt, "version": version, **summary}, ConditionExpression=expected
                 )
                 return
             except ClientError as exc:
