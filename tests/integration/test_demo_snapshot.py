@@ -2,6 +2,7 @@
 stores, loads through the DynamoDB API into any server, and is skipped when the database already holds it."""
 
 import gzip
+import re
 import shutil
 from pathlib import Path
 from typing import Any
@@ -21,7 +22,15 @@ from meta_mage.local.seed import (
 )
 from meta_mage.storage.dynamo import dynamodb_resource
 from meta_mage.storage.meta import MetaRepository
-from meta_mage.storage.snapshot import dump_tables, read_snapshot, write_snapshot
+from meta_mage.storage.snapshot import (
+    SNAPSHOT_FORMAT,
+    SnapshotDamaged,
+    dump_tables,
+    items_digest,
+    read_header,
+    read_snapshot,
+    write_snapshot,
+)
 from meta_mage.storage.tables import create_tables
 from tests.conftest import prefixed_settings
 
@@ -85,9 +94,25 @@ def test_other_rules_or_other_data_get_the_ingest(tmp_path: Path, dynamodb: Any,
     assert why_not_snapshot(digest, digest, meta) is None
 
 
-def test_a_cut_short_snapshot_is_refused_naming_the_file(tmp_path: Path) -> None:
+def test_the_shipped_snapshot_is_refused_when_edited_or_cut(tmp_path: Path) -> None:
+    """Needs a snapshot built by this version (its header holds the items digest): see REBUILD."""
     lines = gzip.decompress(DEMO_SNAPSHOT.read_bytes()).splitlines(keepends=True)
+    header = read_header(DEMO_SNAPSHOT)
+    assert header["format"] == SNAPSHOT_FORMAT and header.get("items_digest") == items_digest(lines[1:]), REBUILD
+    # Given one Modern deck count set to 999,999, When the file is read, Then it is refused naming it
+    at = next(i for i, line in enumerate(lines) if i and b'"Modern"' in line and b'"decks": {"N": "' in line)
+    lines[at] = re.sub(rb'"decks": \{"N": "[0-9]+"\}', b'"decks": {"N": "999999"}', lines[at], count=1)
+    tampered = tmp_path / "tampered.jsonl.gz"
+    tampered.write_bytes(gzip.compress(b"".join(lines)))
+    with pytest.raises(
+        SnapshotDamaged, match=r"tampered\.jsonl\.gz is damaged \(items digest differs from its header\)"
+    ):
+        read_snapshot(tampered)
+    # and so is the file cut short, to whole lines or mid-stream
     cut = tmp_path / "cut.jsonl.gz"
     cut.write_bytes(gzip.compress(b"".join(lines[:1000])))
-    with pytest.raises(ValueError, match=r"cut\.jsonl\.gz: holds .* its header says .*truncated"):
+    with pytest.raises(SnapshotDamaged, match=r"cut\.jsonl\.gz is damaged \(items digest differs"):
+        read_snapshot(cut)
+    cut.write_bytes(DEMO_SNAPSHOT.read_bytes()[:100_000])
+    with pytest.raises(SnapshotDamaged, match=r"cut\.jsonl\.gz is damaged \(not a whole gzip file"):
         read_snapshot(cut)

@@ -18,10 +18,12 @@ from typing import Any
 from meta_mage.analytics.aggregate import AGGREGATE_VERSION
 from meta_mage.config import DEMO_DATA_DIR, Settings
 from meta_mage.ingest.files import SourceFile, iter_archive
+from meta_mage.ingest.repair import RepairReport, repair_days
 from meta_mage.ingest.report import IngestReport
 from meta_mage.local.embedded import bulk_load
+from meta_mage.models.tournaments import FORMATS
 from meta_mage.storage.dynamo import aws_region
-from meta_mage.storage.meta import MetaRepository
+from meta_mage.storage.meta import DayRebuild, MetaRepository
 from meta_mage.storage.snapshot import (
     SNAPSHOT_FORMAT,
     Snapshot,
@@ -48,6 +50,7 @@ class SeedResult:
     why: str = ""
     items: dict[str, int] = field(default_factory=dict)
     reports: list[IngestReport] = field(default_factory=list)
+    kept: RepairReport | None = None  # a reseed's rebuild of the days holding the user's own events
 
     @property
     def ok(self) -> bool:
@@ -59,10 +62,20 @@ class SeedResult:
             return ["Demo data already stored (the same files and rules); --reseed loads it again"]
         if self.how == "snapshot":
             counts = ", ".join(f"{n:,} {table.removesuffix('Table').lower()}" for table, n in self.items.items())
-            return [f"Demo data loaded from its snapshot in {self.seconds:.1f}s ({counts} items)"]
+            lines = [f"Demo data loaded from its snapshot in {self.seconds:.1f}s ({counts} items)"]
+            if self.kept and self.kept.rebuilt:
+                events = len({key for day in self.kept.rebuilt for key in day.events - _counted(day)})
+                lines.append(
+                    f"  kept {events} event(s) of your own: {len(self.kept.rebuilt)} day(s) rebuilt to count them"
+                )
+            return lines
         return [f"Demo data ingested in {self.seconds:.1f}s ({self.why})"] + [
             "  " + line for report in self.reports for line in report.summary().splitlines()
         ]
+
+
+def _counted(day: DayRebuild) -> frozenset[str]:
+    return day.before.events if day.before else frozenset()
 
 
 def demo_digest(rules_dir: Path) -> str:
@@ -78,7 +91,8 @@ def demo_digest(rules_dir: Path) -> str:
 
 
 def seed_demo(settings: Settings, dynamodb: Any, reseed: bool = False) -> SeedResult:
-    """Create the tables and put the demo data in them, the fastest correct way (idempotent)."""
+    """Create the tables and put the demo data in them, the fastest correct way (idempotent; safe to run
+    twice at once). A damaged snapshot raises ``SnapshotDamaged`` before any item is loaded."""
     started = time.perf_counter()
     create_tables(dynamodb, settings)
     meta = MetaRepository(dynamodb.Table(settings.meta_table))
@@ -90,12 +104,14 @@ def seed_demo(settings: Settings, dynamodb: Any, reseed: bool = False) -> SeedRe
     if why is None:
         snapshot = read_snapshot(DEMO_SNAPSHOT)
         names = snapshot_table_names(settings)
-        if (
-            not bulk_load(aws_region(settings), names, snapshot.items)
-            or item_counts(dynamodb, names) != snapshot.counts
+        if not bulk_load(aws_region(settings), names, snapshot.items) or _short(
+            item_counts(dynamodb, names), snapshot.counts
         ):
+            meta.mark_seeded(_loading(digest))  # first: a seed running meanwhile sees this load, not other data
             load_items(dynamodb, names, snapshot.items)  # the DynamoDB API: any server, any load left short
         result = SeedResult("snapshot", 0.0, items=snapshot.counts)
+        if reseed:
+            result.kept = keep_own_events(meta)
     else:
         result = SeedResult("ingest", 0.0, why=why, reports=ingest_demo(settings, dynamodb))
     if result.ok:
@@ -109,14 +125,35 @@ def why_not_snapshot(digest: str, stored: str | None, meta: MetaRepository) -> s
 
     It can over empty tables, or over the same snapshot (``stored``, a reseed): it only puts items, so
     over other data it would leave that data's stale items (an archetype renamed by new rules) behind,
-    which the ingest replaces."""
+    which the ingest replaces. Items under a marker of this snapshot (a load meanwhile, or one cut short)
+    are its own."""
     if not DEMO_SNAPSHOT.exists():
         return "no snapshot in this install"
     if read_header(DEMO_SNAPSHOT)["source_digest"] != digest:
         return "the archetype rules or demo files differ from the snapshot's"
-    if stored != digest and meta.holds_items():
+    if stored != digest and meta.holds_items() and meta.seeded_digest() not in (digest, _loading(digest)):
         return "the tables hold other data, which the ingest updates in place"
     return None
+
+
+def keep_own_events(meta: MetaRepository) -> RepairReport:
+    """After the snapshot is put over tables that may hold events of the user's own: the snapshot replaced
+    the demo's own items only (it deletes nothing), but its days and format registry do not count those
+    events. Rebuild the days that miss one, then every format's registry."""
+    report = repair_days(meta)
+    for fmt in FORMATS:
+        meta.refresh_format(fmt)
+    return report
+
+
+def _short(counts: dict[str, int], expected: dict[str, int]) -> bool:
+    """Whether a table holds fewer items than the snapshot put in it (more: the user's own data is there too)."""
+    return any(counts.get(table, 0) < n for table, n in expected.items())
+
+
+def _loading(digest: str) -> str:
+    """The marker of a snapshot load through the API under way (the bulk load is one step: it needs none)."""
+    return f"{digest} loading"
 
 
 def ingest_demo(settings: Settings, dynamodb: Any) -> list[IngestReport]:

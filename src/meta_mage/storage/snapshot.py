@@ -1,27 +1,49 @@
 """Table snapshots: every item of some tables written to one gzipped JSON-lines file, and loaded back.
 
 The demo's embedded DynamoDB starts from one (``local/seed.py``) instead of re-running the ingest.
-The file's first line is a header (what the snapshot was made from, and how many items per table);
-each later line is ``{"table": <logical id>, "item": <item in DynamoDB's typed JSON>}``, sorted by
-table and key, so the same tables give the same bytes.
+The file's first line is a header (what the snapshot was made from, how many items per table, and a
+SHA-256 of every later line's bytes); each later line is ``{"table": <logical id>, "item": <item in
+DynamoDB's typed JSON>}``, sorted by table and key, so the same tables give the same bytes. A file that is
+not what ``write_snapshot`` wrote (cut, edited, not gzip) is refused whole before any item is used.
 """
 
 from __future__ import annotations
 
 import base64
+import binascii
 import gzip
+import hashlib
 import io
 import json
+import os
+import re
+import zlib
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from boto3.dynamodb.types import TypeDeserializer, TypeSerializer
 
+from meta_mage.errors import MetaMageError
 from meta_mage.storage.dynamo import all_pages, sdk_errors
 
-SNAPSHOT_FORMAT = 1
+SNAPSHOT_FORMAT = 2  # 2: the header holds ``items_digest``
+REBUILD = "reinstall, or run scripts/build_demo_snapshot.py"
 _SERIALISER, _DESERIALISER = TypeSerializer(), TypeDeserializer()
+_NUMBER = re.compile(r"-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?")
+
+
+class SnapshotDamaged(MetaMageError):
+    """A snapshot file that is not what ``write_snapshot`` wrote; the message is one line naming the file,
+    what is wrong and what to do."""
+
+    code = "snapshot_damaged"
+
+    def __init__(self, path: Path, reason: str):
+        super().__init__(f"{path} is damaged ({reason}): {REBUILD}")
+        self.path = path
 
 
 @dataclass(frozen=True)
@@ -73,43 +95,134 @@ def item_counts(dynamodb: Any, names: dict[str, str]) -> dict[str, int]:
 
 
 def write_snapshot(path: Path, snapshot: Snapshot) -> None:
-    """Write ``snapshot`` to ``path`` (gzip without a timestamp, so equal snapshots are equal files)."""
+    """Write ``snapshot`` to ``path`` (gzip without a timestamp, so equal snapshots are equal files), its
+    header holding the digest of its item lines; the file is replaced whole, never left half written."""
+    lines = [
+        (json.dumps({"table": table, "item": item}, sort_keys=True, ensure_ascii=False) + "\n").encode()
+        for table, items in snapshot.items.items()
+        for item in items
+    ]
+    header = {
+        "format": SNAPSHOT_FORMAT,
+        "source_digest": snapshot.source_digest,
+        "counts": snapshot.counts,
+        "items_digest": items_digest(lines),
+    }
     buffer = io.BytesIO()
     with gzip.GzipFile(fileobj=buffer, mode="wb", mtime=0, compresslevel=9) as out:
-        header = {"format": SNAPSHOT_FORMAT, "source_digest": snapshot.source_digest, "counts": snapshot.counts}
         out.write((json.dumps(header, sort_keys=True) + "\n").encode())
-        for table, items in snapshot.items.items():
-            for item in items:
-                line = json.dumps({"table": table, "item": item}, sort_keys=True, ensure_ascii=False)
-                out.write((line + "\n").encode())
-    path.write_bytes(buffer.getvalue())
+        out.writelines(lines)
+    partial = path.with_name(path.name + ".partial")
+    partial.write_bytes(buffer.getvalue())
+    os.replace(partial, path)
+
+
+def items_digest(lines: Iterable[bytes]) -> str:
+    """The SHA-256 of a snapshot's item lines, as its header records it."""
+    digest = hashlib.sha256()
+    for line in lines:
+        digest.update(line)
+    return digest.hexdigest()
 
 
 def read_header(path: Path) -> dict[str, Any]:
-    """The snapshot's first line: format, ``source_digest`` and item counts per table."""
-    with gzip.open(path, "rt", encoding="utf-8") as lines:
-        return _header(path, lines.readline())
+    """The snapshot's first line: format, ``source_digest``, item counts per table and ``items_digest``
+    (of any format: its ``source_digest`` tells a stale one); ``SnapshotDamaged`` when it cannot be read."""
+    with _reading(path) as stream:
+        return _header(path, stream.readline())
 
 
 def read_snapshot(path: Path) -> Snapshot:
-    """The whole snapshot; raises ``ValueError`` naming the file when its item counts do not add up."""
-    with gzip.open(path, "rt", encoding="utf-8") as lines:
-        header = _header(path, lines.readline())
-        items: dict[str, list[dict[str, Any]]] = {table: [] for table in header["counts"]}
-        for line in lines:
-            record = json.loads(line)
-            items[record["table"]].append(record["item"])
+    """The whole snapshot, checked before any item is used: its lines against the header's digest, then
+    their shape; raises ``SnapshotDamaged`` (one line naming the file) when it is not what was written."""
+    with _reading(path) as stream:
+        header = _header(path, stream.readline())
+        lines = stream.readlines()
+    if header.get("format") != SNAPSHOT_FORMAT:
+        raise SnapshotDamaged(path, f"snapshot format {header.get('format')!r}, this version reads {SNAPSHOT_FORMAT}")
+    if not isinstance(header.get("items_digest"), str):
+        raise SnapshotDamaged(path, "its header holds no items digest")
+    if items_digest(lines) != header["items_digest"]:
+        raise SnapshotDamaged(path, "items digest differs from its header")
+    counts = header.get("counts")
+    if not isinstance(counts, dict) or not all(isinstance(n, int) for n in counts.values()):
+        raise SnapshotDamaged(path, "its header holds no item counts")
+    items: dict[str, list[dict[str, Any]]] = {table: [] for table in counts}
+    for number, line in enumerate(lines, start=2):
+        table, item = _record(path, number, line)
+        if table not in items:
+            raise SnapshotDamaged(path, f"line {number}: table {table!r} is not in its header")
+        items[table].append(item)
     snapshot = Snapshot(header["source_digest"], items)
-    if snapshot.counts != header["counts"]:
-        raise ValueError(f"{path}: holds {snapshot.counts} items, its header says {header['counts']} (truncated?)")
+    if snapshot.counts != counts:
+        raise SnapshotDamaged(path, f"holds {snapshot.counts} items, its header says {counts}")
     return snapshot
 
 
-def _header(path: Path, line: str) -> dict[str, Any]:
-    header: dict[str, Any] = json.loads(line)
-    if header.get("format") != SNAPSHOT_FORMAT:
-        raise ValueError(f"{path}: snapshot format {header.get('format')!r}, expected {SNAPSHOT_FORMAT}")
+@contextmanager
+def _reading(path: Path) -> Iterator[gzip.GzipFile]:
+    """``gzip.open(path, "rb")`` whose failures (missing, not gzip, cut short, corrupt) are ``SnapshotDamaged``."""
+    try:
+        with gzip.open(path, "rb") as stream:
+            yield stream
+    except FileNotFoundError as exc:
+        raise SnapshotDamaged(path, "missing") from exc
+    except (OSError, EOFError, zlib.error) as exc:  # BadGzipFile is an OSError
+        raise SnapshotDamaged(path, f"not a whole gzip file: {exc}") from exc
+
+
+def _header(path: Path, line: bytes) -> dict[str, Any]:
+    try:
+        header = json.loads(line)
+    except ValueError:
+        header = None
+    if not isinstance(header, dict) or not isinstance(header.get("source_digest"), str):
+        raise SnapshotDamaged(path, "its first line is not a snapshot header")
     return header
+
+
+def _record(path: Path, number: int, line: bytes) -> tuple[str, dict[str, Any]]:
+    """One item line's table and item, its typed JSON checked (a wrong type fails here, not in a load)."""
+    try:
+        record = json.loads(line)
+    except ValueError:
+        raise SnapshotDamaged(path, f"line {number} is not JSON") from None
+    if not isinstance(record, dict) or not isinstance(record.get("table"), str):
+        raise SnapshotDamaged(path, f"line {number} is not a table's item")
+    item = record.get("item")
+    if not isinstance(item, dict) or not item or not all(_well_typed(value) for value in item.values()):
+        raise SnapshotDamaged(path, f"line {number}: an attribute is not DynamoDB typed JSON")
+    return record["table"], item
+
+
+def _well_typed(value: Any) -> bool:
+    """Whether ``value`` is one attribute in DynamoDB's typed JSON (binaries as base64)."""
+    if not isinstance(value, dict) or len(value) != 1:
+        return False
+    ((kind, payload),) = value.items()
+    if kind == "S":
+        return isinstance(payload, str)
+    if kind == "N":
+        return isinstance(payload, str) and bool(_NUMBER.fullmatch(payload))
+    if kind == "B":
+        return isinstance(payload, str) and _is_base64(payload)
+    if kind in ("BOOL", "NULL"):
+        return isinstance(payload, bool)
+    if kind in ("SS", "NS", "BS"):
+        return isinstance(payload, list) and all(_well_typed({kind[0]: member}) for member in payload)
+    if kind == "M":
+        return isinstance(payload, dict) and all(_well_typed(v) for v in payload.values())
+    if kind == "L":
+        return isinstance(payload, list) and all(_well_typed(v) for v in payload)
+    return False
+
+
+def _is_base64(text: str) -> bool:
+    try:
+        binascii.a2b_base64(text, strict_mode=True)
+    except (binascii.Error, ValueError):
+        return False
+    return True
 
 
 def _to_json(item: dict[str, Any]) -> dict[str, Any]:

@@ -14,12 +14,14 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+from botocore.exceptions import ClientError
 
 from meta_mage.config import Settings
 from meta_mage.storage.dynamo import sdk_errors
 
 TEMPLATE_PATH = Path(__file__).resolve().parents[3] / "template.yaml"  # in a source checkout only
 SCHEMAS_PATH = Path(__file__).with_name("table_schemas.json")
+_IN_USE_WAIT = {"Delay": 1, "MaxAttempts": 120}  # a table being created elsewhere: ACTIVE in seconds
 _TABLE_TYPES = {"AWS::DynamoDB::Table"}
 _TABLE_PROPERTIES = (
     "AttributeDefinitions",
@@ -100,8 +102,9 @@ def ttl_attributes(path: Path | None = None) -> dict[str, str]:
 
 
 def create_tables(dynamodb: Any, settings: Settings, path: Path | None = None) -> list[str]:
-    """Create every table of the template that does not exist yet; return the created names.
+    """Create every table of the template that does not exist yet; return the names this call created.
 
+    Safe to run in several processes at once: a table another one is creating is waited for until ACTIVE.
     Raises ``StorageUnavailable`` when DynamoDB refuses (after the SDK's retries).
     """
     names = settings.table_names()
@@ -115,7 +118,15 @@ def create_tables(dynamodb: Any, settings: Settings, path: Path | None = None) -
             name = names[logical_id]
             if name in existing:
                 continue
-            dynamodb.create_table(TableName=name, **definition).wait_until_exists()
+            try:
+                table = dynamodb.create_table(TableName=name, **definition)
+            except ClientError as exc:
+                if exc.response.get("Error", {}).get("Code") != "ResourceInUseException":
+                    raise
+                # another process created it since list_tables (its creator sets the TTL): wait for ACTIVE
+                dynamodb.meta.client.get_waiter("table_exists").wait(TableName=name, WaiterConfig=_IN_USE_WAIT)
+                continue
+            table.wait_until_exists()
             if logical_id in ttl:
                 dynamodb.meta.client.update_time_to_live(
                     TableName=name, TimeToLiveSpecification={"AttributeName": ttl[logical_id], "Enabled": True}
