@@ -113,9 +113,14 @@ def cmd_tool(args: argparse.Namespace) -> int:
 
 def cmd_seed(args: argparse.Namespace) -> int:
     from meta_mage.local.seed import seed_demo
+    from meta_mage.storage.snapshot import SnapshotDamaged
 
     settings = _settings(args)
-    result = seed_demo(settings, _db(settings), reseed=args.reseed)
+    try:
+        result = seed_demo(settings, _db(settings), reseed=args.reseed)
+    except SnapshotDamaged as exc:  # refused before anything was loaded
+        print(f"seed: {exc.message}", file=sys.stderr)
+        return EXIT_FAILED
     print("\n".join(result.lines()))
     return EXIT_OK if result.ok else EXIT_FAILED
 
@@ -226,6 +231,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from meta_mage.local.embedded import embedded_dynamodb
     from meta_mage.local.http_server import server_options
     from meta_mage.local.seed import seed_demo
+    from meta_mage.storage.snapshot import SnapshotDamaged
     from meta_mage.storage.tables import create_tables
 
     settings = _settings(args)
@@ -242,7 +248,11 @@ def cmd_serve(args: argparse.Namespace) -> int:
             print(f"Embedded DynamoDB (moto server) on {url}")
         create_tables(_db(settings), settings)  # idempotent; --no-seed skips only the demo data
         if not args.no_seed:
-            print("\n".join(seed_demo(settings, _db(settings), reseed=args.reseed).lines()))
+            try:
+                print("\n".join(seed_demo(settings, _db(settings), reseed=args.reseed).lines()))
+            except SnapshotDamaged as exc:  # refused before anything was loaded; nothing is served
+                print(f"serve: {exc.message}", file=sys.stderr)
+                return EXIT_FAILED
         app = build_app(settings, serve_page=True)
         print(f"Coach: {app.state.model_description}")
         print(f"Serving http://{args.host}:{args.port}/ (chat page), /docs (OpenAPI); Ctrl-C to stop")
@@ -338,24 +348,37 @@ def cmd_upload(args: argparse.Namespace) -> int:
 def cmd_sync(args: argparse.Namespace) -> int:
     """Ingest the tournament files a GitHub repository (or a local clone) gained since the last sync."""
     import os
+    import time
 
     from meta_mage.ingest.archetypes import get_classifier
+    from meta_mage.sync.bounds import FetchLimits
     from meta_mage.sync.git import LocalClone
     from meta_mage.sync.github import GitHubClient, SyncError
-    from meta_mage.sync.run import SyncFilter, sync
+    from meta_mage.sync.run import SyncFilter, retry_files, sync
     from meta_mage.sync.upstream import GitHubUpstream, Upstream
 
+    if args.reset and args.github and not args.since:
+        print("sync: --reset with --github needs --since YYYY-MM-DD (where the new first sync starts)", file=sys.stderr)
+        return EXIT_USAGE
     settings = _settings(args)
     wanted = SyncFilter.of(args.source or (), args.format or ())
+    limits = FetchLimits.from_settings(settings)
+    started = time.monotonic()
+    time_left = None if args.time_limit is None else lambda: args.time_limit - (time.monotonic() - started)
     try:
         upstream: Upstream
         if args.git_dir:
-            upstream = LocalClone(args.git_dir)
+            upstream = LocalClone(args.git_dir, limits)
         else:
             client = GitHubClient.from_settings(settings, args.github, os.environ.get(args.token_env) or None)
             upstream = GitHubUpstream(client, args.branch)
         meta, classifier = _wiring(settings).meta, get_classifier(settings.archetype_rules_dir)
-        report = sync(upstream, meta, classifier, since=args.since, wanted=wanted)
+        if args.retry:
+            report = retry_files(upstream, meta, classifier, args.retry, time_left=time_left)
+        else:
+            report = sync(
+                upstream, meta, classifier, since=args.since, wanted=wanted, time_left=time_left, reset=args.reset
+            )
     except SyncError as exc:
         print(f"sync: FAILED {exc.message}", file=sys.stderr)
         return EXIT_FAILED
@@ -366,6 +389,18 @@ def cmd_sync(args: argparse.Namespace) -> int:
         for share in fallback_shares(meta, classifier, days=14):
             print(f"  unnamed: {share.line()}")
     return EXIT_OK if report.ok else EXIT_FAILED
+
+
+def cmd_repair(args: argparse.Namespace) -> int:
+    """Rebuild the days that miss a stored event or were left half-written, and say what changed."""
+    from meta_mage.ingest.repair import repair_days
+    from meta_mage.models.tournaments import FORMATS
+
+    formats = [args.format] if args.format else list(FORMATS)
+    since = args.since.isoformat() if args.since else ""
+    report = repair_days(_wiring(_settings(args)).meta, formats, since)
+    print("\n".join(report.lines()))
+    return EXIT_OK
 
 
 def cmd_rules_suggest(args: argparse.Namespace) -> int:
@@ -385,6 +420,15 @@ def _repository(value: str) -> str:
     return value
 
 
+def _format_name(value: str) -> str:
+    from meta_mage.models.tournaments import FORMATS
+
+    for fmt in FORMATS:
+        if value.casefold() == fmt.casefold():
+            return fmt
+    raise argparse.ArgumentTypeError(f"expected one of {', '.join(FORMATS)}, got {value!r}")
+
+
 def _day(value: str) -> Any:
     import datetime as dt
 
@@ -394,7 +438,26 @@ def _day(value: str) -> Any:
         raise argparse.ArgumentTypeError(f"expected YYYY-MM-DD, got {value!r}") from None
 
 
+def _seconds(value: str) -> float:
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = -1.0
+    if not 0 < seconds < 10**7:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {value!r}")
+    return seconds
+
+
 RESEED_HELP = "load the demo data even when the database says it holds this version already"
+SUGGEST_DESCRIPTION = (
+    "Cluster the format's recent unnamed decks and write candidate rules to "
+    "OUT/Formats/FORMAT/Archetypes/*.suggested.json with the evidence in OUT/Formats/FORMAT/README.md. "
+    "Existing rule files are never replaced (a changed suggestion goes to <Stem>-2.suggested.json); the README "
+    "is replaced only when 'rules suggest' wrote it, unless --force. Each file appears whole or not at all. "
+    "Refused (exit 2): an OUT that is or passes through a symbolic link (give its real path), a file or device "
+    "on the way, any OUT inside the rules in use (--rules-dir, META_MAGE_ARCHETYPE_RULES_DIR or the bundled "
+    "rules), and numbers out of range."
+)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -437,23 +500,70 @@ def build_parser() -> argparse.ArgumentParser:
     where.add_argument("--git-dir", type=Path, help="a local clone: its checked-out branch, read at HEAD")
     sy.add_argument("--branch", default="main", help="with --github (default: main)")
     sy.add_argument(
-        "--since", type=_day, help="first sync only: commits from this date (YYYY-MM-DD; a clone: all files without)"
+        "--since",
+        type=_day,
+        help="first sync or --reset only: commits from this date (YYYY-MM-DD; a clone: all files without)",
     )
     sy.add_argument("--source", action="append", help="only Tournaments/<SOURCE>/ (repeatable; mtgo: MTGO, mtgo.com)")
     sy.add_argument("--format", action="append", help="only tournaments of this format (repeatable)")
     sy.add_argument("--token-env", default="GITHUB_TOKEN", help="environment variable holding a GitHub token")
+    sy.add_argument(
+        "--time-limit",
+        type=_seconds,
+        metavar="SECONDS",
+        help="stop reading new files after this long (each download is bounded by it too); the rest: next run",
+    )
+    again = sy.add_mutually_exclusive_group()
+    again.add_argument(
+        "--reset",
+        action="store_true",
+        help="ignore the stored cursor (e.g. after a force-push upstream) and sync as a first sync, from --since "
+        "(required with --github; a clone without it: all its files); the cursor is then replaced by the head "
+        "once every file is stored or reported bad",
+    )
+    again.add_argument(
+        "--retry",
+        nargs="+",
+        metavar="PATH",
+        help="read these files (bad files a sync reported and passed) again at the branch's head and ingest "
+        "them; the cursor is not touched",
+    )
     sy.set_defaults(func=cmd_sync)
+
+    repair = sub.add_parser(
+        "repair",
+        help="rebuild the day aggregates that miss a stored event or were left half-written (safe beside ingests)",
+    )
+    repair.add_argument("--format", type=_format_name, help="only this format (default: every format)")
+    repair.add_argument("--since", type=_day, help="only days on or after YYYY-MM-DD")
+    repair.set_defaults(func=cmd_repair)
 
     rules = sub.add_parser("rules", help="archetype rule files")
     rules_sub = rules.add_subparsers(dest="rules_action", required=True)
     suggest = rules_sub.add_parser(
-        "suggest", help="suggest rule files (for review) for recent decks the rules leave unnamed: rules suggest FORMAT"
+        "suggest",
+        help="suggest rule files (for review) for recent decks the rules leave unnamed: rules suggest FORMAT",
+        description=SUGGEST_DESCRIPTION,
     )
     suggest.add_argument("format")
-    suggest.add_argument("--days", type=int, default=30, help="the window, ending at the format's last date")
-    suggest.add_argument("--min-decks", dest="min_decks", type=int, default=5, help="smallest cluster to suggest")
-    suggest.add_argument("--min-events", dest="min_events", type=int, default=2, help="fewest events in a cluster")
-    suggest.add_argument("--out", type=Path, default=Path("suggested-rules"), help="where the suggestions go")
+    suggest.add_argument("--days", type=int, default=30, help="the window, ending at the format's last date (1-3650)")
+    suggest.add_argument(
+        "--min-decks", dest="min_decks", type=int, default=5, help="smallest cluster to suggest (1-3000)"
+    )
+    suggest.add_argument(
+        "--min-events", dest="min_events", type=int, default=2, help="fewest events in a cluster (1-3000)"
+    )
+    suggest.add_argument(
+        "--out",
+        type=Path,
+        default=Path("suggested-rules"),
+        help="where the suggestions go (default: suggested-rules); not inside the rules in use, no symbolic links",
+    )
+    suggest.add_argument(
+        "--force",
+        action="store_true",
+        help="replace an --out/Formats/FORMAT/README.md that 'rules suggest' did not write (rule files: never)",
+    )
     suggest.set_defaults(func=cmd_rules_suggest)
 
     tool = sub.add_parser("tool", help="call a tool: meta-mage tool NAME '{json args}'")

@@ -88,6 +88,17 @@ class Settings(BaseSettings):
     sync_max_wait_seconds: float = Field(
         default=120, ge=0, le=3600, description="Longest wait for GitHub's rate limit to reset before giving up"
     )
+    # Bounds of each file a sync downloads (and of each GitHub answer): a larger or slower one is reported, not read
+    sync_max_file_bytes: int = Field(
+        default=20 * 1024 * 1024, ge=1024, le=512 * 1024 * 1024, description="Largest file, once decompressed"
+    )
+    sync_max_compression_ratio: int = Field(
+        default=100, ge=2, description="Largest decompressed/compressed ratio of a file (past 1 MB): a bomb above"
+    )
+    sync_read_timeout_seconds: float = Field(default=30, gt=0, le=900, description="Longest silence of one read")
+    sync_file_seconds: float = Field(
+        default=120, gt=0, le=900, description="Longest time one download may take, retries and waits included"
+    )
 
     @field_validator("sync_sources", "sync_formats", mode="before")
     @classmethod

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from functools import cache
 from typing import Any
 
@@ -50,11 +50,13 @@ def run(
     settings: Settings,
     since: dt.date | None = dt.date(2025, 11, 1),
     wanted: SyncFilter | None = None,
+    time_left: Callable[[], float] | None = None,
     **options: Any,
 ) -> SyncReport:
-    """One sync of the fake repository's main branch."""
+    """One sync of the fake repository's main branch (``options`` go to its ``GitHubClient``)."""
     upstream = GitHubUpstream(client(github, **options), "main")
-    return sync(upstream, meta, get_classifier(settings.archetype_rules_dir), since=since, wanted=wanted)
+    classifier = get_classifier(settings.archetype_rules_dir)
+    return sync(upstream, meta, classifier, since=since, wanted=wanted, time_left=time_left)
 
 
 def scan(table: Any) -> list[dict[str, Any]]:

@@ -2,7 +2,8 @@
 
 Served: ``GET /repos/{o}/{r}/commits/{ref}`` (files paged), ``/repos/{o}/{r}/commits?sha=&since=`` (paged),
 ``/repos/{o}/{r}/compare/{base}...{head}`` (at most 300 files, like GitHub) and raw contents under ``/raw``.
-Pages follow ``Link: rel="next"``. :class:`Fault` rules make chosen requests fail (rate limits, 5xx).
+Pages follow ``Link: rel="next"``. :class:`Fault` rules make chosen requests fail (rate limits, 5xx);
+:class:`Override` rules answer chosen requests with any response (streams, drips, bombs, redirects).
 """
 
 from __future__ import annotations
@@ -83,6 +84,15 @@ class Fault:
 
 
 @dataclass
+class Override:
+    """Answer requests whose path contains ``path`` with ``respond(request)`` (``times`` times; None: always)."""
+
+    path: str
+    respond: Callable[[Request], Response]
+    times: int | None = None
+
+
+@dataclass
 class Logged:
     path: str
     status: int
@@ -97,6 +107,7 @@ class FakeGitHub:
         self.repository = repository
         self.latency = latency
         self.faults: list[Fault] = []
+        self.overrides: list[Override] = []
         self.log: list[Logged] = []
         self.base_url = ""
         self._lock = threading.Lock()
@@ -116,10 +127,20 @@ class FakeGitHub:
         request = Request(environ)
         if self.latency:
             time.sleep(self.latency)
-        response = self._fault(request.path) or self._route(request)
+        response = self._override(request) or self._fault(request.path) or self._route(request)
         with self._lock:
             self.log.append(Logged(request.full_path, response.status_code, dict(request.headers)))
         return response(environ, start_response)
+
+    def _override(self, request: Request) -> Response | None:
+        with self._lock:
+            chosen = next(
+                (o for o in self.overrides if o.path in unquote(request.path) and (o.times is None or o.times > 0)),
+                None,
+            )
+            if chosen is not None and chosen.times is not None:
+                chosen.times -= 1
+        return None if chosen is None else chosen.respond(request)
 
     def _fault(self, path: str) -> Response | None:
         with self._lock:

@@ -5,18 +5,20 @@ from __future__ import annotations
 import datetime as dt
 import os
 import subprocess
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from werkzeug.wrappers import Response
 
 from meta_mage.cli import main
 from meta_mage.config import Settings, get_settings
 from meta_mage.storage.meta import MetaRepository
 from meta_mage.sync.git import cursor_name
 from tests.sync.conftest import files, scan, tournaments_per_format
-from tests.sync.fake_github import FakeGitHub, day
+from tests.sync.fake_github import FakeGitHub, Override, day
 
 REPO = "fbettega/MTG_decklistcache"
 
@@ -135,3 +137,127 @@ def test_sync_settings_read_comma_separated_lists(monkeypatch: pytest.MonkeyPatc
     settings = Settings()
     assert settings.sync_sources == ("mtgo", "melee") and settings.sync_formats == ("Modern",)
     assert settings.sync_start_date == dt.date(2025, 11, 1)
+
+
+def github_env(github: FakeGitHub, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("META_MAGE_SYNC_API_URL", github.api_url)
+    monkeypatch.setenv("META_MAGE_SYNC_RAW_URL", github.raw_url)
+
+
+def test_github_force_push_fails_naming_the_reset_which_works(
+    github: FakeGitHub,
+    meta: MetaRepository,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    fresh_settings: None,
+) -> None:
+    # Given a synced branch that is then rewritten (force-pushed): the cursor's commit is gone
+    github_env(github, monkeypatch)
+    github.repository.commit(files(0, 3), day(1))
+    assert main(["sync", "--github", REPO, "--since", "2025-11-01"]) == 0
+    github.repository.commits.clear()
+    github.repository.commit(files(0, 2), day(1))
+    head = github.repository.commit(files(3, 5), day(2))
+    capsys.readouterr()
+    # When the next sync runs, it fails with one line naming the way out
+    assert main(["sync", "--github", REPO]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "is not in the history of" in err
+    assert f"meta-mage sync --github {REPO} --reset --since YYYY-MM-DD" in err
+    # And --reset needs the date the new first sync starts from
+    assert main(["sync", "--github", REPO, "--reset"]) == 2
+    assert "--reset with --github needs --since" in capsys.readouterr().err
+    # When it is reset from a date, every file of the new history is read again, the stored ones unchanged
+    assert main(["sync", "--github", REPO, "--reset", "--since", "2025-11-01"]) == 0
+    out = capsys.readouterr().out
+    assert "2 commits, 4 files listed, 2 ingested, 2 unchanged" in out and "--reset: the cursor" in out
+    assert meta.sync_cursor(REPO, "main") == head.sha
+    assert sum(tournaments_per_format(meta).values()) == 5
+    assert main(["sync", "--github", REPO]) == 0  # and the next run goes on from there
+    assert "0 files listed" in capsys.readouterr().out
+
+
+def test_git_dir_force_push_fails_naming_the_reset_which_works(
+    clone: Path, meta: MetaRepository, capsys: pytest.CaptureFixture[str], fresh_settings: None
+) -> None:
+    commit(clone, files(0, 2), day(1))
+    commit(clone, files(2, 4), day(2))
+    assert main(["sync", "--git-dir", str(clone)]) == 0
+    # When the last commit is replaced and pruned (a force-push, fetched with --prune and gc)
+    git(clone, "reset", "-q", "--hard", "HEAD~1")
+    head = commit(clone, files(4, 6), day(3))
+    git(clone, "reflog", "expire", "--expire=now", "--all")
+    git(clone, "gc", "-q", "--prune=now")
+    capsys.readouterr()
+    assert main(["sync", "--git-dir", str(clone)]) == 1
+    err = capsys.readouterr().err
+    assert "'git pull' first" in err and f"meta-mage sync --git-dir {clone} --reset" in err
+    # --reset without --since: every file of the clone, those stored already unchanged
+    assert main(["sync", "--git-dir", str(clone), "--reset"]) == 0
+    assert "4 files listed, 2 ingested, 2 unchanged" in capsys.readouterr().out
+    assert meta.sync_cursor(REPO, "main") == head
+    assert sum(tournaments_per_format(meta).values()) == 6
+
+
+def test_a_bad_file_can_be_retried_by_name(
+    github: FakeGitHub,
+    meta: MetaRepository,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    fresh_settings: None,
+) -> None:
+    # Given a file larger than the configured cap among smaller ones
+    github_env(github, monkeypatch)
+    chosen = files(0, 4)
+    largest = max(chosen, key=lambda path: len(chosen[path]))
+    cap = max(len(data) for path, data in chosen.items() if path != largest)
+    head = github.repository.commit(chosen, day(1))
+    monkeypatch.setenv("META_MAGE_SYNC_MAX_FILE_BYTES", str(cap))
+    assert main(["sync", "--github", REPO, "--since", "2025-11-01"]) == 1
+    out = capsys.readouterr().out
+    # Then it is reported with its reason and the command that reads it again, and the cursor moved past it
+    assert f"FAILED {largest}: larger than {cap:,} bytes\n" in out
+    assert f"meta-mage sync --github {REPO} --retry {largest}" in out
+    assert meta.sync_cursor(REPO, "main") == head.sha
+    # When the cap is raised and the file retried by name (with a refused path beside it)
+    monkeypatch.delenv("META_MAGE_SYNC_MAX_FILE_BYTES")
+    get_settings.cache_clear()
+    assert main(["sync", "--github", REPO, "--retry", largest, "Tournaments/MTGO/../../x.json"]) == 1
+    out = capsys.readouterr().out
+    # Then it is stored, the refused path reported, and the cursor untouched
+    assert "retry fbettega/MTG_decklistcache main: 0 commits, 2 files listed, 1 ingested" in out
+    assert "FAILED Tournaments/MTGO/../../x.json: refused: its path has an empty, '.' or '..' segment" in out
+    assert f"cursor {head.sha[:12]} (untouched)" in out
+    assert meta.sync_cursor(REPO, "main") == head.sha
+    assert sum(tournaments_per_format(meta).values()) == 4
+
+
+def test_time_limit_bounds_a_cli_sync(
+    github: FakeGitHub,
+    meta: MetaRepository,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    fresh_settings: None,
+) -> None:
+    github_env(github, monkeypatch)
+    head = github.repository.commit(files(0, 3), day(1))
+    slow = next(iter(files(1, 2)))
+
+    def dripping(request: Any) -> Response:
+        def chunks() -> Iterator[bytes]:
+            for _ in range(40):
+                time.sleep(0.25)
+                yield b" "
+
+        return Response(chunks(), 200, direct_passthrough=True)
+
+    github.overrides.append(Override(f"/{head.sha}/{slow}", dripping))
+    started = time.monotonic()
+    assert main(["sync", "--github", REPO, "--since", "2025-11-01", "--time-limit", "1"]) == 1
+    assert time.monotonic() - started < 5
+    out = capsys.readouterr().out
+    assert f"FAILED {slow}: not read within" in out and "(retried next run)" in out
+    assert meta.sync_cursor(REPO, "main") is None
+    with pytest.raises(SystemExit) as raised:
+        main(["sync", "--github", REPO, "--time-limit", "0"])
+    assert raised.value.code == 2 and "expected a number of seconds" in capsys.readouterr().err

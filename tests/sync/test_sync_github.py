@@ -14,6 +14,7 @@ from meta_mage.ingest.files import SourceFile
 from meta_mage.ingest.tournament_ingest import ingest_tournament_sources
 from meta_mage.storage.meta import MetaRepository
 from meta_mage.storage.tables import table_definitions
+from meta_mage.sync.bounds import Deadline
 from meta_mage.sync.github import ChangedFile, RateLimited, next_link
 from meta_mage.sync.run import SyncFilter, sync
 from meta_mage.sync.upstream import GitHubUpstream, present_paths
@@ -184,11 +185,11 @@ def test_a_killed_sync_resumes_from_the_cursor_without_counting_twice(
     upstream = GitHubUpstream(client(github), "main")
     read, reads = upstream.read, []
 
-    def dying_read(path: str, at: str) -> bytes:
+    def dying_read(path: str, at: str, deadline: Deadline) -> bytes:
         reads.append(path)
         if len(reads) > 2:
             raise KeyboardInterrupt
-        return read(path, at)
+        return read(path, at, deadline)
 
     upstream.read = dying_read  # type: ignore[method-assign]
     github.faults.clear()

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Iterator
 from typing import Any
 
 import boto3
 import pytest
+from werkzeug.wrappers import Response
 
 from meta_mage.config import Settings, get_settings
 from meta_mage.storage.meta import MetaRepository
@@ -17,7 +19,7 @@ from meta_mage.sync.lambda_handler import SyncRetryError, read_token
 from meta_mage.wiring import Wiring
 from tests.lambda_helpers import FakeLambdaContext, Handler, entry_point
 from tests.sync.conftest import files, tournaments_per_format
-from tests.sync.fake_github import FakeGitHub, Fault, day
+from tests.sync.fake_github import FakeGitHub, Fault, Override, day
 
 REPO = "fbettega/MTG_decklistcache"
 TOKEN_PARAMETER = "/meta-mage/github-token"
@@ -119,3 +121,41 @@ def test_the_token_may_come_from_secrets_manager(dynamodb: Any) -> None:
     settings = Settings(sync_token_parameter=arn)
     assert read_token(settings, Wiring(settings, dynamodb)) == "t0k"
     assert read_token(Settings(), Wiring(Settings(), dynamodb)) is None
+
+
+def test_a_bad_file_is_counted_logged_with_its_retry_and_passed(
+    handler: Handler,
+    github: FakeGitHub,
+    meta: MetaRepository,
+    capsys: pytest.CaptureFixture[str],
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    bad = "Tournaments/MTGO/2025/11/01/deep-2025-11-0100000001.json"
+    head = github.repository.commit({**files(0, 2), bad: b"[" * 5000 + b"]" * 5000}, day(1))
+    result = invoke(handler)  # no raise: nothing a retry could fix
+    assert result["new_cursor"] == head.sha and result["bad_files"] == [bad] and result["files_ingested"] == 2
+    published = metrics_of(capsys.readouterr().out)
+    assert published["FilesBad"] == 1 and published["FilesFailed"] == 1
+    logged = [record.__dict__ for record in caplog.records if record.getMessage() == "bad file passed"]
+    assert len(logged) == 1 and logged[0]["path"] == bad and "nested more than 64 deep" in logged[0]["reason"]
+    assert logged[0]["retry_with"] == f"meta-mage sync --github {REPO} --retry {bad}"
+
+
+def test_a_download_ends_with_the_functions_remaining_time(
+    handler: Handler, github: FakeGitHub, meta: MetaRepository
+) -> None:
+    # Given a file that drips one byte every 0.25 s for 10 s, and 61 s left (1 s once the safety margin is kept)
+    head = github.repository.commit(files(0, 2), day(1))
+    slow = next(iter(files(1, 2)))
+    github.overrides.append(Override(f"/{head.sha}/{slow}", lambda request: Response(drip(), direct_passthrough=True)))
+    started = time.monotonic()
+    with pytest.raises(SyncRetryError, match="not read within"):
+        invoke(handler, seconds_left=61)
+    assert time.monotonic() - started < 5
+    assert meta.sync_cursor(REPO, "main") is None
+
+
+def drip() -> Iterator[bytes]:
+    for _ in range(40):
+        time.sleep(0.25)
+        yield b" "

@@ -9,8 +9,9 @@ import threading
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
+from meta_mage.sync.bounds import Deadline, FetchLimits
 from meta_mage.sync.github import SyncError
-from meta_mage.sync.upstream import TOURNAMENTS, FetchFailed, Listing
+from meta_mage.sync.upstream import TOURNAMENTS, CursorLost, FetchFailed, Listing, reset_hint
 
 _PATHSPEC = f"{TOURNAMENTS}/"  # what git lists: the files under Tournaments/
 _GITHUB_REMOTE = re.compile(
@@ -38,8 +39,9 @@ def cursor_name(origin: str | None, path: Path) -> str:
 class LocalClone:
     """The checked-out branch of a clone at ``path``; ``requests`` counts the git commands run."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, limits: FetchLimits | None = None) -> None:
         self.path = path
+        self.limits = limits or FetchLimits()
         self.requests = 0
         self._lock = threading.Lock()  # files are read from several threads
         self._git("rev-parse", "--git-dir")
@@ -47,13 +49,21 @@ class LocalClone:
         self.name = cursor_name(origin, path)
         self.branch = self._git("rev-parse", "--abbrev-ref", "HEAD").strip()
 
+    @property
+    def where(self) -> str:
+        return f"--git-dir {self.path}"
+
     def head(self) -> str:
         return self._git("rev-parse", "HEAD").strip()
 
     def changes(self, base: str | None, head: str, since: dt.date | None) -> Listing:
         if base is not None:
             if not self._succeeds("cat-file", "-e", f"{base}^{{commit}}"):
-                raise GitError(f"the sync cursor {base[:12]} is not in the clone at {self.path}: fetch it first")
+                raise CursorLost(
+                    f"the sync cursor {base[:12]} is not in the clone at {self.path}: if the clone is behind, "
+                    f"'git pull' first; if the history was rewritten (a force-push), {reset_hint(self.where)}"
+                )
+            # a cursor that is no ancestor of HEAD (a rewritten history) still works: the trees are compared
             return Listing(self._count(f"{base}..{head}"), self._diff(base, head))
         if since is None:
             return Listing(self._count(head), self._tree(head))
@@ -64,7 +74,14 @@ class LocalClone:
         has_parent = self._succeeds("rev-parse", "--verify", "--quiet", f"{oldest}^")
         return Listing(len(commits), self._diff(f"{oldest}^", head) if has_parent else self._tree(head))
 
-    def read(self, path: str, head: str) -> bytes:
+    def read(self, path: str, head: str, deadline: Deadline) -> bytes:
+        """The blob at ``head``, refused when larger than ``limits.max_bytes`` (its size is asked first). The
+        deadline is not needed: a local read is bounded by its size."""
+        size = self._run("cat-file", "-s", f"{head}:{path}")
+        if size.returncode:
+            raise FetchFailed(path, f"not in commit {head[:12]}", retryable=False)
+        if int(size.stdout.strip() or 0) > self.limits.max_bytes:
+            raise FetchFailed(path, self.limits.too_large().reason, retryable=False)
         result = self._run("cat-file", "blob", f"{head}:{path}")
         if result.returncode:
             raise FetchFailed(path, f"not in commit {head[:12]}", retryable=False)

@@ -1,27 +1,32 @@
 """A small client of GitHub's REST API and raw contents, over urllib3 (which botocore already brings).
 
-urllib3's ``Retry`` retries connection errors and 5xx answers with backoff (and a 503's ``Retry-After``).
-GitHub's rate limits (a 403 or 429 with ``X-RateLimit-Remaining: 0``, or with ``Retry-After``) are waited out
-here, up to ``max_wait_seconds``; a longer wait raises :class:`RateLimited` naming the reset time.
+urllib3's ``Retry`` retries connection errors and 5xx answers with backoff (and a 503's ``Retry-After``, up to
+``max_wait_seconds``). GitHub's rate limits (a 403 or 429 with ``X-RateLimit-Remaining: 0``, or with
+``Retry-After``) are waited out here, up to ``max_wait_seconds``; a longer wait raises :class:`RateLimited`.
+Answers are streamed and bounded (:mod:`meta_mage.sync.bounds`); redirects stay on the configured hosts.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import email.utils
 import re
 import threading
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, TypeVar
-from urllib.parse import quote
+from urllib.parse import quote, urljoin, urlsplit
 
 import urllib3
 from pydantic import BaseModel, ConfigDict, RootModel, ValidationError
+from urllib3 import HTTPHeaderDict
 from urllib3.exceptions import HTTPError
 from urllib3.util import Retry
 
 from meta_mage import __version__
 from meta_mage.errors import MetaMageError
+from meta_mage.sync.bounds import BadFile, Collector, Deadline, FetchLimits, TimedOut, shown
 
 if TYPE_CHECKING:
     from meta_mage.config import Settings
@@ -33,6 +38,13 @@ PER_PAGE = 100
 MAX_PAGES = 300  # a paginated listing longer than this is a bug or a loop, not data
 RATE_LIMIT_WAITS = 3  # rate-limit waits for one request before giving up
 SECONDARY_LIMIT_WAIT = 60.0  # GitHub's advice for a 429 that says neither Retry-After nor a reset
+CONNECT_TIMEOUT = 10.0
+CHUNK_BYTES = 64 * 1024  # at most this much per socket read, the deadline checked in between
+ERROR_BODY_BYTES = 64 * 1024  # an error answer's body is read this far (for its message)
+MAX_REDIRECTS = 3
+REDIRECTS = frozenset({301, 302, 303, 307, 308})
+IDENTITY = ("", "identity")
+COMPRESSED = ("gzip", "x-gzip", "deflate")
 _NEXT_LINK = re.compile(r'<([^>]+)>\s*;\s*rel="?next"?')
 
 _Model = TypeVar("_Model", bound=BaseModel)
@@ -55,13 +67,18 @@ class GitHubError(SyncError):
 class RateLimited(GitHubError):
     """GitHub's rate limit resets later than we are allowed to wait."""
 
-    def __init__(self, url: str, reset_at: dt.datetime, wait: float, max_wait: float) -> None:
+    def __init__(self, url: str, reset: float, wait: float, allowed: float, retry_after: str | None = None) -> None:
+        asked = f" (Retry-After: {shown(retry_after[:40])!r})" if retry_after else ""
+        until = ""
+        self.reset_at: dt.datetime | None = None
+        if wait < 10**9:  # a reset time Python can date
+            self.reset_at = dt.datetime.fromtimestamp(reset, dt.UTC)
+            until = f"it resets at {self.reset_at.isoformat(timespec='seconds')}, "
         super().__init__(
-            f"GitHub rate limit reached ({url}): it resets at {reset_at.isoformat(timespec='seconds')}, "
-            f"in {wait:.0f} s, longer than the {max_wait:g} s allowed to wait (a token raises the limit)",
+            f"GitHub rate limit reached ({url}): {until}in {_seconds(wait)}{asked}, longer than the "
+            f"{max(0.0, allowed):.0f} s allowed to wait (a token raises the limit)",
             429,
         )
-        self.reset_at = reset_at
 
 
 class _Body(BaseModel):
@@ -109,10 +126,56 @@ class CommitList(RootModel[tuple[Commit, ...]]):
     """One page of a commit listing."""
 
 
+class WaitTooLong(Exception):
+    """A 503's ``Retry-After`` asks for a longer wait than allowed (raised from urllib3's retry sleep)."""
+
+    def __init__(self, header: str, seconds: float, max_wait: float, sent: int) -> None:
+        super().__init__(
+            f"asked to retry in {_seconds(seconds)} (Retry-After: {header[:40]!r}), longer than the "
+            f"{max_wait:g} s allowed to wait"
+        )
+        self.sent = sent
+
+
 class _Retry(Retry):
-    """urllib3's retries, leaving 429s (and their ``Retry-After``) to the client's rate-limit handling."""
+    """urllib3's retries, leaving 429s (and their ``Retry-After``) to the client's rate-limit handling, and
+    honouring a 503's ``Retry-After`` only up to ``max_wait`` (longer: :class:`WaitTooLong`; unreadable: the
+    backoff instead)."""
 
     RETRY_AFTER_STATUS_CODES = frozenset({503})
+
+    def __init__(self, *args: Any, max_wait: float = 120.0, **options: Any) -> None:
+        super().__init__(*args, **options)
+        self.max_wait = max_wait
+
+    def new(self, **options: Any) -> _Retry:
+        return super().new(**{"max_wait": self.max_wait, **options})
+
+    def parse_retry_after(self, retry_after: str) -> float:
+        seconds = retry_after_seconds(retry_after)
+        if seconds is None:
+            return 0.0  # falsy: urllib3 sleeps its backoff instead
+        if seconds > self.max_wait:
+            raise WaitTooLong(retry_after, seconds, self.max_wait, len(self.history))
+        return seconds
+
+
+def retry_after_seconds(value: str) -> float | None:
+    """A ``Retry-After`` header as seconds from now (a number of seconds or an HTTP date), None when unreadable."""
+    text = value.strip()
+    if text.isdigit():
+        return float(min(int(text), 10**12))
+    try:
+        when = email.utils.parsedate_to_datetime(text)
+    except (TypeError, ValueError, IndexError, OverflowError):
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=dt.UTC)
+    return max(0.0, (when - dt.datetime.now(dt.UTC)).total_seconds())
+
+
+def _seconds(seconds: float) -> str:
+    return f"{seconds:.0f} s"
 
 
 def next_link(header: str | None) -> str | None:
@@ -122,7 +185,11 @@ def next_link(header: str | None) -> str | None:
 
 
 class GitHubClient:
-    """Reads one repository: ``repository`` is ``owner/name``. Safe to share between threads."""
+    """Reads one repository: ``repository`` is ``owner/name``. Safe to share between threads.
+
+    Every answer is streamed under ``limits`` (its size, once decompressed, and the time to read it), and
+    redirects are followed only to the hosts of ``api_url`` and ``raw_url``.
+    """
 
     def __init__(
         self,
@@ -134,23 +201,25 @@ class GitHubClient:
         max_wait_seconds: float = 120.0,
         retries: int = 4,
         backoff_factor: float = 0.5,
-        timeout: urllib3.Timeout | None = None,
+        limits: FetchLimits | None = None,
     ) -> None:
         self.repository = repository
         self.api_url = api_url.rstrip("/")
         self.raw_url = raw_url.rstrip("/")
         self.max_wait_seconds = max_wait_seconds
+        self.limits = limits or FetchLimits()
+        self._hosts = {_origin(self.api_url), _origin(self.raw_url)}
         self._retry = _Retry(
             total=retries,
+            redirect=False,
             status_forcelist=(500, 502, 503, 504),
             allowed_methods=frozenset({"GET"}),
             backoff_factor=backoff_factor,
             raise_on_status=False,
             respect_retry_after_header=True,
+            max_wait=max_wait_seconds,
         )
-        self._http = urllib3.PoolManager(
-            num_pools=4, maxsize=8, retries=self._retry, timeout=timeout or urllib3.Timeout(connect=10, read=60)
-        )
+        self._http = urllib3.PoolManager(num_pools=4, maxsize=8, retries=self._retry)
         self._headers = {"User-Agent": f"meta-mage-sync/{__version__}", "X-GitHub-Api-Version": "2022-11-28"}
         if token:
             self._headers["Authorization"] = f"Bearer {token}"
@@ -159,13 +228,14 @@ class GitHubClient:
 
     @classmethod
     def from_settings(cls, settings: Settings, repository: str, token: str | None) -> GitHubClient:
-        """A client of ``repository`` with the ``sync_*`` settings' URLs and rate-limit wait."""
+        """A client of ``repository`` with the ``sync_*`` settings' URLs, rate-limit wait and download limits."""
         return cls(
             repository,
             token=token,
             api_url=settings.sync_api_url,
             raw_url=settings.sync_raw_url,
             max_wait_seconds=settings.sync_max_wait_seconds,
+            limits=FetchLimits.from_settings(settings),
         )
 
     @property
@@ -198,15 +268,16 @@ class GitHubClient:
         pages = self._pages(CommitList, "/commits", fields)
         return [commit for page in pages for commit in page.root]
 
-    def raw(self, sha: str, path: str) -> bytes:
-        """The contents of ``path`` at commit ``sha``."""
-        return self._get(f"{self.raw_url}/{self.repository}/{sha}/{quote(path)}", None, "*/*").data
+    def raw(self, sha: str, path: str, deadline: Deadline | None = None) -> bytes:
+        """The contents of ``path`` at commit ``sha`` (a ``Content-Encoding`` undone), read by ``deadline``
+        (default: ``limits.file_seconds`` from now). Raises ``BadFile`` past the size or
+        ratio cap, ``TimedOut`` past the deadline, ``GitHubError`` on an error answer."""
+        return self._get(f"{self.raw_url}/{self.repository}/{sha}/{quote(path)}", None, "*/*", deadline).data
 
     # --- the plumbing ---------------------------------------------------------------------
 
     def _api(self, model: type[_Model], path: str, fields: dict[str, Any] | None = None) -> _Model:
-        response = self._get(f"{self.api_url}/repos/{self.repository}{path}", fields)
-        return _parse(model, response)
+        return _parse(model, self._api_get(f"{self.api_url}/repos/{self.repository}{path}", fields))
 
     def _pages(self, model: type[_Model], path: str, fields: dict[str, Any] | None = None) -> Iterator[_Model]:
         """Each page of a listing, following ``Link: rel="next"``."""
@@ -215,78 +286,169 @@ class GitHubClient:
         for _ in range(MAX_PAGES):
             if url is None:
                 return
-            response = self._get(url, query)
+            response = self._api_get(url, query)
             yield _parse(model, response)
             url, query = next_link(response.headers.get("Link")), None
         raise GitHubError(f"{path} has more than {MAX_PAGES} pages")
 
-    def _get(
-        self, url: str, fields: dict[str, Any] | None, accept: str = "application/vnd.github+json"
-    ) -> urllib3.BaseHTTPResponse:
-        """GET ``url``, waiting out rate limits; raise ``GitHubError`` on an error answer."""
+    def _api_get(self, url: str, fields: dict[str, Any] | None) -> Answer:
+        try:
+            return self._get(url, fields, "application/vnd.github+json", None)
+        except (BadFile, TimedOut) as exc:
+            raise GitHubError(f"GitHub's answer {exc.reason} ({url})") from exc
+
+    def _get(self, url: str, fields: dict[str, Any] | None, accept: str, deadline: Deadline | None) -> Answer:
+        """GET ``url``, waiting out rate limits; ``GitHubError`` on an error answer."""
         headers = {**self._headers, "Accept": accept}
+        until = Deadline.after(self.limits.file_seconds) if deadline is None else deadline
         for waits in range(RATE_LIMIT_WAITS + 1):
-            response = self._send(url, fields, headers)
-            wait = self._rate_limit_wait(url, response)
+            answer = self._follow(url, fields, headers, until)
+            wait = self._rate_limit_wait(url, answer, until)
             if wait is None:
                 break
             if waits == RATE_LIMIT_WAITS:
                 raise GitHubError(f"GitHub rate limit still reached after {RATE_LIMIT_WAITS} waits ({url})", 429)
             time.sleep(wait)
-        if response.status >= 400:
-            raise GitHubError(f"GitHub answered {response.status} {_reason(response)} ({url})", response.status)
-        return response
+        if answer.status >= 400:
+            raise GitHubError(f"GitHub answered {answer.status} {_reason(answer)} ({url})", answer.status)
+        return answer
 
-    def _send(self, url: str, fields: dict[str, Any] | None, headers: dict[str, str]) -> urllib3.BaseHTTPResponse:
+    def _follow(self, url: str, fields: dict[str, Any] | None, headers: dict[str, str], until: Deadline) -> Answer:
+        """The answer at ``url`` after redirects, which must stay on the configured hosts (else ``BadFile``)."""
+        for _ in range(MAX_REDIRECTS + 1):
+            response = self._send(url, fields, headers, until)
+            location = response.headers.get("Location")
+            if response.status not in REDIRECTS or not location:
+                return self._read(url, response, until)
+            response.close()
+            target = urljoin(url, location)
+            if _origin(target) not in self._hosts:
+                raise BadFile(f"redirects to {shown(target[:200])}, off the configured hosts")
+            url, fields = target, None
+        raise BadFile(f"redirects more than {MAX_REDIRECTS} times")
+
+    def _send(
+        self, url: str, fields: dict[str, Any] | None, headers: dict[str, str], until: Deadline
+    ) -> urllib3.BaseHTTPResponse:
+        left = until.left()
+        if left <= 0:
+            raise until.missed()
+        timeout = urllib3.Timeout(connect=min(CONNECT_TIMEOUT, left), read=min(self.limits.read_timeout, left))
+        retries = self._retry.new(max_wait=min(self.max_wait_seconds, left))
         try:
-            response = self._http.request("GET", url, fields=fields, headers=headers)
+            response = self._http.request(
+                "GET",
+                url,
+                fields=fields,
+                headers=headers,
+                timeout=timeout,
+                retries=retries,
+                redirect=False,
+                preload_content=False,
+                decode_content=False,
+            )
+        except WaitTooLong as exc:
+            self._count(exc.sent)
+            raise GitHubError(f"GitHub answered 503 and {exc} ({url})", 503) from exc
         except HTTPError as exc:
             self._count(self._retry.total + 1 if isinstance(self._retry.total, int) else 1)
             raise GitHubError(f"GitHub could not be reached ({url}): {exc}") from exc
-        retries = response.retries
-        self._count(1 + (len(retries.history) if retries is not None else 0))
+        history = response.retries.history if response.retries is not None else ()
+        self._count(1 + len(history))
         return response
+
+    def _read(self, url: str, response: urllib3.BaseHTTPResponse, until: Deadline) -> Answer:
+        """The body of ``response`` under the limits (an error answer's first ``ERROR_BODY_BYTES`` only). A read
+        still waiting at ``until`` is cut: a timer shuts the socket down."""
+        encoding = response.headers.get("Content-Encoding", "").strip().lower()
+        failed = response.status >= 400
+        watchdog = threading.Timer(max(0.0, until.left()), response.shutdown)
+        watchdog.daemon = True
+        watchdog.start()
+        try:
+            if encoding not in IDENTITY + COMPRESSED:
+                raise BadFile(f"has an unsupported Content-Encoding {shown(encoding[:40])!r}")
+            limits = replace(self.limits, max_bytes=ERROR_BODY_BYTES) if failed else self.limits
+            collector = Collector(limits, compressed=encoding in COMPRESSED)
+            while chunk := response.read1(CHUNK_BYTES, decode_content=False):
+                collector.feed(chunk)
+            if until.left() <= 0:  # the socket was shut down: what was read is not the whole body
+                raise until.missed()
+            body = collector.result()
+        except BadFile:
+            response.close()
+            if not failed:
+                raise
+            body = b""
+        except (HTTPError, OSError) as exc:
+            response.close()
+            if until.left() <= 0:
+                raise until.missed() from exc
+            raise GitHubError(f"GitHub stopped answering ({url}): {exc}") from exc
+        except BaseException:
+            response.close()
+            raise
+        finally:
+            watchdog.cancel()
+        response.release_conn()
+        return Answer(response.status, response.headers, body)
 
     def _count(self, sent: int) -> None:
         with self._lock:
             self._requests += sent
 
-    def _rate_limit_wait(self, url: str, response: urllib3.BaseHTTPResponse) -> float | None:
-        """Seconds to wait when ``response`` is a rate limit, else None; ``RateLimited`` past the cap."""
-        if response.status not in (403, 429):
+    def _rate_limit_wait(self, url: str, answer: Answer, until: Deadline) -> float | None:
+        """Seconds to wait when ``answer`` is a rate limit, else None; ``RateLimited`` past the allowed wait
+        (``max_wait_seconds``, and the time left before ``until``)."""
+        if answer.status not in (403, 429):
             return None
-        headers, now = response.headers, time.time()
+        headers, now = answer.headers, time.time()
         retry_after, reset = headers.get("Retry-After"), headers.get("X-RateLimit-Reset")
-        if retry_after:
-            until = now + self._retry.parse_retry_after(retry_after)
-        elif headers.get("X-RateLimit-Remaining") == "0" and reset and reset.isdigit():
-            until = float(reset)
-        elif response.status == 429:
-            until = now + SECONDARY_LIMIT_WAIT
+        seconds = retry_after_seconds(retry_after) if retry_after else None
+        if seconds is not None:
+            at = now + seconds
+        elif headers.get("X-RateLimit-Remaining") == "0" and reset and reset.isdigit() and len(reset) < 13:
+            at = float(reset)
+        elif answer.status == 429 or retry_after:  # no reset, or a Retry-After that says nothing readable
+            at = now + SECONDARY_LIMIT_WAIT
         else:
             return None  # a 403 that is no rate limit: no access
-        if until - now > self.max_wait_seconds:
-            reset_at = dt.datetime.fromtimestamp(until, dt.UTC)
-            raise RateLimited(url, reset_at, until - now, self.max_wait_seconds)
-        return max(0.0, until - now) + 1.0  # the reset is a whole second, and clocks differ
+        wait, allowed = max(0.0, at - now), min(self.max_wait_seconds, until.left())
+        if wait > allowed:
+            raise RateLimited(url, at, wait, allowed, retry_after)
+        return wait + 1.0  # the reset is a whole second, and clocks differ
 
 
-def _parse(model: type[_Model], response: urllib3.BaseHTTPResponse) -> _Model:
+@dataclass(frozen=True)
+class Answer:
+    """A read answer: its status, headers and (decompressed) body."""
+
+    status: int
+    headers: HTTPHeaderDict
+    data: bytes
+
+
+def _origin(url: str) -> tuple[str, str]:
+    parts = urlsplit(url)
+    return parts.scheme.lower(), parts.netloc.lower()
+
+
+def _parse(model: type[_Model], answer: Answer) -> _Model:
     try:
-        return model.model_validate_json(response.data)
+        return model.model_validate_json(answer.data)
     except ValidationError as exc:
         problem = exc.errors()[0]
         where = ".".join(str(part) for part in problem["loc"])
         raise GitHubError(f"unexpected answer from GitHub ({where}: {problem['msg']})") from exc
 
 
-def _reason(response: urllib3.BaseHTTPResponse) -> str:
+def _reason(answer: Answer) -> str:
     """The ``message`` of GitHub's error body, when it has one."""
     try:
-        message = _ErrorBody.model_validate_json(response.data).message
+        message = _ErrorBody.model_validate_json(answer.data).message
     except ValidationError:
         return ""
-    return message[:200]
+    return shown(message[:200])
 
 
 class _ErrorBody(BaseModel):

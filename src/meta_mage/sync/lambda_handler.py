@@ -1,19 +1,22 @@
 """SyncFunction: a scheduled run of :func:`meta_mage.sync.run.sync` over the configured GitHub repository.
 
 The event (EventBridge Scheduler's or anything else) is ignored: settings come from ``META_MAGE_SYNC_*``.
-Each run publishes ``FilesIngested``, ``FilesFailed``, ``SyncRequests`` and ``UnnamedDeckShare`` (the
-largest share of a format's last 14 days' decks that no archetype rule names; each format's is logged).
+Each run publishes ``FilesIngested``, ``FilesFailed``, ``FilesBad``, ``SyncRequests`` and ``UnnamedDeckShare``
+(the largest share of a format's last 14 days' decks that no archetype rule names; each format's is logged).
 
-A bad file is reported (logged, counted) and passed for good. A file that failed on GitHub, DynamoDB or the
-time limit leaves the cursor where it was, and the handler **raises** at the end so Lambda's asynchronous
-retries run it again; files already stored then report ``unchanged``. So does a failure to list the changes
-(GitHub down, a rate limit resetting later than ``META_MAGE_SYNC_MAX_WAIT_SECONDS``). Runs must not overlap
-with each other (reserved concurrency 1) nor, ideally, with IngestFunction: both rebuild a day's aggregates
-read-then-write.
+A bad file (a refused path, too large, a bomb, undecodable, an item DynamoDB refuses) is reported (logged with
+the ``meta-mage sync --retry`` command that reads it again, counted in ``FilesBad``) and passed for good. Each
+download must end before the function's remaining time (less ``SAFETY_SECONDS``). A file that failed on
+GitHub, DynamoDB or the time limit leaves the cursor where it was, and the handler **raises** at the end so
+Lambda's asynchronous retries run it again; files already stored then report ``unchanged``. So does a failure
+to list the changes (GitHub down, a rate limit resetting later than ``META_MAGE_SYNC_MAX_WAIT_SECONDS``, a
+cursor lost to a force-push: its log names ``meta-mage sync --reset``). Runs must not overlap with each other
+(reserved concurrency 1) nor, ideally, with IngestFunction: both rebuild a day's aggregates read-then-write.
 """
 
 from __future__ import annotations
 
+import shlex
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -77,6 +80,7 @@ def runtime() -> Runtime:
 def publish(report: SyncReport) -> None:
     metrics.add_metric(name="FilesIngested", unit=MetricUnit.Count, value=report.ingested)
     metrics.add_metric(name="FilesFailed", unit=MetricUnit.Count, value=len(report.failures))
+    metrics.add_metric(name="FilesBad", unit=MetricUnit.Count, value=len(report.bad_files))
     metrics.add_metric(name="SyncRequests", unit=MetricUnit.Count, value=report.requests)
 
 
@@ -94,7 +98,7 @@ def publish_unnamed_shares(rt: Runtime) -> None:
 
 
 def run_once(rt: Runtime, context: LambdaContext) -> SyncReport:
-    """One sync, reading new files until ``SAFETY_SECONDS`` before the timeout."""
+    """One sync, reading new files (each download bounded too) until ``SAFETY_SECONDS`` before the timeout."""
     return sync(
         rt.upstream,
         rt.wiring.meta,
@@ -119,7 +123,10 @@ def handle(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     publish(report)
     publish_unnamed_shares(rt)
     for failure in report.failures:
-        logger.warning("file not synced", extra={"path": failure.path, "reason": failure.reason})
+        what = {"path": failure.path, "reason": failure.reason, "retryable": failure.retryable}
+        if not failure.retryable:
+            what["retry_with"] = f"meta-mage sync {rt.upstream.where} --retry {shlex.quote(failure.path)}"
+        logger.warning("file not synced" if failure.retryable else "bad file passed", extra=what)
     logger.info("sync finished", extra=report.to_dict())
     if report.retryable:
         raise SyncRetryError(f"{len(report.failures)} files failed, the cursor stays: {report.failures[0].reason}")

@@ -3,13 +3,16 @@
 The cursor (``MetaRepository.sync_cursor``) is the last commit whose files are all stored or reported as bad.
 A run lists the files changed since it, reads each at the pinned head commit, ingests them through the
 idempotent tournament ingest, and moves the cursor to the head only when no file failed for a reason a retry
-could fix (a fetch, DynamoDB, the time limit): the next run then lists them again, and files already stored
-report ``unchanged``. Files left out by the format filter are passed for good (the cursor moves past them).
+could fix (the network, DynamoDB, the time limit): the next run then lists them again, and files already stored
+report ``unchanged``. A bad file (a refused path, too large, a bomb, undecodable, invalid, an item DynamoDB
+refuses) is reported with its reason and passed: :func:`retry_files` reads it again by name. Files left out by
+the format filter are passed for good (the cursor moves past them).
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import shlex
 import time
 from collections import Counter, deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -27,9 +30,11 @@ from meta_mage.ingest.tournaments import tournament_format
 from meta_mage.models.meta import normalise_format
 from meta_mage.models.tournaments import FORMATS
 from meta_mage.storage.meta import MetaRepository
+from meta_mage.sync.bounds import Deadline, decode_json, refused_path, shown
 from meta_mage.sync.upstream import TOURNAMENTS, FetchFailed, Upstream
 
 FETCH_WORKERS = 4
+RETRY_HINT_FILES = 20  # bad files named in the note's --retry command
 
 
 def source_of(path: str) -> str | None:
@@ -57,19 +62,14 @@ class SyncFilter:
         name = source.lower()
         return not self.sources or name in self.sources or name.split(".")[0] in self.sources
 
-    def keep(self, file: SourceFile) -> SourceFile | None:
-        """``file`` when its format is wanted, else None. With a format filter its JSON is decoded here, once:
-        the file kept reads as that document. A file whose format cannot be read is kept (ingest reports it)."""
+    def wants(self, file: DecodedFile) -> bool:
+        """Whether ``file``'s format is wanted. A file whose format cannot be read is kept (ingest reports it)."""
         if not self.formats:
-            return file
+            return True
         try:
-            decoded = DecodedFile(file.name, file.data, file.json())
+            return tournament_format(file.document, file.name) in self.formats
         except InputFileError:
-            return file
-        try:
-            return decoded if tournament_format(decoded.document, file.name) in self.formats else None
-        except InputFileError:
-            return decoded
+            return True
 
 
 def _format(name: str) -> str:
@@ -81,11 +81,11 @@ def _format(name: str) -> str:
 
 @dataclass(frozen=True)
 class DecodedFile(SourceFile):
-    """A file whose JSON is already decoded: ``json()`` returns that document."""
+    """A file whose JSON the sync decoded under its bounds (``bounds.decode_json``): ``json()`` returns it."""
 
-    document: Any = field(compare=False, repr=False)
+    document: Any = field(default=None, compare=False, repr=False)
 
-    def json(self) -> Any:
+    def json(self, max_bytes: int = 0) -> Any:
         return self.document
 
 
@@ -112,16 +112,23 @@ class SyncReport:
     notes: list[str] = field(default_factory=list)
     requests: int = 0
     seconds: float = 0.0
+    retried: bool = False  # a retry of named files (``retry_files``): the cursor is not touched
 
     @property
     def failures(self) -> list[SyncFailure]:
-        """Every file not stored: retryable when reading it or DynamoDB failed, not when the file is bad."""
+        """Every file not stored: retryable when the network, DynamoDB (``storage=True`` in the ingest's report)
+        or the time limit failed, not when the file is bad (ingest failures without ``storage``)."""
         stored = self.ingest.storage_failures
         return self.fetch_failures + [SyncFailure(s, r, s in stored) for s, r in self.ingest.failures]
 
     @property
     def retryable(self) -> bool:
         return any(f.retryable for f in self.failures)
+
+    @property
+    def bad_files(self) -> list[SyncFailure]:
+        """The files reported as bad and passed for good (``meta-mage sync --retry`` reads them again)."""
+        return [f for f in self.failures if not f.retryable]
 
     @property
     def ok(self) -> bool:
@@ -148,10 +155,14 @@ class SyncReport:
         ]
         moved = "advanced" if self.new_cursor != self.old_cursor else "kept"
         cursor = f"cursor {_short(self.old_cursor)} -> {_short(self.new_cursor)} ({moved})"
-        line = f"sync {self.repository} {self.branch}: {', '.join(counts)}; {self.requests} requests in "
+        if self.retried:
+            cursor = f"cursor {_short(self.old_cursor)} (untouched)"
+        verb = "retry" if self.retried else "sync"
+        line = f"{verb} {self.repository} {self.branch}: {', '.join(counts)}; {self.requests} requests in "
         lines = [line + f"{self.seconds:.1f} s; {cursor}"]
         lines += [f"  note: {note}" for note in self.notes + self.ingest.notes]
-        lines += [f"  FAILED {f.path}: {f.reason}{' (retried next run)' if f.retryable else ''}" for f in self.failures]
+        again = " (transient: try again)" if self.retried else " (retried next run)"
+        lines += [f"  FAILED {f.path}: {f.reason}{again if f.retryable else ''}" for f in self.failures]
         return "\n".join(lines)
 
     def to_dict(self) -> dict[str, Any]:
@@ -167,6 +178,7 @@ class SyncReport:
             "files_unchanged": self.unchanged,
             "files_skipped": {why: n for why, n in self.skipped.items() if n},
             "failures": [{"path": f.path, "reason": f.reason, "retryable": f.retryable} for f in self.failures],
+            "bad_files": [f.path for f in self.bad_files],
             "notes": self.notes + self.ingest.notes,
             "requests": self.requests,
             "seconds": round(self.seconds, 3),
@@ -186,11 +198,14 @@ def sync(
     wanted: SyncFilter | None = None,
     workers: int = FETCH_WORKERS,
     time_left: Callable[[], float] | None = None,
+    reset: bool = False,
 ) -> SyncReport:
     """Ingest what changed upstream since the stored cursor (or since ``since`` on a first sync).
 
-    ``time_left`` (seconds) stops reading new files once it reaches zero: those left are retried next run.
-    Raises ``SyncError`` when the changes cannot be listed (the cursor stays).
+    ``time_left`` (seconds) bounds each download and stops reading new files once it reaches zero: those left
+    are retried next run. ``reset`` ignores the stored cursor and syncs as a first sync (from ``since``; a
+    clone: all its files), then replaces the cursor with the head. Raises ``SyncError`` when the changes cannot
+    be listed (the cursor stays), ``CursorLost`` when the cursor's commit is gone from the history.
     """
     started, requests = time.perf_counter(), upstream.requests
     cursor = repository.sync_cursor(upstream.name, upstream.branch)
@@ -198,8 +213,35 @@ def sync(
     run = _Run(upstream, repository, classifier, wanted or SyncFilter(), workers, time_left, report)
     try:
         head = upstream.head()
-        if head != cursor:
-            run.to(head, since)
+        if reset:
+            report.notes.append(f"--reset: the cursor {_short(cursor)} was ignored, files listed as a first sync")
+        if head != cursor or reset:
+            run.to(head, None if reset else cursor, since)
+    finally:
+        report.requests = upstream.requests - requests
+        report.seconds = time.perf_counter() - started
+    return report
+
+
+def retry_files(
+    upstream: Upstream,
+    repository: MetaRepository,
+    classifier: ArchetypeClassifier,
+    paths: Sequence[str],
+    *,
+    workers: int = FETCH_WORKERS,
+    time_left: Callable[[], float] | None = None,
+) -> SyncReport:
+    """Read ``paths`` (files an earlier sync reported as bad) at the branch's head and ingest them, leaving the
+    cursor where it is. Each path is checked as a listed one is; the filters do not apply (they were named)."""
+    started, requests = time.perf_counter(), upstream.requests
+    cursor = repository.sync_cursor(upstream.name, upstream.branch)
+    report = SyncReport(upstream.name, upstream.branch, old_cursor=cursor, new_cursor=cursor, retried=True)
+    run = _Run(upstream, repository, classifier, SyncFilter(), workers, time_left, report)
+    try:
+        head = upstream.head()
+        report.listed = len(paths)
+        run.ingest(head, run.checked(list(dict.fromkeys(paths))))
     finally:
         report.requests = upstream.requests - requests
         report.seconds = time.perf_counter() - started
@@ -216,35 +258,72 @@ class _Run:
     time_left: Callable[[], float] | None
     report: SyncReport
 
-    def to(self, head: str, since: dt.date | None) -> None:
-        """Ingest the files changed up to ``head``, then move the cursor there unless a retry is due."""
+    def to(self, head: str, base: str | None, since: dt.date | None) -> None:
+        """Ingest the files changed from ``base`` up to ``head``, then move the cursor there unless a retry is due."""
         report, upstream = self.report, self.upstream
-        listing = upstream.changes(report.old_cursor, head, since)
+        listing = upstream.changes(base, head, since)
         report.commits = listing.commits
         tournaments = [(path, source) for path in listing.paths if (source := source_of(path))]
         report.listed = len(tournaments)
         kept = [path for path, source in tournaments if self.wanted.wants_source(source)]
         report.skipped["other source"] = len(tournaments) - len(kept)
-        report.ingest = ingest_tournament_sources(self.sources(head, kept), self.repository, self.classifier)
+        self.ingest(head, self.checked(kept))
         if report.retryable:
-            report.notes.append("cursor kept: files that failed on a fetch, DynamoDB or time are retried next run")
-        elif self.repository.advance_sync_cursor(upstream.name, upstream.branch, head, report.old_cursor):
-            report.new_cursor = head
-        else:
+            report.notes.append("cursor kept: files that failed on the network, DynamoDB or time are retried next run")
+            return
+        if not self.repository.advance_sync_cursor(upstream.name, upstream.branch, head, report.old_cursor):
             report.notes.append("another sync moved the cursor meanwhile; it was left as that sync set it")
+            return
+        report.new_cursor = head
+        if bad := report.bad_files:
+            named = " ".join(shlex.quote(f.path) for f in bad[:RETRY_HINT_FILES])
+            more = f" (and {len(bad) - RETRY_HINT_FILES} more)" if len(bad) > RETRY_HINT_FILES else ""
+            report.notes.append(
+                f"the cursor moved past {len(bad)} bad file{'' if len(bad) == 1 else 's'}; once fixed, read "
+                f"{'it' if len(bad) == 1 else 'them'} again with: meta-mage sync {upstream.where} --retry {named}{more}"
+            )
 
-    def sources(self, head: str, paths: Sequence[str]) -> Iterator[SourceFile]:
-        """The files read at ``head``, less those of unwanted formats; failed reads go to the report."""
-        fetched = _fetch_all(lambda path: self.upstream.read(path, head), paths, self.workers, self.out_of_time)
+    def checked(self, paths: Sequence[str]) -> list[str]:
+        """``paths`` less those refused (``bounds.refused_path``), which are reported as bad files."""
+        fetched = []
+        for path in paths:
+            if reason := refused_path(path):
+                self.report.fetch_failures.append(SyncFailure(shown(path), f"refused: {reason}", retryable=False))
+            else:
+                fetched.append(path)
+        return fetched
+
+    def ingest(self, head: str, paths: Sequence[str]) -> None:
+        self.report.ingest = ingest_tournament_sources(self.sources(head, paths), self.repository, self.classifier)
+
+    def sources(self, head: str, paths: Sequence[str]) -> Iterator[DecodedFile | InputFileError]:
+        """The files read at ``head`` and decoded under the upstream's limits, less those of unwanted formats;
+        failed reads go to the report, undecodable files to the ingest (which reports them)."""
+        fetched = _fetch_all(self.read_by(head), paths, self.workers, self.out_of_time)
         for path, result in fetched:
             if isinstance(result, FetchFailed):
                 self.report.fetch_failures.append(SyncFailure(path, result.reason, result.retryable))
                 continue
-            file = self.wanted.keep(SourceFile(path, result))
-            if file is None:
-                self.report.skipped["other format"] += 1
-            else:
+            try:
+                file = DecodedFile(path, result, document=decode_json(path, result, self.upstream.limits))
+            except InputFileError as exc:
+                yield exc
+                continue
+            if self.wanted.wants(file):
                 yield file
+            else:
+                self.report.skipped["other format"] += 1
+
+    def read_by(self, head: str) -> Callable[[str], bytes]:
+        """A reader of files at ``head``, each bounded by the file time limit and the run's time left."""
+
+        def read(path: str) -> bytes:
+            seconds = self.upstream.limits.file_seconds
+            if self.time_left is not None:
+                seconds = min(seconds, self.time_left())
+            return self.upstream.read(path, head, Deadline.after(seconds))
+
+        return read
 
     def out_of_time(self) -> bool:
         return self.time_left is not None and self.time_left() <= 0
@@ -275,3 +354,5 @@ def _outcome(path: str, future: Future[bytes]) -> tuple[str, bytes | FetchFailed
         return path, future.result()
     except FetchFailed as exc:
         return path, exc
+    except MemoryError:
+        return path, FetchFailed(path, "out of memory while reading it", retryable=False)

@@ -7,6 +7,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Protocol
 
+from meta_mage.sync.bounds import BadFile, Deadline, FetchLimits, TimedOut
 from meta_mage.sync.github import ChangedFile, Commit, GitHubClient, GitHubError, SyncError
 
 TOURNAMENTS = "Tournaments"  # the folder of tournament files in the MTGODecklistCache layout
@@ -31,6 +32,20 @@ class FetchFailed(Exception):
         self.retryable = retryable
 
 
+class CursorLost(SyncError):
+    """The cursor's commit is no longer in the branch's history (a force-push): only a reset can go on."""
+
+    code = "sync_cursor_lost"
+
+
+def reset_hint(where: str) -> str:
+    """The command that clears the cursor and syncs again from a date."""
+    return (
+        f"run 'meta-mage sync {where} --reset --since YYYY-MM-DD' to sync again from that date "
+        "(files already stored report unchanged)"
+    )
+
+
 class Upstream(Protocol):
     """A repository of tournament files, read at a pinned commit."""
 
@@ -45,14 +60,22 @@ class Upstream(Protocol):
     def requests(self) -> int:
         """Requests (or commands) made so far."""
 
+    @property
+    def limits(self) -> FetchLimits:
+        """The bounds of each file read."""
+
+    @property
+    def where(self) -> str:
+        """The ``meta-mage sync`` option naming this upstream (``--github OWNER/REPO``, ``--git-dir PATH``)."""
+
     def head(self) -> str:
         """The newest commit of the branch."""
 
     def changes(self, base: str | None, head: str, since: dt.date | None) -> Listing:
         """Files added or modified after ``base`` up to ``head``; with no base, by the commits since ``since``."""
 
-    def read(self, path: str, head: str) -> bytes:
-        """``path``'s contents at ``head``, or ``FetchFailed``."""
+    def read(self, path: str, head: str, deadline: Deadline) -> bytes:
+        """``path``'s contents at ``head`` (at most ``limits.max_bytes``) read by ``deadline``, or ``FetchFailed``."""
 
 
 def present_paths(files: Iterable[ChangedFile]) -> tuple[str, ...]:
@@ -83,12 +106,29 @@ class GitHubUpstream:
     def requests(self) -> int:
         return self.client.requests
 
+    @property
+    def limits(self) -> FetchLimits:
+        return self.client.limits
+
+    @property
+    def where(self) -> str:
+        return f"--github {self.name}" + (f" --branch {self.branch}" if self.branch != "main" else "")
+
     def head(self) -> str:
         return self.client.head(self.branch).sha
 
     def changes(self, base: str | None, head: str, since: dt.date | None) -> Listing:
         if base is not None:
-            return self._compared(base, head)
+            try:
+                return self._compared(base, head)
+            except GitHubError as exc:
+                if exc.status != 404:
+                    raise
+                # the head was just read, so the base is what GitHub cannot find: the history was rewritten
+                raise CursorLost(
+                    f"the sync cursor {base[:12]} is not in the history of {self.name} {self.branch} "
+                    f"(a force-push?): {reset_hint(self.where)}"
+                ) from exc
         if since is None:
             raise SyncError(f"{self.name} has no sync cursor yet: give the date the first sync starts from")
         commits = self.client.commits_since(head, dt.datetime.combine(since, dt.time(), dt.UTC))
@@ -100,9 +140,13 @@ class GitHubUpstream:
         listing = self._compared(oldest, head)
         return Listing(len(commits), listing.paths)
 
-    def read(self, path: str, head: str) -> bytes:
+    def read(self, path: str, head: str, deadline: Deadline) -> bytes:
         try:
-            return self.client.raw(head, path)
+            return self.client.raw(head, path, deadline)
+        except BadFile as exc:
+            raise FetchFailed(path, exc.reason, retryable=False) from exc
+        except TimedOut as exc:
+            raise FetchFailed(path, exc.reason, retryable=True) from exc
         except GitHubError as exc:
             raise FetchFailed(path, exc.message, retryable=exc.status != 404) from exc
 
