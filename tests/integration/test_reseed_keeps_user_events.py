@@ -45,7 +45,7 @@ def test_reseed_keeps_the_users_own_events(dynamodb: Any, settings: Settings) ->
     assert result.how == "snapshot"
     assert meta.get_format("Modern") == mine
     assert meta.format_days("Modern", DEMO_DAY, DEMO_DAY)[0].data["tournaments"] == day
-    assert "kept 1 event(s) of your own: 1 day(s) rebuilt to count them" in "\n".join(result.lines())
+    assert "kept 2 event(s) of your own (1 day(s) rebuilt to count them)" in "\n".join(result.lines())
     # and ingesting the user's files again changes nothing
     again = ingest_tournament_sources(files, meta, classifier)
     assert again.outcomes["unchanged"] == 2, again.summary()

@@ -18,10 +18,9 @@ class RepairReport:
 
     def lines(self) -> list[str]:
         changed = [day for day in self.rebuilt if day.changed]
-        head = (
-            f"repair: {self.days_checked} days checked, {len(changed)} changed, "
-            f"{len(self.rebuilt) - len(changed)} rewritten unchanged (archetype items completed)"
-        )
+        head = f"repair: {self.days_checked} days checked, {len(self.rebuilt)} rebuilt"
+        if len(changed) < len(self.rebuilt):
+            head += f" ({len(self.rebuilt) - len(changed)} only to finish their archetype items)"
         return [head] + [f"  {_describe(day)}" for day in changed]
 
 

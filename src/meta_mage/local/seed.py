@@ -18,12 +18,12 @@ from typing import Any
 from meta_mage.analytics.aggregate import AGGREGATE_VERSION
 from meta_mage.config import DEMO_DATA_DIR, Settings
 from meta_mage.ingest.files import SourceFile, iter_archive
-from meta_mage.ingest.repair import RepairReport, repair_days
+from meta_mage.ingest.repair import repair_days
 from meta_mage.ingest.report import IngestReport
 from meta_mage.local.embedded import bulk_load
 from meta_mage.models.tournaments import FORMATS
 from meta_mage.storage.dynamo import aws_region
-from meta_mage.storage.meta import DayRebuild, MetaRepository
+from meta_mage.storage.meta import MetaRepository
 from meta_mage.storage.snapshot import (
     SNAPSHOT_FORMAT,
     Snapshot,
@@ -50,7 +50,7 @@ class SeedResult:
     why: str = ""
     items: dict[str, int] = field(default_factory=dict)
     reports: list[IngestReport] = field(default_factory=list)
-    kept: RepairReport | None = None  # a reseed's rebuild of the days holding the user's own events
+    kept: OwnEvents | None = None  # a reseed: the user's own events, counted again
 
     @property
     def ok(self) -> bool:
@@ -63,19 +63,12 @@ class SeedResult:
         if self.how == "snapshot":
             counts = ", ".join(f"{n:,} {table.removesuffix('Table').lower()}" for table, n in self.items.items())
             lines = [f"Demo data loaded from its snapshot in {self.seconds:.1f}s ({counts} items)"]
-            if self.kept and self.kept.rebuilt:
-                events = len({key for day in self.kept.rebuilt for key in day.events - _counted(day)})
-                lines.append(
-                    f"  kept {events} event(s) of your own: {len(self.kept.rebuilt)} day(s) rebuilt to count them"
-                )
+            if self.kept:
+                lines.append(f"  {self.kept.line()}")
             return lines
         return [f"Demo data ingested in {self.seconds:.1f}s ({self.why})"] + [
             "  " + line for report in self.reports for line in report.summary().splitlines()
         ]
-
-
-def _counted(day: DayRebuild) -> frozenset[str]:
-    return day.before.events if day.before else frozenset()
 
 
 def demo_digest(rules_dir: Path) -> str:
@@ -111,7 +104,7 @@ def seed_demo(settings: Settings, dynamodb: Any, reseed: bool = False) -> SeedRe
             load_items(dynamodb, names, snapshot.items)  # the DynamoDB API: any server, any load left short
         result = SeedResult("snapshot", 0.0, items=snapshot.counts)
         if reseed:
-            result.kept = keep_own_events(meta)
+            result.kept = keep_own_events(meta, snapshot_events(snapshot))
     else:
         result = SeedResult("ingest", 0.0, why=why, reports=ingest_demo(settings, dynamodb))
     if result.ok:
@@ -136,14 +129,38 @@ def why_not_snapshot(digest: str, stored: str | None, meta: MetaRepository) -> s
     return None
 
 
-def keep_own_events(meta: MetaRepository) -> RepairReport:
+@dataclass(frozen=True)
+class OwnEvents:
+    """The events a reseed found beside the demo's, and the days it rebuilt to count them."""
+
+    events: int
+    days_rebuilt: int
+
+    def line(self) -> str:
+        if not self.events:
+            return "no event of your own to keep"
+        return f"kept {self.events} event(s) of your own ({self.days_rebuilt} day(s) rebuilt to count them)"
+
+
+def keep_own_events(meta: MetaRepository, demo_events: set[str]) -> OwnEvents:
     """After the snapshot is put over tables that may hold events of the user's own: the snapshot replaced
     the demo's own items only (it deletes nothing), but its days and format registry do not count those
     events. Rebuild the days that miss one, then every format's registry."""
     report = repair_days(meta)
+    own = 0
     for fmt in FORMATS:
         meta.refresh_format(fmt)
-    return report
+        own += sum(len(keys - demo_events) for keys in meta.stored_event_days(fmt).values())
+    return OwnEvents(own, len(report.rebuilt))
+
+
+def snapshot_events(snapshot: Snapshot) -> set[str]:
+    """The event keys the snapshot holds (its event headers)."""
+    return {
+        item["pk"]["S"].removeprefix("EVENT#")
+        for item in snapshot.items.get("MetaTable", [])
+        if item["sk"]["S"] == "#HEADER" and item["pk"]["S"].startswith("EVENT#")
+    }
 
 
 def _short(counts: dict[str, int], expected: dict[str, int]) -> bool:
