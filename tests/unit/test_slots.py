@@ -12,7 +12,14 @@ from meta_mage.agent.state import RouteDecision, TurnContext
 from tests.unit.routing_data import DECK
 
 CLARIFY = RouteDecision(workflow="clarify", confidence=0)
-STALE = {"card_details": None, "matchup_stats": None, "suggested_archetype": None, "rejected_archetype": None}
+STALE = {
+    "card_details": None,
+    "matchup_stats": None,
+    "suggested_archetype": None,
+    "rejected_archetype": None,
+    "deck_format": None,
+    "deck_archetype": None,
+}
 DERIVED = {"card_details": [{"name": "Mountain"}], "matchup_stats": {"format": "Modern"}}
 
 
@@ -94,8 +101,38 @@ MERGES: list[tuple[dict[str, Any], RouteDecision, dict[str, Any] | None, str, st
         None,
         f"my deck\n{DECK}",
         None,
-        {"deck_text": DECK},
-    ),  # the same
+        {"deck_text": DECK, "deck_format": "Modern", "deck_archetype": "Boros Energy"},
+    ),  # the same list: confirmed in Modern as Boros Energy, which stay with it
+    # back to the deck after a question about another format: the deck's own format and archetype return
+    (
+        {"format": "Pioneer", "deck_text": DECK, "deck_format": "Modern", "deck_archetype": "Boros Energy", **DERIVED},
+        decide("deck_coaching", opponent="Jeskai Blink"),
+        None,
+        "back to my deck: how do I play against Jeskai Blink?",
+        None,
+        {
+            "format": "Modern",
+            "archetype": "Boros Energy",
+            "opponent_archetype": "Jeskai Blink",
+            "matchup_stats": None,
+            "suggested_archetype": None,
+        },
+    ),
+    # ...unless the message names a format: then the deck is looked at there
+    (
+        {"format": "Modern", "deck_text": DECK, "deck_format": "Modern", "deck_archetype": "Boros Energy"},
+        decide("deck_coaching", format="Pioneer"),
+        None,
+        "how does my deck do in Pioneer?",
+        None,
+        {
+            "format": "Pioneer",
+            "matchup_stats": None,
+            "suggested_archetype": None,
+            "archetype": None,
+            "opponent_archetype": None,
+        },
+    ),
     (
         {"deck_text": "old"},
         decide("deck_coaching"),

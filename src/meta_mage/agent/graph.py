@@ -44,6 +44,7 @@ from meta_mage.agent.router import (
     tidy,
 )
 from meta_mage.agent.state import (
+    DEFAULT_TASK,
     TURN_OPEN,
     WORKFLOW_TASKS,
     ConversationState,
@@ -152,11 +153,16 @@ async def route(state: ConversationState, *, deps: AgentDeps) -> dict[str, Any]:
     if decision is None:
         asked = resumed_question(message, view)
         decision = await rule_route(message, view, deps.lookups, asked)
-        if asked:
+        pending = pending_of(view)
+        if asked and pending is not None and pending.workflow is not None:
+            # an answer to the coach's question: the interrupted request stays the request. Its workflow is
+            # kept; a meta or draft task is read again with the answer (a format names the archetypes it
+            # could not match before), a deck's task as it was asked beside the list
             question = f"{asked}\n{message}"
-            pending = pending_of(view)
-            if pending is not None and pending.workflow == "deck_coaching" == decision.workflow:
-                decision = decision.model_copy(update={"task": pending.task or decision.task})  # the list's task
+            if decision.workflow != pending.workflow or pending.workflow == "deck_coaching":
+                task = pending.task or DEFAULT_TASK.get(pending.workflow, "none")
+                decision = decision.model_copy(update={"workflow": pending.workflow, "task": task})
+            decision = decision.model_copy(update={"confidence": max(decision.confidence, 0.9)})
     decision = tidy(decision, message)
     draft_id = await deps.lookups.resolve_draft(decision.draft) if decision.draft else None
     updates = merge_slots(state, decision, context, message, draft_id)

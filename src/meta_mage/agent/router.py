@@ -57,7 +57,8 @@ _WHAT_TO_PLAY = (
     r"|\bwhat'?s good\b|\bwhat is good\b|\bbest decks?\b|\bwhich decks?\b.{0,20}\b(good|best|strong)"
 )
 _BARE_DAYS = re.compile(r"\s*(?:(?:and\s+)?(?:what|how) about\s+(?:the\s+last\s+)?)?(\d{1,6})\s*\??\s*", re.I)
-_ANSWERABLE = {"format", "days", "draft"}  # what a short answer can fill in for the pending question
+# what a short answer can fill in for the pending question; for a deck, its archetype too ("yes"/"no" included)
+_ANSWERABLE = {"format", "days", "draft"}
 _COMMON_WORDS = {
     "deck", "decks", "mono", "control", "aggro", "combo", "midrange", "tempo", "ramp", "the", "against",
     "good", "best", "meta", "modern", "legacy", "pauper", "pioneer", "standard", "vintage", "with", "from",
@@ -291,14 +292,18 @@ def _has(pattern: str, text: str) -> bool:
 
 
 def resumed_question(message: str, state: ConversationState) -> str | None:
-    """The question a short answer completes ("Modern" or "30" after the coach asked for the format or
-    the window), without any decklist (that is in the state already); None when ``message`` is not such
-    an answer. The two are routed together, so nothing that question named is lost."""
+    """The question ``message`` answers when the coach is waiting for one (a format, a window, a draft,
+    "yes, that's my deck", an archetype), without any decklist (that is in the state already); None when
+    ``message`` is a new request: a new list, or words that ask for something. The two are routed together,
+    and the pending task stays the task, so nothing that question named is lost."""
     pending = pending_of(state)
     asked = pending.route.question if pending is not None and pending.route is not None else None
-    if not asked or pending is None or pending.missing not in _ANSWERABLE:
+    if not asked or pending is None or extract_decklist(message):
         return None
-    if extract_decklist(message) or _has(_REQUEST_WORDS, message):
+    confirming = pending.missing == "archetype_confirmation" and (_YES.match(message) or _NO.match(message))
+    deck_slots = {"archetype", "archetype_confirmation"} if pending.workflow == "deck_coaching" else set()
+    answerable = _ANSWERABLE | deck_slots
+    if not confirming and (pending.missing not in answerable or _has(_REQUEST_WORDS, message)):
         return None  # a new request, not an answer
     deck = extract_decklist(asked)
     return str(asked.replace(deck, " ") if deck else asked)
@@ -322,7 +327,10 @@ async def rule_route(
     if days is None and (expecting_days or state.get("current_workflow") in ("meta_research", "deck_coaching")):
         bare = _BARE_DAYS.fullmatch(reply)  # "30" or "what about 30?" right after an answer over a window
         days = int(bare.group(1)) if bare and int(bare.group(1)) >= 1 else None
-    active_format = fmt or state.get("format")
+    # a question about the pasted deck reads names in the deck's format, whatever the last question was about
+    deck_format = state.get("deck_format")
+    about_deck = _has(r"\b(my|deck|list|sideboard|mainboard|how (should|do|can) i)\b", question)
+    active_format = fmt or (deck_format if about_deck else None) or state.get("format")
     window = days or state.get("days") or NAMES_DAYS  # the names of the window the turn is about
     names = await lookups.archetypes(active_format, window) if active_format else []
     mentioned = find_archetypes(question, names)
@@ -334,7 +342,7 @@ async def rule_route(
     new_filter = _card_filter(question)
     confirms: bool | None = None
     if state.get("suggested_archetype") and not state.get("archetype"):
-        confirms = True if _YES.match(question) else False if _NO.match(question) else None
+        confirms = True if _YES.match(reply) else False if _NO.match(reply) else None
 
     slots: dict[str, Any] = {"format": fmt, "days": days, "archetype": archetype, "opponent": opponent}
     if days is not None and days > MAX_DAYS:  # a bare "999": said and clamped, as tidy does for "999 days"
@@ -343,7 +351,7 @@ async def rule_route(
     slots["confirms_archetype"] = confirms
 
     draft_words = _has(_DRAFT_WORDS, question)
-    has_deck = bool(state.get("card_details") or state.get("archetype"))
+    has_deck = bool(state.get("deck_text") or state.get("card_details") or state.get("archetype"))
     my_deck = _has(r"\b(my|i'?m|i am|i)\b.{0,30}\b(deck|list|75|sideboard|mainboard|main deck|play(ing)?)\b", question)
     # with a deck on the table, "my worst matchups" / "its win rate" mean that deck's
     my_deck = my_deck or (has_deck and _has(r"\b(its|it'?s|it|my)\b.{0,30}\b(matchups?|win ?rate|spread)\b", question))
@@ -424,7 +432,10 @@ def _deck_task(text: str, opponent: str | None, pasted: bool) -> str:
         return "optimize_sideboard"
     if _has(r"\b(mainboard|main deck|flex|optimi[sz]e|improve|swaps?|cuts?)\b", text):
         return "optimize_mainboard"
-    if opponent or _has(r"\b(how (should|do|can) i (play|beat|win)|strategy|game ?plan|mulligan)\b", text):
+    # "how should I sideboard against X?": the matchup's guide, even before X can be matched to a name
+    named_opponent = _OPPONENT_CUE.search(text) and _has(r"\b(sideboard(ing)?|how (should|do|can) i)\b", text)
+    plays = _has(r"\b(how (should|do|can) i (play|beat|win)|strategy|game ?plan|mulligan)\b", text)
+    if opponent or named_opponent or plays:
         return "strategy"
     if _has(r"\b(matchups?|spread|good|bad|worst|best|win ?rate|how (does|do|is) my)\b", text):
         return "deck_matchups"
@@ -538,9 +549,25 @@ def merge_slots(
     elif decision.confirms_archetype is False and suggested and not current("archetype"):
         updates.update(suggested_archetype=None, rejected_archetype=suggested)
 
+    if (  # back to the deck after questions about another format: the deck keeps its own format and archetype
+        decision.workflow == "deck_coaching"
+        and not decision.format
+        and not (context and context.format)
+        and state.get("deck_format")
+        and current("deck_text") == state.get("deck_text")
+        and current("format") != state.get("deck_format")
+    ):
+        updates.update(format=state.get("deck_format"), archetype=state.get("deck_archetype"))
     if current("deck_text") != state.get("deck_text"):
         # a new list: what was derived from the old one no longer holds
-        updates.update(card_details=None, matchup_stats=None, suggested_archetype=None, rejected_archetype=None)
+        updates.update(
+            card_details=None,
+            matchup_stats=None,
+            suggested_archetype=None,
+            rejected_archetype=None,
+            deck_format=None,
+            deck_archetype=None,
+        )
         if "archetype" not in updates or updates["archetype"] == state.get("archetype"):
             updates["archetype"] = (context.archetype if context else None) or None
     if state.get("format") and current("format") != state.get("format"):
@@ -550,4 +577,9 @@ def merge_slots(
                 updates[key] = None
     if current("archetype") != state.get("archetype"):
         updates["matchup_stats"] = None
+    deck_identity = (current("format"), current("archetype"))
+    recorded = (current("deck_format"), current("deck_archetype"))
+    confirmed = decision.workflow == "deck_coaching" and current("deck_text") and all(deck_identity)
+    if confirmed and deck_identity != recorded:
+        updates.update(deck_format=deck_identity[0], deck_archetype=deck_identity[1])
     return updates

@@ -127,6 +127,8 @@ class ConversationState(TypedDict, total=False):
     matchup_stats: dict[str, Any] | None
     suggested_archetype: str | None
     rejected_archetype: str | None  # a suggestion the user said "no" to: not suggested again
+    deck_format: str | None  # the format and archetype the pasted deck was confirmed in: they stay with the deck
+    deck_archetype: str | None  # when a question about another format comes between
     # session context from /welcome
     tool_catalog: list[dict[str, Any]] | None
     available_formats: list[str] | None
