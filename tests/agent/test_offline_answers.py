@@ -263,3 +263,13 @@ async def test_short_names_reach_the_right_decks(offline: Conversations, modern_
     stats = call(modern_world, "get_deck_matchup_stats", format="Modern", archetype="Izzet Prowess", days=30)
     cell = next(c for c in stats["matchups"] if c["opponent"] == "Domain Zoo")
     assert "**Izzet Prowess in Modern**" in turn.text and f"Against **Domain Zoo**: {rate(cell)}" in turn.text
+
+
+async def test_a_composed_answer_streams_a_paragraph_or_table_per_event(offline: Conversations) -> None:
+    # Given the matchup grid, a long answer with a table
+    turn = await run_turn(offline, "What are the matchups in Modern over the last 30 days?")
+    pieces = [e.data["text"] for e in turn.events if e.event == "content"]
+    # Then each content event is one paragraph (or one whole table), not one word (574 events before)
+    assert "".join(pieces) == turn.text and "|---|" in turn.text
+    assert len(pieces) == len([p for p in turn.text.split("\n\n") if p.strip()]) < 20
+    assert all("\n\n" not in piece.rstrip("\n") for piece in pieces)

@@ -106,14 +106,16 @@ def _display_arguments(arguments: dict[str, Any]) -> dict[str, Any]:
     return {key: SHOWN_AS[key](value) if key in SHOWN_AS else value for key, value in arguments.items()}
 
 
-def _chunks(text: str) -> list[str]:
-    return re.findall(r"\S+\s*|\s+", text) or [text]
+def _paragraphs(text: str) -> list[str]:
+    """``text`` cut after each blank line: a paragraph, a list or a whole table per piece."""
+    return [piece for piece in re.split(r"(?<=\n\n)(?=\S)", text) if piece] or [text]
 
 
 def say(text: str) -> None:
-    """The answer as ``content`` events, word by word."""
+    """A composed answer (offline, or a guard's question) as ``content`` events, a paragraph (or table) each;
+    an LLM's answer streams as the model writes it."""
     writer = get_stream_writer()
-    for piece in _chunks(text):
+    for piece in _paragraphs(text):
         writer({"event": "content", "data": {"text": piece}})
 
 
