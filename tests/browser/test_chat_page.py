@@ -213,3 +213,25 @@ async def test_the_page_has_no_serious_accessibility_problems(
     serious = [v for v in violations if v["impact"] in ("serious", "critical")]
     print(f"\naxe at {width}x{height}: {len(violations)} violations, {len(serious)} serious or critical: {violations}")
     assert serious == [], serious
+
+
+@pytest.mark.parametrize(("width", "height"), [(1280, 900), (375, 800)])
+async def test_a_question_with_a_pasted_deck_is_answered_after_the_coachs_questions(
+    server: str, browser: Browser, width: int, height: int
+) -> None:
+    """The exchange of issue 22: a question and a list in a fresh conversation, then the answers to the
+    coach's questions; the page sends no window of its own, so the coach asks for it as everywhere."""
+    deck, _ = modern_deck("Boros Energy")
+    async with open_tab(browser, f"{server}/", width, height) as tab:
+        await tab.welcomed()
+        assert await tab.evaluate("document.getElementById('days').value") == ""
+        for turn, message in enumerate(
+            [f"What are my worst matchups?\n{deck}", "Modern", "30", "yes, that's my deck"], start=1
+        ):
+            await tab.evaluate(f"send({json.dumps(message)})")
+            await tab.turns_done(turn)
+        answer = await tab.evaluate("[...document.querySelectorAll('.assistant')].pop().innerText")
+        assert "Boros Energy in Modern" in answer and "Worst matchups" in answer, answer
+        state = await tab.evaluate("document.getElementById('state').innerText")
+        assert "Window\nLast 30 days" in state
+        await tab.screenshot(f"deck-first-{width}x{height}.png")
