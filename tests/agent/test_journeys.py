@@ -4,12 +4,18 @@ questions in, the last answer is the question first asked, about the deck and ar
 from __future__ import annotations
 
 import itertools
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from typing import Any
 
+import httpx
 import pytest
 
 from meta_mage.agent.conversation import Conversations
+from meta_mage.api.factory import build_app
+from meta_mage.local.chat_client import sse_events
 from tests.agent.conftest import modern_deck, run_turn
+from tests.servers import serving
 
 DECK_TASKS = {  # the question, and the tool whose answer is the answer to it
     "deck_matchups": ("What are my worst matchups?", "get_deck_matchup_stats"),
@@ -59,8 +65,46 @@ def with_carries(question: str, carries: str) -> str:
     return question[:-1] + CARRIES[carries] + "?" if question.endswith("?") else question + CARRIES[carries]
 
 
-async def play(offline: Conversations, journey: Journey) -> tuple[list[str], str, dict[str, object]]:
-    """Run the journey; answer whatever the coach asks; return the last turn's tools, text and state."""
+@dataclass
+class Reply:
+    text: str
+    tools: list[str]
+    state: dict[str, Any]
+    conversation_id: str | None
+
+
+Send = Callable[[str, "str | None"], Awaitable[Reply]]
+
+
+def in_process(offline: Conversations) -> Send:
+    async def send(message: str, conversation_id: str | None) -> Reply:
+        turn = await run_turn(offline, message, conversation_id)
+        return Reply(turn.text, turn.tools(), turn.state, turn.conversation_id)
+
+    return send
+
+
+def over_http(client: httpx.AsyncClient) -> Send:
+    async def send(message: str, conversation_id: str | None) -> Reply:
+        response = await client.post("/chat", json={"message": message, "conversation_id": conversation_id})
+        assert response.status_code == 200, response.text
+        reply = Reply("", [], {}, conversation_id)
+        for event, data in sse_events(response.text):
+            if event == "metadata":
+                reply.conversation_id = data["conversation_id"]
+            elif event == "content":
+                reply.text += data["text"]
+            elif event == "tool_call" and data["status"] == "calling":
+                reply.tools.append(data["tool"])
+            elif event == "state":
+                reply.state = data
+        return reply
+
+    return send
+
+
+async def play(send: Send, journey: Journey) -> Reply:
+    """Run the journey; answer whatever the coach asks; return the last turn."""
     deck, _ = modern_deck("Boros Energy")
     question, _tool = DECK_TASKS.get(journey.task) or META_TASKS[journey.task]
     question = with_carries(question, journey.carries)
@@ -73,16 +117,13 @@ async def play(offline: Conversations, journey: Journey) -> tuple[list[str], str
     else:  # the deck, a question about something else answered in between, then the deck's question
         opening = [deck, "what are the top decks in Modern over the last 14 days?", f"back to my deck: {question}"]
     answers = list(ANSWERS[journey.answers])
-    cid = None
-    turn = None
+    reply = Reply("", [], {}, None)
     sent = list(opening)
     for _ in range(10):
-        message = sent.pop(0)
-        turn = await run_turn(offline, message, cid)
-        cid = turn.conversation_id
+        reply = await send(sent.pop(0), reply.conversation_id)
         if sent:
             continue
-        text = turn.text
+        text = reply.text
         if "Is that right?" in text:
             sent.append("yes, that's my deck")
         elif ("Which format" in text or "How many days" in text) and answers:
@@ -91,16 +132,29 @@ async def play(offline: Conversations, journey: Journey) -> tuple[list[str], str
             sent.append("Modern" if "Which format" in text else "30")
         else:
             break
-    assert turn is not None
-    return turn.tools(), turn.text, turn.state
+    return reply
+
+
+def check(journey: Journey, reply: Reply) -> None:
+    _question, tool = DECK_TASKS.get(journey.task) or META_TASKS[journey.task]
+    assert tool in reply.tools, f"{journey.id}: ended with {reply.tools}: {reply.text[:300]}"
+    if journey.task in DECK_TASKS:
+        assert (reply.state.get("format"), reply.state.get("archetype")) == ("Modern", "Boros Energy"), reply.state
+        if journey.task in ("strategy", "sideboard guide"):
+            assert "**Boros Energy vs Jeskai Blink**" in reply.text
 
 
 @pytest.mark.parametrize("journey", JOURNEYS, ids=[j.id for j in JOURNEYS])
 async def test_the_last_answer_is_the_question_first_asked(offline: Conversations, journey: Journey) -> None:
-    tools, text, state = await play(offline, journey)
-    _question, tool = DECK_TASKS.get(journey.task) or META_TASKS[journey.task]
-    assert tool in tools, f"{journey.id}: ended with {tools}: {text[:300]}"
-    if journey.task in DECK_TASKS:
-        assert (state.get("format"), state.get("archetype")) == ("Modern", "Boros Energy"), state
-        if journey.task in ("strategy", "sideboard guide"):
-            assert "**Boros Energy vs Jeskai Blink**" in text
+    check(journey, await play(in_process(offline), journey))
+
+
+OVER_HTTP = JOURNEYS[::3]  # every kind of journey, a third of them, through /chat on real uvicorn
+
+
+async def test_journeys_over_http(modern_world: dict[str, Any]) -> None:
+    assert len(OVER_HTTP) >= 30
+    with serving(build_app(modern_world["settings"], modern_world["db"])) as url:
+        async with httpx.AsyncClient(base_url=url, timeout=60) as client:
+            for journey in OVER_HTTP:
+                check(journey, await play(over_http(client), journey))
