@@ -8,7 +8,8 @@ import functools
 import logging
 import re
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any, TypeVar, cast
 
 from langchain_core.language_models import BaseChatModel
@@ -56,6 +57,15 @@ _WHAT_TO_PLAY = (
     r"\bwhat\b.{0,25}\b(should|could|can|to|would you)\b.{0,12}\b(play|pick up|bring|take|run|sleeve)\b"
     r"|\bwhat'?s good\b|\bwhat is good\b|\bbest decks?\b|\bwhich decks?\b.{0,20}\b(good|best|strong)"
 )
+_MY_DECK = r"\b(my|i'?m|i am|i)\b.{0,30}\b(deck|list|75|sideboard|mainboard|main deck|play(ing)?)\b"
+_ITS_RECORD = r"\b(its|it'?s|it|my)\b.{0,30}\b(matchups?|win ?rate|spread)\b"
+_COACHING = r"\b(optimi[sz]e|improve|sideboard|mainboard|flex|swap|mulligan|how (should|do|can) i)\b"
+_META_WORDS = (
+    r"\b(meta|metagame|top|best|good|tier|most played|popular|archetypes?|win ?rates?|matchups?|share|trend\w*"
+    r"|rank|how does|how do .* do|vs\.?|versus|against)\b"
+)
+_VERSUS = r"\b(matchups?|vs\.?|versus|against|beat|spread|how does)\b"
+_GRID = r"\b(matchups?|spread|against each other|head[- ]to[- ]head)\b"
 _BARE_DAYS = re.compile(r"\s*(?:(?:and\s+)?(?:what|how) about\s+(?:the\s+last\s+)?)?(\d{1,6})\s*\??\s*", re.I)
 # what a short answer can fill in for the pending question; for a deck, its archetype too ("yes"/"no" included)
 _ANSWERABLE = {"format", "days", "draft"}
@@ -309,122 +319,214 @@ def resumed_question(message: str, state: ConversationState) -> str | None:
     return str(asked.replace(deck, " ") if deck else asked)
 
 
-async def rule_route(
-    message: str, state: ConversationState, lookups: Lookups, asked: str | None = None
-) -> RouteDecision:
-    """Offline routing: keywords and patterns, with the conversation's state to resolve follow-ups.
-    ``asked`` is the question ``message`` answers (see ``resumed_question``): the two are read as one
-    request, with the format and window the answer gives winning over the question's."""
-    text = message.strip()
-    awaiting = pending_of(state)
-    pending = awaiting or Pending()
+@dataclass(frozen=True)
+class Reading:
+    """What one message says (with the question it answers, if any), read once: the slots it fills and the
+    cues that name a workflow. Routing is then a lookup in ``CLAIMS``, not a chain of tests."""
+
+    question: str  # the question answered, then the reply, without any decklist
+    has_decklist: bool
+    slots: dict[str, Any]  # format, days (days_asked), archetype, opponent, has_decklist, confirms_archetype
+    draft: str | None  # a draft the message names
+    card_filter: dict[str, str] | None  # colour, type, card or drafter asked about in a pool
+    confirms: bool | None  # yes/no to the suggested archetype
+    draft_words: bool  # names a cube draft or its pool
+    in_cube: bool  # the pending or current request is about a cube draft
+    my_deck: bool  # names the player's own deck
+    coaching: bool  # asks for coaching (optimise, sideboard, how should I…)
+    meta_words: bool  # asks about the format's metagame
+    has_deck: bool  # a deck is on the table (pasted now or earlier)
+
+
+async def read_message(message: str, state: ConversationState, lookups: Lookups, asked: str | None) -> Reading:
+    """The slots and cues of ``message``; ``asked`` is the question it answers (see ``resumed_question``)."""
     deck = extract_decklist(message)  # the message as tidy and merge_slots ask: read once (the same list as text's)
+    text = message.strip()
     reply = text.replace(deck, " ") if deck else text
     question = f"{asked}\n{reply}" if asked else reply
-    expecting_days = pending.missing == "days"
     fmt = find_format(reply) or (find_format(asked) if asked else None)
+    days = _read_days(reply, asked, state)
+    archetype, opponent = await _read_names(question, fmt, days, state, lookups)
+    pending = pending_of(state) or Pending()
+    in_cube = "cube_draft" in (pending.workflow, state.get("current_workflow"))
+    draft_words = _has(_DRAFT_WORDS, question)
+    draft = await lookups.resolve_draft(question) if draft_words or in_cube else None
+    card_filter = _card_filter(question)
+    pool_id = draft or (state.get("draft_id") if draft_words or in_cube else None)
+    if pool_id and (draft_words or in_cube):  # a card or a drafter named in a question about the pool
+        card_filter = {**(card_filter or {}), **await _pool_names(question, await lookups.pool(pool_id))} or None
+    confirms: bool | None = None
+    if state.get("suggested_archetype") and not state.get("archetype"):
+        confirms = True if _YES.match(reply) else False if _NO.match(reply) else None
+    slots: dict[str, Any] = {"format": fmt, "days": days, "archetype": archetype, "opponent": opponent}
+    if days is not None and days > MAX_DAYS:  # a bare "999": said and clamped, as tidy does for "999 days"
+        slots.update(days=MAX_DAYS, days_asked=days)
+    slots.update(has_decklist=deck is not None, confirms_archetype=confirms)
+    has_deck = bool(state.get("deck_text") or state.get("card_details") or state.get("archetype"))
+    # "what should I play in Pauper?" asks which deck is good: the format's rankings, not the user's list
+    what_to_play = _has(_WHAT_TO_PLAY, question) and deck is None
+    # with a deck on the table, "my worst matchups" / "its win rate" mean that deck's
+    my_deck = _has(_MY_DECK, question) or (has_deck and _has(_ITS_RECORD, question))
+    return Reading(
+        question=question,
+        has_decklist=deck is not None,
+        slots=slots,
+        draft=draft,
+        card_filter=card_filter,
+        confirms=confirms,
+        draft_words=draft_words,
+        in_cube=in_cube,
+        my_deck=my_deck and not what_to_play,
+        coaching=_has(_COACHING, question),
+        meta_words=_has(_META_WORDS, question) or what_to_play,
+        has_deck=has_deck,
+    )
+
+
+def _read_days(reply: str, asked: str | None, state: ConversationState) -> int | None:
+    """The window the reply (else the question it answers) names; a bare number right after a question about
+    a window, or one over a window, is one."""
+    expecting_days = (pending_of(state) or Pending()).missing == "days"
     days = find_days(reply, expecting_days) or (find_days(asked) if asked else None)
     if days is None and (expecting_days or state.get("current_workflow") in ("meta_research", "deck_coaching")):
         bare = _BARE_DAYS.fullmatch(reply)  # "30" or "what about 30?" right after an answer over a window
         days = int(bare.group(1)) if bare and int(bare.group(1)) >= 1 else None
-    # a question about the pasted deck reads names in the deck's format, whatever the last question was about
-    deck_format = state.get("deck_format")
+    return days
+
+
+async def _read_names(
+    question: str, fmt: str | None, days: int | None, state: ConversationState, lookups: Lookups
+) -> tuple[str | None, str | None]:
+    """The archetype and the opponent ``question`` names, matched against the names of the format it is about:
+    a question about the pasted deck reads names in the deck's format, whatever the last question was about."""
     about_deck = _has(r"\b(my|deck|list|sideboard|mainboard|how (should|do|can) i)\b", question)
-    active_format = fmt or (deck_format if about_deck else None) or state.get("format")
+    active_format = fmt or (state.get("deck_format") if about_deck else None) or state.get("format")
     window = days or state.get("days") or NAMES_DAYS  # the names of the window the turn is about
     names = await lookups.archetypes(active_format, window) if active_format else []
     mentioned = find_archetypes(question, names)
     cue = _OPPONENT_CUE.search(question)
     opponent = next((n for pos, n in mentioned if cue and pos > cue.start()), None)
     archetype = next((n for pos, n in mentioned if n != opponent), None)
-    in_cube = "cube_draft" in (pending.workflow, state.get("current_workflow"))
-    draft = await lookups.resolve_draft(question) if _has(_DRAFT_WORDS, question) or in_cube else None
-    new_filter = _card_filter(question)
-    confirms: bool | None = None
-    if state.get("suggested_archetype") and not state.get("archetype"):
-        confirms = True if _YES.match(reply) else False if _NO.match(reply) else None
+    return archetype, opponent
 
-    slots: dict[str, Any] = {"format": fmt, "days": days, "archetype": archetype, "opponent": opponent}
-    if days is not None and days > MAX_DAYS:  # a bare "999": said and clamped, as tidy does for "999 days"
-        slots.update(days=MAX_DAYS, days_asked=days)
-    slots["has_decklist"] = deck is not None
-    slots["confirms_archetype"] = confirms
 
-    draft_words = _has(_DRAFT_WORDS, question)
-    has_deck = bool(state.get("deck_text") or state.get("card_details") or state.get("archetype"))
-    my_deck = _has(r"\b(my|i'?m|i am|i)\b.{0,30}\b(deck|list|75|sideboard|mainboard|main deck|play(ing)?)\b", question)
-    # with a deck on the table, "my worst matchups" / "its win rate" mean that deck's
-    my_deck = my_deck or (has_deck and _has(r"\b(its|it'?s|it|my)\b.{0,30}\b(matchups?|win ?rate|spread)\b", question))
-    # "what should I play in Pauper?" asks which deck is good: the format's rankings, not the user's list
-    what_to_play = _has(_WHAT_TO_PLAY, question) and deck is None
-    my_deck = my_deck and not what_to_play
-    coaching = _has(r"\b(optimi[sz]e|improve|sideboard|mainboard|flex|swap|mulligan|how (should|do|can) i)\b", question)
-    meta_words = (
-        _has(
-            r"\b(meta|metagame|top|best|good|tier|most played|popular|archetypes?|win ?rates?|matchups?|share|trend\w*"
-            r"|rank|how does|how do .* do|vs\.?|versus|against)\b",
-            question,
-        )
-        or what_to_play
-    )
+TaskChoice = tuple[str, dict[str, Any]]  # a task and the slots its choice adds
 
-    pool_id = draft or (state.get("draft_id") if draft_words or in_cube else None)
-    if pool_id and (draft_words or in_cube):  # a card or a drafter named in a question about the pool
-        new_filter = {**(new_filter or {}), **await _pool_names(question, await lookups.pool(pool_id))} or None
 
-    if deck or (my_deck and not draft_words) or (coaching and (has_deck or my_deck)):
-        workflow, confidence = "deck_coaching", 0.9
-        task = _deck_task(question, opponent, deck is not None)
-    elif draft_words or draft:
-        workflow, confidence = "cube_draft", 0.9
-        task = "list_drafts" if _has(r"\b(which|what|list)\b.{0,20}\bdrafts\b", question) else "draft_pool"
-        slots["draft"] = draft
-        slots["card_filter"] = new_filter
-    elif confirms is not None:
-        workflow, confidence = "deck_coaching", 0.9
-        task = pending.task or "deck_review"
-    elif meta_words or (archetype and not opponent and fmt):  # "tell me about Izzet Prowess in Modern"
-        workflow, confidence = "meta_research", 0.85
-        if (
-            _has(r"\b(matchups?|vs\.?|versus|against|beat|spread|how does)\b", question) and (archetype or opponent)
-        ) or _has(r"\b(matchups?|spread|against each other|head[- ]to[- ]head)\b", question):
-            task = "matchups"
-        elif _has(r"\b(list|which|what|all)\b.{0,20}\barchetypes\b", question):
-            task = "archetypes"
-        elif archetype and not _has(r"\b(meta ?share|share|rank|popular|most played|top)\b", question):
-            task = "matchups"  # "tell me about Izzet Prowess", "is Jeskai Blink good in Modern?"
-        else:
-            task = "rankings"  # "what's the meta share of Doomsday?" shows Doomsday's row
-        last = route_of(state) or Route()
-        if (  # "and against Domain Zoo?" after "How does Boros Energy do against Jeskai Blink?"
-            task == "matchups"
-            and opponent
-            and not archetype
-            and _FOLLOW_UP.match(question)
-            and last.task == "matchups"
-            and last.archetype not in (None, opponent)
-            and (not fmt or fmt == state.get("format"))
-        ):
-            slots["archetype"] = last.archetype
-    elif (awaiting or state.get("current_workflow")) and (
-        any(slots[k] for k in ("format", "days", "archetype", "opponent")) or (in_cube and (draft or new_filter))
-    ):
-        workflow = pending.workflow or state.get("current_workflow") or "clarify"
-        task = pending.task or state.get("current_task") or DEFAULT_TASK.get(workflow, "none")
-        confidence = 0.8 if awaiting else 0.7
-        # a follow-up that only changes the window or format keeps what the last request was about
-        last = pending.route or route_of(state) or Route()
-        if workflow == "cube_draft":
-            slots["card_filter"] = new_filter or last.card_filter
-            slots["draft"] = draft
-            if new_filter or draft:  # "what about red instants?" asks about the pool
-                task = "draft_pool"
-        elif workflow == "meta_research" and (not fmt or fmt == state.get("format")):  # names are per format
-            for key in ("archetype", "opponent"):
-                slots[key] = slots[key] or getattr(last, key)
+def _coaching_task(reading: Reading, state: ConversationState) -> TaskChoice:
+    return _deck_task(reading.question, reading.slots["opponent"], reading.has_decklist), {}
+
+
+def _draft_task(reading: Reading, state: ConversationState) -> TaskChoice:
+    listing = _has(r"\b(which|what|list)\b.{0,20}\bdrafts\b", reading.question)
+    return ("list_drafts" if listing else "draft_pool"), {"draft": reading.draft, "card_filter": reading.card_filter}
+
+
+def _confirmed_task(reading: Reading, state: ConversationState) -> TaskChoice:
+    return (pending_of(state) or Pending()).task or "deck_review", {}
+
+
+def _meta_task(reading: Reading, state: ConversationState) -> TaskChoice:
+    question, archetype, opponent = reading.question, reading.slots["archetype"], reading.slots["opponent"]
+    if (_has(_VERSUS, question) and (archetype or opponent)) or _has(_GRID, question):
+        task = "matchups"
+    elif _has(r"\b(list|which|what|all)\b.{0,20}\barchetypes\b", question):
+        task = "archetypes"
+    elif archetype and not _has(r"\b(meta ?share|share|rank|popular|most played|top)\b", question):
+        task = "matchups"  # "tell me about Izzet Prowess", "is Jeskai Blink good in Modern?"
     else:
-        workflow, task, confidence = "clarify", "none", 0.3
-    return RouteDecision(workflow=workflow, task=task, confidence=confidence, **slots)  # type: ignore[arg-type]
+        task = "rankings"  # "what's the meta share of Doomsday?" shows Doomsday's row
+    last = route_of(state) or Route()
+    fmt = reading.slots["format"]
+    if (  # "and against Domain Zoo?" after "How does Boros Energy do against Jeskai Blink?"
+        task == "matchups"
+        and opponent
+        and not archetype
+        and _FOLLOW_UP.match(question)
+        and last.task == "matchups"
+        and last.archetype not in (None, opponent)
+        and (not fmt or fmt == state.get("format"))
+    ):
+        return task, {"archetype": last.archetype}
+    return task, {}
+
+
+@dataclass(frozen=True)
+class Claim:
+    """A workflow a message names when ``names`` holds, and how its task is chosen."""
+
+    workflow: str
+    names: Callable[[Reading], bool]
+    task: Callable[[Reading, ConversationState], TaskChoice]
+    confidence: float = 0.9
+
+
+# Which workflow a message names, the most specific claim first: a pasted list or the player's own deck is
+# coaching even when the words are the meta's; a draft is named by its words; a bare yes/no confirms the
+# suggested archetype; meta words (or an archetype and a format) ask about the format. The first claim that
+# holds decides; a message none claims continues the request in progress, or is asked to clarify.
+CLAIMS: tuple[Claim, ...] = (
+    Claim(
+        "deck_coaching",
+        lambda r: r.has_decklist or (r.my_deck and not r.draft_words) or (r.coaching and (r.has_deck or r.my_deck)),
+        _coaching_task,
+    ),
+    Claim("cube_draft", lambda r: r.draft_words or bool(r.draft), _draft_task),
+    Claim("deck_coaching", lambda r: r.confirms is not None, _confirmed_task),
+    Claim(
+        "meta_research",
+        lambda r: r.meta_words or bool(r.slots["archetype"] and not r.slots["opponent"] and r.slots["format"]),
+        _meta_task,
+        0.85,
+    ),
+)
+
+
+async def rule_route(
+    message: str, state: ConversationState, lookups: Lookups, asked: str | None = None
+) -> RouteDecision:
+    """Offline routing: read the message (``read_message``), then the first of ``CLAIMS`` that holds picks the
+    workflow and task; a message that only fills slots continues the request in progress. ``asked`` is the
+    question ``message`` answers (see ``resumed_question``): the two are read as one request, with the format
+    and window the answer gives winning over the question's."""
+    reading = await read_message(message, state, lookups, asked)
+    slots = dict(reading.slots)
+    for claim in CLAIMS:
+        if claim.names(reading):
+            task, extra = claim.task(reading, state)
+            return _decision(claim.workflow, task, claim.confidence, {**slots, **extra})
+    follow_up = _continued(reading, state)
+    if follow_up is not None:
+        workflow, task, confidence, extra = follow_up
+        return _decision(workflow, task, confidence, {**slots, **extra})
+    return _decision("clarify", "none", 0.3, slots)
+
+
+def _decision(workflow: str, task: str, confidence: float, slots: dict[str, Any]) -> RouteDecision:
+    return RouteDecision.model_validate({"workflow": workflow, "task": task, "confidence": confidence, **slots})
+
+
+def _continued(reading: Reading, state: ConversationState) -> tuple[str, str, float, dict[str, Any]] | None:
+    """A message that only changes slots (a format, a window, a name, a pool filter) continues the request in
+    progress, keeping what it was about; None when there is none or the message fills nothing."""
+    awaiting = pending_of(state)
+    pending = awaiting or Pending()
+    fills = any(reading.slots[k] for k in ("format", "days", "archetype", "opponent"))
+    if not (awaiting or state.get("current_workflow")) or not (
+        fills or (reading.in_cube and (reading.draft or reading.card_filter))
+    ):
+        return None
+    workflow = pending.workflow or state.get("current_workflow") or "clarify"
+    task = pending.task or state.get("current_task") or DEFAULT_TASK.get(workflow, "none")
+    last = pending.route or route_of(state) or Route()
+    extra: dict[str, Any] = {}
+    if workflow == "cube_draft":
+        extra = {"card_filter": reading.card_filter or last.card_filter, "draft": reading.draft}
+        if reading.card_filter or reading.draft:  # "what about red instants?" asks about the pool
+            task = "draft_pool"
+    elif workflow == "meta_research" and reading.slots["format"] in (None, state.get("format")):  # names are per format
+        extra = {key: reading.slots[key] or getattr(last, key) for key in ("archetype", "opponent")}
+    return workflow, task, 0.8 if awaiting else 0.7, extra
 
 
 def _deck_task(text: str, opponent: str | None, pasted: bool) -> str:
@@ -517,47 +619,63 @@ def tidy(decision: RouteDecision, message: str) -> RouteDecision:
 def merge_slots(
     state: ConversationState, decision: RouteDecision, context: TurnContext | None, message: str, draft_id: str | None
 ) -> dict[str, Any]:
-    """State changes from dropdown context, then from the message's own slots (the message wins)."""
-    updates: dict[str, Any] = {}
-
-    def current(key: str) -> Any:
-        return updates[key] if key in updates else state.get(key)
-
-    if context:
-        if context.format:
-            updates["format"] = normalise_format(context.format)
-        for key in ("days", "archetype", "opponent_archetype", "deck_text", "draft_id"):
-            value = getattr(context, key)
-            if value:
-                updates[key] = value
-    if decision.format:
-        updates["format"] = decision.format
-    if decision.days:
-        updates["days"] = decision.days
-    if decision.opponent:
-        updates["opponent_archetype"] = decision.opponent
-    if draft_id:
-        updates["draft_id"] = draft_id
-    deck = extract_decklist(message)
-    if deck:
-        updates["deck_text"] = deck
-    if decision.workflow == "deck_coaching" and decision.archetype:
-        updates["archetype"] = decision.archetype
-    suggested = state.get("suggested_archetype")
-    if decision.confirms_archetype and suggested and not current("archetype"):
-        updates["archetype"] = suggested
-    elif decision.confirms_archetype is False and suggested and not current("archetype"):
-        updates.update(suggested_archetype=None, rejected_archetype=suggested)
-
+    """State changes from dropdown context, then from the message's own slots (the message wins), then what
+    those changes make stale."""
+    updates = {**_given(context), **_said(state, decision, message, draft_id)}
     if (  # back to the deck after questions about another format: the deck keeps its own format and archetype
         decision.workflow == "deck_coaching"
         and not decision.format
         and not (context and context.format)
         and state.get("deck_format")
-        and current("deck_text") == state.get("deck_text")
-        and current("format") != state.get("deck_format")
+        and updates.get("deck_text", state.get("deck_text")) == state.get("deck_text")
+        and updates.get("format", state.get("format")) != state.get("deck_format")
     ):
         updates.update(format=state.get("deck_format"), archetype=state.get("deck_archetype"))
+    return _stale(state, updates, decision, context)
+
+
+def _given(context: TurnContext | None) -> dict[str, Any]:
+    """The dropdowns' values, each for the slot of the same name."""
+    if context is None:
+        return {}
+    given: dict[str, Any] = {"format": normalise_format(context.format)} if context.format else {}
+    for key in ("days", "archetype", "opponent_archetype", "deck_text", "draft_id"):
+        if value := getattr(context, key):
+            given[key] = value
+    return given
+
+
+def _said(state: ConversationState, decision: RouteDecision, message: str, draft_id: str | None) -> dict[str, Any]:
+    """The slots the message fills; a yes or no to the suggested archetype."""
+    said: dict[str, Any] = {}
+    for key, value in (
+        ("format", decision.format),
+        ("days", decision.days),
+        ("opponent_archetype", decision.opponent),
+        ("draft_id", draft_id),
+        ("deck_text", extract_decklist(message)),
+        ("archetype", decision.archetype if decision.workflow == "deck_coaching" else None),
+    ):
+        if value:
+            said[key] = value
+    suggested = state.get("suggested_archetype")
+    if suggested and not said.get("archetype", state.get("archetype")):
+        if decision.confirms_archetype:
+            said["archetype"] = suggested
+        elif decision.confirms_archetype is False:
+            said.update(suggested_archetype=None, rejected_archetype=suggested)
+    return said
+
+
+def _stale(
+    state: ConversationState, updates: dict[str, Any], decision: RouteDecision, context: TurnContext | None
+) -> dict[str, Any]:
+    """``updates`` plus what they make stale: a new list's derived facts, an old format's names, an archetype's
+    statistics; and the format and archetype a confirmed deck keeps."""
+
+    def current(key: str) -> Any:
+        return updates[key] if key in updates else state.get(key)
+
     if current("deck_text") != state.get("deck_text"):
         # a new list: what was derived from the old one no longer holds
         updates.update(
