@@ -74,9 +74,7 @@ def main() -> int:
         for trial in range(args.trials):
             create_tables(dynamodb_resource(Settings()), trial_settings(trial))
         barrier = context.Barrier(args.processes)
-        workers = [
-            context.Process(target=worker, args=(i, files, args.trials, barrier)) for i in range(args.processes)
-        ]
+        workers = [context.Process(target=worker, args=(i, files, args.trials, barrier)) for i in range(args.processes)]
         for process in workers:
             process.start()
         for process in workers:
@@ -91,9 +89,7 @@ def main() -> int:
     table = Table(title=f"Concurrent ingest of one day ({args.processes} processes, embedded DynamoDB)")
     for column in ("trials", "trials losing an event", "loss rate", "seconds"):
         table.add_column(column, justify="right")
-    table.add_row(
-        str(args.trials), str(lost), f"{lost / args.trials:.0%}", f"{time.perf_counter() - started:.1f}"
-    )
+    table.add_row(str(args.trials), str(lost), f"{lost / args.trials:.0%}", f"{time.perf_counter() - started:.1f}")
     out = io.StringIO()
     Console(file=out, width=100).print(table)
     print(out.getvalue())

@@ -20,7 +20,7 @@ import sys
 from rich.console import Console
 from rich.table import Table
 
-from meta_mage.agent.answers import _spread
+from meta_mage.agent.tasks.phrasing import spread as _spread
 from meta_mage.config import Settings
 from meta_mage.local.embedded import embedded_dynamodb
 from meta_mage.local.seed import seed_demo

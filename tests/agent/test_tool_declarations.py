@@ -1,5 +1,5 @@
-"""One declaration per tool and per task (agent/tool_specs.py): a tool declared in one place is routed to,
-guarded and summarised, and the derived tables agree with the declarations."""
+"""One record per tool (tools/catalog) and per task (agent/tasks): a tool declared in one record is listed,
+routed to, guarded and summarised, and the records hold together (what the agent derives from them works)."""
 
 from __future__ import annotations
 
@@ -14,12 +14,13 @@ from meta_mage.agent.conversation import Conversations
 from meta_mage.agent.guards import tool_precondition
 from meta_mage.agent.state import Task
 from meta_mage.agent.testing import ScriptedChatModel, route, tool_call
-from meta_mage.agent.tool_specs import FORMAT, TASKS, TOOLS, Rule, ToolSpec
+from meta_mage.agent.tool_specs import FORMAT, TASKS, TOOLS, WORKFLOWS, Rule
 from meta_mage.agent.tools import WORKFLOW_TOOLS, AgentTools, state_updates, summarise
 from meta_mage.agent.welcome import workflows_with_tools
 from meta_mage.models.meta import DeckMatchupStatsOutput, PeriodMetadata, WinRate
 from meta_mage.tools.context import ToolContext
 from meta_mage.tools.registry import Tool, build_registry
+from meta_mage.tools.workflows import WORKFLOWS as SHOWN_WORKFLOWS
 from tests.agent.conftest import run_turn
 
 
@@ -39,19 +40,21 @@ def count_letters(context: ToolContext, params: CountInput) -> CountOutput:
     return CountOutput(format=params.format, word=params.word, letters=len(params.word))
 
 
-# The toy tool: its registry entry and its one declaration.
-TOY = Tool("count_letters", "Count the letters of a word.", CountInput, CountOutput, count_letters)
 OPPONENT_NAMED = Rule(
     "opponent",
     lambda state: bool(state.get("opponent_archetype")),
     "blocked: count_letters needs an opponent; ask the user which",
     "Which opponent?",
 )
-TOY_SPEC = ToolSpec(
+# The toy tool: one record, as each tool of tools/catalog is.
+TOY = Tool(
     "count_letters",
+    "Count the letters of a word.",
+    CountInput,
     CountOutput,
-    ("meta_research",),
-    lambda result: f"{result.word} has {result.letters} letters",
+    count_letters,
+    workflows=("meta_research",),
+    summary=lambda result: f"{result.word} has {result.letters} letters",
     from_state={"format": "format"},
     requires=(FORMAT, OPPONENT_NAMED),
     writes=lambda result: {"archetype": result.word},
@@ -61,12 +64,12 @@ TOY_SPEC = ToolSpec(
 
 @pytest.fixture()
 def declared(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(TOOLS, TOY_SPEC.name, TOY_SPEC)
+    monkeypatch.setitem(TOOLS, TOY.name, TOY)
 
 
 def toy_coach(world: dict[str, Any], *script: Any) -> tuple[Conversations, ScriptedChatModel]:
     registry = build_registry()
-    registry.tools[TOY.name] = TOY
+    assert TOY.name in registry.names()  # the catalog is the records
     model = ScriptedChatModel.of(*script)
     conversations = Conversations.from_settings(world["settings"], dynamodb=world["db"], model=model, registry=registry)
     return conversations, model
@@ -105,7 +108,6 @@ async def test_a_tool_declared_once_is_routed_to_guarded_and_summarised(modern_w
     assert turn.state["archetype"] == "tron" and turn.text == "Tron has four letters."
 
     tools = AgentTools(build_registry(), executor=None)  # type: ignore[arg-type]
-    tools.registry.tools[TOY.name] = TOY
     spec = next(s for s in tools.specs("meta_research") if s["function"]["name"] == "count_letters")
     assert spec["function"]["parameters"]["properties"] == {"word": {"title": "Word", "type": "string"}}
     assert "count_letters" not in tools.names("deck_coaching")
@@ -140,18 +142,28 @@ def test_get_deck_matchup_stats_serves_meta_research_and_deck_coaching() -> None
     assert "get_deck_matchup_stats" in listed["meta_research"] and "get_deck_matchup_stats" in listed["deck_coaching"]
 
 
-def test_declarations_agree_with_the_registry_and_the_router() -> None:
-    registry = build_registry()
-    assert set(TOOLS) == set(registry.names())
-    for spec in TOOLS.values():
-        assert spec.output is registry.get(spec.name).output_model, spec.name
-        fields = set(registry.get(spec.name).input_model.model_fields)
-        for workflow in spec.workflows:
-            assert set(spec.state_arguments(workflow)) <= fields, spec.name
+def test_every_tool_serves_a_workflow_and_the_state_fills_only_its_arguments() -> None:
+    assert [w["name"] for w in SHOWN_WORKFLOWS] == list(WORKFLOWS)
+    for tool in TOOLS.values():
+        assert tool.workflows and set(tool.workflows) <= set(WORKFLOWS), tool.name
+        assert set(tool.only_in) <= set(tool.workflows), tool.name
+        fields = set(tool.input_model.model_fields)
+        for workflow in tool.workflows:
+            assert set(tool.state_arguments(workflow)) <= fields, (tool.name, workflow)
+            assert all(rule.fetch is None or rule.fetch in TOOLS for rule in tool.rules(workflow)), tool.name
+        assert tool.summary is not None, tool.name
+
+
+def test_answers_find_each_result_by_its_output_model() -> None:
+    outputs = [tool.output_model for tool in TOOLS.values()]
+    assert len(outputs) == len(set(outputs))  # one tool per output model, so a model names its tool
+
+
+def test_each_task_plans_only_tools_its_workflow_may_call() -> None:
     assert set(typing.get_args(Task)) == {*TASKS, "none"}
     for task in TASKS.values():
-        for name, _ in task.plans:
-            assert name in WORKFLOW_TOOLS[task.workflow], (task.name, name)
+        for tool, _ in task.plans:
+            assert tool.name in WORKFLOW_TOOLS[task.workflow], (task.name, tool.name)
     assert tool_specs.DEFAULT_TASK == {
         "meta_research": "rankings",
         "deck_coaching": "deck_review",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import os
 import subprocess
 import sys
 import time
@@ -16,9 +17,9 @@ import httpx
 import pytest
 from botocore.stub import ANY, Stubber
 
-from meta_mage.agent.converse import BedrockText
 from meta_mage.api import handlers
 from meta_mage.api.factory import build_app
+from meta_mage.bedrock import BedrockText
 from meta_mage.config import get_settings
 from meta_mage.local.chat_client import sse_events
 from tests.api.conftest import invoke
@@ -111,17 +112,48 @@ def test_bad_requests_get_4xx_naming_the_field(world_env: None) -> None:
     assert status == 404 and body["field"] == "draft_id" and "tarkir" in body["message"]
 
 
-def test_small_functions_import_no_llm_or_web_framework() -> None:
+# What the small functions must never load: the LLM stack, the web framework, and the agent's own code.
+NOT_LIGHT = (
+    "heavy = {'langchain', 'langchain_core', 'langgraph', 'langchain_aws', 'fastapi', 'starlette', 'uvicorn'}\n"
+    "loaded = {m.split('.')[0] for m in sys.modules} & heavy\n"
+    "loaded |= {m for m in sys.modules if m == 'meta_mage.agent' or m.startswith('meta_mage.agent.')}\n"
+    "print(sorted(loaded))\n"
+)
+
+
+def test_small_functions_import_no_llm_web_framework_or_agent() -> None:
     code = (
         "import importlib.util, sys\n"
         "for fn in ('welcome', 'formats', 'archetypes', 'draft_pool'):\n"
         f"    spec = importlib.util.spec_from_file_location(fn, {str(ROOT / 'functions')!r} + f'/{{fn}}/app.py')\n"
         "    spec.loader.exec_module(importlib.util.module_from_spec(spec))\n"
-        "heavy = {'langchain', 'langchain_core', 'langgraph', 'langchain_aws', 'fastapi', 'starlette', 'uvicorn'}\n"
-        "print(sorted({m.split('.')[0] for m in sys.modules} & heavy))\n"
-    )
+    ) + NOT_LIGHT
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert result.stdout.strip() == "[]"
+
+
+def test_small_functions_answering_their_events_load_no_llm_web_framework_or_agent() -> None:
+    # Given each small function answering its sample event (moto's DynamoDB, empty tables), in a fresh process
+    code = (
+        "import json, sys\n"
+        "from moto import mock_aws\n"
+        "from meta_mage.config import Settings\n"
+        "from meta_mage.storage.dynamo import dynamodb_resource\n"
+        "from meta_mage.storage.tables import create_tables\n"
+        "from tests.lambda_helpers import FakeLambdaContext, entry_point\n"
+        "with mock_aws():\n"
+        "    create_tables(dynamodb_resource(Settings()), Settings())\n"
+        "    for fn, event in (('welcome', 'welcome'), ('formats', 'formats'), ('archetypes', 'archetypes'),\n"
+        "                      ('draft_pool', 'draft_pool'), ('draft_pool', 'drafts')):\n"
+        "        answer = entry_point(fn)(json.loads(open(f'events/{event}.json').read()), FakeLambdaContext())\n"
+        "        assert answer['statusCode'] in (200, 404), (event, answer)\n"
+    ) + NOT_LIGHT
+    env = {**os.environ, "AWS_DEFAULT_REGION": "us-east-1", "AWS_ACCESS_KEY_ID": "testing"}
+    env |= {"AWS_SECRET_ACCESS_KEY": "testing", "META_MAGE_MODEL": "offline"}
+    env.pop("AWS_ENDPOINT_URL_DYNAMODB", None)
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT, env=env)
+    # Then none of them loaded the LLM stack, the web framework or any agent module (the welcome builder included)
+    assert result.stdout.strip().splitlines()[-1] == "[]"  # after the functions' metrics lines
 
 
 def test_welcome_writes_its_message_with_bedrock_through_boto3(
@@ -165,9 +197,7 @@ def test_welcome_with_a_model_still_imports_no_llm_library() -> None:
         "os.environ.setdefault('AWS_DEFAULT_REGION', 'us-east-1')\n"
         "from meta_mage.api import handlers\n"
         "assert handlers.welcome_model() is not None\n"
-        "heavy = {'langchain', 'langchain_core', 'langgraph', 'langchain_aws', 'fastapi', 'starlette', 'uvicorn'}\n"
-        "print(sorted({m.split('.')[0] for m in sys.modules} & heavy))\n"
-    )
+    ) + NOT_LIGHT
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert result.stdout.strip() == "[]"
 
@@ -183,6 +213,6 @@ def test_welcome_with_a_model_still_imports_no_llm_library() -> None:
     ],
 )
 def test_model_setting_names_a_bedrock_model_or_none(spec: str, model_id: str | None) -> None:
-    from meta_mage.agent.converse import bedrock_model_id
+    from meta_mage.bedrock import bedrock_model_id
 
     assert bedrock_model_id(spec) == model_id

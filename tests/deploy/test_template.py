@@ -17,9 +17,9 @@ from typing import Any
 import pytest
 from packaging.requirements import Requirement
 
-from meta_mage.agent.checkpointer import TTL_ATTRIBUTE
 from meta_mage.api.handlers import app as read_api
 from meta_mage.config import Settings
+from meta_mage.storage.checkpoints import TTL_ATTRIBUTE
 from meta_mage.storage.tables import load_template
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -270,7 +270,7 @@ def _evaluate(value: Any, parameters: dict[str, Any]) -> Any:
 
 
 def test_bedrock_allows_exactly_the_inference_profile_and_its_model_through_it(template: dict[str, Any]) -> None:
-    from meta_mage.agent.converse import bedrock_model_id
+    from meta_mage.bedrock import bedrock_model_id
 
     model_id = template["Parameters"]["ModelId"]["Default"]
     regions = template["Parameters"]["ModelRegions"]["Default"].split(",")

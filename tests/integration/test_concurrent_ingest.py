@@ -78,9 +78,7 @@ def test_reingest_and_repair_restore_an_event_its_day_lost(dynamodb: Any, settin
 
     # When `meta-mage repair` runs, Then it rebuilds that day and says what it added
     report = repair_days(repository, ["Pioneer"])
-    assert [(day.date, day.tournaments, day.decks) for day in report.rebuilt] == [
-        (DAY, 2, int(full["decks"]))
-    ]
+    assert [(day.date, day.tournaments, day.decks) for day in report.rebuilt] == [(DAY, 2, int(full["decks"]))]
     assert f"Pioneer {DAY}: 1 → 2 tournaments" in "\n".join(report.lines())
     assert repository.get_format("Pioneer").tournaments == 2  # type: ignore[union-attr]
     # and a second repair finds nothing to do
@@ -118,9 +116,7 @@ def test_concurrent_ingest_processes_lose_no_event(settings: Settings, processes
             create_tables(dynamodb_resource(settings), prefixed_settings(f"race{trial}"))
         barrier = context.Barrier(processes)
         workers = [
-            context.Process(
-                target=_race_worker, args=(i, files, trials, barrier, str(settings.archetype_rules_dir))
-            )
+            context.Process(target=_race_worker, args=(i, files, trials, barrier, str(settings.archetype_rules_dir)))
             for i in range(processes)
         ]
         for worker in workers:

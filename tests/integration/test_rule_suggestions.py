@@ -14,7 +14,6 @@ from typing import Any
 import pytest
 from moto import mock_aws
 
-from meta_mage.analytics.aggregate import merge
 from meta_mage.config import DEMO_DATA_DIR
 from meta_mage.ingest.archetypes import ArchetypeClassifier, get_classifier
 from meta_mage.ingest.rule_suggestions import (
@@ -27,6 +26,7 @@ from meta_mage.ingest.rule_suggestions import (
     write_suggestions,
 )
 from meta_mage.ingest.tournament_ingest import ingest_tournaments
+from meta_mage.models.aggregates import merge
 from meta_mage.storage.dynamo import dynamodb_resource
 from meta_mage.storage.meta import MetaRepository, StoredDeck, _stored_deck
 from meta_mage.storage.tables import create_tables

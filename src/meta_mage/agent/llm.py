@@ -9,7 +9,7 @@ from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 
-from meta_mage.agent.converse import PROVIDERS
+from meta_mage.bedrock import PROVIDERS
 from meta_mage.config import Settings
 from meta_mage.storage.dynamo import aws_client as make_aws_client
 from meta_mage.storage.dynamo import aws_region, default_session

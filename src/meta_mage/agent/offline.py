@@ -12,19 +12,16 @@ from langchain_core.messages import ToolMessage
 from pydantic import BaseModel
 
 from meta_mage.agent.state import ConversationState, Route
-from meta_mage.agent.tool_specs import TASKS
+from meta_mage.agent.tasks import TASKS
+from meta_mage.agent.tasks.task import Results
 from meta_mage.models.meta import MAX_DAYS
 
 OFFLINE_NOTE = "_Offline mode: no language model is configured, so this answer is composed from the data by templates._"
 
 
-def results(turn: list[Any]) -> dict[str, BaseModel]:
-    """This turn's successful tool results (their output models) by tool name (the last call of each wins)."""
-    return {
-        message.name: message.artifact
-        for message in turn
-        if isinstance(message, ToolMessage) and message.name and isinstance(message.artifact, BaseModel)
-    }
+def results(turn: list[Any]) -> Results:
+    """This turn's successful tool results (their output models), found by model (the last of each wins)."""
+    return Results(m.artifact for m in turn if isinstance(m, ToolMessage) and isinstance(m.artifact, BaseModel))
 
 
 def called(turn: list[Any]) -> set[str]:
@@ -38,14 +35,14 @@ def errors(turn: list[Any]) -> list[str]:
 
 def plan(task: str, route: Route, state: ConversationState, done: Collection[str]) -> list[tuple[str, dict[str, Any]]]:
     """The tool calls still needed for ``task`` (empty when the answer can be written); ``done`` names the
-    tools already called this turn. The calls are the task's declaration (``tool_specs.TASKS``)."""
+    tools already called this turn. The calls are the task's record's (``agent/tasks``)."""
     spec = TASKS.get(task)
     wanted = spec.plan(route, state) if spec is not None else []
     return [(name, args) for name, args in wanted if name not in done]
 
 
 def answer(task: str, route: Route, state: ConversationState, turn: list[Any]) -> str:
-    """The templated answer for ``task`` from this turn's tool results, by the task's declared writer."""
+    """The templated answer for ``task`` from this turn's tool results, by the writer its record names."""
     done = results(turn)
     problems = errors(turn)
     spec = TASKS.get(task)

@@ -13,16 +13,17 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from meta_mage.agent.tool_specs import TOOLS, WORKFLOWS, workflow_tools
 from meta_mage.deadline import deadline, timeout_message
 from meta_mage.errors import MetaMageError
+from meta_mage.tools.catalog import TOOLS, workflow_tools
 from meta_mage.tools.context import ToolContext
 from meta_mage.tools.registry import ToolRegistry
 from meta_mage.tools.runner import run_tool
+from meta_mage.tools.tool import WORKFLOW_NAMES
 
-# Which tools each workflow may call, from their declarations (tool_specs.TOOLS); AgentTools.names reads
-# the declarations themselves, so a tool declared later (a test's) is seen too.
-WORKFLOW_TOOLS: dict[str, tuple[str, ...]] = {workflow: workflow_tools(workflow) for workflow in WORKFLOWS}
+# Which tools each workflow may call, from the tools' records (tools/catalog); AgentTools.names reads the
+# records themselves, so a tool added later (a test's) is seen too.
+WORKFLOW_TOOLS: dict[str, tuple[str, ...]] = {workflow: workflow_tools(workflow) for workflow in WORKFLOW_NAMES}
 _HIDDEN = {"as_of"}
 
 # In process a tool returns its output model; over MCP, its JSON (``AgentTools.run`` validates it back).
@@ -131,19 +132,19 @@ class AgentTools:
 
 
 def state_updates(name: str, workflow: str, result: BaseModel) -> dict[str, Any]:
-    """What a successful tool result changes in the conversation state (its declaration's ``writes``)."""
+    """What a successful tool result changes in the conversation state (its record's ``writes``)."""
     spec = TOOLS.get(name)
     return spec.updates(workflow, result) if spec is not None else {}
 
 
 def chart_data(name: str, result: BaseModel) -> dict[str, Any] | None:
-    """The picture data for the ``tool_call`` complete event (its declaration's ``chart``), or None."""
+    """The picture data for the ``tool_call`` complete event (its record's ``chart``), or None."""
     spec = TOOLS.get(name)
     return spec.chart_data(result) if spec is not None else None
 
 
 def summarise(name: str, result: BaseModel) -> str:
-    """One line for the ``tool_call`` complete event (its declaration's ``summary``)."""
+    """One line for the ``tool_call`` complete event (its record's ``summary``)."""
     spec = TOOLS.get(name)
     return spec.summary_line(result) if spec is not None else "done"
 

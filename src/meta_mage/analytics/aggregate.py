@@ -18,41 +18,11 @@ from collections import defaultdict
 from collections.abc import Callable
 from typing import Any
 
+from meta_mage.models.aggregates import add_counts
 from meta_mage.models.tournaments import ParsedDeck, ParsedTournament
 
 NO_DECKLIST = "(no decklist)"
 AGGREGATE_VERSION = 2  # part of each event's digest: a new aggregate shape re-ingests unchanged files (2: main_vs)
-
-
-def _add(target: list[int], values: list[int]) -> None:
-    for i, v in enumerate(values):
-        target[i] += v
-
-
-def merge(into: dict[str, Any], other: dict[str, Any]) -> dict[str, Any]:
-    """Add ``other`` into ``into``: numbers and number lists add up, dicts merge recursively."""
-    for key, value in other.items():
-        if key not in into:
-            into[key] = _copy(value)
-        elif isinstance(value, dict):
-            merge(into[key], value)
-        elif isinstance(value, list) and value and isinstance(value[0], (int, float)):
-            _add(into[key], value)
-        elif isinstance(value, list):
-            into[key] = sorted(set(into[key]) | set(value))
-        elif isinstance(value, (int, float)):
-            into[key] += value
-        elif into[key] in (None, "unknown"):
-            into[key] = value
-    return into
-
-
-def _copy(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: _copy(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return list(value)
-    return value
 
 
 def summarise_event(
@@ -87,15 +57,15 @@ def summarise_event(
         a1 = d1.archetype if d1 else None
         a2 = d2.archetype if d2 else None
         if a1 and a2 and a1 == a2:
-            _add(results[a1][a1], [0, 0, 1] if draw else [1, 1, 0])
+            add_counts(results[a1][a1], [0, 0, 1] if draw else [1, 1, 0])
             continue
         for player_deck, arch, record, opponent in ((d1, a1, p1_record, a2), (d2, a2, p2_record, a1)):
             if player_deck is None or arch is None:
                 continue
-            _add(results[arch][opponent or NO_DECKLIST], record)
-            _add(deck_records[id(player_deck)], record)
+            add_counts(results[arch][opponent or NO_DECKLIST], record)
+            add_counts(deck_records[id(player_deck)], record)
             if opponent:
-                _add(deck_vs[id(player_deck)][opponent], record[:2])
+                add_counts(deck_vs[id(player_deck)][opponent], record[:2])
 
     archetypes: dict[str, dict[str, Any]] = {}
     cards: dict[str, dict[str, Any]] = {}
@@ -112,15 +82,15 @@ def summarise_event(
         )
         record = deck_records.get(id(deck), [0, 0, 0])
         stats["decks"] += 1
-        _add(stats["record"], record)
+        add_counts(stats["record"], record)
         for section, pile in (("main", deck.mainboard), ("side", deck.sideboard)):
             for card, count in pile.items():
                 row = stats[section].setdefault(card, [0, 0, 0, 0])
-                _add(row, [1, count, record[0], record[1]])
+                add_counts(row, [1, count, record[0], record[1]])
         for section, pile in (("side_vs", deck.sideboard), ("main_vs", deck.mainboard)):
             for card in pile:
                 for opponent, wl in deck_vs.get(id(deck), {}).items():
-                    _add(stats[section].setdefault(card, {}).setdefault(opponent, [0, 0]), wl)
+                    add_counts(stats[section].setdefault(card, {}).setdefault(opponent, [0, 0]), wl)
     for stats in cards.values():
         stats["lands"] = sorted(c for c in stats["main"] if is_land(c))
 

@@ -7,9 +7,10 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from meta_mage.analytics.aggregate import NO_DECKLIST, merge
+from meta_mage.analytics.aggregate import NO_DECKLIST
 from meta_mage.analytics.stats import shrunk_rate, verdict, wilson_interval, win_rate
 from meta_mage.errors import NotFound
+from meta_mage.models.aggregates import merge
 from meta_mage.models.meta import (
     MAX_DAYS,
     ArchetypesInput,

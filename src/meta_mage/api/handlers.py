@@ -1,6 +1,6 @@
 """The small functions' Powertools event handler (HTTP API): welcome, formats, archetypes, drafts
-and a draft's pool. No langchain, langgraph or fastapi import; the welcome message may call the
-LLM through ``meta_mage.agent.llm``, imported only when a model is configured."""
+and a draft's pool. No langchain, langgraph, fastapi or agent import; the welcome message may call a
+Bedrock model through ``meta_mage.bedrock`` (boto3 alone) when one is configured."""
 
 from __future__ import annotations
 
@@ -16,9 +16,9 @@ from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.metrics import MetricUnit
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from meta_mage.agent.converse import BedrockText, bedrock_model_id
 from meta_mage.api.errors import http_error
 from meta_mage.api.reads import ReadApi, reject_query, single_values
+from meta_mage.bedrock import BedrockText, bedrock_model_id
 from meta_mage.config import get_settings
 from meta_mage.errors import MetaMageError
 from meta_mage.observability import logger, metrics

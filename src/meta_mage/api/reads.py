@@ -96,6 +96,6 @@ class ReadApi:
         """The /welcome body (without a conversation id); its tool catalog from ``catalog`` (default: the
         registry's; the chat app passes the MCP server's when one is configured)."""
         formats = self.formats()["formats"]
-        from meta_mage.agent.welcome import build_welcome  # the welcome function's only: the others skip it
+        from meta_mage.api.welcome import build_welcome  # the welcome function's only: the others skip it
 
         return build_welcome(self.catalog(), formats, model, max_tokens=max_tokens)

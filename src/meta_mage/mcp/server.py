@@ -43,7 +43,7 @@ INSTRUCTIONS = (
 )
 
 
-def mcp_tool(tool: Tool) -> types.Tool:
+def mcp_tool(tool: Tool[Any]) -> types.Tool:
     """The registry tool as an MCP tool definition (same name, description and input schema)."""
     return types.Tool(
         name=tool.name,

@@ -28,8 +28,8 @@ from typing import Any
 from boto3.dynamodb.conditions import Attr, Key
 from botocore.exceptions import ClientError
 
-from meta_mage.analytics.aggregate import merge
 from meta_mage.errors import MetaMageError, StorageUnavailable
+from meta_mage.models.aggregates import merge
 from meta_mage.models.meta import FormatSummary
 from meta_mage.models.tournaments import ParsedDeck, ParsedTournament
 from meta_mage.storage.dynamo import pack, query_all, storage_operation, unpack

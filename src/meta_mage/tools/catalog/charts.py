@@ -1,7 +1,8 @@
 """Compact chart data carried in the ``tool_call`` complete event (``data``), for clients that draw
 pictures (the chat page). Clients that know only the spec's events ignore the extra field.
 
-Each payload has a ``kind`` and only the figures the picture needs; the full result is the LLM's."""
+Each payload has a ``kind`` and only the figures the picture needs; the full result is the LLM's. A tool's
+record names its chart (``chart=``)."""
 
 from __future__ import annotations
 

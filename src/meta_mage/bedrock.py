@@ -1,5 +1,6 @@
 """One-shot text from Amazon Bedrock's Converse API through boto3 alone, for the small functions
-(the welcome message) that must not load LangChain. Model ids are read the same way as in ``llm.py``."""
+(the welcome message) that must not load LangChain, nor the agent. ``agent/llm.py`` reads model ids with the
+same ``PROVIDERS``."""
 
 from __future__ import annotations
 

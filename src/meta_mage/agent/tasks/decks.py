@@ -1,0 +1,208 @@
+"""The deck-coaching tasks (deck review, the deck's matchups, a matchup's strategy, mainboard and sideboard
+optimisation): each one's record beside its offline answer."""
+
+from __future__ import annotations
+
+from meta_mage.agent.tasks.phrasing import dates, rate, spread
+from meta_mage.agent.tasks.task import Calls, Question, Results, TaskSpec
+from meta_mage.models.cards import card_key
+from meta_mage.models.decks import (
+    CardDetail,
+    OptimizeMainboardOutput,
+    OptimizeSideboardOutput,
+    SideboardGuide,
+    SideboardSlot,
+    StrategyFacts,
+)
+from meta_mage.models.meta import DeckMatchupStatsOutput
+from meta_mage.tools.catalog.decks import DECK_MATCHUPS, MATCHUP_STRATEGY, OPTIMIZE_MAINBOARD, OPTIMIZE_SIDEBOARD
+from meta_mage.tools.rules import (
+    ARCHETYPE,
+    CARD_DETAILS,
+    DAYS,
+    DECK_OR_ARCHETYPE,
+    MATCHUP_STATS,
+    OPPONENT,
+    StateView,
+    stats_fit,
+)
+from meta_mage.tools.tool import DECK_COACHING
+
+
+def _state_stats(state: StateView) -> DeckMatchupStatsOutput | None:
+    """The deck's matchup statistics kept in the state (as JSON) from an earlier turn."""
+    stored = state.get("matchup_stats")
+    return DeckMatchupStatsOutput.model_validate(stored) if stored else None
+
+
+def _deck_stats(state: StateView, done: Results) -> DeckMatchupStatsOutput | None:
+    return done.get(DeckMatchupStatsOutput) or _state_stats(state)
+
+
+def _cards(state: StateView) -> list[CardDetail]:
+    """The deck's cards kept in the state (as JSON)."""
+    return [CardDetail.model_validate(card) for card in state.get("card_details") or []]
+
+
+def deck_review(route: Question, state: StateView, done: Results) -> str:
+    stats = _deck_stats(state, done)
+    cards = _cards(state)
+    main = sum(c.quantity for c in cards if c.section == "mainboard")
+    side = sum(c.quantity for c in cards if c.section == "sideboard")
+    head = f"Got it: your deck is **{state.get('archetype')}** in {state.get('format')}"
+    head += f" ({main} mainboard, {side} sideboard cards)." if cards else "."
+    parts = [head]
+    if stats:
+        parts.append(spread(stats, state.get("opponent_archetype")))
+    parts.append(
+        'I can now coach a matchup ("how do I play against X?"), suggest mainboard swaps '
+        '("optimize my mainboard") or rebuild the sideboard for the top decks ("optimize my sideboard").'
+    )
+    return "\n\n".join(parts)
+
+
+def deck_matchups(route: Question, state: StateView, done: Results) -> str:
+    stats = _deck_stats(state, done)
+    return spread(stats, state.get("opponent_archetype")) if stats is not None else ""
+
+
+def strategy(route: Question, state: StateView, done: Results) -> str:
+    facts = done.get(StrategyFacts)
+    if facts is None:
+        return ""
+    profile = facts.your_deck_profile
+    lines = [
+        f"**{facts.archetype} vs {facts.opponent_archetype}** in {facts.format}, "
+        f"{dates(facts.metadata.period)}: {rate(facts.record)} from {facts.opponent_lists} opposing lists.",
+        "",
+        "**What they play** (share of their lists):",
+    ]
+    main_keys = [k for k in facts.opponent_key_cards if k.section == "mainboard"]
+    side_keys = [k for k in facts.opponent_key_cards if k.section == "sideboard"]
+    lines += [
+        f"- {k.name} ({k.inclusion_rate:.0f}%, {k.average_copies:g} cop{'y' if k.average_copies == 1 else 'ies'})"
+        for k in main_keys
+    ]
+    if side_keys:
+        lines.append(
+            "After sideboarding expect: " + ", ".join(f"{k.name} ({k.inclusion_rate:.0f}%)" for k in side_keys)
+        )
+    lines += ["", "**Your sideboard answers**:"]
+    if facts.sideboard_answers:
+        for a in facts.sideboard_answers:
+            lines.append(f"- {a.quantity} {a.name}: {a.reason}")
+    else:
+        lines.append("- none of your sideboard cards lines up against their key cards.")
+    if facts.sideboard_guide is not None:
+        lines += ["", *_guide_lines(facts.sideboard_guide)]
+    lines += [
+        "",
+        f"**Your deck**: {profile['mainboard_cards']} mainboard cards, {profile['lands']} lands, "
+        f"{profile['creatures']} creatures, average mana value {profile['average_mana_value']}.",
+        "Mulligan hands that cannot interact with their first key cards above; bring in the answers listed when "
+        "their threats are the ones you lose to.",
+    ]
+    return "\n".join(lines)
+
+
+def optimize_mainboard(route: Question, state: StateView, done: Results) -> str:
+    result = done.get(OptimizeMainboardOutput)
+    if result is None:
+        return ""
+    lines = [
+        f"**Mainboard check for {result.archetype}** in {result.format} against "
+        f"{result.lists_compared} lists from {dates(result.metadata.period)}."
+    ]
+    if result.swaps:
+        lines += ["", "Suggested swaps:"]
+        lines += [f"- cut {s.cut_quantity} {s.cut}, add {s.add_quantity} {s.add}: {s.reason}" for s in result.swaps]
+    else:
+        lines.append("Your list already matches what the archetype plays; no swap is clearly better.")
+    if result.flex_spots:
+        flex = ", ".join(
+            f"{c.name} ({c.inclusion_rate:.0f}% of lists"
+            + (f"; its lists did better against {', '.join(c.better_against)}, so it stays" if c.better_against else "")
+            + ")"
+            for c in result.flex_spots[:6]
+        )
+        lines += ["", f"Flex spots (few lists play them): {flex}."]
+    return "\n".join(lines)
+
+
+def optimize_sideboard(route: Question, state: StateView, done: Results) -> str:
+    result = done.get(OptimizeSideboardOutput)
+    if result is None:
+        return ""
+    tops = ", ".join(f"{t.get('name') or t.get('archetype')}" for t in result.top_archetypes)
+    lines = [
+        f"**Sideboard for {result.archetype}** in {result.format} against the top decks ({tops}), from "
+        f"{result.lists_compared} lists from {dates(result.metadata.period)}. The {result.total_cards} cards:",
+        "",
+    ]
+    lines += [
+        f"- {s.quantity} {s.name}: {s.reason}" + (f" (vs {', '.join(s.targets)})" if s.targets else "")
+        for s in result.final_sideboard
+    ]
+    changes = _sideboard_changes(_cards(state), result.final_sideboard)
+    kept = "Your sideboard stays as it is."
+    lines += ["", f"Changes from your sideboard: {'; '.join(changes)}." if changes else kept]
+    if result.cut_reasons:
+        lines += ["", "Why these leave:"]
+        lines += [f"- {cut.quantity} {cut.name}: {cut.why}" for cut in result.cut_reasons]
+    for guide in result.guides:
+        lines += ["", *_guide_lines(guide)]
+    return "\n".join(lines)
+
+
+def _guide_lines(guide: SideboardGuide) -> list[str]:
+    """ "**Sideboarding against X**": in and out with counts and reasons, and the deck sizes after."""
+    head = f"**Sideboarding against {guide.opponent}**"
+    if guide.record is not None and guide.record.win_rate is not None:
+        head += f" (you are {guide.record.wins}-{guide.record.losses}-{guide.record.draws}, {guide.record.verdict})"
+    held = f"Also worth a slot if you find room: {', '.join(guide.held_back)}." if guide.held_back else ""
+    if not guide.bring_in:
+        if held:
+            return [f"{head}: stay with the main deck. {held}"]
+        return [head + ": nothing in your sideboard lines up against their key cards; stay with the main deck."]
+    lines = [head + ":", "In:"]
+    lines += [f"- +{c.quantity} {c.name}: {c.why}" for c in guide.bring_in]
+    lines.append("Out:")
+    lines += [f"- −{c.quantity} {c.name}: {c.why}" for c in guide.take_out]
+    lines.append(f"That leaves {guide.mainboard_after} cards in the deck and {guide.sideboard_after} in the sideboard.")
+    return lines + ([held] if held else [])
+
+
+def _sideboard_changes(card_details: list[CardDetail], final: list[SideboardSlot]) -> list[str]:
+    """Every card whose count changes, with its quantities (an extra copy is a change too)."""
+    before: dict[str, tuple[str, int]] = {}
+    for card in card_details:
+        if card.section == "sideboard":
+            name, count = before.get(card_key(card.name), (card.name, 0))
+            before[card_key(card.name)] = (name, count + card.quantity)
+    after = {card_key(s.name): (s.name, s.quantity) for s in final}
+    changes = []
+    for key in [*after, *(k for k in before if k not in after)]:
+        name, old = before.get(key, (after.get(key, ("", 0))[0], 0))
+        new = after.get(key, (name, 0))[1]
+        if new > old:
+            changes.append(f"+{new - old} {name} ({old} → {new})")
+        elif new < old:
+            changes.append(f"−{old - new} {name} ({old} → {new})")
+    return changes
+
+
+def _plan_spread(route: Question, state: StateView) -> Calls:
+    if state.get("days") and state.get("archetype") and not stats_fit(state):  # a new window refetches
+        return [(DECK_MATCHUPS.name, {})]
+    return []
+
+
+_COACH = (CARD_DETAILS, ARCHETYPE, DAYS)
+# The first task is the workflow's default.
+TASKS = (
+    TaskSpec("deck_review", DECK_COACHING, deck_review, (DECK_OR_ARCHETYPE,), planner=_plan_spread),
+    TaskSpec("deck_matchups", DECK_COACHING, deck_matchups, (ARCHETYPE, DAYS), planner=_plan_spread),
+    TaskSpec("strategy", DECK_COACHING, strategy, (*_COACH, OPPONENT, MATCHUP_STATS), ((MATCHUP_STRATEGY, {}),)),
+    TaskSpec("optimize_mainboard", DECK_COACHING, optimize_mainboard, _COACH, ((OPTIMIZE_MAINBOARD, {"top_n": 5}),)),
+    TaskSpec("optimize_sideboard", DECK_COACHING, optimize_sideboard, _COACH, ((OPTIMIZE_SIDEBOARD, {"top_n": 5}),)),
+)

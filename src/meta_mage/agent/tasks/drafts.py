@@ -1,0 +1,98 @@
+"""The cube-draft tasks (a draft's pool, the imported drafts): each one's record beside its offline answer."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from meta_mage.agent.tasks.task import Calls, Question, Results, TaskSpec
+from meta_mage.models.drafts import REDACTED, DraftPoolResult, ListDraftsOutput
+from meta_mage.tools.catalog.drafts import DRAFT_POOL, LIST_DRAFTS
+from meta_mage.tools.rules import DRAFT_ID, StateView
+from meta_mage.tools.tool import CUBE_DRAFT
+
+
+def draft_pool(route: Question, state: StateView, done: Results) -> str:
+    pool = done.get(DraftPoolResult)
+    if pool is None:
+        return ""
+    cards = pool.cards or []
+    filters = route.card_filter or {}
+    kind = (filters.get("type_contains") or "card").lower()
+    described = ""
+    color = {"W": "white", "U": "blue", "B": "black", "R": "red", "G": "green", "C": "no colour"}.get(
+        filters.get("color", "")
+    )
+    if color:
+        described += f" with {color} in {'its' if pool.total_cards == 1 else 'their'} colour identity"
+    if filters.get("name_contains"):
+        described += f" named like “{filters['name_contains']}”"
+    private = _private_picks(cards)
+    if filters.get("drafter") == REDACTED or _OPT_OUT.search(route.question):  # one sentence, never their picks
+        if not private:
+            return f"Every drafter in **{pool.draft_name}** is named; nobody asked to stay anonymous."
+        return (
+            f"One drafter in **{pool.draft_name}** asked not to be named: their {private} picks show as {REDACTED}, "
+            "and I don't list them or say who it might be."
+        )
+    total = pool.total_cards
+    if filters.get("drafter"):  # the tool has no drafter filter: the answer keeps that drafter's picks
+        cards = [c for c in cards if filters["drafter"] in [p for p, _ in _takers(c)]]
+        described += f" taken by {filters['drafter']}"
+        total = len(cards)
+    drafted = [c for c in cards if c.get("drafted")]
+    lines = [
+        f"**{pool.draft_name}** ({pool.draft_date}): {total} {kind}{'' if total == 1 else 's'}{described} in the pool, "
+        + (f"{len(drafted)} of them drafted." if total != 1 else "drafted." if drafted else "not drafted."),
+        "",
+    ]
+    for card in cards[:60]:
+        takers = ", ".join(f"{who} (pick {n})" for who, n in _takers(card))
+        cost = f" {card['mana_cost']}" if card.get("mana_cost") else ""
+        lines.append(f"- {card['card_name']}{cost}: {'taken by ' + takers if takers else 'not drafted'}")
+    if len(cards) > 60:
+        lines.append(f"- … and {len(cards) - 60} more (ask for a colour, a type or a card name to narrow it down)")
+    if any(who == REDACTED for card in cards for who, _ in _takers(card)):
+        lines += ["", f"{REDACTED} is a drafter who asked not to be named; I can't tell who it is."]
+    return "\n".join(lines)
+
+
+_OPT_OUT = re.compile(r"\bopt(s|ed)?[- ]?out\b|\bnot (to )?be named\b|\banonymous\b|\bredacted\b", re.I)
+
+
+def _private_picks(cards: list[dict[str, Any]]) -> int:
+    """How many picks the pool credits to the drafter who asked not to be named."""
+    return sum(who == REDACTED for card in cards for who, _ in _takers(card))
+
+
+def _takers(card: dict[str, Any]) -> list[tuple[str, int]]:
+    """Everyone who took a copy of the card, first pick first."""
+    if not card.get("drafted") or not card.get("drafted_by"):
+        return []
+    extra = [(str(p["drafted_by"]), int(p["drafted_pick_n"])) for p in card.get("additional_picks") or []]
+    return [(str(card["drafted_by"]), int(card["drafted_pick_n"])), *extra]
+
+
+def list_drafts(route: Question, state: StateView, done: Results) -> str:
+    result = done.get(ListDraftsOutput)
+    if result is None:
+        return ""
+    if not result.drafts:
+        return "No cube drafts have been imported yet."
+    return "Cube drafts I know:\n\n" + "\n".join(
+        f"- **{d.draft_name}** (`{d.draft_id}`, {d.draft_date}): {d.total_cards} cards, "
+        f"{d.drafters} drafters, {d.picks} picks"
+        for d in result.drafts
+    )
+
+
+def _plan_pool(route: Question, state: StateView) -> Calls:
+    filters = {k: v for k, v in (route.card_filter or {}).items() if k in {"color", "type_contains", "name_contains"}}
+    return [(DRAFT_POOL.name, {"include_draft_results": True, "include_card_details": True, **filters})]
+
+
+# The first task is the workflow's default.
+TASKS = (
+    TaskSpec("draft_pool", CUBE_DRAFT, draft_pool, (DRAFT_ID,), planner=_plan_pool),
+    TaskSpec("list_drafts", CUBE_DRAFT, list_drafts, (), ((LIST_DRAFTS, {}),)),
+)

@@ -1,0 +1,152 @@
+"""The meta-research tasks (rankings, matchups, archetypes): each one's record beside its offline answer."""
+
+from __future__ import annotations
+
+import re
+
+from meta_mage.agent.tasks.phrasing import PRIOR, by_estimate, dates, percent, rate, short, spread
+from meta_mage.agent.tasks.task import Calls, Question, Results, TaskSpec
+from meta_mage.analytics.stats import PRIOR_MATCHES
+from meta_mage.models.meta import (
+    ArchetypesOutput,
+    DeckMatchupStatsOutput,
+    MatchupGrid,
+    MatchupStatsOutput,
+    MetaRankingsOutput,
+)
+from meta_mage.tools.catalog.decks import DECK_MATCHUPS
+from meta_mage.tools.catalog.meta import ARCHETYPES, FORMAT_MATCHUPS, META_RANKINGS
+from meta_mage.tools.rules import DAYS, StateView
+from meta_mage.tools.tool import META_RESEARCH
+
+
+def rankings(route: Question, state: StateView, done: Results) -> str:
+    result = done.get(MetaRankingsOutput)
+    if result is None:
+        return ""
+    meta = result.metadata
+    rows = result.rows
+    by_win_rate = re.search(r"\bwin ?rates?\b", route.question, re.I) is not None
+    if by_win_rate:  # "which ones have the best win rate?": every deck with a decided match, on the estimate
+        rows = sorted(
+            (r for r in rows if r.current.estimate is not None),
+            key=lambda r: (-(r.current.estimate or 0), -r.decks),
+        )
+    order = "best shrunk match win rate first" if by_win_rate else "most played first"
+    lines = [
+        f"**Top decks in {result.format}**, {dates(meta.current_period)} "
+        f"({meta.current_decks} decks from {meta.current_tournaments} tournaments), {order}:",
+        "",
+        "| # | Archetype | Meta share | Trend | Match win rate | Estimate |",
+        "|---|---|---|---|---|---|",
+    ]
+    has_previous = bool(meta.previous_decks)
+    asked = (route.archetype or "").lower()
+    # the "#" is the place in this table's order; the deck asked about is shown wherever it is
+    numbered = list(enumerate(rows, 1))
+    shown = numbered[:10] + [(n, r) for n, r in numbered[10:] if r.name.lower() == asked]
+    for place, row in shown:
+        trend = f"{row.meta_share_trend:+.1f}" if row.meta_share_trend is not None else "n/a"
+        estimate = f"{row.current.estimate:.1f}%" if row.current.estimate is not None else "n/a"
+        lines.append(f"| {place} | {row.name} | {row.meta_share:.1f}% | {trend} | {rate(row.current)} | {estimate} |")
+    trend_note = (
+        f"Trend compares with {dates(meta.previous_period)}."
+        if has_previous
+        else f"There are no tournaments in the data for {dates(meta.previous_period)}, so no trend."
+    )
+    lines += [
+        "",
+        f"{trend_note} Win rates exclude mirror matches; draws are counted apart. Estimate: the record plus "
+        f"{PRIOR_MATCHES} imaginary matches at 50%, so few matches count for little; “only N decided”: under "
+        f"{meta.min_sample}.",
+    ]
+    return "\n".join(lines)
+
+
+def archetypes(route: Question, state: StateView, done: Results) -> str:
+    result = done.get(ArchetypesOutput)
+    if result is None:
+        return ""
+    rows = result.archetypes
+    lines = [f"**{len(rows)} archetypes in {result.format}**, {dates(result.metadata.period)}:", ""]
+    lines += [
+        f"- {a.name} ({a.color_identity}, {a.strategy}): {a.meta_share:.1f}% ({a.decks} decks)" for a in rows[:25]
+    ]
+    if len(rows) > 25:
+        lines.append(f"- … and {len(rows) - 25} more")
+    return "\n".join(lines)
+
+
+def _read_as(question: str, stats: DeckMatchupStatsOutput) -> str:
+    """A note when one word ("Rakdos") was read as one of several decks sharing it (the most played)."""
+    name = stats.archetype
+    if not question or name.lower() in question.lower():
+        return ""
+    asked = re.findall(r"[a-z][a-z'-]{3,}", question.lower())
+    for word in re.findall(r"[a-z][a-z'-]+", name.lower()):
+        others = [c.opponent for c in stats.matchups if word in c.opponent.lower().split()]
+        if word in asked and others:
+            listed = ", ".join(others)
+            return f"I read “{word.capitalize()}” as **{name}**; other decks with that name: {listed}.\n\n"
+    return ""
+
+
+def matchups(route: Question, state: StateView, done: Results) -> str:
+    stats = done.get(DeckMatchupStatsOutput)
+    if stats is not None:
+        opponent = route.opponent if route.opponent != stats.archetype else None
+        return _read_as(route.question, stats) + spread(stats, opponent)
+    table = done.get(MatchupStatsOutput)
+    if table is None:
+        return ""
+    rows = table.archetypes[:10]
+    lines = [f"**Matchups in {table.format}**, {dates(table.metadata.period)}, most played first:", ""]
+    if table.grid is not None and table.grid.archetypes:
+        lines += [*_grid_lines(table.grid), ""]
+    for row in rows:
+        ranked = by_estimate(row.matchups)
+        extra = ""
+        if len(ranked) > 1:
+            best, worst = ranked[0], ranked[-1]
+            extra = f"; best vs {best.opponent} {short(best)}, worst vs {worst.opponent} {short(worst)}"
+        elif ranked:
+            extra = f"; only decided matchup: vs {ranked[0].opponent} {short(ranked[0])}"
+        lines.append(f"- {row.archetype} ({row.meta_share:.1f}%): {rate(row.overall)}{extra}")
+    lines.append("")
+    lines.append(
+        f"Best and worst are ranked on a shrunk estimate ({PRIOR}). "
+        'Ask about one archetype ("how does X do against Y?") for its full spread.'
+    )
+    return "\n".join(lines)
+
+
+def _grid_lines(grid: MatchupGrid) -> list[str]:
+    """The top archetypes as a grid: each row's win rate against each column, with decided matches."""
+    names = grid.archetypes
+    lines = [
+        "Row against column: win rate (decided matches); the diagonal holds mirror matches.",
+        "",
+        "| vs | " + " | ".join(names) + " |",
+        "|---" * (len(names) + 1) + "|",
+    ]
+    for name, row, mirrors in zip(names, grid.cells, grid.mirrors, strict=True):
+        cells = [
+            f"mirror ({mirrors})" if cell is None else "–" if cell.win_rate is None else
+            f"{percent(cell):.0f}% ({cell.wins + cell.losses})"
+            for cell in row
+        ]  # fmt: skip
+        lines.append(f"| **{name}** | " + " | ".join(cells) + " |")
+    return lines
+
+
+def _plan_matchups(route: Question, state: StateView) -> Calls:
+    subject = route.archetype or route.opponent
+    return [(DECK_MATCHUPS.name, {"archetype": subject})] if subject else [(FORMAT_MATCHUPS.name, {})]
+
+
+# The first task is the workflow's default.
+TASKS = (
+    TaskSpec("rankings", META_RESEARCH, rankings, (DAYS,), ((META_RANKINGS, {}),)),
+    TaskSpec("matchups", META_RESEARCH, matchups, (DAYS,), planner=_plan_matchups),
+    TaskSpec("archetypes", META_RESEARCH, archetypes, (DAYS,), ((ARCHETYPES, {}),)),
+)

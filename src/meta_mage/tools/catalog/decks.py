@@ -1,0 +1,189 @@
+"""The tools about one deck: reading and classifying a pasted list, an archetype's matchup spread, coaching a
+matchup, and optimising the mainboard and the sideboard."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from meta_mage.models.decks import (
+    ClassifyDeckInput,
+    ClassifyDeckOutput,
+    EnrichDeckInput,
+    EnrichedDeck,
+    OptimizeInput,
+    OptimizeMainboardOutput,
+    OptimizeSideboardOutput,
+    StrategyFacts,
+    StrategyInput,
+)
+from meta_mage.models.meta import DeckMatchupStatsInput, DeckMatchupStatsOutput, WinRate
+from meta_mage.tools.catalog.charts import spread_chart
+from meta_mage.tools.catalog.meta import WINDOW
+from meta_mage.tools.rules import ARCHETYPE, CARD_DETAILS, DAYS, DECK_TEXT, FORMAT, MATCHUP_STATS, OPPONENT
+from meta_mage.tools.tool import DECK_COACHING, META_RESEARCH, InWorkflow, R, Tool
+
+if TYPE_CHECKING:
+    from meta_mage.decks.coach import DeckCoach
+    from meta_mage.tools.context import ToolContext
+
+
+def _enrich(context: ToolContext, params: Any) -> EnrichedDeck:
+    from meta_mage.decks.enrich import enrich_deck  # deck tools' code loads when a deck tool runs
+
+    return enrich_deck(params.deck, context.cards)
+
+
+def _rate(block: WinRate) -> str:
+    if block.win_rate is None:
+        return "no decided matches"
+    return f"{block.win_rate:.1f}% over {block.wins + block.losses} matches"
+
+
+def _deck_summary(result: EnrichedDeck) -> str:
+    counts = result.counts
+    corrected = "".join(f"; read {typed!r} as {real!r}" for typed, real in result.corrected.items())
+    return (
+        f"{counts['mainboard']} mainboard and {counts['sideboard']} sideboard cards, "
+        f"{len(result.unresolved)} names not found{corrected}"
+    )
+
+
+def _strategy_summary(result: StrategyFacts) -> str:
+    record = _rate(result.record) if result.record is not None else "no decided matches"
+    return (
+        f"vs {result.opponent_archetype}: {record}, "
+        f"{len(result.opponent_key_cards)} key cards, {len(result.sideboard_answers)} sideboard answers"
+    )
+
+
+_DECK_ARGS = {"format": "format", "deck": "deck_text"}
+_COACHING = {**WINDOW, "archetype": "archetype", "card_details": "card_details"}
+
+ENRICHED_DECK = Tool(
+    "get_enriched_deck",
+    "Parse a pasted decklist (MTGO .txt, Arena export, 'Sideboard' / '// Sideboard' / "
+    "'SB:' markers) and enrich every card with mana cost, mana value, type line, colours, "
+    "colour identity and rules text. Reports misspelled names it corrected and names it "
+    "could not resolve, with suggestions.",
+    EnrichDeckInput,
+    EnrichedDeck,
+    _enrich,
+    cpu_heavy=True,
+    workflows=(DECK_COACHING,),
+    summary=_deck_summary,
+    from_state={"deck": "deck_text"},
+    requires=(DECK_TEXT,),
+    writes=lambda r: {"card_details": [c.model_dump(mode="json") for c in r.card_details]} if r.card_details else {},
+    thinking="Reading your decklist card by card first.",
+)
+
+CLASSIFY_DECK = Tool(
+    "classify_deck",
+    "Classify a pasted decklist into the format's archetype with the same rules used for "
+    "tournament decks. Suggest the result to the user and ask them to confirm.",
+    ClassifyDeckInput,
+    ClassifyDeckOutput,
+    lambda c, p: c.coach.classify(p),
+    cpu_heavy=True,
+    workflows=(DECK_COACHING,),
+    summary=lambda r: f"looks like {r.archetype} ({r.matched_by})",
+    from_state=_DECK_ARGS,
+    requires=(FORMAT, DECK_TEXT),
+    writes=lambda r: {"suggested_archetype": r.archetype} if r.matched_by != "unknown" else {},
+    thinking="Matching your list against the archetype rules.",
+)
+
+# One archetype's spread is a meta question ("how does Boros Energy do against the field?", the model names
+# the archetype) and the start of deck coaching (the user's archetype, kept in the state).
+DECK_MATCHUPS = Tool(
+    "get_deck_matchup_stats",
+    "Get matchup statistics for a specific archetype against the field: overall record, "
+    "and win rate against each opposing archetype with match counts, 95% intervals, a shrunk "
+    "estimate to rank on (the record plus 10 matches at 50%) and a verdict in words (favoured, "
+    "unfavoured, leans favoured, leans unfavoured, too close to call, too few matches to call).",
+    DeckMatchupStatsInput,
+    DeckMatchupStatsOutput,
+    lambda c, p: c.meta.deck_matchups(p),
+    workflows=(META_RESEARCH, DECK_COACHING),
+    summary=lambda r: f"{r.archetype}: {_rate(r.overall)}, {len(r.matchups)} opponents",
+    from_state=WINDOW,
+    requires=(FORMAT, DAYS),
+    thinking="Fetching your archetype's matchup statistics before coaching the matchup.",
+    chart=spread_chart,
+    only_in={
+        DECK_COACHING: InWorkflow(
+            from_state={"archetype": "archetype"},
+            requires=(ARCHETYPE,),
+            writes=lambda r: {"matchup_stats": r.model_dump(mode="json"), "archetype": r.archetype},
+        )
+    },
+)
+
+MATCHUP_STRATEGY = Tool(
+    "generate_deck_matchup_strategy",
+    "Gather the facts for coaching a specific matchup given the user's deck: the record "
+    "against the opponent, the opponent's key cards by inclusion rate (with rules text), "
+    "and which of the user's sideboard cards answer them. Needs card_details from "
+    "get_enriched_deck and matchup_stats from get_deck_matchup_stats.",
+    StrategyInput,
+    StrategyFacts,
+    lambda c, p: c.coach.matchup_facts(p),
+    cpu_heavy=True,
+    workflows=(DECK_COACHING,),
+    summary=_strategy_summary,
+    from_state={
+        "format": "format",
+        "archetype": "archetype",
+        "opponent_archetype": "opponent_archetype",
+        "card_details": "card_details",
+        "matchup_stats": "matchup_stats",
+    },
+    requires=(FORMAT, CARD_DETAILS, ARCHETYPE, OPPONENT, MATCHUP_STATS),
+)
+
+
+def _optimiser(
+    name: str,
+    description: str,
+    output: type[R],
+    run: Callable[[DeckCoach, OptimizeInput], R],
+    summary: Callable[[R], str],
+) -> Tool[R]:
+    """An optimiser: the user's cards against the archetype's tournament lists over the window."""
+    return Tool(
+        name,
+        description,
+        OptimizeInput,
+        output,
+        lambda c, p: run(c.coach, p),
+        cpu_heavy=True,
+        workflows=(DECK_COACHING,),
+        summary=summary,
+        from_state=_COACHING,
+        requires=(FORMAT, DAYS, CARD_DETAILS, ARCHETYPE),
+    )
+
+
+OPTIMIZE_MAINBOARD = _optimiser(
+    "optimize_mainboard",
+    "Optimize a deck's mainboard against the archetype's recent tournament lists: core "
+    "cards, flex spots (cards few lists play), popular cards the deck lacks, and suggested "
+    "swaps with reasons (inclusion rates, copies, win rate with vs without where the "
+    "sample allows). Needs card_details from get_enriched_deck.",
+    OptimizeMainboardOutput,
+    lambda coach, p: coach.optimize_mainboard(p),
+    lambda r: f"{r.lists_compared} lists compared, {len(r.swaps)} swaps suggested",
+)
+
+OPTIMIZE_SIDEBOARD = _optimiser(
+    "optimize_sideboard",
+    "Optimize a deck's sideboard to answer the top N archetypes of the meta: a final "
+    "sideboard of exactly 15 cards with reasons, what to add and what to cut. Needs "
+    "card_details from get_enriched_deck.",
+    OptimizeSideboardOutput,
+    lambda coach, p: coach.optimize_sideboard(p),
+    lambda r: f"{r.total_cards}-card sideboard: {len(r.adds)} adds, {len(r.cuts)} cuts",
+)
+
+TOOLS = (ENRICHED_DECK, CLASSIFY_DECK, DECK_MATCHUPS, MATCHUP_STRATEGY, OPTIMIZE_MAINBOARD, OPTIMIZE_SIDEBOARD)

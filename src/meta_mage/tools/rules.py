@@ -1,0 +1,108 @@
+"""The blocking rules a tool or a task needs to hold before it runs, each with the question the player is asked.
+
+A rule reads the conversation state (``agent.state.ConversationState``) as a mapping; the tools' records
+(``tools/catalog``) and the tasks' (``agent/tasks``) name them, and the agent's guard checks them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+# The conversation state as the rules (and the offline answers) read it.
+StateView = Mapping[str, Any]
+
+
+def stats_fit(state: StateView) -> bool:
+    """Whether the stored matchup statistics are for the state's format, archetype and window."""
+    stats = state.get("matchup_stats") or {}
+    period = (stats.get("metadata") or {}).get("period") or {}
+    return (
+        stats.get("format") == state.get("format")
+        and str(stats.get("archetype", "")).lower() == str(state.get("archetype", "")).lower()
+        and period.get("days") == state.get("days")
+    )
+
+
+def _has(key: str) -> Callable[[StateView], bool]:
+    return lambda state: bool(state.get(key))
+
+
+def format_question(formats: list[str]) -> str:
+    return f"Which format should I look at? I have tournament data for {', '.join(formats)}."
+
+
+DAYS_QUESTION = (
+    "How many days of tournament results should I use? Any number from 1 to 365, for example 7, 14 or 30 "
+    "(the window ends at the newest event in the data)."
+)
+PASTE_DECK = "Please paste your decklist (MTGO or Arena export, sideboard after a `Sideboard` line)."
+
+
+@dataclass(frozen=True)
+class Rule:
+    """A blocking rule: what must hold, what the model is told when a tool call breaks it (``blocked``),
+    and what the user is asked when a task needs it (``question``, on the slot ``missing``; an empty
+    question is written by the graph with the choices listed). A rule a tool can satisfy names it in
+    ``fetch``: the guard calls it instead of asking, and asks ``fetch_failed`` if that call failed."""
+
+    missing: str
+    holds: Callable[[StateView], bool]
+    blocked: str
+    question: str | Callable[[list[str]], str] = ""
+    fetch: str | None = None
+    fetch_failed: str = ""
+
+    def ask(self, formats: list[str]) -> str:
+        return self.question(formats) if callable(self.question) else self.question
+
+
+FORMAT = Rule(
+    "format", _has("format"), "blocked: the format is not set yet; ask the user which format", format_question
+)
+DAYS = Rule(
+    "days",
+    _has("days"),
+    "blocked: the number of days is not set yet; ask the user how many days of results to use",
+    DAYS_QUESTION,
+)
+CARD_DETAILS = Rule(
+    "deck",
+    _has("card_details"),
+    "blocked: needs card_details from get_enriched_deck; ask the user to paste their decklist",
+    PASTE_DECK,
+)
+ARCHETYPE = Rule(
+    "archetype",
+    _has("archetype"),
+    "blocked: the deck's archetype is not confirmed; ask the user",
+    "Which archetype is your deck? You can also paste the list and I'll tell you.",
+)
+OPPONENT = Rule(
+    "opponent",
+    _has("opponent_archetype"),
+    "blocked: the opponent archetype is not known; ask the user which matchup",
+    "Which archetype are you playing against?",
+)
+MATCHUP_STATS = Rule(
+    "archetype",
+    stats_fit,
+    "blocked: needs matchup_stats; call get_deck_matchup_stats first",
+    fetch="get_deck_matchup_stats",
+    fetch_failed="I could not get matchup statistics for your deck: {error}",
+)
+DECK_TEXT = Rule(
+    "deck",
+    _has("deck_text"),
+    "blocked: no decklist in the conversation; ask the user to paste one",
+    PASTE_DECK,
+)
+DRAFT_ID = Rule("draft", _has("draft_id"), "blocked: the draft is not known; ask the user which draft")
+DECK_OR_ARCHETYPE = Rule(
+    "deck",
+    lambda state: bool(state.get("card_details") or state.get("archetype")),
+    "blocked: needs a decklist or an archetype; ask the user",
+    "Please paste your decklist (MTGO or Arena export, sideboard after a `Sideboard` line) and I'll review it, "
+    "or tell me which archetype you play.",
+)
