@@ -1,9 +1,12 @@
 """The route and the pending request are models in the state: they round-trip through the real
 checkpointer (DynamoDBSaver on moto, LangGraph's serializer), and conversations stored before that, with
-both as dicts, still load and resume."""
+both as dicts or as the models under their old module, still load and resume."""
 
 from typing import Any
 
+import pytest
+
+from meta_mage.agent.checkpointer import ConversationSaver
 from meta_mage.agent.conversation import AgentEvent, Conversations
 from meta_mage.agent.state import Pending, Route
 
@@ -98,3 +101,22 @@ async def test_a_conversation_stored_with_dicts_still_loads_and_resumes(modern_w
     assert (values["route"].format, values["route"].days) == ("Modern", 30)
     assert (values["route"].archetype, values["route"].opponent) == ("Boros Energy", "Jeskai Blink")
     assert any(e.event == "tool_call" for e in events)
+
+
+def test_route_and_pending_stored_under_their_old_module_still_load(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Given a checkpoint written when Route and Pending were defined in agent.state (they now live in
+    # models.conversation, and LangGraph's serializer names a model by its module)
+    route = Route(workflow="meta_research", task="rankings", confidence=0.85, question="top decks?")
+    pending = Pending(workflow="meta_research", task="rankings", missing="days", route=route)
+    for model in (Route, Pending):
+        monkeypatch.setattr(model, "__module__", "meta_mage.agent.state")
+    stored = ConversationSaver.serde.dumps_typed({"route": route, "pending": pending})
+    monkeypatch.undo()
+    assert b"meta_mage.agent.state" in stored[1]
+
+    # When the checkpointer reads it back
+    values = ConversationSaver.serde.loads_typed(stored)
+
+    # Then both are the models, not dicts
+    assert values == {"route": route, "pending": pending}
+    assert isinstance(values["route"], Route) and isinstance(values["pending"], Pending)

@@ -10,9 +10,15 @@ from pydantic import BaseModel
 
 from meta_mage.agent.guards import GuardStep, check
 from meta_mage.agent.router import Lookups, merge_slots, resumed_question, rule_route, tidy
-from meta_mage.agent.state import WORKFLOW_TASKS, ConversationState, RouteDecision, TurnContext
+from meta_mage.agent.state import WORKFLOW_TASKS, Known, RouteDecision, TurnContext
 from meta_mage.models.drafts import DraftPoolResult, DraftSummary, ListDraftsOutput
-from meta_mage.models.meta import ArchetypesOutput, ArchetypeSummary, FormatSummary, ListFormatsOutput
+from meta_mage.models.meta import (
+    ArchetypesOutput,
+    ArchetypeSummary,
+    DeckMatchupStatsOutput,
+    FormatSummary,
+    ListFormatsOutput,
+)
 
 # most played first, as get_format_archetypes orders them: "Izzet" and "Tron" each name two decks
 ARCHETYPES = [
@@ -51,6 +57,24 @@ DECK = "\n".join(
     ]
 )
 FORMATS = ["Modern"]
+CARDS = [{"name": "Mountain", "quantity": 20, "section": "mainboard"}]  # card_details as the state keeps them
+
+
+def matchup_stats(fmt: str = "Modern", archetype: str = "Boros Energy", days: int = 30) -> dict[str, Any]:
+    """get_deck_matchup_stats' output as the state keeps it (its JSON dump), with no matches."""
+    record = {"wins": 0, "losses": 0, "draws": 0, "matches": 0, "win_rate": None, "ci_low": None, "ci_high": None}
+    period = {"start": "2025-01-01", "end": "2025-01-30", "days": days}
+    span = {"data_first_date": "2025-01-01", "data_last_date": "2025-01-30", "min_sample": 20}
+    stats = {
+        "format": fmt,
+        "archetype": archetype,
+        "meta_share": 0.0,
+        "overall": {**record, "low_sample": True},
+        "mirror_matches": 0,
+        "matchups": [],
+        "metadata": {**span, "period": period},
+    }
+    return DeckMatchupStatsOutput.model_validate(stats).model_dump(mode="json")
 
 
 class FakeTools:
@@ -96,8 +120,8 @@ class Talk:
         turn_context = TurnContext.model_validate(context or {})
         empty = RouteDecision(workflow="clarify", confidence=0)
         view = {**self.state, **merge_slots(self.as_state(), empty, turn_context, "", None)}
-        asked = resumed_question(message, view)  # type: ignore[arg-type]
-        decision = await rule_route(message, view, self.lookups, asked)  # type: ignore[arg-type]
+        asked = resumed_question(message, Known.of(view))
+        decision = await rule_route(message, Known.of(view), self.lookups, asked)
         pending = view.get("pending") or {}
         if asked and pending.get("workflow") == "deck_coaching" == decision.workflow:
             decision = decision.model_copy(update={"task": pending.get("task") or decision.task})
@@ -120,5 +144,5 @@ class Talk:
         self.decision = decision
         return decision
 
-    def as_state(self) -> ConversationState:
-        return self.state  # type: ignore[return-value]
+    def as_state(self) -> Known:
+        return Known.of(self.state)

@@ -9,13 +9,14 @@ import pytest
 from langchain_core.messages import AIMessage, ToolMessage
 
 from meta_mage.agent.guards import DAYS_QUESTION, check, stats_fit, tool_precondition
+from meta_mage.agent.state import Known
 from meta_mage.models.decks import EnrichedDeck, UnresolvedCard
+from tests.unit.routing_data import CARDS, matchup_stats
 
 FORMATS = ["Modern", "Pioneer"]
 MODERN_30 = {"format": "Modern", "days": 30}
-CARDS = [{"name": "Mountain", "quantity": 20, "section": "mainboard"}]
 EMPTY_DECK = EnrichedDeck(card_details=[], counts={}, unresolved=[], corrected={}, skipped_lines=[])
-STATS = {"format": "Modern", "archetype": "boros energy", "metadata": {"period": {"days": 30}}}
+STATS = matchup_stats(archetype="boros energy")
 DECK_STATE = {**MODERN_30, "deck_text": "20 Mountain", "card_details": CARDS, "archetype": "Boros Energy"}
 STRATEGY_READY = {**DECK_STATE, "opponent_archetype": "Jeskai Blink", "matchup_stats": STATS}
 
@@ -153,7 +154,7 @@ def test_check(
     expected: tuple[str, str, list[str]],
     words: list[str],
 ) -> None:
-    step = check(state, workflow, task, turn, FORMATS)  # type: ignore[arg-type]
+    step = check(Known.of(state), workflow, task, turn, FORMATS)
     assert (step.kind, step.missing if step.kind == "ask" else "", [name for name, _ in step.calls]) == expected
     for word in words:
         assert word in step.question
@@ -171,11 +172,11 @@ def test_the_confirmation_says_how_the_typed_names_were_read() -> None:
             skipped_lines=[],
         ),
     )
-    state = {**MODERN_30, "card_details": CARDS, "suggested_archetype": "Boros Energy"}
-    step = check(state, "deck_coaching", "deck_review", [AIMessage("reading"), enriched], FORMATS)  # type: ignore[arg-type]
+    state = Known.of({**MODERN_30, "card_details": CARDS, "suggested_archetype": "Boros Energy"})
+    step = check(state, "deck_coaching", "deck_review", [AIMessage("reading"), enriched], FORMATS)
     assert step.question.startswith("I read “Lightning Blot” as **Lightning Bolt**. I could not find “Foo”;")
     assert "looks like **Boros Energy** in Modern" in step.question
-    plain = check(state, "deck_coaching", "deck_review", [result("get_enriched_deck", artifact=EMPTY_DECK)], FORMATS)  # type: ignore[arg-type]
+    plain = check(state, "deck_coaching", "deck_review", [result("get_enriched_deck", artifact=EMPTY_DECK)], FORMATS)
     assert plain.question.startswith("Your deck looks like **Boros Energy**")
 
 
@@ -186,13 +187,13 @@ def test_the_confirmation_says_how_the_typed_names_were_read() -> None:
         ({**STATS, "archetype": "Boros Energy"}, True),  # names compared without case
         ({**STATS, "format": "Pioneer"}, False),
         ({**STATS, "archetype": "Jeskai Blink"}, False),
-        ({**STATS, "metadata": {"period": {"days": 14}}}, False),
-        ({**STATS, "metadata": {}}, False),
+        (matchup_stats(archetype="boros energy", days=14), False),
+        ({**STATS, "metadata": {}}, False),  # stored in a shape that no longer validates: fetched again
         (None, False),
     ],
 )
 def test_stats_fit(stats: dict[str, Any] | None, fits: bool) -> None:
-    assert stats_fit({**DECK_STATE, "matchup_stats": stats}) is fits  # type: ignore[typeddict-item]
+    assert stats_fit(Known.of({**DECK_STATE, "matchup_stats": stats})) is fits
 
 
 BLOCKED_FORMAT = "format is not set"
@@ -245,7 +246,7 @@ PRECONDITIONS: list[tuple[str, dict[str, Any], str, str | None]] = [
 
 @pytest.mark.parametrize(("name", "state", "workflow", "reason"), PRECONDITIONS)
 def test_tool_precondition(name: str, state: dict[str, Any], workflow: str, reason: str | None) -> None:
-    problem = tool_precondition(name, state, workflow)  # type: ignore[arg-type]
+    problem = tool_precondition(name, Known.of(state), workflow)
     if reason is None:
         assert problem is None
     else:

@@ -19,9 +19,9 @@ from meta_mage.agent.router import (
     rule_route,
     tidy,
 )
-from meta_mage.agent.state import RouteDecision
+from meta_mage.agent.state import Known, RouteDecision
 from meta_mage.models.tournaments import FORMATS as ALL_FORMATS
-from tests.unit.routing_data import ARCHETYPES, DECK, FakeTools, Talk, lookups
+from tests.unit.routing_data import ARCHETYPES, CARDS, DECK, FakeTools, Talk, lookups
 
 MODERN_30 = {"format": "Modern", "days": 30}
 
@@ -191,7 +191,7 @@ SINGLE_TURNS: list[tuple[str, dict[str, Any], dict[str, Any]]] = [
     ("what's good in Modern this week?", {}, {"workflow": "meta_research", "task": "rankings", "days": 7}),
     (
         "What should I play in Modern instead?",
-        {"format": "Modern", "archetype": "Boros Energy", "card_details": [{"name": "Mountain"}]},
+        {"format": "Modern", "archetype": "Boros Energy", "card_details": CARDS},
         {"workflow": "meta_research", "task": "rankings"},
     ),
     # a window outside 1-365 days: clamped, and the number asked is kept to be said
@@ -205,7 +205,7 @@ SINGLE_TURNS: list[tuple[str, dict[str, Any], dict[str, Any]]] = [
 
 @pytest.mark.parametrize(("message", "state", "expected"), SINGLE_TURNS)
 async def test_one_message_is_routed(message: str, state: dict[str, Any], expected: dict[str, Any]) -> None:
-    decision = tidy(await rule_route(message, state, lookups()), message)  # type: ignore[arg-type]
+    decision = tidy(await rule_route(message, Known.of(state), lookups()), message)
     assert {key: getattr(decision, key) for key in expected} == expected
 
 
@@ -350,7 +350,7 @@ async def test_a_pasted_deck_is_confirmed_then_optimised_then_back_to_the_meta()
     assert (meta.workflow, meta.task) == ("meta_research", "rankings")
     pasted = await talk.say(
         f"Now my deck, how are its matchups?\n{DECK}",
-        card_details=[{"name": "Mountain"}],
+        card_details=CARDS,
         suggested_archetype="Boros Energy",
     )
     assert (pasted.workflow, pasted.task, pasted.has_decklist) == ("deck_coaching", "deck_matchups", True)
@@ -376,9 +376,7 @@ async def test_a_pasted_deck_is_confirmed_then_optimised_then_back_to_the_meta()
 
 async def test_no_to_the_suggested_archetype_then_the_named_one_is_taken() -> None:
     talk = Talk()
-    await talk.say(
-        f"Here is my deck:\n{DECK}", MODERN_30, card_details=[{"name": "Mountain"}], suggested_archetype="Boros Energy"
-    )
+    await talk.say(f"Here is my deck:\n{DECK}", MODERN_30, card_details=CARDS, suggested_archetype="Boros Energy")
     assert talk.step is not None and talk.step.missing == "archetype_confirmation"
     refused = await talk.say("no")
     assert (refused.workflow, refused.confirms_archetype) == ("deck_coaching", False)
@@ -448,7 +446,7 @@ def _pending(missing: str, question: str = "How does Boros Energy do against Jes
     ],
 )
 def test_resumed_question(message: str, state: dict[str, Any], expected: str | None) -> None:
-    assert resumed_question(message, state) == expected  # type: ignore[arg-type]
+    assert resumed_question(message, Known.of(state)) == expected
 
 
 @pytest.mark.parametrize(
@@ -521,5 +519,5 @@ async def test_lookups_that_fail_only_leave_routing_without_names() -> None:
     assert await names.formats() == list(ALL_FORMATS)
     assert await names.archetypes("Modern") == [] and await names.drafts() == []
     assert await names.resolve_draft("tarkir") is None and await names.pool("tarkir") == []
-    decision = await rule_route("How does Boros Energy do against Jeskai Blink in Modern?", {}, names)
+    decision = await rule_route("How does Boros Energy do against Jeskai Blink in Modern?", Known(), names)
     assert (decision.workflow, decision.archetype, decision.opponent) == ("meta_research", None, None)

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from meta_mage.agent.router import NAMES_DAYS, Lookups, rule_route
+from meta_mage.agent.state import Known
 from tests.unit.routing_data import FakeTools
 
 
@@ -22,7 +23,7 @@ from tests.unit.routing_data import FakeTools
 )
 async def test_names_are_read_for_the_turns_window(message: str, state: dict[str, Any], days: int) -> None:
     tools = FakeTools()
-    decision = await rule_route(message, state, Lookups(tools))  # type: ignore[arg-type]
+    decision = await rule_route(message, Known.of(state), Lookups(tools))
     assert (decision.archetype, decision.opponent) == ("Boros Energy", "Jeskai Blink")
     assert tools.calls == [("get_format_archetypes", {"format": "Modern", "days": days})]
 

@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 
 from meta_mage.agent.router import merge_slots
-from meta_mage.agent.state import RouteDecision, TurnContext
-from tests.unit.routing_data import DECK
+from meta_mage.agent.state import Known, RouteDecision, TurnContext
+from tests.unit.routing_data import CARDS, DECK, matchup_stats
 
 CLARIFY = RouteDecision(workflow="clarify", confidence=0)
 STALE = {
@@ -20,7 +20,7 @@ STALE = {
     "deck_format": None,
     "deck_archetype": None,
 }
-DERIVED = {"card_details": [{"name": "Mountain"}], "matchup_stats": {"format": "Modern"}}
+DERIVED = {"card_details": CARDS, "matchup_stats": matchup_stats()}
 
 
 def decide(workflow: str = "meta_research", **slots: Any) -> RouteDecision:
@@ -240,14 +240,14 @@ def test_merge_slots(
     expected: dict[str, Any],
 ) -> None:
     turn_context = TurnContext.model_validate(context) if context is not None else None
-    assert merge_slots(state, decision, turn_context, message, draft_id) == expected  # type: ignore[arg-type]
+    assert merge_slots(Known.of(state), decision, turn_context, message, draft_id) == expected
 
 
 def test_a_context_with_nothing_set_changes_nothing() -> None:
     state = {"format": "Modern", "days": 30, "archetype": "Boros Energy"}
-    assert merge_slots(state, CLARIFY, TurnContext(), "", None) == {}  # type: ignore[arg-type]
+    assert merge_slots(Known.of(state), CLARIFY, TurnContext(), "", None) == {}
 
 
 def test_a_bad_context_format_is_refused() -> None:
     with pytest.raises(ValueError, match="Commander"):
-        merge_slots({}, CLARIFY, TurnContext(format="Commander"), "", None)
+        merge_slots(Known(), CLARIFY, TurnContext(format="Commander"), "", None)

@@ -43,8 +43,11 @@ class ConversationSaver(DynamoDBSaver):  # type: ignore[misc]
 
     repo: CheckpointRepository
 
-    # the state's own models, allowed back out of a checkpoint (LangGraph warns about, and will block, others)
-    serde = JsonPlusSerializer(allowed_msgpack_modules=[Route, Pending])
+    # the state's own models, allowed back out of a checkpoint (LangGraph warns about, and will block, others);
+    # checkpoints written before they moved to models.conversation name them in agent.state, which re-exports them
+    serde = JsonPlusSerializer(
+        allowed_msgpack_modules=[Route, Pending, *(("meta_mage.agent.state", name) for name in ("Route", "Pending"))]
+    )
 
     def __init__(self, *args: Any, locks_table: str | None = None, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)

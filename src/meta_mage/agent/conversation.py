@@ -18,7 +18,7 @@ from pydantic import ValidationError
 from meta_mage.agent.checkpointer import LOCK_OWNER
 from meta_mage.agent.graph import AgentDeps, build_graph
 from meta_mage.agent.llm import ModelChoice
-from meta_mage.agent.state import TURN_OPEN, TurnContext, snapshot
+from meta_mage.agent.state import TURN_OPEN, Known, TurnContext, last_active_of, messages_of, snapshot
 from meta_mage.agent.tools import ToolExecutor
 from meta_mage.config import Settings
 from meta_mage.errors import InvalidArgument, MetaMageError, NotFound, StorageUnavailable
@@ -135,9 +135,10 @@ class Conversations:
                 field="conversation_id",
             ) from exc
         values: dict[str, Any] = dict(found.values or {})
-        if not values.get("last_active"):
+        last_active = last_active_of(values)
+        if last_active is None:
             raise ConversationNotFound(f"conversation {conversation_id} does not exist", field="conversation_id")
-        idle = self.deps.clock() - float(values["last_active"])
+        idle = self.deps.clock() - last_active
         if idle > self.settings.conversation_ttl_seconds:
             await self.checkpointer.adelete_thread(conversation_id)
             raise ConversationExpired(
@@ -154,10 +155,10 @@ class Conversations:
         # .text: Bedrock's answers are lists of content blocks, not strings
         messages = [
             {"role": "user" if isinstance(m, HumanMessage) else "assistant", "content": m.text}
-            for m in values.get("messages", [])
+            for m in messages_of(values)
             if isinstance(m, HumanMessage) or (isinstance(m, AIMessage) and not m.tool_calls and m.text)
         ]
-        return {"conversation_id": conversation_id, "state": snapshot(values), "messages": messages}  # type: ignore[arg-type]
+        return {"conversation_id": conversation_id, "state": snapshot(Known.of(values)), "messages": messages}
 
     async def start(self, welcome: dict[str, Any] | None = None, conversation_id: str | None = None) -> str:
         """Create a conversation holding the /welcome context and message; its id is made here unless
@@ -256,12 +257,13 @@ class Conversations:
         except MetaMageError as exc:
             yield AgentEvent("error", exc.to_dict())
             return
+        known = Known.of(state)
         yield AgentEvent(
             "metadata",
             {
                 "conversation_id": conversation_id,
-                "format": turn_context.format or state.get("format"),
-                "archetype": turn_context.archetype or state.get("archetype"),
+                "format": turn_context.format or known.format,
+                "archetype": turn_context.archetype or known.deck.archetype,
                 "mode": "offline" if self.offline else "llm",
             },
         )
@@ -309,7 +311,7 @@ class Conversations:
                 await self._create_quietly(_config(conversation_id), now)
             yield AgentEvent("error", error)
             return
-        yield AgentEvent("state", snapshot(final))  # type: ignore[arg-type]
+        yield AgentEvent("state", snapshot(Known.of(final)))
         yield AgentEvent("done", {})
 
     async def _create_quietly(self, config: RunnableConfig, now: float) -> None:

@@ -48,12 +48,11 @@ from meta_mage.agent.state import (
     TURN_OPEN,
     WORKFLOW_TASKS,
     ConversationState,
+    Known,
     Pending,
     Route,
     RouteDecision,
-    TurnContext,
-    pending_of,
-    route_of,
+    messages_of,
 )
 from meta_mage.agent.tool_specs import SHOWN_AS, TOOLS, WORKFLOWS
 from meta_mage.agent.tools import AgentTools, chart_data, compact_json, state_updates
@@ -124,7 +123,7 @@ def thinking(text: str) -> None:
 
 
 def _routed_workflow(state: ConversationState) -> WorkflowNode:
-    route = route_of(state)
+    route = Known.of(state).route
     workflow = route.workflow if route is not None else None
     if workflow not in WORKFLOWS:
         raise RuntimeError(f"no workflow was routed to (route: {workflow})")
@@ -137,16 +136,17 @@ def _routed_workflow(state: ConversationState) -> WorkflowNode:
 async def route(state: ConversationState, *, deps: AgentDeps) -> dict[str, Any]:
     """Route the turn's message: a decision (the LLM's, else the rules'), its slots merged into the state."""
     settings = deps.settings
-    turn = current_turn(state.get("messages", []))
+    known, messages = Known.of(state), messages_of(state)
+    turn = current_turn(messages)
     message = str(turn[0].content) if turn else ""
-    context = TurnContext.model_validate(state.get("context") or {})
+    context = known.context
     # routing sees the dropdown values already (e.g. the format whose archetype names to match)
-    from_context = merge_slots(state, RouteDecision(workflow="clarify", confidence=0), context, "", None)
-    view = cast(ConversationState, {**state, **from_context})
+    from_context = merge_slots(known, RouteDecision(workflow="clarify", confidence=0), context, "", None)
+    view = Known.of({**state, **from_context})
     decision: RouteDecision | None = None
     if deps.model is not None:
         try:
-            history = llm_window(state.get("messages", []), settings.message_window)[:-1]
+            history = llm_window(messages, settings.message_window)[:-1]
             decision = await llm_route(deps.model, message, view, history)
         except Exception as exc:
             logger.warning("LLM routing failed, using the rules: %s", exc)
@@ -155,7 +155,7 @@ async def route(state: ConversationState, *, deps: AgentDeps) -> dict[str, Any]:
     if decision is None:
         asked = resumed_question(message, view)
         decision = await rule_route(message, view, deps.lookups, asked)
-        pending = pending_of(view)
+        pending = view.pending
         if asked and pending is not None and pending.workflow is not None:
             # an answer to the coach's question: the interrupted request stays the request. Its workflow is
             # kept; a meta or draft task is read again with the answer (a format names the archetypes it
@@ -167,7 +167,7 @@ async def route(state: ConversationState, *, deps: AgentDeps) -> dict[str, Any]:
             decision = decision.model_copy(update={"confidence": max(decision.confidence, 0.9)})
     decision = tidy(decision, message)
     draft_id = await deps.lookups.resolve_draft(decision.draft) if decision.draft else None
-    updates = merge_slots(state, decision, context, message, draft_id)
+    updates = merge_slots(known, decision, context, message, draft_id)
     workflow = decision.workflow
     if decision.confidence < settings.router_confidence_threshold:
         workflow = "clarify"
@@ -175,7 +175,7 @@ async def route(state: ConversationState, *, deps: AgentDeps) -> dict[str, Any]:
     if workflow != "clarify":
         thinking(f"{workflow.replace('_', ' ').capitalize()}: {task.replace('_', ' ')}.")
         updates.update(current_workflow=workflow, current_task=task)
-    if not state.get("available_formats"):
+    if not known.formats:
         updates["available_formats"] = await deps.lookups.formats()
     routed = Route.model_validate({**decision.model_dump(), "workflow": workflow, "task": task, "question": question})
     return {**updates, "route": routed, "tool_rounds": 0, "context": None}
@@ -183,16 +183,17 @@ async def route(state: ConversationState, *, deps: AgentDeps) -> dict[str, Any]:
 
 async def guard(state: ConversationState, *, deps: AgentDeps) -> dict[str, Any]:
     """The blocking rules: ask the user one question, call the tools that satisfy a rule, or go on."""
-    routed = route_of(state) or Route()
+    known = Known.of(state)
+    routed = known.route or Route()
     workflow, task = routed.workflow, routed.task
     if workflow == "clarify":
         say(CLARIFY)
         return {"messages": [AIMessage(CLARIFY)], "pending": None}
-    turn = current_turn(state.get("messages", []))
-    formats = state.get("available_formats") or await deps.lookups.formats()
-    step = check(state, workflow, task, turn, formats)
+    turn = current_turn(messages_of(state))
+    formats = known.formats or await deps.lookups.formats()
+    step = check(known, workflow, task, turn, formats)
     if step.kind == "ask":
-        question = step.question or await _listing_question(step.missing, state, deps.lookups)
+        question = step.question or await _listing_question(step.missing, known, deps.lookups)
         say(question)
         pending = Pending(workflow=workflow, task=task, missing=step.missing, route=routed)
         return {"messages": [AIMessage(question)], "pending": pending}
@@ -207,12 +208,12 @@ async def guard(state: ConversationState, *, deps: AgentDeps) -> dict[str, Any]:
     return {"pending": None}
 
 
-async def _listing_question(missing: str, state: ConversationState, lookups: Lookups) -> str:
+async def _listing_question(missing: str, known: Known, lookups: Lookups) -> str:
     """A question that lists the choices: the format's archetypes, or the imported drafts."""
     if missing == "archetype":
-        fmt = state.get("format")
-        known = await lookups.archetypes(fmt) if fmt else []
-        names = [n for n in known if n != state.get("rejected_archetype")]
+        fmt = known.format
+        played = await lookups.archetypes(fmt) if fmt else []
+        names = [n for n in played if n != known.deck.rejected]
         listed = f" The most played in {fmt}: {', '.join(names[:12])}." if names else ""
         return f"Which archetype is your deck, then?{listed} You can also name another one."
     return await _draft_question(lookups)
@@ -228,34 +229,37 @@ async def _draft_question(lookups: Lookups) -> str:
 
 async def run_workflow(state: ConversationState, *, workflow: str, deps: AgentDeps) -> dict[str, Any]:
     """One step of ``workflow``: the LLM's answer or tool calls, else the offline plan's calls or answer."""
-    routed = route_of(state) or Route()
-    turn = current_turn(state.get("messages", []))
-    rounds = state.get("tool_rounds", 0)
+    known, messages = Known.of(state), messages_of(state)
+    routed = known.route or Route()
+    turn = current_turn(messages)
+    rounds = known.tool_rounds
     if deps.model is not None:
         try:
-            return await _llm_step(workflow, state, rounds, deps)
+            return await _llm_step(workflow, known, messages, rounds, deps)
         except Exception as exc:
             logger.warning("LLM step failed in %s: %s", workflow, exc)
             thinking("The language model is unavailable; answering from the data directly.")
-    calls = offline.plan(routed.task, routed, state, offline.called(turn))
+    calls = offline.plan(routed.task, routed, known, offline.called(turn))
     if calls and rounds < deps.settings.max_tool_rounds:
         tool_calls = [
             {"name": n, "args": a, "id": f"offline-{uuid.uuid4().hex[:12]}", "type": "tool_call"} for n, a in calls
         ]
         return {"messages": [AIMessage(content="", tool_calls=tool_calls)], "tool_rounds": rounds + 1}
-    text = offline.answer(routed.task, routed, state, turn)
+    text = offline.answer(routed.task, routed, known, turn)
     say(text)
     return {"messages": [AIMessage(text)]}
 
 
-async def _llm_step(workflow: str, state: ConversationState, rounds: int, deps: AgentDeps) -> dict[str, Any]:
+async def _llm_step(
+    workflow: str, known: Known, messages: list[AnyMessage], rounds: int, deps: AgentDeps
+) -> dict[str, Any]:
     assert deps.model is not None
     settings = deps.settings
     model: Any = deps.model
     if rounds < settings.max_tool_rounds:
         model = deps.model.bind_tools(deps.tools.specs(workflow))
-    prompt: list[BaseMessage] = [SystemMessage(prompts.workflow_prompt(workflow, state))]
-    prompt += llm_window(state.get("messages", []), settings.message_window)
+    prompt: list[BaseMessage] = [SystemMessage(prompts.workflow_prompt(workflow, known))]
+    prompt += llm_window(messages, settings.message_window)
     writer = get_stream_writer()
     merged: AIMessageChunk | None = None
     async for chunk in model.astream(prompt):
@@ -277,10 +281,11 @@ async def _llm_step(workflow: str, state: ConversationState, rounds: int, deps: 
 async def tools(state: ConversationState, *, deps: AgentDeps) -> dict[str, Any]:
     """Run the last message's tool calls (each checked against its workflow and rules first)."""
     writer = get_stream_writer()
-    last = state["messages"][-1]
+    last = messages_of(state)[-1]
     assert isinstance(last, AIMessage)
     workflow = _routed_workflow(state)
-    view: dict[str, Any] = dict(state)
+    view: dict[str, Any] = dict(state)  # the state as this turn's results change it
+    known = Known.of(view)
     updates: dict[str, Any] = {}
     replies: list[ToolMessage] = []
     for call in last.tool_calls:
@@ -289,12 +294,12 @@ async def tools(state: ConversationState, *, deps: AgentDeps) -> dict[str, Any]:
         if name not in deps.tools.names(workflow):
             problem = f"{name} is not a tool of the {workflow} workflow"
         else:
-            problem = tool_precondition(name, view, workflow)  # type: ignore[arg-type]
+            problem = tool_precondition(name, known, workflow)
         if problem:
             writer({"event": "tool_call", "data": {"tool": name, "status": "error", "summary": problem}})
             replies.append(ToolMessage(problem, name=name, tool_call_id=call_id, status="error"))
             continue
-        arguments = deps.tools.fill_arguments(name, call.get("args") or {}, view, workflow)
+        arguments = deps.tools.fill_arguments(name, call.get("args") or {}, known, workflow)
         writer(
             {
                 "event": "tool_call",
@@ -305,6 +310,7 @@ async def tools(state: ConversationState, *, deps: AgentDeps) -> dict[str, Any]:
         if outcome.ok and outcome.result is not None:
             changed = state_updates(name, workflow, outcome.result)
             view.update(changed)
+            known = Known.of(view)
             updates.update(changed)
             event: dict[str, Any] = {"tool": name, "status": "complete", "summary": outcome.summary}
             picture = chart_data(name, outcome.result)
@@ -327,7 +333,7 @@ async def tools(state: ConversationState, *, deps: AgentDeps) -> dict[str, Any]:
 
 async def finish(state: ConversationState, *, deps: AgentDeps) -> dict[str, Any]:
     """Close the turn: drop its tool traffic, trim the history, stamp the activity time."""
-    messages = state.get("messages", [])
+    messages = messages_of(state)
     removals: list[BaseMessage] = [RemoveMessage(id=str(m.id)) for m in messages if _is_tool_traffic(m) and m.id]
     kept = [m for m in messages if not _is_tool_traffic(m)]
     overflow = len(kept) - deps.settings.history_limit
@@ -341,20 +347,20 @@ async def finish(state: ConversationState, *, deps: AgentDeps) -> dict[str, Any]
 
 def after_guard(state: ConversationState) -> Literal["tools", "finish", WorkflowNode]:
     """The guard's tool calls, its question (the turn ends), or the routed workflow."""
-    last = state["messages"][-1]
+    last = messages_of(state)[-1]
     if isinstance(last, AIMessage):
         return "tools" if last.tool_calls else "finish"
     return _routed_workflow(state)
 
 
 def after_workflow(state: ConversationState) -> Literal["tools", "finish"]:
-    last = state["messages"][-1]
+    last = messages_of(state)[-1]
     return "tools" if isinstance(last, AIMessage) and last.tool_calls else "finish"
 
 
 def after_tools(state: ConversationState) -> Literal["guard", WorkflowNode]:
     """Back to whoever asked for the tools: the guard, or the workflow."""
-    caller = next((m for m in reversed(state["messages"]) if isinstance(m, AIMessage) and m.tool_calls), None)
+    caller = next((m for m in reversed(messages_of(state)) if isinstance(m, AIMessage) and m.tool_calls), None)
     if caller is not None and caller.name == "guard":
         return "guard"
     return _routed_workflow(state)

@@ -18,7 +18,7 @@ from typing import Any
 
 from langchain_core.messages import ToolMessage
 
-from meta_mage.agent.state import ConversationState
+from meta_mage.agent.state import Known
 from meta_mage.agent.tool_specs import (
     DAYS_QUESTION as DAYS_QUESTION,
 )
@@ -79,20 +79,20 @@ def _corrections(enriched: ToolMessage | None) -> str:
     return " ".join(parts)
 
 
-def check(state: ConversationState, workflow: str, task: str, turn: list[Any], formats: list[str]) -> GuardStep:
-    """The next step for ``workflow``/``task`` given the state and this turn's tool results so far: the
-    workflow's rules, then (deck coaching) reading the deck and confirming its archetype, then the task's."""
+def check(known: Known, workflow: str, task: str, turn: list[Any], formats: list[str]) -> GuardStep:
+    """The next step for ``workflow``/``task`` given what the conversation knows and this turn's tool results so
+    far: the workflow's rules, then (deck coaching) reading the deck and confirming its archetype, then the task's."""
     done = _turn_results(turn)
     for rule in WORKFLOW_NEEDS.get(workflow, ()):
-        if not rule.holds(state):
+        if not rule.holds(known):
             return _unmet(rule, done, formats)
     if workflow == "deck_coaching":
-        step = _read_deck(state, done)
+        step = _read_deck(known, done)
         if step is not None:
             return step
     spec = TASKS.get(task)
     for rule in spec.needs if spec is not None else ():
-        if not rule.holds(state):
+        if not rule.holds(known):
             return _unmet(rule, done, formats)
     return PROCEED
 
@@ -111,10 +111,11 @@ def _failed(message: ToolMessage | None) -> bool:
     return message is not None and message.status == "error"
 
 
-def _read_deck(state: ConversationState, done: dict[str, ToolMessage]) -> GuardStep | None:
+def _read_deck(known: Known, done: dict[str, ToolMessage]) -> GuardStep | None:
     """A pasted list is read (get_enriched_deck) and classified (classify_deck), and the archetype confirmed."""
     enriched, classified = done.get("get_enriched_deck"), done.get("classify_deck")
-    if state.get("deck_text") and not state.get("card_details"):
+    deck = known.deck
+    if deck.text and not deck.cards:
         if enriched is None:
             return GuardStep.call("get_enriched_deck")
         if _failed(enriched):
@@ -124,9 +125,9 @@ def _read_deck(state: ConversationState, done: dict[str, ToolMessage]) -> GuardS
             "I could not match any card in that list to a real card name. Please check the names and paste it "
             "again (one card per line, like `4 Lightning Bolt`).",
         )
-    if state.get("card_details") and not state.get("archetype"):
-        suggested = state.get("suggested_archetype")
-        if not suggested and state.get("rejected_archetype"):
+    if deck.cards and not deck.archetype:
+        suggested = deck.suggested
+        if not suggested and deck.rejected:
             return GuardStep.ask("archetype", "")  # the graph lists the format's archetypes
         if not suggested and classified is None:
             return GuardStep.call("classify_deck")
@@ -134,7 +135,7 @@ def _read_deck(state: ConversationState, done: dict[str, ToolMessage]) -> GuardS
             return GuardStep.ask(
                 "archetype_confirmation",
                 _corrections(enriched)
-                + f"Your deck looks like **{suggested}** in {state.get('format')}. Is that right? Answer yes, or "
+                + f"Your deck looks like **{suggested}** in {known.format}. Is that right? Answer yes, or "
                 "tell me which archetype it is.",
             )
         return GuardStep.ask(
@@ -145,10 +146,10 @@ def _read_deck(state: ConversationState, done: dict[str, ToolMessage]) -> GuardS
     return None
 
 
-def tool_precondition(name: str, state: ConversationState, workflow: str) -> str | None:
+def tool_precondition(name: str, known: Known, workflow: str) -> str | None:
     """Why ``name`` may not run yet (its declared rules, applied to every call the LLM asks for), or None."""
     spec = TOOLS.get(name)
     for rule in spec.rules(workflow) if spec is not None else ():
-        if not rule.holds(state):
+        if not rule.holds(known):
             return rule.blocked
     return None

@@ -11,7 +11,7 @@ from typing import Any
 from langchain_core.messages import ToolMessage
 from pydantic import BaseModel
 
-from meta_mage.agent.state import ConversationState, Route
+from meta_mage.agent.state import Known, Route
 from meta_mage.agent.tasks import TASKS
 from meta_mage.agent.tasks.task import Results
 from meta_mage.models.meta import MAX_DAYS
@@ -33,20 +33,20 @@ def errors(turn: list[Any]) -> list[str]:
     return [str(m.content) for m in turn if isinstance(m, ToolMessage) and m.status == "error"]
 
 
-def plan(task: str, route: Route, state: ConversationState, done: Collection[str]) -> list[tuple[str, dict[str, Any]]]:
+def plan(task: str, route: Route, known: Known, done: Collection[str]) -> list[tuple[str, dict[str, Any]]]:
     """The tool calls still needed for ``task`` (empty when the answer can be written); ``done`` names the
     tools already called this turn. The calls are the task's record's (``agent/tasks``)."""
     spec = TASKS.get(task)
-    wanted = spec.plan(route, state) if spec is not None else []
+    wanted = spec.plan(route, known) if spec is not None else []
     return [(name, args) for name, args in wanted if name not in done]
 
 
-def answer(task: str, route: Route, state: ConversationState, turn: list[Any]) -> str:
+def answer(task: str, route: Route, known: Known, turn: list[Any]) -> str:
     """The templated answer for ``task`` from this turn's tool results, by the writer its record names."""
     done = results(turn)
     problems = errors(turn)
     spec = TASKS.get(task)
-    body = spec.writer(route, state, done) if spec is not None else ""
+    body = spec.writer(route, known, done) if spec is not None else ""
     if route.days_asked is not None and route.days is not None and body:
         body = (
             f"You asked for {route.days_asked} days; I can look at 1 to {MAX_DAYS} days, so this uses the last "

@@ -7,7 +7,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from meta_mage.agent.state import ConversationState, snapshot
+from meta_mage.agent.state import Known, snapshot
 
 ROUTER = """You route messages for MTG Meta Mage, a Magic: The Gathering coach.
 Classify the user's latest message into one workflow:
@@ -57,18 +57,18 @@ def _compact(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, default=str)
 
 
-def router_prompt(state: ConversationState) -> str:
+def router_prompt(known: Known) -> str:
     return ROUTER.format(
-        state=_compact(snapshot(state)),
-        pending=_compact(state.get("pending")),
-        formats=", ".join(state.get("available_formats") or []) or "unknown",
+        state=_compact(snapshot(known)),
+        pending=_compact(known.pending),
+        formats=", ".join(known.formats) or "unknown",
     )
 
 
-def workflow_prompt(workflow: str, state: ConversationState) -> str:
-    facts = snapshot(state)
+def workflow_prompt(workflow: str, known: Known) -> str:
+    facts = snapshot(known)
     lines = [WORKFLOW[workflow], "", f"Conversation state: {_compact(facts)}"]
-    if workflow == "deck_coaching" and state.get("card_details"):
-        deck = ", ".join(f"{c['quantity']} {c['name']} ({c['section']})" for c in state.get("card_details") or [])
+    if workflow == "deck_coaching" and known.deck.cards:
+        deck = ", ".join(f"{c.quantity} {c.name} ({c.section})" for c in known.deck.cards)
         lines.append(f"The user's deck: {deck}")
     return "\n".join(lines)

@@ -22,13 +22,11 @@ from meta_mage.agent import prompts
 from meta_mage.agent.state import (
     DEFAULT_TASK,
     WORKFLOW_TASKS,
-    ConversationState,
+    Known,
     Pending,
     Route,
     RouteDecision,
     TurnContext,
-    pending_of,
-    route_of,
 )
 from meta_mage.agent.tools import ToolExecutor
 from meta_mage.deadline import deadline, timeout_message
@@ -301,12 +299,12 @@ def _has(pattern: str, text: str) -> bool:
     return re.search(pattern, text, re.I) is not None
 
 
-def resumed_question(message: str, state: ConversationState) -> str | None:
+def resumed_question(message: str, known: Known) -> str | None:
     """The question ``message`` answers when the coach is waiting for one (a format, a window, a draft,
     "yes, that's my deck", an archetype), without any decklist (that is in the state already); None when
     ``message`` is a new request: a new list, or words that ask for something. The two are routed together,
     and the pending task stays the task, so nothing that question named is lost."""
-    pending = pending_of(state)
+    pending = known.pending
     asked = pending.route.question if pending is not None and pending.route is not None else None
     if not asked or pending is None or extract_decklist(message):
         return None
@@ -338,31 +336,31 @@ class Reading:
     has_deck: bool  # a deck is on the table (pasted now or earlier)
 
 
-async def read_message(message: str, state: ConversationState, lookups: Lookups, asked: str | None) -> Reading:
+async def read_message(message: str, known: Known, lookups: Lookups, asked: str | None) -> Reading:
     """The slots and cues of ``message``; ``asked`` is the question it answers (see ``resumed_question``)."""
     deck = extract_decklist(message)  # the message as tidy and merge_slots ask: read once (the same list as text's)
     text = message.strip()
     reply = text.replace(deck, " ") if deck else text
     question = f"{asked}\n{reply}" if asked else reply
     fmt = find_format(reply) or (find_format(asked) if asked else None)
-    days = _read_days(reply, asked, state)
-    archetype, opponent = await _read_names(question, fmt, days, state, lookups)
-    pending = pending_of(state) or Pending()
-    in_cube = "cube_draft" in (pending.workflow, state.get("current_workflow"))
+    days = _read_days(reply, asked, known)
+    archetype, opponent = await _read_names(question, fmt, days, known, lookups)
+    pending = known.pending or Pending()
+    in_cube = "cube_draft" in (pending.workflow, known.workflow)
     draft_words = _has(_DRAFT_WORDS, question)
     draft = await lookups.resolve_draft(question) if draft_words or in_cube else None
     card_filter = _card_filter(question)
-    pool_id = draft or (state.get("draft_id") if draft_words or in_cube else None)
+    pool_id = draft or (known.draft_id if draft_words or in_cube else None)
     if pool_id and (draft_words or in_cube):  # a card or a drafter named in a question about the pool
         card_filter = {**(card_filter or {}), **await _pool_names(question, await lookups.pool(pool_id))} or None
     confirms: bool | None = None
-    if state.get("suggested_archetype") and not state.get("archetype"):
+    if known.deck.suggested and not known.deck.archetype:
         confirms = True if _YES.match(reply) else False if _NO.match(reply) else None
     slots: dict[str, Any] = {"format": fmt, "days": days, "archetype": archetype, "opponent": opponent}
     if days is not None and days > MAX_DAYS:  # a bare "999": said and clamped, as tidy does for "999 days"
         slots.update(days=MAX_DAYS, days_asked=days)
     slots.update(has_decklist=deck is not None, confirms_archetype=confirms)
-    has_deck = bool(state.get("deck_text") or state.get("card_details") or state.get("archetype"))
+    has_deck = known.deck.on_the_table or bool(known.deck.archetype)
     # "what should I play in Pauper?" asks which deck is good: the format's rankings, not the user's list
     what_to_play = _has(_WHAT_TO_PLAY, question) and deck is None
     # with a deck on the table, "my worst matchups" / "its win rate" mean that deck's
@@ -383,25 +381,25 @@ async def read_message(message: str, state: ConversationState, lookups: Lookups,
     )
 
 
-def _read_days(reply: str, asked: str | None, state: ConversationState) -> int | None:
+def _read_days(reply: str, asked: str | None, known: Known) -> int | None:
     """The window the reply (else the question it answers) names; a bare number right after a question about
     a window, or one over a window, is one."""
-    expecting_days = (pending_of(state) or Pending()).missing == "days"
+    expecting_days = (known.pending or Pending()).missing == "days"
     days = find_days(reply, expecting_days) or (find_days(asked) if asked else None)
-    if days is None and (expecting_days or state.get("current_workflow") in ("meta_research", "deck_coaching")):
+    if days is None and (expecting_days or known.workflow in ("meta_research", "deck_coaching")):
         bare = _BARE_DAYS.fullmatch(reply)  # "30" or "what about 30?" right after an answer over a window
         days = int(bare.group(1)) if bare and int(bare.group(1)) >= 1 else None
     return days
 
 
 async def _read_names(
-    question: str, fmt: str | None, days: int | None, state: ConversationState, lookups: Lookups
+    question: str, fmt: str | None, days: int | None, known: Known, lookups: Lookups
 ) -> tuple[str | None, str | None]:
     """The archetype and the opponent ``question`` names, matched against the names of the format it is about:
     a question about the pasted deck reads names in the deck's format, whatever the last question was about."""
     about_deck = _has(r"\b(my|deck|list|sideboard|mainboard|how (should|do|can) i)\b", question)
-    active_format = fmt or (state.get("deck_format") if about_deck else None) or state.get("format")
-    window = days or state.get("days") or NAMES_DAYS  # the names of the window the turn is about
+    active_format = fmt or (known.deck.kept_format if about_deck else None) or known.format
+    window = days or known.days or NAMES_DAYS  # the names of the window the turn is about
     names = await lookups.archetypes(active_format, window) if active_format else []
     mentioned = find_archetypes(question, names)
     cue = _OPPONENT_CUE.search(question)
@@ -413,20 +411,20 @@ async def _read_names(
 TaskChoice = tuple[str, dict[str, Any]]  # a task and the slots its choice adds
 
 
-def _coaching_task(reading: Reading, state: ConversationState) -> TaskChoice:
+def _coaching_task(reading: Reading, known: Known) -> TaskChoice:
     return _deck_task(reading.question, reading.slots["opponent"], reading.has_decklist), {}
 
 
-def _draft_task(reading: Reading, state: ConversationState) -> TaskChoice:
+def _draft_task(reading: Reading, known: Known) -> TaskChoice:
     listing = _has(r"\b(which|what|list)\b.{0,20}\bdrafts\b", reading.question)
     return ("list_drafts" if listing else "draft_pool"), {"draft": reading.draft, "card_filter": reading.card_filter}
 
 
-def _confirmed_task(reading: Reading, state: ConversationState) -> TaskChoice:
-    return (pending_of(state) or Pending()).task or "deck_review", {}
+def _confirmed_task(reading: Reading, known: Known) -> TaskChoice:
+    return (known.pending or Pending()).task or "deck_review", {}
 
 
-def _meta_task(reading: Reading, state: ConversationState) -> TaskChoice:
+def _meta_task(reading: Reading, known: Known) -> TaskChoice:
     question, archetype, opponent = reading.question, reading.slots["archetype"], reading.slots["opponent"]
     if (_has(_VERSUS, question) and (archetype or opponent)) or _has(_GRID, question):
         task = "matchups"
@@ -436,7 +434,7 @@ def _meta_task(reading: Reading, state: ConversationState) -> TaskChoice:
         task = "matchups"  # "tell me about Izzet Prowess", "is Jeskai Blink good in Modern?"
     else:
         task = "rankings"  # "what's the meta share of Doomsday?" shows Doomsday's row
-    last = route_of(state) or Route()
+    last = known.route or Route()
     fmt = reading.slots["format"]
     if (  # "and against Domain Zoo?" after "How does Boros Energy do against Jeskai Blink?"
         task == "matchups"
@@ -445,7 +443,7 @@ def _meta_task(reading: Reading, state: ConversationState) -> TaskChoice:
         and _FOLLOW_UP.match(question)
         and last.task == "matchups"
         and last.archetype not in (None, opponent)
-        and (not fmt or fmt == state.get("format"))
+        and (not fmt or fmt == known.format)
     ):
         return task, {"archetype": last.archetype}
     return task, {}
@@ -457,7 +455,7 @@ class Claim:
 
     workflow: str
     names: Callable[[Reading], bool]
-    task: Callable[[Reading, ConversationState], TaskChoice]
+    task: Callable[[Reading, Known], TaskChoice]
     confidence: float = 0.9
 
 
@@ -482,20 +480,18 @@ CLAIMS: tuple[Claim, ...] = (
 )
 
 
-async def rule_route(
-    message: str, state: ConversationState, lookups: Lookups, asked: str | None = None
-) -> RouteDecision:
+async def rule_route(message: str, known: Known, lookups: Lookups, asked: str | None = None) -> RouteDecision:
     """Offline routing: read the message (``read_message``), then the first of ``CLAIMS`` that holds picks the
     workflow and task; a message that only fills slots continues the request in progress. ``asked`` is the
     question ``message`` answers (see ``resumed_question``): the two are read as one request, with the format
     and window the answer gives winning over the question's."""
-    reading = await read_message(message, state, lookups, asked)
+    reading = await read_message(message, known, lookups, asked)
     slots = dict(reading.slots)
     for claim in CLAIMS:
         if claim.names(reading):
-            task, extra = claim.task(reading, state)
+            task, extra = claim.task(reading, known)
             return _decision(claim.workflow, task, claim.confidence, {**slots, **extra})
-    follow_up = _continued(reading, state)
+    follow_up = _continued(reading, known)
     if follow_up is not None:
         workflow, task, confidence, extra = follow_up
         return _decision(workflow, task, confidence, {**slots, **extra})
@@ -506,25 +502,23 @@ def _decision(workflow: str, task: str, confidence: float, slots: dict[str, Any]
     return RouteDecision.model_validate({"workflow": workflow, "task": task, "confidence": confidence, **slots})
 
 
-def _continued(reading: Reading, state: ConversationState) -> tuple[str, str, float, dict[str, Any]] | None:
+def _continued(reading: Reading, known: Known) -> tuple[str, str, float, dict[str, Any]] | None:
     """A message that only changes slots (a format, a window, a name, a pool filter) continues the request in
     progress, keeping what it was about; None when there is none or the message fills nothing."""
-    awaiting = pending_of(state)
+    awaiting = known.pending
     pending = awaiting or Pending()
     fills = any(reading.slots[k] for k in ("format", "days", "archetype", "opponent"))
-    if not (awaiting or state.get("current_workflow")) or not (
-        fills or (reading.in_cube and (reading.draft or reading.card_filter))
-    ):
+    if not (awaiting or known.workflow) or not (fills or (reading.in_cube and (reading.draft or reading.card_filter))):
         return None
-    workflow = pending.workflow or state.get("current_workflow") or "clarify"
-    task = pending.task or state.get("current_task") or DEFAULT_TASK.get(workflow, "none")
-    last = pending.route or route_of(state) or Route()
+    workflow = pending.workflow or known.workflow or "clarify"
+    task = pending.task or known.task or DEFAULT_TASK.get(workflow, "none")
+    last = pending.route or known.route or Route()
     extra: dict[str, Any] = {}
     if workflow == "cube_draft":
         extra = {"card_filter": reading.card_filter or last.card_filter, "draft": reading.draft}
         if reading.card_filter or reading.draft:  # "what about red instants?" asks about the pool
             task = "draft_pool"
-    elif workflow == "meta_research" and reading.slots["format"] in (None, state.get("format")):  # names are per format
+    elif workflow == "meta_research" and reading.slots["format"] in (None, known.format):  # names are per format
         extra = {key: reading.slots[key] or getattr(last, key) for key in ("archetype", "opponent")}
     return workflow, task, 0.8 if awaiting else 0.7, extra
 
@@ -584,13 +578,11 @@ def starting_with_a_question(messages: Sequence[BaseMessage]) -> list[BaseMessag
     return []
 
 
-async def llm_route(
-    model: BaseChatModel, message: str, state: ConversationState, history: Sequence[BaseMessage]
-) -> RouteDecision:
+async def llm_route(model: BaseChatModel, message: str, known: Known, history: Sequence[BaseMessage]) -> RouteDecision:
     """The LLM's classification of the turn, as a validated RouteDecision."""
     structured = model.with_structured_output(RouteDecision)
     recent = starting_with_a_question(history[-4:])
-    prompt: list[BaseMessage] = [SystemMessage(prompts.router_prompt(state)), *recent, HumanMessage(message)]
+    prompt: list[BaseMessage] = [SystemMessage(prompts.router_prompt(known)), *recent, HumanMessage(message)]
     decision = await structured.ainvoke(prompt)
     if not isinstance(decision, RouteDecision):
         decision = RouteDecision.model_validate(decision)
@@ -617,21 +609,22 @@ def tidy(decision: RouteDecision, message: str) -> RouteDecision:
 
 
 def merge_slots(
-    state: ConversationState, decision: RouteDecision, context: TurnContext | None, message: str, draft_id: str | None
+    known: Known, decision: RouteDecision, context: TurnContext | None, message: str, draft_id: str | None
 ) -> dict[str, Any]:
     """State changes from dropdown context, then from the message's own slots (the message wins), then what
     those changes make stale."""
-    updates = {**_given(context), **_said(state, decision, message, draft_id)}
+    updates = {**_given(context), **_said(known, decision, message, draft_id)}
+    deck = known.deck
     if (  # back to the deck after questions about another format: the deck keeps its own format and archetype
         decision.workflow == "deck_coaching"
         and not decision.format
         and not (context and context.format)
-        and state.get("deck_format")
-        and updates.get("deck_text", state.get("deck_text")) == state.get("deck_text")
-        and updates.get("format", state.get("format")) != state.get("deck_format")
+        and deck.kept_format
+        and updates.get("deck_text", deck.text) == deck.text
+        and updates.get("format", known.format) != deck.kept_format
     ):
-        updates.update(format=state.get("deck_format"), archetype=state.get("deck_archetype"))
-    return _stale(state, updates, decision, context)
+        updates.update(format=deck.kept_format, archetype=deck.kept_archetype)
+    return _stale(known, updates, decision, context)
 
 
 def _given(context: TurnContext | None) -> dict[str, Any]:
@@ -645,7 +638,7 @@ def _given(context: TurnContext | None) -> dict[str, Any]:
     return given
 
 
-def _said(state: ConversationState, decision: RouteDecision, message: str, draft_id: str | None) -> dict[str, Any]:
+def _said(known: Known, decision: RouteDecision, message: str, draft_id: str | None) -> dict[str, Any]:
     """The slots the message fills; a yes or no to the suggested archetype."""
     said: dict[str, Any] = {}
     for key, value in (
@@ -658,8 +651,8 @@ def _said(state: ConversationState, decision: RouteDecision, message: str, draft
     ):
         if value:
             said[key] = value
-    suggested = state.get("suggested_archetype")
-    if suggested and not said.get("archetype", state.get("archetype")):
+    suggested = known.deck.suggested
+    if suggested and not said.get("archetype", known.deck.archetype):
         if decision.confirms_archetype:
             said["archetype"] = suggested
         elif decision.confirms_archetype is False:
@@ -668,15 +661,14 @@ def _said(state: ConversationState, decision: RouteDecision, message: str, draft
 
 
 def _stale(
-    state: ConversationState, updates: dict[str, Any], decision: RouteDecision, context: TurnContext | None
+    known: Known, updates: dict[str, Any], decision: RouteDecision, context: TurnContext | None
 ) -> dict[str, Any]:
     """``updates`` plus what they make stale: a new list's derived facts, an old format's names, an archetype's
     statistics; and the format and archetype a confirmed deck keeps."""
 
-    def current(key: str) -> Any:
-        return updates[key] if key in updates else state.get(key)
+    deck = known.deck
 
-    if current("deck_text") != state.get("deck_text"):
+    if updates.get("deck_text", deck.text) != deck.text:
         # a new list: what was derived from the old one no longer holds
         updates.update(
             card_details=None,
@@ -686,18 +678,18 @@ def _stale(
             deck_format=None,
             deck_archetype=None,
         )
-        if "archetype" not in updates or updates["archetype"] == state.get("archetype"):
+        if "archetype" not in updates or updates["archetype"] == deck.archetype:
             updates["archetype"] = (context.archetype if context else None) or None
-    if state.get("format") and current("format") != state.get("format"):
+    if known.format and updates.get("format", known.format) != known.format:
         updates.update(matchup_stats=None, suggested_archetype=None)
         for key in ("archetype", "opponent_archetype"):  # names from the old format's metagame
             if key not in updates:
                 updates[key] = None
-    if current("archetype") != state.get("archetype"):
+    if updates.get("archetype", deck.archetype) != deck.archetype:
         updates["matchup_stats"] = None
-    deck_identity = (current("format"), current("archetype"))
-    recorded = (current("deck_format"), current("deck_archetype"))
-    confirmed = decision.workflow == "deck_coaching" and current("deck_text") and all(deck_identity)
+    deck_identity = (updates.get("format", known.format), updates.get("archetype", deck.archetype))
+    recorded = (updates.get("deck_format", deck.kept_format), updates.get("deck_archetype", deck.kept_archetype))
+    confirmed = decision.workflow == "deck_coaching" and updates.get("deck_text", deck.text) and all(deck_identity)
     if confirmed and deck_identity != recorded:
         updates.update(deck_format=deck_identity[0], deck_archetype=deck_identity[1])
     return updates

@@ -15,6 +15,7 @@ from pydantic import BaseModel
 
 from meta_mage.deadline import deadline, timeout_message
 from meta_mage.errors import MetaMageError
+from meta_mage.models.conversation import Known
 from meta_mage.tools.catalog import TOOLS, workflow_tools
 from meta_mage.tools.context import ToolContext
 from meta_mage.tools.registry import ToolRegistry
@@ -101,15 +102,14 @@ class AgentTools:
             )
         return specs
 
-    def fill_arguments(
-        self, name: str, arguments: dict[str, Any], state: dict[str, Any], workflow: str
-    ) -> dict[str, Any]:
-        """The LLM's (or guard's) arguments with the state-owned ones set from the state."""
+    def fill_arguments(self, name: str, arguments: dict[str, Any], known: Known, workflow: str) -> dict[str, Any]:
+        """The LLM's (or guard's) arguments with the state-owned ones set from what the conversation knows."""
         accepted = set(self.registry.get(name).input_model.model_fields)
         filled = {k: v for k, v in (arguments or {}).items() if k not in _HIDDEN}
         for argument, key in state_arguments(workflow, name).items():
-            if argument in accepted and state.get(key) is not None:
-                filled[argument] = state[key]
+            value = known.state_value(key) if argument in accepted else None
+            if value is not None:
+                filled[argument] = value
         return filled
 
     async def run(self, name: str, arguments: dict[str, Any]) -> ToolOutcome:

@@ -1,32 +1,26 @@
 """The blocking rules a tool or a task needs to hold before it runs, each with the question the player is asked.
 
-A rule reads the conversation state (``agent.state.ConversationState``) as a mapping; the tools' records
+A rule reads what the conversation knows (``models.conversation.Known``); the tools' records
 (``tools/catalog``) and the tasks' (``agent/tasks``) name them, and the agent's guard checks them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
-# The conversation state as the rules (and the offline answers) read it.
-StateView = Mapping[str, Any]
+from meta_mage.models.conversation import Known
 
 
-def stats_fit(state: StateView) -> bool:
-    """Whether the stored matchup statistics are for the state's format, archetype and window."""
-    stats = state.get("matchup_stats") or {}
-    period = (stats.get("metadata") or {}).get("period") or {}
+def stats_fit(known: Known) -> bool:
+    """Whether the stored matchup statistics are for the conversation's format, archetype and window."""
+    stats = known.matchup_stats
     return (
-        stats.get("format") == state.get("format")
-        and str(stats.get("archetype", "")).lower() == str(state.get("archetype", "")).lower()
-        and period.get("days") == state.get("days")
+        stats is not None
+        and stats.format == known.format
+        and stats.archetype.lower() == str(known.deck.archetype or "").lower()
+        and stats.metadata.period.days == known.days
     )
-
-
-def _has(key: str) -> Callable[[StateView], bool]:
-    return lambda state: bool(state.get(key))
 
 
 def format_question(formats: list[str]) -> str:
@@ -48,7 +42,7 @@ class Rule:
     ``fetch``: the guard calls it instead of asking, and asks ``fetch_failed`` if that call failed."""
 
     missing: str
-    holds: Callable[[StateView], bool]
+    holds: Callable[[Known], bool]
     blocked: str
     question: str | Callable[[list[str]], str] = ""
     fetch: str | None = None
@@ -59,29 +53,32 @@ class Rule:
 
 
 FORMAT = Rule(
-    "format", _has("format"), "blocked: the format is not set yet; ask the user which format", format_question
+    "format",
+    lambda known: bool(known.format),
+    "blocked: the format is not set yet; ask the user which format",
+    format_question,
 )
 DAYS = Rule(
     "days",
-    _has("days"),
+    lambda known: bool(known.days),
     "blocked: the number of days is not set yet; ask the user how many days of results to use",
     DAYS_QUESTION,
 )
 CARD_DETAILS = Rule(
     "deck",
-    _has("card_details"),
+    lambda known: bool(known.deck.cards),
     "blocked: needs card_details from get_enriched_deck; ask the user to paste their decklist",
     PASTE_DECK,
 )
 ARCHETYPE = Rule(
     "archetype",
-    _has("archetype"),
+    lambda known: bool(known.deck.archetype),
     "blocked: the deck's archetype is not confirmed; ask the user",
     "Which archetype is your deck? You can also paste the list and I'll tell you.",
 )
 OPPONENT = Rule(
     "opponent",
-    _has("opponent_archetype"),
+    lambda known: bool(known.opponent),
     "blocked: the opponent archetype is not known; ask the user which matchup",
     "Which archetype are you playing against?",
 )
@@ -94,14 +91,16 @@ MATCHUP_STATS = Rule(
 )
 DECK_TEXT = Rule(
     "deck",
-    _has("deck_text"),
+    lambda known: bool(known.deck.text),
     "blocked: no decklist in the conversation; ask the user to paste one",
     PASTE_DECK,
 )
-DRAFT_ID = Rule("draft", _has("draft_id"), "blocked: the draft is not known; ask the user which draft")
+DRAFT_ID = Rule(
+    "draft", lambda known: bool(known.draft_id), "blocked: the draft is not known; ask the user which draft"
+)
 DECK_OR_ARCHETYPE = Rule(
     "deck",
-    lambda state: bool(state.get("card_details") or state.get("archetype")),
+    lambda known: bool(known.deck.cards or known.deck.archetype),
     "blocked: needs a decklist or an archetype; ask the user",
     "Please paste your decklist (MTGO or Arena export, sideboard after a `Sideboard` line) and I'll review it, "
     "or tell me which archetype you play.",

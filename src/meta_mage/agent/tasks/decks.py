@@ -4,8 +4,9 @@ optimisation): each one's record beside its offline answer."""
 from __future__ import annotations
 
 from meta_mage.agent.tasks.phrasing import dates, rate, spread
-from meta_mage.agent.tasks.task import Calls, Question, Results, TaskSpec
+from meta_mage.agent.tasks.task import Calls, Results, TaskSpec
 from meta_mage.models.cards import card_key
+from meta_mage.models.conversation import Known, Route
 from meta_mage.models.decks import (
     CardDetail,
     OptimizeMainboardOutput,
@@ -23,37 +24,26 @@ from meta_mage.tools.rules import (
     DECK_OR_ARCHETYPE,
     MATCHUP_STATS,
     OPPONENT,
-    StateView,
     stats_fit,
 )
 from meta_mage.tools.tool import DECK_COACHING
 
 
-def _state_stats(state: StateView) -> DeckMatchupStatsOutput | None:
-    """The deck's matchup statistics kept in the state (as JSON) from an earlier turn."""
-    stored = state.get("matchup_stats")
-    return DeckMatchupStatsOutput.model_validate(stored) if stored else None
+def _deck_stats(known: Known, done: Results) -> DeckMatchupStatsOutput | None:
+    """This turn's matchup statistics, else those kept from an earlier turn."""
+    return done.get(DeckMatchupStatsOutput) or known.matchup_stats
 
 
-def _deck_stats(state: StateView, done: Results) -> DeckMatchupStatsOutput | None:
-    return done.get(DeckMatchupStatsOutput) or _state_stats(state)
-
-
-def _cards(state: StateView) -> list[CardDetail]:
-    """The deck's cards kept in the state (as JSON)."""
-    return [CardDetail.model_validate(card) for card in state.get("card_details") or []]
-
-
-def deck_review(route: Question, state: StateView, done: Results) -> str:
-    stats = _deck_stats(state, done)
-    cards = _cards(state)
+def deck_review(route: Route, known: Known, done: Results) -> str:
+    stats = _deck_stats(known, done)
+    cards = known.deck.cards
     main = sum(c.quantity for c in cards if c.section == "mainboard")
     side = sum(c.quantity for c in cards if c.section == "sideboard")
-    head = f"Got it: your deck is **{state.get('archetype')}** in {state.get('format')}"
+    head = f"Got it: your deck is **{known.deck.archetype}** in {known.format}"
     head += f" ({main} mainboard, {side} sideboard cards)." if cards else "."
     parts = [head]
     if stats:
-        parts.append(spread(stats, state.get("opponent_archetype")))
+        parts.append(spread(stats, known.opponent))
     parts.append(
         'I can now coach a matchup ("how do I play against X?"), suggest mainboard swaps '
         '("optimize my mainboard") or rebuild the sideboard for the top decks ("optimize my sideboard").'
@@ -61,12 +51,12 @@ def deck_review(route: Question, state: StateView, done: Results) -> str:
     return "\n\n".join(parts)
 
 
-def deck_matchups(route: Question, state: StateView, done: Results) -> str:
-    stats = _deck_stats(state, done)
-    return spread(stats, state.get("opponent_archetype")) if stats is not None else ""
+def deck_matchups(route: Route, known: Known, done: Results) -> str:
+    stats = _deck_stats(known, done)
+    return spread(stats, known.opponent) if stats is not None else ""
 
 
-def strategy(route: Question, state: StateView, done: Results) -> str:
+def strategy(route: Route, known: Known, done: Results) -> str:
     facts = done.get(StrategyFacts)
     if facts is None:
         return ""
@@ -105,7 +95,7 @@ def strategy(route: Question, state: StateView, done: Results) -> str:
     return "\n".join(lines)
 
 
-def optimize_mainboard(route: Question, state: StateView, done: Results) -> str:
+def optimize_mainboard(route: Route, known: Known, done: Results) -> str:
     result = done.get(OptimizeMainboardOutput)
     if result is None:
         return ""
@@ -129,7 +119,7 @@ def optimize_mainboard(route: Question, state: StateView, done: Results) -> str:
     return "\n".join(lines)
 
 
-def optimize_sideboard(route: Question, state: StateView, done: Results) -> str:
+def optimize_sideboard(route: Route, known: Known, done: Results) -> str:
     result = done.get(OptimizeSideboardOutput)
     if result is None:
         return ""
@@ -143,7 +133,7 @@ def optimize_sideboard(route: Question, state: StateView, done: Results) -> str:
         f"- {s.quantity} {s.name}: {s.reason}" + (f" (vs {', '.join(s.targets)})" if s.targets else "")
         for s in result.final_sideboard
     ]
-    changes = _sideboard_changes(_cards(state), result.final_sideboard)
+    changes = _sideboard_changes(known.deck.cards, result.final_sideboard)
     kept = "Your sideboard stays as it is."
     lines += ["", f"Changes from your sideboard: {'; '.join(changes)}." if changes else kept]
     if result.cut_reasons:
@@ -191,8 +181,8 @@ def _sideboard_changes(card_details: list[CardDetail], final: list[SideboardSlot
     return changes
 
 
-def _plan_spread(route: Question, state: StateView) -> Calls:
-    if state.get("days") and state.get("archetype") and not stats_fit(state):  # a new window refetches
+def _plan_spread(route: Route, known: Known) -> Calls:
+    if known.days and known.deck.archetype and not stats_fit(known):  # a new window refetches
         return [(DECK_MATCHUPS.name, {})]
     return []
 

@@ -5,14 +5,15 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from meta_mage.agent.tasks.task import Calls, Question, Results, TaskSpec
+from meta_mage.agent.tasks.task import Calls, Results, TaskSpec
+from meta_mage.models.conversation import Known, Route
 from meta_mage.models.drafts import REDACTED, DraftPoolResult, ListDraftsOutput
 from meta_mage.tools.catalog.drafts import DRAFT_POOL, LIST_DRAFTS
-from meta_mage.tools.rules import DRAFT_ID, StateView
+from meta_mage.tools.rules import DRAFT_ID
 from meta_mage.tools.tool import CUBE_DRAFT
 
 
-def draft_pool(route: Question, state: StateView, done: Results) -> str:
+def draft_pool(route: Route, known: Known, done: Results) -> str:
     pool = done.get(DraftPoolResult)
     if pool is None:
         return ""
@@ -73,7 +74,7 @@ def _takers(card: dict[str, Any]) -> list[tuple[str, int]]:
     return [(str(card["drafted_by"]), int(card["drafted_pick_n"])), *extra]
 
 
-def list_drafts(route: Question, state: StateView, done: Results) -> str:
+def list_drafts(route: Route, known: Known, done: Results) -> str:
     result = done.get(ListDraftsOutput)
     if result is None:
         return ""
@@ -86,7 +87,7 @@ def list_drafts(route: Question, state: StateView, done: Results) -> str:
     )
 
 
-def _plan_pool(route: Question, state: StateView) -> Calls:
+def _plan_pool(route: Route, known: Known) -> Calls:
     filters = {k: v for k, v in (route.card_filter or {}).items() if k in {"color", "type_contains", "name_contains"}}
     return [(DRAFT_POOL.name, {"include_draft_results": True, "include_card_details": True, **filters})]
 

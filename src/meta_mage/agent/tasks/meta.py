@@ -5,8 +5,9 @@ from __future__ import annotations
 import re
 
 from meta_mage.agent.tasks.phrasing import PRIOR, by_estimate, dates, percent, rate, short, spread
-from meta_mage.agent.tasks.task import Calls, Question, Results, TaskSpec
+from meta_mage.agent.tasks.task import Calls, Results, TaskSpec
 from meta_mage.analytics.stats import PRIOR_MATCHES
+from meta_mage.models.conversation import Known, Route
 from meta_mage.models.meta import (
     ArchetypesOutput,
     DeckMatchupStatsOutput,
@@ -16,11 +17,11 @@ from meta_mage.models.meta import (
 )
 from meta_mage.tools.catalog.decks import DECK_MATCHUPS
 from meta_mage.tools.catalog.meta import ARCHETYPES, FORMAT_MATCHUPS, META_RANKINGS
-from meta_mage.tools.rules import DAYS, StateView
+from meta_mage.tools.rules import DAYS
 from meta_mage.tools.tool import META_RESEARCH
 
 
-def rankings(route: Question, state: StateView, done: Results) -> str:
+def rankings(route: Route, known: Known, done: Results) -> str:
     result = done.get(MetaRankingsOutput)
     if result is None:
         return ""
@@ -63,7 +64,7 @@ def rankings(route: Question, state: StateView, done: Results) -> str:
     return "\n".join(lines)
 
 
-def archetypes(route: Question, state: StateView, done: Results) -> str:
+def archetypes(route: Route, known: Known, done: Results) -> str:
     result = done.get(ArchetypesOutput)
     if result is None:
         return ""
@@ -91,7 +92,7 @@ def _read_as(question: str, stats: DeckMatchupStatsOutput) -> str:
     return ""
 
 
-def matchups(route: Question, state: StateView, done: Results) -> str:
+def matchups(route: Route, known: Known, done: Results) -> str:
     stats = done.get(DeckMatchupStatsOutput)
     if stats is not None:
         opponent = route.opponent if route.opponent != stats.archetype else None
@@ -139,7 +140,7 @@ def _grid_lines(grid: MatchupGrid) -> list[str]:
     return lines
 
 
-def _plan_matchups(route: Question, state: StateView) -> Calls:
+def _plan_matchups(route: Route, known: Known) -> Calls:
     subject = route.archetype or route.opponent
     return [(DECK_MATCHUPS.name, {"archetype": subject})] if subject else [(FORMAT_MATCHUPS.name, {})]
 

@@ -5,28 +5,16 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, Protocol, TypeVar
+from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
-from meta_mage.tools.rules import FORMAT, Rule, StateView
+from meta_mage.models.conversation import Known, Route
+from meta_mage.tools.rules import FORMAT, Rule
 from meta_mage.tools.tool import DECK_COACHING, META_RESEARCH, Tool
 
 M = TypeVar("M", bound=BaseModel)
 Calls = list[tuple[str, dict[str, Any]]]
-
-
-class Question(Protocol):
-    """What a task reads of the routed request (``agent.state.Route`` is one)."""
-
-    @property
-    def question(self) -> str: ...
-    @property
-    def archetype(self) -> str | None: ...
-    @property
-    def opponent(self) -> str | None: ...
-    @property
-    def card_filter(self) -> dict[str, str] | None: ...
 
 
 class Results:
@@ -40,7 +28,7 @@ class Results:
         return found if isinstance(found, model) else None
 
 
-Writer = Callable[[Question, StateView, Results], str]
+Writer = Callable[[Route, Known, Results], str]
 
 
 @dataclass(frozen=True)
@@ -54,11 +42,11 @@ class TaskSpec:
     writer: Writer
     needs: tuple[Rule, ...] = ()
     plans: tuple[tuple[Tool[Any], Mapping[str, Any]], ...] = ()
-    planner: Callable[[Question, StateView], Calls] | None = None
+    planner: Callable[[Route, Known], Calls] | None = None
 
-    def plan(self, route: Question, state: StateView) -> Calls:
+    def plan(self, route: Route, known: Known) -> Calls:
         if self.planner is not None:
-            return self.planner(route, state)
+            return self.planner(route, known)
         return [(tool.name, dict(arguments)) for tool, arguments in self.plans]
 
 
