@@ -17,8 +17,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from meta_mage.archetypes.classifier import get_classifier
 from meta_mage.config import DEMO_DATA_DIR, Settings
-from meta_mage.ingest.archetypes import get_classifier
 from meta_mage.ingest.card_ingest import ingest_cards
 from meta_mage.ingest.drafts import ingest_draft, load_draft
 from meta_mage.ingest.tournament_ingest import ingest_tournaments

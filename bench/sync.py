@@ -33,8 +33,8 @@ sys.path.insert(0, str(ROOT))  # the fake GitHub lives with the tests
 
 from tests.sync.fake_github import FakeGitHub, FakeRepository, serving  # noqa: E402
 
+from meta_mage.archetypes.classifier import get_classifier  # noqa: E402
 from meta_mage.config import DEMO_DATA_DIR, Settings  # noqa: E402
-from meta_mage.ingest.archetypes import get_classifier  # noqa: E402
 from meta_mage.local.embedded import embedded_dynamodb  # noqa: E402
 from meta_mage.storage.dynamo import dynamodb_resource  # noqa: E402
 from meta_mage.storage.meta import MetaRepository  # noqa: E402

@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 from moto import mock_aws
 
+from meta_mage.archetypes.classifier import get_classifier
 from meta_mage.config import DEMO_DATA_DIR, Settings
-from meta_mage.ingest.archetypes import get_classifier
 from meta_mage.ingest.card_ingest import ingest_cards
 from meta_mage.ingest.drafts import ingest_draft, load_draft
 from meta_mage.ingest.tournament_ingest import ingest_tournaments

@@ -52,7 +52,7 @@ def _finish(report: Any) -> int:
 
 
 def cmd_ingest_tournaments(args: argparse.Namespace) -> int:
-    from meta_mage.ingest.archetypes import get_classifier
+    from meta_mage.archetypes.classifier import get_classifier
     from meta_mage.ingest.tournament_ingest import ingest_tournaments
 
     settings = _settings(args)
@@ -350,7 +350,7 @@ def cmd_sync(args: argparse.Namespace) -> int:
     import os
     import time
 
-    from meta_mage.ingest.archetypes import get_classifier
+    from meta_mage.archetypes.classifier import get_classifier
     from meta_mage.sync.bounds import FetchLimits
     from meta_mage.sync.git import LocalClone
     from meta_mage.sync.github import GitHubClient, SyncError

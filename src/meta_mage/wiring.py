@@ -13,8 +13,8 @@ from __future__ import annotations
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
+from meta_mage.archetypes.classifier import get_classifier
 from meta_mage.config import Settings
-from meta_mage.ingest.archetypes import get_classifier
 from meta_mage.storage.cards import CardsRepository
 from meta_mage.storage.drafts import DraftsRepository
 from meta_mage.storage.dynamo import aws_client, dynamodb_resource

@@ -6,8 +6,8 @@ from collections import Counter, defaultdict
 
 import pytest
 
+from meta_mage.archetypes.classifier import ArchetypeClassifier
 from meta_mage.config import DEMO_DATA_DIR
-from meta_mage.ingest.archetypes import ArchetypeClassifier
 from meta_mage.ingest.tournaments import parse_tournament
 from tests.conftest import SHARED_DATA
 

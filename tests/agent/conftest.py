@@ -12,8 +12,8 @@ import pytest
 
 from meta_mage.agent.conversation import AgentEvent, Conversations
 from meta_mage.agent.tools import ToolExecutor, in_process_executor
+from meta_mage.archetypes.classifier import get_classifier
 from meta_mage.config import Settings
-from meta_mage.ingest.archetypes import get_classifier
 from meta_mage.mcp.client import McpToolExecutor
 from tests.conftest import demo_members
 

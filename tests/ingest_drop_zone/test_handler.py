@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 from botocore.exceptions import EndpointConnectionError
 
+from meta_mage.archetypes.classifier import get_classifier
 from meta_mage.config import DEMO_DATA_DIR
-from meta_mage.ingest.archetypes import get_classifier
 from meta_mage.ingest.lambda_handler import IngestRetryError
 from meta_mage.ingest.tournament_ingest import ingest_tournaments
 from meta_mage.models.cards import card_key

@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
+from meta_mage.archetypes.classifier import get_classifier
 from meta_mage.config import Settings
-from meta_mage.ingest.archetypes import get_classifier
 from meta_mage.ingest.files import SourceFile
 from meta_mage.ingest.tournament_ingest import ingest_tournament_sources
 from meta_mage.local.seed import seed_demo

@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 from moto import mock_aws
 
+from meta_mage.archetypes.classifier import ArchetypeClassifier, get_classifier
 from meta_mage.config import DEMO_DATA_DIR
-from meta_mage.ingest.archetypes import ArchetypeClassifier, get_classifier
 from meta_mage.ingest.rule_suggestions import (
     FallbackShare,
     RuleSuggestion,

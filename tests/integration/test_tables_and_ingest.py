@@ -6,8 +6,8 @@ from typing import Any
 
 from botocore.exceptions import EndpointConnectionError
 
+from meta_mage.archetypes.classifier import get_classifier
 from meta_mage.config import DEMO_DATA_DIR, Settings
-from meta_mage.ingest.archetypes import get_classifier
 from meta_mage.ingest.card_ingest import ingest_cards
 from meta_mage.ingest.tournament_ingest import ingest_tournaments
 from meta_mage.storage.cards import CardsRepository

@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
+from meta_mage.archetypes.classifier import get_classifier
 from meta_mage.errors import InvalidArgument, NotFound
-from meta_mage.ingest.archetypes import get_classifier
 from tests.conftest import call
 
 BURN_DECK = """4 Goblin Guide

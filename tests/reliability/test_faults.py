@@ -47,8 +47,8 @@ from meta_mage.agent.tools import ToolExecutor, in_process_executor
 from meta_mage.agent.turn_lease import TurnLease
 from meta_mage.api.chat_app import create_app
 from meta_mage.api.reads import ReadApi
+from meta_mage.archetypes.classifier import get_classifier
 from meta_mage.config import DEMO_DATA_DIR, Settings
-from meta_mage.ingest.archetypes import get_classifier
 from meta_mage.ingest.card_ingest import ingest_cards
 from meta_mage.ingest.tournament_ingest import ingest_tournaments
 from meta_mage.local.chat_client import sse_events, stream_chat

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
+from meta_mage.archetypes.classifier import get_classifier
 from meta_mage.config import Settings
-from meta_mage.ingest.archetypes import get_classifier
 from meta_mage.storage.meta import MetaRepository
 from meta_mage.sync.github import GitHubClient
 from meta_mage.sync.run import SyncFilter, SyncReport, sync

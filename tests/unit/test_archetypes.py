@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from meta_mage.ingest.archetypes import ArchetypeClassifier
+from meta_mage.archetypes.classifier import ArchetypeClassifier
 
 
 @pytest.fixture()

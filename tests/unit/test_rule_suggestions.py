@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from meta_mage.archetypes.classifier import ArchetypeClassifier, get_classifier, read_lenient_json
 from meta_mage.config import DEMO_DATA_DIR
-from meta_mage.ingest.archetypes import ArchetypeClassifier, get_classifier, read_lenient_json
 from meta_mage.ingest.rule_suggestions import (
     RuleSuggestion,
     cluster_decks,

@@ -5,7 +5,7 @@ import re
 import pytest
 
 from meta_mage.analytics.aggregate import NO_DECKLIST, summarise_event
-from meta_mage.ingest.archetypes import Classification
+from meta_mage.archetypes.classifier import Classification
 from meta_mage.ingest.errors import InputFileError
 from meta_mage.ingest.tournaments import event_key, parse_tournament
 from meta_mage.models.tournaments import FORMATS

@@ -9,11 +9,11 @@ from pydantic import ValidationError
 
 from meta_mage.analytics.meta import MetaService, record, window
 from meta_mage.analytics.stats import FEW_MATCHES
+from meta_mage.archetypes.classifier import ArchetypeClassifier
 from meta_mage.decks.enrich import card_detail
 from meta_mage.decks.parse import parse_deck_text
 from meta_mage.decks.roles import CardFacts, answered_by, role_labels, roles_of
 from meta_mage.errors import InvalidArgument, NotFound
-from meta_mage.ingest.archetypes import ArchetypeClassifier
 from meta_mage.models.aggregates import merge
 from meta_mage.models.cards import card_key
 from meta_mage.models.decks import (

@@ -29,9 +29,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, get_args
 
+from meta_mage.archetypes.classifier import ArchetypeClassifier, get_classifier
 from meta_mage.config import Settings
 from meta_mage.errors import InvalidArgument, StorageUnavailable
-from meta_mage.ingest.archetypes import ArchetypeClassifier, get_classifier
 from meta_mage.ingest.card_ingest import ingest_card_sources
 from meta_mage.ingest.drafts import ingest_draft, load_draft, load_draft_source
 from meta_mage.ingest.errors import InputFileError

@@ -32,7 +32,7 @@ from typing import Any
 
 from meta_mage.analytics.meta import MetaService
 from meta_mage.analytics.stats import wilson_interval, win_rate
-from meta_mage.ingest.archetypes import (
+from meta_mage.archetypes.classifier import (
     COLOR_NAMES,
     UNKNOWN,
     ArchetypeClassifier,

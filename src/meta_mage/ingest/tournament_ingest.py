@@ -7,8 +7,8 @@ from functools import partial
 from pathlib import Path
 
 from meta_mage.analytics.aggregate import summarise_event
+from meta_mage.archetypes.classifier import ArchetypeClassifier
 from meta_mage.errors import StorageUnavailable
-from meta_mage.ingest.archetypes import ArchetypeClassifier
 from meta_mage.ingest.errors import InputFileError
 from meta_mage.ingest.files import MAX_TOURNAMENT_BYTES, SourceFile, count_source_files, iter_source_files
 from meta_mage.ingest.report import IngestReport, progress

@@ -17,8 +17,8 @@ from collections.abc import Callable
 from typing import Any
 
 from meta_mage.analytics.aggregate import AGGREGATE_VERSION
+from meta_mage.archetypes.classifier import Classification
 from meta_mage.errors import echo
-from meta_mage.ingest.archetypes import Classification
 from meta_mage.ingest.errors import InputFileError
 from meta_mage.models.cards import front_face
 from meta_mage.models.tournaments import FORMAT_STARTS, FORMATS, ParsedDeck, ParsedMatch, ParsedTournament

@@ -177,7 +177,7 @@ def ingest_demo(settings: Settings, dynamodb: Any) -> list[IngestReport]:
     """Ingest the bundled files into existing tables through the same path as ``meta-mage ingest`` (about
     25 s on moto). Files are named from the package (``demo_data/...``), not by where it is installed, so
     every install stores the same items."""
-    from meta_mage.ingest.archetypes import get_classifier
+    from meta_mage.archetypes.classifier import get_classifier
     from meta_mage.ingest.card_ingest import ingest_card_sources
     from meta_mage.ingest.drafts import ingest_draft, load_draft
     from meta_mage.ingest.tournament_ingest import ingest_tournament_sources

@@ -24,8 +24,8 @@ from typing import Any
 from aws_lambda_powertools.metrics import MetricUnit
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
+from meta_mage.archetypes.classifier import ArchetypeClassifier, get_classifier
 from meta_mage.config import Settings, get_settings
-from meta_mage.ingest.archetypes import ArchetypeClassifier, get_classifier
 from meta_mage.observability import logger, metrics
 from meta_mage.storage.dynamo import sdk_errors
 from meta_mage.sync.github import GitHubClient, SyncError

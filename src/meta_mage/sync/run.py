@@ -20,8 +20,8 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
+from meta_mage.archetypes.classifier import ArchetypeClassifier
 from meta_mage.errors import InvalidArgument
-from meta_mage.ingest.archetypes import ArchetypeClassifier
 from meta_mage.ingest.errors import InputFileError
 from meta_mage.ingest.files import SourceFile, is_json_name
 from meta_mage.ingest.report import IngestReport
