@@ -166,7 +166,7 @@ class Wiring:
         deps = AgentDeps(
             settings=settings,
             tools=tools,
-            lookups=Lookups(tools.executor, timeout_seconds=settings.tool_timeout_seconds),
+            lookups=Lookups(tools),
             model=choice.model,
         )
         return Conversations(deps, checkpointer or make_checkpointer(settings), choice)

@@ -11,6 +11,7 @@ from pydantic import BaseModel
 from meta_mage.agent.guards import GuardStep, check
 from meta_mage.agent.router import Lookups, merge_slots, resumed_question, rule_route, tidy
 from meta_mage.agent.state import WORKFLOW_TASKS, Known, RouteDecision, TurnContext
+from meta_mage.agent.tools import AgentTools
 from meta_mage.models.drafts import DraftPoolResult, DraftSummary, ListDraftsOutput
 from meta_mage.models.meta import (
     ArchetypesOutput,
@@ -19,6 +20,7 @@ from meta_mage.models.meta import (
     FormatSummary,
     ListFormatsOutput,
 )
+from meta_mage.tools.registry import build_registry
 
 # most played first, as get_format_archetypes orders them: "Izzet" and "Tron" each name two decks
 ARCHETYPES = [
@@ -98,12 +100,17 @@ class FakeTools:
         if name == "list_drafts":
             return ListDraftsOutput.model_construct(drafts=[DraftSummary.model_construct(**d) for d in DRAFTS])
         if name == "get_draft_pool":
-            return DraftPoolResult.model_construct(cards=POOL)
+            return DraftPoolResult.model_construct(cards=POOL, total_cards=len(POOL), draft_name="Tarkir")
         raise AssertionError(f"routing does not call {name}")
 
 
+def runner(fake: FakeTools) -> AgentTools:
+    """The graph's tool runner over ``fake`` (its timeout and error handling, as routing's lookups use it)."""
+    return AgentTools(build_registry(), fake)
+
+
 def lookups() -> Lookups:
-    return Lookups(FakeTools())
+    return Lookups(runner(FakeTools()))
 
 
 @dataclass

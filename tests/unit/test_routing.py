@@ -21,7 +21,7 @@ from meta_mage.agent.router import (
 )
 from meta_mage.agent.state import Known, RouteDecision
 from meta_mage.models.tournaments import FORMATS as ALL_FORMATS
-from tests.unit.routing_data import ARCHETYPES, CARDS, DECK, FakeTools, Talk, lookups
+from tests.unit.routing_data import ARCHETYPES, CARDS, DECK, FakeTools, Talk, lookups, runner
 
 MODERN_30 = {"format": "Modern", "days": 30}
 
@@ -493,7 +493,7 @@ def test_extract_decklist_find_format_and_find_days() -> None:
 
 async def test_lookups_read_names_through_the_tools_once() -> None:
     tools = FakeTools()
-    names = Lookups(tools)
+    names = Lookups(runner(tools))
     assert await names.formats() == ["Modern"]
     assert await names.archetypes("Modern") == ARCHETYPES
     assert await names.archetypes("Modern") == ARCHETYPES
@@ -508,14 +508,14 @@ async def test_lookups_read_names_through_the_tools_once() -> None:
         "list_drafts",
         "get_draft_pool",
     ]
-    expired = Lookups(tools, max_age_seconds=0)
+    expired = Lookups(runner(tools), max_age_seconds=0)
     await expired.formats()
     await expired.formats()
     assert [name for name, _ in tools.calls].count("list_formats") == 3
 
 
 async def test_lookups_that_fail_only_leave_routing_without_names() -> None:
-    names = Lookups(FakeTools(fail=True))
+    names = Lookups(runner(FakeTools(fail=True)))
     assert await names.formats() == list(ALL_FORMATS)
     assert await names.archetypes("Modern") == [] and await names.drafts() == []
     assert await names.resolve_draft("tarkir") is None and await names.pool("tarkir") == []

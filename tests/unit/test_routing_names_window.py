@@ -9,7 +9,7 @@ import pytest
 
 from meta_mage.agent.router import NAMES_DAYS, Lookups, rule_route
 from meta_mage.agent.state import Known
-from tests.unit.routing_data import FakeTools
+from tests.unit.routing_data import FakeTools, runner
 
 
 @pytest.mark.parametrize(
@@ -23,14 +23,14 @@ from tests.unit.routing_data import FakeTools
 )
 async def test_names_are_read_for_the_turns_window(message: str, state: dict[str, Any], days: int) -> None:
     tools = FakeTools()
-    decision = await rule_route(message, Known.of(state), Lookups(tools))
+    decision = await rule_route(message, Known.of(state), Lookups(runner(tools)))
     assert (decision.archetype, decision.opponent) == ("Boros Energy", "Jeskai Blink")
     assert tools.calls == [("get_format_archetypes", {"format": "Modern", "days": days})]
 
 
 async def test_names_are_cached_per_format_and_window() -> None:
     tools = FakeTools()
-    names = Lookups(tools)
+    names = Lookups(runner(tools))
     await names.archetypes("Modern")
     await names.archetypes("Modern", NAMES_DAYS)
     await names.archetypes("Modern", 90)

@@ -3,7 +3,6 @@ then slots merged into the conversation state by code."""
 
 from __future__ import annotations
 
-import asyncio
 import functools
 import logging
 import re
@@ -28,9 +27,7 @@ from meta_mage.agent.state import (
     RouteDecision,
     TurnContext,
 )
-from meta_mage.agent.tools import ToolExecutor
-from meta_mage.deadline import deadline, timeout_message
-from meta_mage.errors import NotFound
+from meta_mage.agent.tools import AgentTools
 from meta_mage.models.drafts import DraftPoolResult, DraftSummary, ListDraftsOutput
 from meta_mage.models.meta import MAX_DAYS, ArchetypesOutput, ListFormatsOutput, normalise_format
 from meta_mage.models.tournaments import FORMATS
@@ -206,14 +203,13 @@ NAMES_DAYS = 30  # the window of archetype names routing reads when the turn nam
 class Lookups:
     """Names the router matches against (formats, archetypes, drafts), read through the tools and cached.
 
-    A lookup runs like a tool call: through the same executor, under the tools' timeout. A failed one
+    A lookup is a tool call through the graph's own runner (``AgentTools.run``: its timeout, its errors). A failed one
     (a timeout, an unreachable table or MCP server) is logged and told to the user in a ``thinking``
     note; routing then goes on without those names (the built-in format list for formats)."""
 
-    def __init__(self, executor: ToolExecutor, max_age_seconds: float = 300, timeout_seconds: float = 60) -> None:
-        self.executor = executor
+    def __init__(self, tools: AgentTools, max_age_seconds: float = 300) -> None:
+        self.tools = tools
         self.max_age = max_age_seconds
-        self.timeout_seconds = timeout_seconds
         self._cache: dict[str, tuple[float, Any]] = {}
 
     async def _cached(
@@ -222,19 +218,16 @@ class Lookups:
         hit = self._cache.get(key)
         if hit and time.monotonic() - hit[0] < self.max_age:
             return cast(M, hit[1])
-        try:
-            with deadline(self.timeout_seconds, name):  # an in-process tool stops there itself
-                found = await asyncio.wait_for(self.executor(name, arguments), self.timeout_seconds)
-                value = found if isinstance(found, output) else output.model_validate(found)
-        except NotFound:  # e.g. a format without data: an answer, not a failure
+        outcome = await self.tools.run(name, arguments)  # the graph's tool runner: its timeout, its errors
+        if outcome.not_found:  # e.g. a format without data: an answer, not a failure
             return None
-        except Exception as exc:  # routing goes on without these names; the tools report their own errors
-            problem = timeout_message(name, self.timeout_seconds) if isinstance(exc, TimeoutError) else repr(exc)
-            logger.warning("routing lookup %s failed (%s), %s: %s", name, what, instead, problem)
+        if not outcome.ok or not isinstance(outcome.result, output):
+            # routing goes on without these names; the tools report their own errors
+            logger.warning("routing lookup %s failed (%s), %s: %s", name, what, instead, outcome.error)
             _thinking(f"Could not read {what} to understand your message; {instead}.")
             return None
-        self._cache[key] = (time.monotonic(), value)
-        return value
+        self._cache[key] = (time.monotonic(), outcome.result)
+        return outcome.result
 
     async def formats(self) -> list[str]:
         result = await self._cached(

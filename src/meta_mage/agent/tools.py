@@ -14,7 +14,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from meta_mage.deadline import deadline, timeout_message
-from meta_mage.errors import MetaMageError
+from meta_mage.errors import MetaMageError, NotFound
 from meta_mage.models.conversation import Known
 from meta_mage.tools.catalog import TOOLS, workflow_tools
 from meta_mage.tools.context import ToolContext
@@ -39,6 +39,7 @@ class ToolOutcome:
     error: str | None
     summary: str
     seconds: float
+    not_found: bool = False  # the tool said "no such thing" (e.g. a format without data): an answer, not a fault
 
     @property
     def ok(self) -> bool:
@@ -124,7 +125,8 @@ class AgentTools:
             error = timeout_message(name, self.timeout_seconds)
             return ToolOutcome(name, arguments, None, error, error, time.perf_counter() - started)
         except MetaMageError as exc:
-            return ToolOutcome(name, arguments, None, exc.message, exc.message, time.perf_counter() - started)
+            seconds = time.perf_counter() - started
+            return ToolOutcome(name, arguments, None, exc.message, exc.message, seconds, isinstance(exc, NotFound))
         except Exception as exc:  # a tool bug must not end the conversation
             error = f"{name} failed: {type(exc).__name__}: {exc}"
             return ToolOutcome(name, arguments, None, error, error, time.perf_counter() - started)
