@@ -49,7 +49,6 @@ from typing import Any
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 from langgraph.checkpoint.memory import InMemorySaver
 
-from meta_mage.agent.conversation import Conversations
 from meta_mage.agent.testing import ScriptedChatModel, route, tool_call
 from meta_mage.agent.tools import in_process_executor
 from meta_mage.config import Settings
@@ -58,7 +57,7 @@ from meta_mage.local.seed import seed_demo
 from meta_mage.storage.dynamo import dynamodb_resource
 from meta_mage.storage.tables import create_tables
 from meta_mage.tools import build_registry
-from meta_mage.wiring import Wiring
+from meta_mage.wiring import Wiring, coach_from_settings
 
 OWN_TARGET_MS = 150.0
 FIRST_EVENT_TARGET_MS = 50.0
@@ -180,7 +179,7 @@ class Bench:
         self.model = scripted_model(self.question) if row.llm else None
         registry = build_registry()
         executor = timed_executor(in_process_executor(registry, Wiring(settings, db).tool_context), self.probe)
-        self.conv = Conversations.from_settings(
+        self.conv = coach_from_settings(
             settings,
             dynamodb=db,
             model=self.model,

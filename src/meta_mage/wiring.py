@@ -23,6 +23,8 @@ from meta_mage.storage.meta import MetaRepository
 from meta_mage.storage.objects import DropZoneBucket, FailureQueue
 
 if TYPE_CHECKING:
+    from langchain_core.language_models import BaseChatModel
+
     from meta_mage.agent.conversation import Conversations
     from meta_mage.agent.tools import ToolExecutor
     from meta_mage.decks.coach import DeckCoach
@@ -170,3 +172,17 @@ class Wiring:
             model=choice.model,
         )
         return Conversations(deps, checkpointer or make_checkpointer(settings), choice)
+
+
+def coach_from_settings(
+    settings: Settings,
+    *,
+    dynamodb: Any | None = None,
+    model: BaseChatModel | None = None,
+    executor: ToolExecutor | None = None,
+    registry: ToolRegistry | None = None,
+    checkpointer: Any | None = None,
+) -> Conversations:
+    """The coach wired from settings; ``model``/``executor``/``checkpointer`` override for tests. With
+    ``settings.mcp_url`` the tools run on that MCP server; otherwise in process."""
+    return Wiring(settings, dynamodb, registry).coach(model=model, executor=executor, checkpointer=checkpointer)

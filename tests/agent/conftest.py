@@ -15,6 +15,7 @@ from meta_mage.agent.tools import ToolExecutor, in_process_executor
 from meta_mage.archetypes.classifier import get_classifier
 from meta_mage.config import Settings
 from meta_mage.mcp.client import McpToolExecutor
+from meta_mage.wiring import coach_from_settings
 from tests.conftest import demo_members
 
 
@@ -74,7 +75,7 @@ def executor(request: pytest.FixtureRequest, modern_world: dict[str, Any]) -> To
 @pytest.fixture()
 def offline(modern_world: dict[str, Any], executor: ToolExecutor) -> Conversations:
     """The coach in offline mode (no model configured) over the Modern world."""
-    return Conversations.from_settings(modern_world["settings"], dynamodb=modern_world["db"], executor=executor)
+    return coach_from_settings(modern_world["settings"], dynamodb=modern_world["db"], executor=executor)
 
 
 def modern_deck(archetype: str) -> tuple[str, dict[str, Any]]:

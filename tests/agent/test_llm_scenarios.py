@@ -10,6 +10,7 @@ from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage, To
 from meta_mage.agent.conversation import Conversations
 from meta_mage.agent.testing import ScriptedChatModel, route, tool_call
 from meta_mage.agent.welcome import build_welcome
+from meta_mage.wiring import coach_from_settings
 from tests.agent.conftest import modern_deck, run_turn
 from tests.conftest import call
 
@@ -17,7 +18,7 @@ from tests.conftest import call
 def coach(world: dict[str, Any], *script: Any, **overrides: Any) -> tuple[Conversations, ScriptedChatModel]:
     model = ScriptedChatModel.of(*script)
     settings = world["settings"].model_copy(update=overrides)
-    return Conversations.from_settings(settings, dynamodb=world["db"], model=model), model
+    return coach_from_settings(settings, dynamodb=world["db"], model=model), model
 
 
 def tool_result(messages: list[BaseMessage], name: str) -> dict[str, Any]:
@@ -221,7 +222,7 @@ async def test_welcome_payload_from_registry_and_data(modern_world: dict[str, An
     written = build_welcome(catalog, formats, ScriptedChatModel.of("Welcome, planeswalker! Ask me about Modern."))
     assert written["message"] == "Welcome, planeswalker! Ask me about Modern." and written["mode"] == "llm"
 
-    conversations = Conversations.from_settings(modern_world["settings"], dynamodb=modern_world["db"])
+    conversations = coach_from_settings(modern_world["settings"], dynamodb=modern_world["db"])
     cid = await conversations.start(written)
     view = await conversations.view(cid)
     assert view["messages"] == [{"role": "assistant", "content": written["message"]}]

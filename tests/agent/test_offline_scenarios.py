@@ -9,6 +9,7 @@ from typing import Any
 from meta_mage.agent.conversation import Conversations
 from meta_mage.agent.offline import OFFLINE_NOTE
 from meta_mage.agent.tools import ToolExecutor
+from meta_mage.wiring import coach_from_settings
 from tests.agent.conftest import modern_deck, over_mcp_too, run_turn
 from tests.conftest import call
 
@@ -182,7 +183,7 @@ def _failing(executor: ToolExecutor, tool: str, behaviour: str) -> ToolExecutor:
 async def test_a_failing_tool_is_reported_and_the_conversation_goes_on(
     modern_world: dict[str, Any], executor: ToolExecutor
 ) -> None:
-    conversations = Conversations.from_settings(
+    conversations = coach_from_settings(
         modern_world["settings"], executor=_failing(executor, "get_format_meta_rankings", "raise")
     )
     turn = await run_turn(conversations, "Top decks in Modern, last 30 days")
@@ -197,7 +198,7 @@ async def test_a_tool_past_its_timeout_is_an_error_event(modern_world: dict[str,
     # 2 s: well past what the real tools take on a loaded machine (the lookups and the next turn's tool run
     # under the same timeout), well short of the hanging tool's 5 s
     settings = modern_world["settings"].model_copy(update={"tool_timeout_seconds": 2})
-    conversations = Conversations.from_settings(
+    conversations = coach_from_settings(
         settings, executor=_failing(executor, "get_format_meta_rankings", "hang")
     )
     turn = await run_turn(conversations, "Top decks in Modern, last 30 days")

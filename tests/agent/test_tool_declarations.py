@@ -21,6 +21,7 @@ from meta_mage.models.meta import DeckMatchupStatsOutput, PeriodMetadata, WinRat
 from meta_mage.tools.context import ToolContext
 from meta_mage.tools.registry import Tool, build_registry
 from meta_mage.tools.workflows import WORKFLOWS as SHOWN_WORKFLOWS
+from meta_mage.wiring import coach_from_settings
 from tests.agent.conftest import run_turn
 
 
@@ -71,7 +72,7 @@ def toy_coach(world: dict[str, Any], *script: Any) -> tuple[Conversations, Scrip
     registry = build_registry()
     assert TOY.name in registry.names()  # the catalog is the records
     model = ScriptedChatModel.of(*script)
-    conversations = Conversations.from_settings(world["settings"], dynamodb=world["db"], model=model, registry=registry)
+    conversations = coach_from_settings(world["settings"], dynamodb=world["db"], model=model, registry=registry)
     return conversations, model
 
 

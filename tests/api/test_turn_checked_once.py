@@ -12,6 +12,7 @@ import pytest
 from meta_mage.agent.conversation import Conversations, TurnRequest
 from meta_mage.agent.state import TurnContext
 from meta_mage.api.factory import build_app
+from meta_mage.wiring import coach_from_settings
 
 
 def _count_checks(monkeypatch: pytest.MonkeyPatch) -> list[tuple[Any, Any]]:
@@ -42,7 +43,7 @@ async def test_chat_checks_the_message_and_context_once(
 async def test_in_process_turn_checks_once_and_run_not_at_all(
     modern_world: dict[str, Any], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    conversations = Conversations.from_settings(modern_world["settings"], dynamodb=modern_world["db"])
+    conversations = coach_from_settings(modern_world["settings"], dynamodb=modern_world["db"])
     calls = _count_checks(monkeypatch)
     events = [e async for e in conversations.turn("Top decks in Modern, last 30 days", None, {"days": 30})]
     assert [e.event for e in events][-2:] == ["state", "done"] and len(calls) == 1
@@ -56,7 +57,7 @@ async def test_in_process_turn_checks_once_and_run_not_at_all(
 
 
 def test_the_request_is_checked_and_a_new_id_made_canonical(modern_world: dict[str, Any]) -> None:
-    conversations = Conversations.from_settings(modern_world["settings"], dynamodb=modern_world["db"])
+    conversations = coach_from_settings(modern_world["settings"], dynamodb=modern_world["db"])
     made = "0B7D5A8E-7C55-4B1E-9D53-3C1C8F5E2A10"
     request = conversations.request("hi", None, made, create=True, lock_owner="owner-1")
     assert request == TurnRequest("hi", TurnContext(), made.lower(), create=True, lock_owner="owner-1")

@@ -20,6 +20,7 @@ from meta_mage.config import Settings
 from meta_mage.errors import InvalidArgument, StorageUnavailable
 from meta_mage.storage.dynamo import aws_region
 from meta_mage.storage.tables import ttl_attributes
+from meta_mage.wiring import coach_from_settings
 
 BASE_CAPABILITIES = {"put", "put_writes", "get_tuple", "list", "delete_thread"}
 QUESTION = "What are the top decks in Modern over the last 30 days?"
@@ -82,7 +83,7 @@ async def test_checkpoint_items_carry_a_ttl_three_hours_ahead(dynamodb: Any, set
     assert settings.conversation_ttl_seconds == 10800
 
     # When one offline turn runs (nothing behind the tools: the items are what matter here)
-    conv = Conversations.from_settings(settings, dynamodb=dynamodb)
+    conv = coach_from_settings(settings, dynamodb=dynamodb)
     assert conv.offline
     before = time.time()
     events = await collect(conv.turn("hello", None))
@@ -101,7 +102,7 @@ async def test_checkpoint_items_carry_a_ttl_three_hours_ahead(dynamodb: Any, set
 @pytest.fixture()
 def world_conversations(modern_world: dict[str, Any]) -> Conversations:
     """Offline Conversations over the session's Modern world (default settings name no model)."""
-    conv = Conversations.from_settings(modern_world["settings"], dynamodb=modern_world["db"])
+    conv = coach_from_settings(modern_world["settings"], dynamodb=modern_world["db"])
     assert conv.offline
     return conv
 

@@ -12,6 +12,7 @@ from meta_mage.agent.conversation import AgentEvent, Conversations
 from meta_mage.config import Settings
 from meta_mage.storage.dynamo import aws_region
 from meta_mage.storage.locks import LocksRepository, conversation_lock
+from meta_mage.wiring import coach_from_settings
 
 QUESTION = "hello"
 
@@ -58,7 +59,7 @@ async def test_a_fenced_turn_stores_what_the_saver_stores(
 ) -> None:
     """The fenced write (payload, then the metadata item in one transaction with the lock check) leaves the
     same items as DynamoDBSaver's own ``put``, and the stock saver reads them back."""
-    conv = Conversations.from_settings(settings, dynamodb=dynamodb)
+    conv = coach_from_settings(settings, dynamodb=dynamodb)
     client = boto3.client("dynamodb", region_name=aws_region(settings))
 
     # Given one conversation stored without a fence and one under a lock its turn holds
@@ -84,7 +85,7 @@ async def test_a_fenced_turn_stores_what_the_saver_stores(
 async def test_a_turn_that_no_longer_holds_the_lock_stores_nothing(
     dynamodb: Any, settings: Settings, locks: LocksRepository
 ) -> None:
-    conv = Conversations.from_settings(settings, dynamodb=dynamodb)
+    conv = coach_from_settings(settings, dynamodb=dynamodb)
     conversation_id = await conv.start()
     before = await conv.view(conversation_id)
 

@@ -9,6 +9,7 @@ import pytest
 from meta_mage.agent.checkpointer import ConversationSaver
 from meta_mage.agent.conversation import AgentEvent, Conversations
 from meta_mage.agent.state import Pending, Route
+from meta_mage.wiring import coach_from_settings
 
 ASKED = "How does Boros Energy do against Jeskai Blink over the last 30 days?"
 SNAPSHOT_KEYS = {
@@ -31,7 +32,7 @@ async def run(conv: Conversations, message: str, conversation_id: str) -> list[A
 
 
 async def test_route_and_pending_round_trip_as_models(modern_world: dict[str, Any]) -> None:
-    conv = Conversations.from_settings(modern_world["settings"], dynamodb=modern_world["db"])
+    conv = coach_from_settings(modern_world["settings"], dynamodb=modern_world["db"])
     # Given a question the coach cannot answer before it knows the format
     cid = await conv.start()
     await run(conv, ASKED, cid)
@@ -68,7 +69,7 @@ async def test_route_and_pending_round_trip_as_models(modern_world: dict[str, An
 
 
 async def test_a_conversation_stored_with_dicts_still_loads_and_resumes(modern_world: dict[str, Any]) -> None:
-    conv = Conversations.from_settings(modern_world["settings"], dynamodb=modern_world["db"])
+    conv = coach_from_settings(modern_world["settings"], dynamodb=modern_world["db"])
     # Given a conversation written before the route and the pending request were models: both dicts
     cid = await conv.start()
     route = {

@@ -9,13 +9,13 @@ from typing import Any
 import httpx
 import pytest
 
-from meta_mage.agent.conversation import Conversations
 from meta_mage.agent.tools import AgentTools, in_process_executor
 from meta_mage.api.factory import build_app
 from meta_mage.errors import MetaMageError
 from meta_mage.mcp.client import McpToolExecutor, ToolFailed, ToolServerUnavailable
 from meta_mage.mcp.server import build_mcp_app
 from meta_mage.tools.registry import Tool, ToolRegistry, build_registry
+from meta_mage.wiring import coach_from_settings
 from tests.agent.conftest import run_turn
 from tests.mcp_server.test_server import INVALID
 from tests.servers import free_port, serving
@@ -76,7 +76,7 @@ async def test_configured_mcp_url_wires_the_agent_and_the_welcome_catalog(modern
     app = build_mcp_app(modern_world["settings"], modern_world["db"], registry=subset)
     with serving(app) as base:
         settings = modern_world["settings"].model_copy(update={"mcp_url": f"{base}/mcp"})
-        conversations = Conversations.from_settings(settings, dynamodb=modern_world["db"])
+        conversations = coach_from_settings(settings, dynamodb=modern_world["db"])
         assert isinstance(conversations.deps.tools.executor, McpToolExecutor)
         turn = await run_turn(conversations, "Top decks in Modern, last 30 days")
         assert turn.tools("complete") == ["get_format_meta_rankings"]

@@ -59,7 +59,7 @@ from meta_mage.storage.locks import IssuedConversations, LocksRepository
 from meta_mage.storage.meta import MetaRepository
 from meta_mage.storage.tables import create_tables
 from meta_mage.tools import build_registry
-from meta_mage.wiring import Wiring
+from meta_mage.wiring import Wiring, coach_from_settings
 from tests.conftest import demo_members, write_members
 from tests.servers import free_port, serving
 
@@ -144,7 +144,7 @@ def coach(
 ) -> Conversations:
     """A fresh coach (its own checkpointer client, so no retry state carries over between faults)."""
     settings = world["settings"].model_copy(update=overrides)
-    return Conversations.from_settings(settings, dynamodb=world["db"], model=model, executor=executor)
+    return coach_from_settings(settings, dynamodb=world["db"], model=model, executor=executor)
 
 
 # --- turns and consistency ---------------------------------------------------------------------------

@@ -10,7 +10,6 @@ from contextlib import aclosing
 from dataclasses import dataclass
 from typing import Any, cast
 
-from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, HumanMessage
 from langchain_core.runnables import RunnableConfig
 from pydantic import ValidationError
@@ -19,11 +18,8 @@ from meta_mage.agent.checkpointer import LOCK_OWNER
 from meta_mage.agent.graph import AgentDeps, build_graph
 from meta_mage.agent.llm import ModelChoice
 from meta_mage.agent.state import TURN_OPEN, Known, TurnContext, last_active_of, messages_of, snapshot
-from meta_mage.agent.tools import ToolExecutor
-from meta_mage.config import Settings
 from meta_mage.errors import InvalidArgument, MetaMageError, NotFound, StorageUnavailable
-from meta_mage.tools.registry import ToolRegistry, invalid_argument
-from meta_mage.wiring import Wiring
+from meta_mage.tools.registry import invalid_argument
 
 logger = logging.getLogger(__name__)
 
@@ -103,21 +99,6 @@ class Conversations:
         self.checkpointer = checkpointer
         self.model_choice = model_choice
         self.graph = build_graph(deps, checkpointer)
-
-    @classmethod
-    def from_settings(
-        cls,
-        settings: Settings,
-        *,
-        dynamodb: Any | None = None,
-        model: BaseChatModel | None = None,
-        executor: ToolExecutor | None = None,
-        registry: ToolRegistry | None = None,
-        checkpointer: Any | None = None,
-    ) -> Conversations:
-        """Wire the agent from settings (``meta_mage.wiring``); ``model``/``executor``/``checkpointer`` override
-        for tests. With ``settings.mcp_url`` the tools run on that MCP server; otherwise in process."""
-        return Wiring(settings, dynamodb, registry).coach(model=model, executor=executor, checkpointer=checkpointer)
 
     @property
     def offline(self) -> bool:
