@@ -9,7 +9,7 @@ from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage, To
 
 from meta_mage.agent.conversation import Conversations
 from meta_mage.agent.testing import ScriptedChatModel, route, tool_call
-from meta_mage.agent.welcome import build_welcome
+from meta_mage.api.welcome import build_welcome
 from meta_mage.wiring import coach_from_settings
 from tests.agent.conftest import modern_deck, run_turn
 from tests.conftest import call

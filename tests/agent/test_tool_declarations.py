@@ -16,7 +16,7 @@ from meta_mage.agent.state import Known, Task
 from meta_mage.agent.testing import ScriptedChatModel, route, tool_call
 from meta_mage.agent.tool_specs import FORMAT, TASKS, TOOLS, WORKFLOWS, Rule
 from meta_mage.agent.tools import WORKFLOW_TOOLS, AgentTools, state_updates, summarise
-from meta_mage.agent.welcome import workflows_with_tools
+from meta_mage.api.welcome import workflows_with_tools
 from meta_mage.models.meta import DeckMatchupStatsOutput, PeriodMetadata, WinRate
 from meta_mage.tools.context import ToolContext
 from meta_mage.tools.registry import Tool, build_registry

@@ -10,7 +10,8 @@ from pydantic import BaseModel
 
 from meta_mage.agent.guards import GuardStep, check
 from meta_mage.agent.router import Lookups, merge_slots, resumed_question, rule_route, tidy
-from meta_mage.agent.state import WORKFLOW_TASKS, Known, RouteDecision, TurnContext
+from meta_mage.agent.state import Known, RouteDecision, TurnContext
+from meta_mage.agent.tasks import WORKFLOW_TASKS
 from meta_mage.agent.tools import AgentTools
 from meta_mage.models.drafts import DraftPoolResult, DraftSummary, ListDraftsOutput
 from meta_mage.models.meta import (

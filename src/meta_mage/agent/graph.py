@@ -44,9 +44,7 @@ from meta_mage.agent.router import (
     tidy,
 )
 from meta_mage.agent.state import (
-    DEFAULT_TASK,
     TURN_OPEN,
-    WORKFLOW_TASKS,
     ConversationState,
     Known,
     Pending,
@@ -54,7 +52,7 @@ from meta_mage.agent.state import (
     RouteDecision,
     messages_of,
 )
-from meta_mage.agent.tool_specs import SHOWN_AS, TOOLS, WORKFLOWS
+from meta_mage.agent.tool_specs import DEFAULT_TASK, SHOWN_AS, TOOLS, WORKFLOW_TASKS, WORKFLOWS
 from meta_mage.agent.tools import AgentTools, chart_data, compact_json, state_updates
 from meta_mage.config import Settings
 

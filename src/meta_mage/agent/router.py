@@ -19,14 +19,13 @@ from rapidfuzz.distance import Levenshtein
 
 from meta_mage.agent import prompts
 from meta_mage.agent.state import (
-    DEFAULT_TASK,
-    WORKFLOW_TASKS,
     Known,
     Pending,
     Route,
     RouteDecision,
     TurnContext,
 )
+from meta_mage.agent.tasks import DEFAULT_TASK, WORKFLOW_TASKS
 from meta_mage.agent.tools import AgentTools
 from meta_mage.models.drafts import DraftPoolResult, DraftSummary, ListDraftsOutput
 from meta_mage.models.meta import MAX_DAYS, ArchetypesOutput, ListFormatsOutput, normalise_format

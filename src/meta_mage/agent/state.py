@@ -11,8 +11,6 @@ from langchain_core.messages import AnyMessage
 from langgraph.graph.message import add_messages
 from typing_extensions import TypedDict
 
-from meta_mage.agent.tool_specs import DEFAULT_TASK as DEFAULT_TASK
-from meta_mage.agent.tool_specs import WORKFLOW_TASKS as WORKFLOW_TASKS
 from meta_mage.models.conversation import Deck as Deck
 from meta_mage.models.conversation import Known as Known
 from meta_mage.models.conversation import Pending as Pending
