@@ -170,3 +170,13 @@ def test_each_task_plans_only_tools_its_workflow_may_call() -> None:
         "deck_coaching": "deck_review",
         "cube_draft": "draft_pool",
     }
+
+
+def test_a_task_is_named_by_the_cues_in_its_record_and_each_workflow_has_one_default() -> None:
+    from meta_mage.agent.tasks import DEFAULT_TASK, TASKS, WORKFLOW_TASKS
+
+    for workflow, names in WORKFLOW_TASKS.items():
+        if workflow == "clarify":
+            continue
+        uncued = [name for name in names if not TASKS[name].cues]
+        assert uncued == [DEFAULT_TASK[workflow]], workflow  # the one a question that names none gets

@@ -25,7 +25,8 @@ from meta_mage.agent.state import (
     RouteDecision,
     TurnContext,
 )
-from meta_mage.agent.tasks import DEFAULT_TASK, WORKFLOW_TASKS
+from meta_mage.agent.tasks import DEFAULT_TASK, TASKS, WORKFLOW_TASKS
+from meta_mage.agent.tasks.task import named_task
 from meta_mage.agent.tools import AgentTools
 from meta_mage.models.drafts import DraftPoolResult, DraftSummary, ListDraftsOutput
 from meta_mage.models.meta import MAX_DAYS, ArchetypesOutput, ListFormatsOutput, normalise_format
@@ -58,8 +59,6 @@ _META_WORDS = (
     r"\b(meta|metagame|top|best|good|tier|most played|popular|archetypes?|win ?rates?|matchups?|share|trend\w*"
     r"|rank|how does|how do .* do|vs\.?|versus|against)\b"
 )
-_VERSUS = r"\b(matchups?|vs\.?|versus|against|beat|spread|how does)\b"
-_GRID = r"\b(matchups?|spread|against each other|head[- ]to[- ]head)\b"
 _BARE_DAYS = re.compile(r"\s*(?:(?:and\s+)?(?:what|how) about\s+(?:the\s+last\s+)?)?(\d{1,6})\s*\??\s*", re.I)
 # what a short answer can fill in for the pending question; for a deck, its archetype too ("yes"/"no" included)
 _ANSWERABLE = {"format", "days", "draft"}
@@ -403,30 +402,29 @@ async def _read_names(
 TaskChoice = tuple[str, dict[str, Any]]  # a task and the slots its choice adds
 
 
-def _coaching_task(reading: Reading, known: Known) -> TaskChoice:
-    return _deck_task(reading.question, reading.slots["opponent"], reading.has_decklist), {}
+def _task_named(workflow: str, reading: Reading) -> str:
+    """The workflow's task whose cue the question matches (see each task's ``cues``), else its default."""
+    tasks = [TASKS[name] for name in WORKFLOW_TASKS[workflow]]
+    named = named_task(tasks, reading.question, reading.slots["archetype"], reading.slots["opponent"])
+    return named or DEFAULT_TASK[workflow]
 
 
-def _draft_task(reading: Reading, known: Known) -> TaskChoice:
-    listing = _has(r"\b(which|what|list)\b.{0,20}\bdrafts\b", reading.question)
-    return ("list_drafts" if listing else "draft_pool"), {"draft": reading.draft, "card_filter": reading.card_filter}
+def _coaching_task(reading: Reading, state: Known) -> TaskChoice:
+    return _task_named("deck_coaching", reading), {}
 
 
-def _confirmed_task(reading: Reading, known: Known) -> TaskChoice:
-    return (known.pending or Pending()).task or "deck_review", {}
+def _draft_task(reading: Reading, state: Known) -> TaskChoice:
+    return _task_named("cube_draft", reading), {"draft": reading.draft, "card_filter": reading.card_filter}
 
 
-def _meta_task(reading: Reading, known: Known) -> TaskChoice:
+def _confirmed_task(reading: Reading, state: Known) -> TaskChoice:
+    return (state.pending or Pending()).task or "deck_review", {}
+
+
+def _meta_task(reading: Reading, state: Known) -> TaskChoice:
+    task = _task_named("meta_research", reading)
     question, archetype, opponent = reading.question, reading.slots["archetype"], reading.slots["opponent"]
-    if (_has(_VERSUS, question) and (archetype or opponent)) or _has(_GRID, question):
-        task = "matchups"
-    elif _has(r"\b(list|which|what|all)\b.{0,20}\barchetypes\b", question):
-        task = "archetypes"
-    elif archetype and not _has(r"\b(meta ?share|share|rank|popular|most played|top)\b", question):
-        task = "matchups"  # "tell me about Izzet Prowess", "is Jeskai Blink good in Modern?"
-    else:
-        task = "rankings"  # "what's the meta share of Doomsday?" shows Doomsday's row
-    last = known.route or Route()
+    last = state.route or Route()
     fmt = reading.slots["format"]
     if (  # "and against Domain Zoo?" after "How does Boros Energy do against Jeskai Blink?"
         task == "matchups"
@@ -435,7 +433,7 @@ def _meta_task(reading: Reading, known: Known) -> TaskChoice:
         and _FOLLOW_UP.match(question)
         and last.task == "matchups"
         and last.archetype not in (None, opponent)
-        and (not fmt or fmt == known.format)
+        and (not fmt or fmt == state.format)
     ):
         return task, {"archetype": last.archetype}
     return task, {}
@@ -513,21 +511,6 @@ def _continued(reading: Reading, known: Known) -> tuple[str, str, float, dict[st
     elif workflow == "meta_research" and reading.slots["format"] in (None, known.format):  # names are per format
         extra = {key: reading.slots[key] or getattr(last, key) for key in ("archetype", "opponent")}
     return workflow, task, 0.8 if awaiting else 0.7, extra
-
-
-def _deck_task(text: str, opponent: str | None, pasted: bool) -> str:
-    if _has(r"\bsideboard(ing)?\b", text) and not _has(r"\bhow (should|do) i\b", text):
-        return "optimize_sideboard"
-    if _has(r"\b(mainboard|main deck|flex|optimi[sz]e|improve|swaps?|cuts?)\b", text):
-        return "optimize_mainboard"
-    # "how should I sideboard against X?": the matchup's guide, even before X can be matched to a name
-    named_opponent = _OPPONENT_CUE.search(text) and _has(r"\b(sideboard(ing)?|how (should|do|can) i)\b", text)
-    plays = _has(r"\b(how (should|do|can) i (play|beat|win)|strategy|game ?plan|mulligan)\b", text)
-    if opponent or named_opponent or plays:
-        return "strategy"
-    if _has(r"\b(matchups?|spread|good|bad|worst|best|win ?rate|how (does|do|is) my)\b", text):
-        return "deck_matchups"
-    return "deck_review"
 
 
 async def _pool_names(text: str, pool: list[dict[str, Any]]) -> dict[str, str]:

@@ -4,7 +4,7 @@ optimisation): each one's record beside its offline answer."""
 from __future__ import annotations
 
 from meta_mage.agent.tasks.phrasing import dates, rate, spread
-from meta_mage.agent.tasks.task import Calls, Results, TaskSpec
+from meta_mage.agent.tasks.task import Calls, Cue, Results, TaskSpec
 from meta_mage.models.cards import card_key
 from meta_mage.models.conversation import Known, Route
 from meta_mage.models.decks import (
@@ -189,10 +189,44 @@ def _plan_spread(route: Route, known: Known) -> Calls:
 
 _COACH = (CARD_DETAILS, ARCHETYPE, DAYS)
 # The first task is the workflow's default.
+_OPPONENT_CUE = r"(?=.*\b(against|vs\.?|versus|facing|beat|into)\b)"  # the question names whom the deck plays
+
 TASKS = (
     TaskSpec("deck_review", DECK_COACHING, deck_review, (DECK_OR_ARCHETYPE,), planner=_plan_spread),
-    TaskSpec("deck_matchups", DECK_COACHING, deck_matchups, (ARCHETYPE, DAYS), planner=_plan_spread),
-    TaskSpec("strategy", DECK_COACHING, strategy, (*_COACH, OPPONENT, MATCHUP_STATS), ((MATCHUP_STRATEGY, {}),)),
-    TaskSpec("optimize_mainboard", DECK_COACHING, optimize_mainboard, _COACH, ((OPTIMIZE_MAINBOARD, {"top_n": 5}),)),
-    TaskSpec("optimize_sideboard", DECK_COACHING, optimize_sideboard, _COACH, ((OPTIMIZE_SIDEBOARD, {"top_n": 5}),)),
+    TaskSpec(
+        "deck_matchups",
+        DECK_COACHING,
+        deck_matchups,
+        (ARCHETYPE, DAYS),
+        planner=_plan_spread,
+        cues=(Cue(4, r"\b(matchups?|spread|good|bad|worst|best|win ?rate|how (does|do|is) my)\b"),),
+    ),
+    TaskSpec(
+        "strategy",
+        DECK_COACHING,
+        strategy,
+        (*_COACH, OPPONENT, MATCHUP_STATS),
+        ((MATCHUP_STRATEGY, {}),),
+        cues=(
+            Cue(3, r"\b(how (should|do|can) i (play|beat|win)|strategy|game ?plan|mulligan)\b", by_opponent=True),
+            # "how should I sideboard against X?": the matchup's guide, even before X can be matched to a name
+            Cue(3, _OPPONENT_CUE + r"(?=.*\b(sideboard(ing)?|how (should|do|can) i)\b)"),
+        ),
+    ),
+    TaskSpec(
+        "optimize_mainboard",
+        DECK_COACHING,
+        optimize_mainboard,
+        _COACH,
+        ((OPTIMIZE_MAINBOARD, {"top_n": 5}),),
+        cues=(Cue(2, r"\b(mainboard|main deck|flex|optimi[sz]e|improve|swaps?|cuts?)\b"),),
+    ),
+    TaskSpec(
+        "optimize_sideboard",
+        DECK_COACHING,
+        optimize_sideboard,
+        _COACH,
+        ((OPTIMIZE_SIDEBOARD, {"top_n": 5}),),
+        cues=(Cue(1, r"\bsideboard(ing)?\b", unless=r"\bhow (should|do) i\b"),),
+    ),
 )

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from meta_mage.agent.tasks.task import Calls, Results, TaskSpec
+from meta_mage.agent.tasks.task import Calls, Cue, Results, TaskSpec
 from meta_mage.models.conversation import Known, Route
 from meta_mage.models.drafts import REDACTED, DraftPoolResult, ListDraftsOutput
 from meta_mage.tools.catalog.drafts import DRAFT_POOL, LIST_DRAFTS
@@ -95,5 +95,12 @@ def _plan_pool(route: Route, known: Known) -> Calls:
 # The first task is the workflow's default.
 TASKS = (
     TaskSpec("draft_pool", CUBE_DRAFT, draft_pool, (DRAFT_ID,), planner=_plan_pool),
-    TaskSpec("list_drafts", CUBE_DRAFT, list_drafts, (), ((LIST_DRAFTS, {}),)),
+    TaskSpec(
+        "list_drafts",
+        CUBE_DRAFT,
+        list_drafts,
+        (),
+        ((LIST_DRAFTS, {}),),
+        cues=(Cue(1, r"\b(which|what|list)\b.{0,20}\bdrafts\b"),),
+    ),
 )

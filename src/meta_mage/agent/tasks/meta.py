@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from meta_mage.agent.tasks.phrasing import PRIOR, by_estimate, dates, percent, rate, short, spread
-from meta_mage.agent.tasks.task import Calls, Results, TaskSpec
+from meta_mage.agent.tasks.task import Calls, Cue, Results, TaskSpec
 from meta_mage.analytics.stats import PRIOR_MATCHES
 from meta_mage.models.conversation import Known, Route
 from meta_mage.models.meta import (
@@ -148,6 +148,25 @@ def _plan_matchups(route: Route, known: Known) -> Calls:
 # The first task is the workflow's default.
 TASKS = (
     TaskSpec("rankings", META_RESEARCH, rankings, (DAYS,), ((META_RANKINGS, {}),)),
-    TaskSpec("matchups", META_RESEARCH, matchups, (DAYS,), planner=_plan_matchups),
-    TaskSpec("archetypes", META_RESEARCH, archetypes, (DAYS,), ((ARCHETYPES, {}),)),
+    TaskSpec(
+        "matchups",
+        META_RESEARCH,
+        matchups,
+        (DAYS,),
+        planner=_plan_matchups,
+        cues=(
+            Cue(1, r"\b(matchups?|vs\.?|versus|against|beat|spread|how does)\b", needs_name=True),
+            Cue(1, r"\b(matchups?|spread|against each other|head[- ]to[- ]head)\b"),
+            # "tell me about Izzet Prowess", "is Jeskai Blink good in Modern?" (but its share is the rankings')
+            Cue(3, unless=r"\b(meta ?share|share|rank|popular|most played|top)\b", by_archetype=True),
+        ),
+    ),
+    TaskSpec(
+        "archetypes",
+        META_RESEARCH,
+        archetypes,
+        (DAYS,),
+        ((ARCHETYPES, {}),),
+        cues=(Cue(2, r"\b(list|which|what|all)\b.{0,20}\barchetypes\b"),),
+    ),
 )

@@ -3,6 +3,7 @@ workflow needs first."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -32,10 +33,34 @@ Writer = Callable[[Route, Known, Results], str]
 
 
 @dataclass(frozen=True)
+class Cue:
+    """What in a question names a task: ``words`` (a regex, matched case-insensitively over the whole question),
+    unless ``unless`` matches; with ``needs_name``, only when the question also names an archetype or an
+    opponent; with ``by_opponent`` (``by_archetype``), naming an opponent (an archetype) names it too.
+    ``rank`` orders the cues of one workflow when a question matches several (lowest first)."""
+
+    rank: int
+    words: str = ""
+    unless: str = ""
+    needs_name: bool = False
+    by_opponent: bool = False
+    by_archetype: bool = False
+
+    def names(self, question: str, archetype: str | None, opponent: str | None) -> bool:
+        if self.unless and re.search(self.unless, question, re.I | re.S):
+            return False
+        if self.needs_name and not (archetype or opponent):
+            return False
+        named = (self.by_opponent and bool(opponent)) or (self.by_archetype and bool(archetype))
+        return named or bool(self.words and re.search(self.words, question, re.I | re.S))
+
+
+@dataclass(frozen=True)
 class TaskSpec:
     """A task: its workflow, the rules it needs (after the workflow's own and, in deck coaching, the deck being
     read and its archetype confirmed), the tool calls it plans offline (``plans``, or ``planner`` when they
-    depend on the question or the state) and the writer of its offline answer."""
+    depend on the question or the state), the writer of its offline answer, and the cues that name it in a
+    question (the offline router's words for it)."""
 
     name: str
     workflow: str
@@ -43,6 +68,7 @@ class TaskSpec:
     needs: tuple[Rule, ...] = ()
     plans: tuple[tuple[Tool[Any], Mapping[str, Any]], ...] = ()
     planner: Callable[[Route, Known], Calls] | None = None
+    cues: tuple[Cue, ...] = ()  # what names it in a question of its workflow; none: the workflow's default
 
     def plan(self, route: Route, known: Known) -> Calls:
         if self.planner is not None:
@@ -52,3 +78,9 @@ class TaskSpec:
 
 # What every task of a workflow needs before its own rules (cube drafts need no format).
 WORKFLOW_NEEDS: dict[str, tuple[Rule, ...]] = {META_RESEARCH: (FORMAT,), DECK_COACHING: (FORMAT,)}
+
+
+def named_task(tasks: Iterable[TaskSpec], question: str, archetype: str | None, opponent: str | None) -> str | None:
+    """The task of ``tasks`` (one workflow's) whose cue, lowest rank first, the question matches; None: none does."""
+    cued = [(cue.rank, task.name) for task in tasks for cue in task.cues if cue.names(question, archetype, opponent)]
+    return min(cued)[1] if cued else None
