@@ -9,7 +9,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from meta_mage.agent.guards import GuardStep, check
-from meta_mage.agent.router import Lookups, merge_slots, resumed_question, rule_route, tidy
+from meta_mage.agent.router import Lookups, decide_offline, merge_slots, tidy
 from meta_mage.agent.state import Known, RouteDecision, TurnContext
 from meta_mage.agent.tasks import WORKFLOW_TASKS
 from meta_mage.agent.tools import AgentTools
@@ -116,8 +116,8 @@ def lookups() -> Lookups:
 
 @dataclass
 class Talk:
-    """The route and guard nodes of the graph over plain state: each turn is ``resumed_question`` →
-    ``rule_route`` → ``tidy`` → ``merge_slots`` → ``check``, and a question asked is left pending."""
+    """The route and guard nodes of the graph over plain state: each turn is ``decide_offline`` → ``tidy`` →
+    ``merge_slots`` → ``check``, and a question asked is left pending."""
 
     state: dict[str, Any] = field(default_factory=dict)
     lookups: Lookups = field(default_factory=lookups)
@@ -128,11 +128,7 @@ class Talk:
         turn_context = TurnContext.model_validate(context or {})
         empty = RouteDecision(workflow="clarify", confidence=0)
         view = {**self.state, **merge_slots(self.as_state(), empty, turn_context, "", None)}
-        asked = resumed_question(message, Known.of(view))
-        decision = await rule_route(message, Known.of(view), self.lookups, asked)
-        pending = view.get("pending") or {}
-        if asked and pending.get("workflow") == "deck_coaching" == decision.workflow:
-            decision = decision.model_copy(update={"task": pending.get("task") or decision.task})
+        decision, question = await decide_offline(message, Known.of(view), self.lookups)
         decision = tidy(decision, message)
         draft_id = await self.lookups.resolve_draft(decision.draft) if decision.draft else None
         self.state.update(merge_slots(self.as_state(), decision, turn_context, message, draft_id))
@@ -140,7 +136,6 @@ class Talk:
         task = decision.task if decision.task in WORKFLOW_TASKS[workflow] else "none"
         if workflow != "clarify":
             self.state.update(current_workflow=workflow, current_task=task)
-        question = f"{asked}\n{message}" if asked else message
         route = {**decision.model_dump(), "workflow": workflow, "task": task, "question": question}
         self.state["route"] = route
         self.state.update(derived)  # what the turn's tools derived (card details, a suggested archetype)

@@ -36,10 +36,9 @@ from meta_mage.agent import offline, prompts
 from meta_mage.agent.guards import check, tool_precondition
 from meta_mage.agent.router import (
     Lookups,
+    decide_offline,
     llm_route,
     merge_slots,
-    resumed_question,
-    rule_route,
     starting_with_a_question,
     tidy,
 )
@@ -52,7 +51,7 @@ from meta_mage.agent.state import (
     RouteDecision,
     messages_of,
 )
-from meta_mage.agent.tool_specs import DEFAULT_TASK, SHOWN_AS, TOOLS, WORKFLOW_TASKS, WORKFLOWS
+from meta_mage.agent.tool_specs import SHOWN_AS, TOOLS, WORKFLOW_TASKS, WORKFLOWS
 from meta_mage.agent.tools import AgentTools, chart_data, compact_json, state_updates
 from meta_mage.config import Settings
 
@@ -151,18 +150,7 @@ async def route(state: ConversationState, *, deps: AgentDeps) -> dict[str, Any]:
             thinking("The language model could not route this message; using keyword rules.")
     question = message
     if decision is None:
-        asked = resumed_question(message, view)
-        decision = await rule_route(message, view, deps.lookups, asked)
-        pending = view.pending
-        if asked and pending is not None and pending.workflow is not None:
-            # an answer to the coach's question: the interrupted request stays the request. Its workflow is
-            # kept; a meta or draft task is read again with the answer (a format names the archetypes it
-            # could not match before), a deck's task as it was asked beside the list
-            question = f"{asked}\n{message}"
-            if decision.workflow != pending.workflow or pending.workflow == "deck_coaching":
-                task = pending.task or DEFAULT_TASK.get(pending.workflow, "none")
-                decision = decision.model_copy(update={"workflow": pending.workflow, "task": task})
-            decision = decision.model_copy(update={"confidence": max(decision.confidence, 0.9)})
+        decision, question = await decide_offline(message, view, deps.lookups)
     decision = tidy(decision, message)
     draft_id = await deps.lookups.resolve_draft(decision.draft) if decision.draft else None
     updates = merge_slots(known, decision, context, message, draft_id)

@@ -470,6 +470,22 @@ CLAIMS: tuple[Claim, ...] = (
 )
 
 
+async def decide_offline(message: str, known: Known, lookups: Lookups) -> tuple[RouteDecision, str]:
+    """The offline decision for a turn, and the question it answers: an answer to the coach's question
+    (``resumed_question``) is read with that question, and the interrupted request stays the request. Its
+    workflow is kept; a meta or draft task is read again with the answer (a format names the archetypes it
+    could not match before), a deck's task as it was asked beside the list. Anything else is routed afresh."""
+    asked = resumed_question(message, known)
+    decision = await rule_route(message, known, lookups, asked)
+    pending = known.pending
+    if not asked or pending is None or pending.workflow is None:
+        return decision, message
+    if decision.workflow != pending.workflow or pending.workflow == "deck_coaching":
+        task = pending.task or DEFAULT_TASK.get(pending.workflow, "none")
+        decision = decision.model_copy(update={"workflow": pending.workflow, "task": task})
+    return decision.model_copy(update={"confidence": max(decision.confidence, 0.9)}), f"{asked}\n{message}"
+
+
 async def rule_route(message: str, known: Known, lookups: Lookups, asked: str | None = None) -> RouteDecision:
     """Offline routing: read the message (``read_message``), then the first of ``CLAIMS`` that holds picks the
     workflow and task; a message that only fills slots continues the request in progress. ``asked`` is the
