@@ -106,6 +106,13 @@ SINGLE_TURNS: list[tuple[str, dict[str, Any], dict[str, Any]]] = [
     ("Optimize my mainboard", MODERN_30, {"workflow": "deck_coaching", "task": "optimize_mainboard"}),
     ("What are my deck's bad matchups?", MODERN_30, {"workflow": "deck_coaching", "task": "deck_matchups"}),
     ("Can you review my deck?", MODERN_30, {"workflow": "deck_coaching", "task": "deck_review"}),
+    # bringing cards in is sideboarding, not "what should I play?"
+    (
+        "back to my deck: what should I bring in against Domain Zoo?",
+        {**MODERN_30, "deck_text": DECK, "archetype": "Boros Energy"},
+        {"workflow": "deck_coaching", "task": "strategy", "opponent": "Domain Zoo"},
+    ),
+    ("What should I bring to a Modern RCQ?", {}, {"workflow": "meta_research", "task": "rankings"}),
     (
         "How should I play against Jeskai Blink?",
         MODERN_30,

@@ -49,12 +49,15 @@ _REQUEST_WORDS = (
     r"|optimi[sz]e|sideboard|mainboard|review|cube|drafts?|pool|trend\w*|win ?rates?)\b"
 )
 _WHAT_TO_PLAY = (
-    r"\bwhat\b.{0,25}\b(should|could|can|to|would you)\b.{0,12}\b(play|pick up|bring|take|run|sleeve)\b"
+    r"\bwhat\b.{0,25}\b(should|could|can|to|would you)\b.{0,12}\b(play|pick up|bring(?! (in|out)\b)|take(?! (in|out)\b)|run|sleeve)\b"
     r"|\bwhat'?s good\b|\bwhat is good\b|\bbest decks?\b|\bwhich decks?\b.{0,20}\b(good|best|strong)"
 )
 _MY_DECK = r"\b(my|i'?m|i am|i)\b.{0,30}\b(deck|list|75|sideboard|mainboard|main deck|play(ing)?)\b"
 _ITS_RECORD = r"\b(its|it'?s|it|my)\b.{0,30}\b(matchups?|win ?rate|spread)\b"
-_COACHING = r"\b(optimi[sz]e|improve|sideboard|mainboard|flex|swap|mulligan|how (should|do|can) i)\b"
+_COACHING = (
+    r"\b(optimi[sz]e|improve|sideboard|mainboard|flex|swap|mulligan|how (should|do|can) i"
+    r"|(bring|side|board|take) (in|out))\b"  # "what should I bring in against Zoo?" is sideboarding, not what to play
+)
 _META_WORDS = (
     r"\b(meta|metagame|top|best|good|tier|most played|popular|archetypes?|win ?rates?|matchups?|share|trend\w*"
     r"|rank|how does|how do .* do|vs\.?|versus|against)\b"
