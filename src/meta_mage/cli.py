@@ -421,12 +421,13 @@ def _repository(value: str) -> str:
 
 
 def _format_name(value: str) -> str:
+    from meta_mage.models.meta import normalise_format
     from meta_mage.models.tournaments import FORMATS
 
-    for fmt in FORMATS:
-        if value.casefold() == fmt.casefold():
-            return fmt
-    raise argparse.ArgumentTypeError(f"expected one of {', '.join(FORMATS)}, got {value!r}")
+    try:
+        return normalise_format(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected one of {', '.join(FORMATS)}, got {value!r}") from None
 
 
 def _day(value: str) -> Any:

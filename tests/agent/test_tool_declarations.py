@@ -15,9 +15,10 @@ from meta_mage.agent.guards import tool_precondition
 from meta_mage.agent.state import Known, Task
 from meta_mage.agent.testing import ScriptedChatModel, route, tool_call
 from meta_mage.agent.tool_specs import FORMAT, TASKS, TOOLS, WORKFLOWS, Rule
-from meta_mage.agent.tools import WORKFLOW_TOOLS, AgentTools, state_updates, summarise
+from meta_mage.agent.tools import AgentTools, state_updates, summarise
 from meta_mage.api.welcome import workflows_with_tools
 from meta_mage.models.meta import DeckMatchupStatsOutput, PeriodMetadata, WinRate
+from meta_mage.tools.catalog import workflow_tools
 from meta_mage.tools.context import ToolContext
 from meta_mage.tools.registry import Tool, build_registry
 from meta_mage.tools.workflows import WORKFLOWS as SHOWN_WORKFLOWS
@@ -118,8 +119,8 @@ async def test_a_tool_declared_once_is_routed_to_guarded_and_summarised(modern_w
 
 
 def test_get_deck_matchup_stats_serves_meta_research_and_deck_coaching() -> None:
-    assert "get_deck_matchup_stats" in WORKFLOW_TOOLS["meta_research"]
-    assert "get_deck_matchup_stats" in WORKFLOW_TOOLS["deck_coaching"]
+    assert "get_deck_matchup_stats" in workflow_tools("meta_research")
+    assert "get_deck_matchup_stats" in workflow_tools("deck_coaching")
     record = WinRate(wins=0, losses=0, draws=0, matches=0, win_rate=None, ci_low=None, ci_high=None, low_sample=True)
     window = {"start": "2025-01-01", "end": "2025-01-30", "days": 30}
     span = {"data_first_date": "2025-01-01", "data_last_date": "2025-01-30", "min_sample": 20, "period": window}
@@ -164,7 +165,7 @@ def test_each_task_plans_only_tools_its_workflow_may_call() -> None:
     assert set(typing.get_args(Task)) == {*TASKS, "none"}
     for task in TASKS.values():
         for tool, _ in task.plans:
-            assert tool.name in WORKFLOW_TOOLS[task.workflow], (task.name, tool.name)
+            assert tool.name in workflow_tools(task.workflow), (task.name, tool.name)
     assert tool_specs.DEFAULT_TASK == {
         "meta_research": "rankings",
         "deck_coaching": "deck_review",

@@ -26,7 +26,7 @@ from meta_mage.agent.state import (
     TurnContext,
 )
 from meta_mage.agent.tasks import DEFAULT_TASK, TASKS, WORKFLOW_TASKS
-from meta_mage.agent.tasks.task import named_task
+from meta_mage.agent.tasks.task import OPPONENT_WORDS, named_task
 from meta_mage.agent.tools import AgentTools
 from meta_mage.models.drafts import DraftPoolResult, DraftSummary, ListDraftsOutput
 from meta_mage.models.meta import MAX_DAYS, ArchetypesOutput, ListFormatsOutput, normalise_format
@@ -40,7 +40,7 @@ _YES = re.compile(r"^\s*(y|yes|yep|yeah|yup|correct|right|exactly|confirmed?|tha
 _NO = re.compile(r"^\s*(n|no|nope|not really|wrong|incorrect)\b", re.I)
 _COLORS = {"white": "W", "blue": "U", "black": "B", "red": "R", "green": "G", "colorless": "C", "colourless": "C"}
 _TYPES = ("creature", "instant", "sorcery", "artifact", "enchantment", "planeswalker", "land", "battle")
-_OPPONENT_CUE = re.compile(r"\b(against|vs\.?|versus|facing|beat|into)\b", re.I)
+_OPPONENT_CUE = re.compile(OPPONENT_WORDS, re.I)
 _FOLLOW_UP = re.compile(r"^\s*(and|what about|how about|and what about|what if)\b", re.I)
 _DRAFT_WORDS = r"\b(cube|draft|drafts|drafted|drafter|drafters|pool|picked|picks?|took)\b"
 # words of a new request: a message without them only answers the question the coach asked
@@ -49,7 +49,8 @@ _REQUEST_WORDS = (
     r"|optimi[sz]e|sideboard|mainboard|review|cube|drafts?|pool|trend\w*|win ?rates?)\b"
 )
 _WHAT_TO_PLAY = (
-    r"\bwhat\b.{0,25}\b(should|could|can|to|would you)\b.{0,12}\b(play|pick up|bring(?! (in|out)\b)|take(?! (in|out)\b)|run|sleeve)\b"
+    r"\bwhat\b.{0,25}\b(should|could|can|to|would you)\b.{0,12}"
+    r"\b(play|pick up|bring(?! (in|out)\b)|take(?! (in|out)\b)|run|sleeve)\b"
     r"|\bwhat'?s good\b|\bwhat is good\b|\bbest decks?\b|\bwhich decks?\b.{0,20}\b(good|best|strong)"
 )
 _MY_DECK = r"\b(my|i'?m|i am|i)\b.{0,30}\b(deck|list|75|sideboard|mainboard|main deck|play(ing)?)\b"

@@ -20,11 +20,7 @@ from meta_mage.tools.catalog import TOOLS, workflow_tools
 from meta_mage.tools.context import ToolContext
 from meta_mage.tools.registry import ToolRegistry
 from meta_mage.tools.runner import run_tool
-from meta_mage.tools.tool import WORKFLOW_NAMES
 
-# Which tools each workflow may call, from the tools' records (tools/catalog); AgentTools.names reads the
-# records themselves, so a tool added later (a test's) is seen too.
-WORKFLOW_TOOLS: dict[str, tuple[str, ...]] = {workflow: workflow_tools(workflow) for workflow in WORKFLOW_NAMES}
 _HIDDEN = {"as_of"}
 
 # In process a tool returns its output model; over MCP, its JSON (``AgentTools.run`` validates it back).

@@ -47,17 +47,21 @@ class SourceFile:
 
 
 def _gunzip(name: str, data: bytes, max_bytes: int) -> bytes:
-    """Decompress gzip ``data``, stopping as soon as the output passes ``max_bytes``."""
-    inflater = zlib.decompressobj(wbits=zlib.MAX_WBITS | 16)
+    """Decompress gzip ``data`` (every member, as ``gzip.decompress`` does), stopping as soon as the output passes
+    ``max_bytes``."""
+    out = bytearray()
     try:
-        out = inflater.decompress(data, max_bytes + 1)
-        if len(out) > max_bytes:
-            raise InputFileError(name, f"larger than {max_bytes:,} bytes once decompressed")
-        if not inflater.eof:
-            raise InputFileError(name, "truncated or corrupt gzip data (the stream ends early)")
+        while data:
+            inflater = zlib.decompressobj(wbits=zlib.MAX_WBITS | 16)
+            out += inflater.decompress(data, max_bytes + 1 - len(out))
+            if len(out) > max_bytes:
+                raise InputFileError(name, f"larger than {max_bytes:,} bytes once decompressed")
+            if not inflater.eof:
+                raise InputFileError(name, "truncated or corrupt gzip data (the stream ends early)")
+            data = inflater.unused_data.lstrip(b"\0")  # the next member, if any (trailing zeros are padding)
     except zlib.error as exc:
         raise InputFileError(name, f"truncated or corrupt gzip data ({exc})") from exc
-    return out
+    return bytes(out)
 
 
 JSON_SUFFIXES = (".json", ".json.gz")

@@ -15,6 +15,8 @@ class RepairReport:
 
     days_checked: int = 0
     rebuilt: list[DayRebuild] = field(default_factory=list)
+    events: set[str] = field(default_factory=set)  # every event stored for the days checked
+    refreshed: set[str] = field(default_factory=set)  # the formats whose registry entry was rewritten
 
     def lines(self) -> list[str]:
         changed = [day for day in self.rebuilt if day.changed]
@@ -34,6 +36,7 @@ def repair_days(repository: MetaRepository, formats: Iterable[str] = FORMATS, si
         touched = False
         for date, stored in sorted(repository.stored_event_days(fmt, since).items()):
             report.days_checked += 1
+            report.events |= stored
             state = repository.day_state(fmt, date)
             committed = repository.committed_events(stored)
             if state is not None and state.complete and committed <= state.events:
@@ -42,6 +45,7 @@ def repair_days(repository: MetaRepository, formats: Iterable[str] = FORMATS, si
             touched = True
         if touched:
             repository.refresh_format(fmt)
+            report.refreshed.add(fmt)
     return report
 
 

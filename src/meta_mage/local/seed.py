@@ -147,11 +147,10 @@ def keep_own_events(meta: MetaRepository, demo_events: set[str]) -> OwnEvents:
     the demo's own items only (it deletes nothing), but its days and format registry do not count those
     events. Rebuild the days that miss one, then every format's registry."""
     report = repair_days(meta)
-    own = 0
     for fmt in FORMATS:
-        meta.refresh_format(fmt)
-        own += sum(len(keys - demo_events) for keys in meta.stored_event_days(fmt).values())
-    return OwnEvents(own, len(report.rebuilt))
+        if fmt not in report.refreshed:  # the snapshot put its own totals over theirs
+            meta.refresh_format(fmt)
+    return OwnEvents(len(report.events - demo_events), len(report.rebuilt))
 
 
 def snapshot_events(snapshot: Snapshot) -> set[str]:

@@ -4,7 +4,7 @@ optimisation): each one's record beside its offline answer."""
 from __future__ import annotations
 
 from meta_mage.agent.tasks.phrasing import dates, rate, spread
-from meta_mage.agent.tasks.task import Calls, Cue, Results, TaskSpec
+from meta_mage.agent.tasks.task import OPPONENT_WORDS, Calls, Cue, Results, TaskSpec
 from meta_mage.models.cards import card_key
 from meta_mage.models.conversation import Known, Route
 from meta_mage.models.decks import (
@@ -189,7 +189,7 @@ def _plan_spread(route: Route, known: Known) -> Calls:
 
 _COACH = (CARD_DETAILS, ARCHETYPE, DAYS)
 # The first task is the workflow's default.
-_OPPONENT_CUE = r"(?=.*\b(against|vs\.?|versus|facing|beat|into)\b)"  # the question names whom the deck plays
+_OPPONENT_CUE = rf"(?=.*{OPPONENT_WORDS})"  # the question names whom the deck plays
 
 TASKS = (
     TaskSpec("deck_review", DECK_COACHING, deck_review, (DECK_OR_ARCHETYPE,), planner=_plan_spread),

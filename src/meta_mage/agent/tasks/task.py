@@ -31,6 +31,8 @@ class Results:
 
 Writer = Callable[[Route, Known, Results], str]
 
+OPPONENT_WORDS = r"\b(against|vs\.?|versus|facing|beat|into)\b"  # the words that name whom a deck plays
+
 
 @dataclass(frozen=True)
 class Cue:
