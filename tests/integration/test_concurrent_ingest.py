@@ -133,3 +133,34 @@ def test_concurrent_ingest_processes_lose_no_event(settings: Settings, processes
             if int(day["tournaments"]) != 2 or summary is None or summary.tournaments != 2:
                 lost.append(trial)
         assert lost == [], f"{len(lost)} of {trials} trials lost an event"
+
+
+def test_a_writer_killed_between_its_day_and_its_archetype_items_is_finished_by_repair_or_reingest(
+    dynamodb: Any, settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Given an ingest that dies after writing the day, before its archetype items and its header
+    first, second = same_day_events()
+    classifier = get_classifier(settings.archetype_rules_dir)
+    repository = MetaRepository(dynamodb.Table(settings.meta_table))
+    assert ingest_tournament_sources([first], repository, classifier).ok
+
+    def killed(*args: Any, **kwargs: Any) -> None:
+        raise SystemExit("killed")
+
+    monkeypatch.setattr(MetaRepository, "_write_archetype_days", killed)
+    with pytest.raises(SystemExit):
+        ingest_tournament_sources([second], repository, classifier)
+    monkeypatch.undo()
+    state = repository.day_state("Pioneer", DAY)
+    assert state is not None and not state.complete and len(state.events) == 2
+    # When repair runs, Then the day is finished: both events counted, every archetype item written
+    report = repair_days(repository, ["Pioneer"])
+    assert len(report.rebuilt) == 1
+    finished = repository.day_state("Pioneer", DAY)
+    assert finished is not None and finished.complete and len(finished.events) == 2
+    for archetype in finished.archetypes:
+        assert repository.archetype_days("Pioneer", archetype, DAY, DAY)
+    # and re-ingesting the killed file commits its header and changes nothing else
+    again = ingest_tournament_sources([second], repository, classifier)
+    assert again.ok and again.outcomes["added"] == 1, again.summary()
+    assert int(stored_day(repository)["tournaments"]) == 2
