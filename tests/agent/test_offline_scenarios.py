@@ -198,9 +198,7 @@ async def test_a_tool_past_its_timeout_is_an_error_event(modern_world: dict[str,
     # 2 s: well past what the real tools take on a loaded machine (the lookups and the next turn's tool run
     # under the same timeout), well short of the hanging tool's 5 s
     settings = modern_world["settings"].model_copy(update={"tool_timeout_seconds": 2})
-    conversations = coach_from_settings(
-        settings, executor=_failing(executor, "get_format_meta_rankings", "hang")
-    )
+    conversations = coach_from_settings(settings, executor=_failing(executor, "get_format_meta_rankings", "hang"))
     turn = await run_turn(conversations, "Top decks in Modern, last 30 days")
     assert turn.tool_events[-1] == {
         "tool": "get_format_meta_rankings",

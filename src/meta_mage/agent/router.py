@@ -25,7 +25,7 @@ from meta_mage.agent.state import (
     RouteDecision,
     TurnContext,
 )
-from meta_mage.agent.tasks import DEFAULT_TASK, TASKS, WORKFLOW_TASKS
+from meta_mage.agent.tasks import DEFAULT_TASK, LLM_ROUTE_DECISION, TASKS, WORKFLOW_TASKS
 from meta_mage.agent.tasks.task import OPPONENT_WORDS, named_task
 from meta_mage.agent.tools import AgentTools
 from meta_mage.models.drafts import DraftPoolResult, DraftSummary, ListDraftsOutput
@@ -575,7 +575,7 @@ def starting_with_a_question(messages: Sequence[BaseMessage]) -> list[BaseMessag
 
 async def llm_route(model: BaseChatModel, message: str, known: Known, history: Sequence[BaseMessage]) -> RouteDecision:
     """The LLM's classification of the turn, as a validated RouteDecision."""
-    structured = model.with_structured_output(RouteDecision)
+    structured = model.with_structured_output(LLM_ROUTE_DECISION)
     recent = starting_with_a_question(history[-4:])
     prompt: list[BaseMessage] = [SystemMessage(prompts.router_prompt(known)), *recent, HumanMessage(message)]
     decision = await structured.ainvoke(prompt)

@@ -4,9 +4,8 @@ A tool is one record (``tools.tool.Tool``) in ``tools/catalog/<family>.py``: the
 coach knows (workflows, state-owned arguments, blocking rules, state writes, summary, chart, thinking line).
 A task is one record (``agent.tasks.task.TaskSpec``) beside its answer writer in ``agent/tasks/<workflow>.py``.
 The guard, the tool specs bound to the model, the argument filling, the summaries and the offline plan are
-derived from those records. Adding a tool = its record + its tests. Adding a task = its record (with the cues that name
-it in a question) and writer, and its name in ``models.conversation.Task`` (the LLM router's choices), + its
-tests.
+derived from those records (the LLM router's task choices too). Adding a tool = its record + its tests. Adding a
+task = its record (with the cues that name it in a question) and its writer + its tests.
 """
 
 from __future__ import annotations

@@ -221,31 +221,21 @@ class FormatRules:
         if matched:
             best = max(matched, key=lambda r: (r.specificity, r.name))
             chosen = next((v for v in best.variants if v.matches(main, side)), best)
-            return Classification(
-                archetype=self._named(chosen.name, chosen.include_color, colors),
-                base_name=chosen.name,
-                colors=colors,
-                strategy=chosen.strategy,
-                kind="archetype",
-                candidates=tuple(sorted(r.name for r in matched)),
-            )
+            return self._classified(chosen, colors, "archetype", tuple(sorted(r.name for r in matched)))
         distinct = set(main)
         if distinct and self.fallbacks:
             scored = [(len(distinct & fb.common_cards) / len(distinct), fb.name, fb) for fb in self.fallbacks]
             overlap, _, fallback = max(scored, key=lambda s: (s[0], s[1]))
             if overlap >= FALLBACK_MIN_OVERLAP:
-                return Classification(
-                    archetype=self._named(fallback.name, fallback.include_color, colors),
-                    base_name=fallback.name,
-                    colors=colors,
-                    strategy=fallback.strategy,
-                    kind="fallback",
-                )
+                return self._classified(fallback, colors, "fallback")
         return Classification(UNKNOWN, UNKNOWN, colors, "unknown", "unknown")
 
     @staticmethod
-    def _named(name: str, include_color: bool, colors: str) -> str:
-        return f"{color_name(colors)} {name}" if include_color else name
+    def _classified(
+        rule: ArchetypeRule | FallbackRule, colors: str, kind: str, candidates: tuple[str, ...] = ()
+    ) -> Classification:
+        named = f"{color_name(colors)} {rule.name}" if rule.include_color else rule.name
+        return Classification(named, rule.name, colors, rule.strategy, kind, candidates)
 
 
 class ArchetypeClassifier:

@@ -27,32 +27,15 @@ from meta_mage.models.meta import MAX_DAYS, DeckMatchupStatsOutput
 logger = logging.getLogger(__name__)
 
 Workflow = Literal["meta_research", "deck_coaching", "cube_draft", "clarify"]
-Task = Literal[  # the names of tool_specs.TASKS (a test keeps them equal)
-    "rankings",
-    "matchups",
-    "archetypes",
-    "deck_review",
-    "deck_matchups",
-    "strategy",
-    "optimize_mainboard",
-    "optimize_sideboard",
-    "draft_pool",
-    "list_drafts",
-    "none",
-]
+# A task's name (``agent.tasks.TASKS``); "none" when no task is picked. The LLM router's schema lists the names.
+Task = str
 
 
 class RouteDecision(BaseModel):
     """How to handle one user message: the workflow, what is asked, and the slots it names."""
 
     workflow: Workflow = Field(description="meta_research, deck_coaching, cube_draft, or clarify when unsure")
-    task: Task = Field(
-        default="none",
-        description=(
-            "rankings / matchups / archetypes (meta_research); deck_review / deck_matchups / strategy / "
-            "optimize_mainboard / optimize_sideboard (deck_coaching); draft_pool / list_drafts (cube_draft)"
-        ),
-    )
+    task: Task = Field(default="none", description="What is asked: one of the workflow's tasks")
     confidence: float = Field(ge=0, le=1, description="How sure the classification is, 0-1")
     format: str | None = Field(default=None, description="Format named in the message, e.g. Modern")
     days: int | None = Field(default=None, ge=1, le=MAX_DAYS, description="Window in days named in the message")
