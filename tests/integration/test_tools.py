@@ -242,7 +242,8 @@ def test_read_tools_stay_within_their_request_budget(modern_world: dict[str, Any
 
 
 def test_sideboard_answers_respect_card_types_colours_and_graveyard_hate(modern_world: dict[str, Any]) -> None:
-    from meta_mage.decks.roles import CardFacts, answered_by
+    from meta_mage.card_rules.answers import answered_by
+    from meta_mage.card_rules.facts import CardFacts
     from meta_mage.models.cards import card_key
 
     names = ["Red Elemental Blast", "Fireblast", "Counterspell", "Wrath of the Skies", "Ephemerate", "Lotleth Giant",

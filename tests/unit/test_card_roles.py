@@ -9,8 +9,10 @@ from functools import cache
 
 import pytest
 
+from meta_mage.card_rules.answers import verdicts
+from meta_mage.card_rules.facts import CardFacts
+from meta_mage.card_rules.reader import roles_of
 from meta_mage.config import DEMO_DATA_DIR
-from meta_mage.decks.roles import CardFacts, answered_by, roles_of
 from meta_mage.ingest.cards import parse_card_corpus
 
 
@@ -47,7 +49,7 @@ ROLES = [
     ("Mystical Dispute", ["counter"]),
     ("Unholy Heat", ["removal"]),
     ("Galvanic Discharge", ["removal"]),
-    ("Solitude", ["lifegain", "removal"]),
+    ("Solitude", ["removal"]),  # its lifelink is no answer to anything (issue 23)
     ("Dress Down", ["ability"]),
     ("Tormod's Crypt", ["graveyard"]),
     ("Relic of Progenitus", ["graveyard"]),
@@ -57,7 +59,7 @@ ROLES = [
     ("Wear // Tear", ["removal"]),
     ("Drown in the Loch", ["counter", "removal"]),
     ("Spell Pierce", ["counter"]),
-    ("Damping Sphere", ["spell_limit"]),
+    ("Damping Sphere", ["ability", "spell_limit"]),  # and lands that tap for more than one mana
     ("Chalice of the Void", ["counter"]),
     ("Deafening Silence", ["spell_limit"]),
     ("Grafdigger's Cage", ["graveyard"]),
@@ -68,7 +70,7 @@ ROLES = [
     ("Pyroclasm", ["sweeper"]),
     ("Brotherhood's End", ["sweeper"]),
     ("Fury", ["removal"]),
-    ("Sheoldred's Edict", ["removal"]),
+    ("Sheoldred's Edict", ["edict"]),
     ("Path to Exile", ["removal"]),
     ("Swords to Plowshares", ["removal"]),
     ("Dismember", ["removal"]),
@@ -107,67 +109,68 @@ def test_roles_read_from_the_rules_text(name: str, kinds: list[str]) -> None:
     assert sorted({role.kind for role in roles_of(card(name))}) == kinds
 
 
-# (answer, target, how it answers, or None when it cannot by the rules)
+# (answer, target, "yes" / "if" (only with a condition the caster can meet), or None when it cannot by the rules)
 ANSWERS = [
     # Consign to Memory counters triggered abilities and colourless spells only
-    ("Consign to Memory", "Ocelot Pride", "counters its triggered ability"),
-    ("Consign to Memory", "Walking Ballista", "counters it"),  # a colourless spell
+    ("Consign to Memory", "Ocelot Pride", "yes"),
+    ("Consign to Memory", "Walking Ballista", "yes"),  # a colourless spell
     ("Consign to Memory", "Ephemerate", None),
     ("Consign to Memory", "Prismatic Ending", None),
     ("Consign to Memory", "Thoughtcast", None),
     ("Consign to Memory", "Metallic Rebuke", None),
     # damage against toughness
-    ("Lightning Bolt", "Ragavan, Nimble Pilferer", "kills it (3 damage against toughness 1)"),
+    ("Lightning Bolt", "Ragavan, Nimble Pilferer", "yes"),
     ("Lightning Bolt", "Endurance", None),  # 4 toughness
-    ("Unholy Heat", "Endurance", "kills it only with its bigger damage (6 against toughness 4)"),
-    ("Fury", "Endurance", "kills it (4 damage against toughness 4)"),
-    ("Dismember", "Endurance", "kills it (5 damage against toughness 4)"),
+    ("Unholy Heat", "Endurance", "if"),
+    ("Fury", "Endurance", "yes"),
+    ("Dismember", "Endurance", "yes"),
     ("Anger of the Gods", "Endurance", None),
     # mana value caps
-    ("Fatal Push", "Ragavan, Nimble Pilferer", "destroys it"),
-    ("Fatal Push", "Endurance", "destroys it once its condition is met (mana value 3)"),
-    ("Fatal Push", "Phlage, Titan of Fire's Fury", "destroys it once its condition is met (mana value 3)"),
-    ("Meltdown", "Walking Ballista", "sweeps it away if enough is paid (mana value 0)"),
+    ("Fatal Push", "Ragavan, Nimble Pilferer", "yes"),
+    ("Fatal Push", "Endurance", "if"),
+    ("Fatal Push", "Phlage, Titan of Fire's Fury", "if"),
+    ("Meltdown", "Walking Ballista", "if"),
     ("Meltdown", "Ragavan, Nimble Pilferer", None),  # not an artifact
-    ("Wrath of the Skies", "Urza's Saga", "sweeps it away if enough is paid (mana value 0)"),  # an enchantment
+    ("Wrath of the Skies", "Urza's Saga", "if"),  # an enchantment
     # colour hosers
-    ("Red Elemental Blast", "Thoughtcast", "counters it"),
+    ("Red Elemental Blast", "Thoughtcast", "yes"),
     ("Red Elemental Blast", "Lightning Bolt", None),
-    ("Hydroblast", "Lightning Bolt", "counters it"),
-    ("Celestial Purge", "Ragavan, Nimble Pilferer", "exiles it"),
+    ("Hydroblast", "Lightning Bolt", "yes"),
+    ("Celestial Purge", "Ragavan, Nimble Pilferer", "yes"),
     ("Celestial Purge", "Ocelot Pride", None),
     # counterspells by kind of spell
-    ("Force of Will", "Thoughtcast", "counters it"),
+    ("Force of Will", "Thoughtcast", "yes"),
     ("Force of Will", "Mountain", None),  # a land is not cast
-    ("Flusterstorm", "Thoughtcast", "counters it (unless they pay {1})"),
+    ("Flusterstorm", "Thoughtcast", "yes"),
     ("Flusterstorm", "Ragavan, Nimble Pilferer", None),
     ("Spell Pierce", "Ragavan, Nimble Pilferer", None),
-    ("Spell Pierce", "Prismatic Ending", "counters it (unless they pay {2})"),
-    ("Stern Scolding", "Ragavan, Nimble Pilferer", "counters it"),
+    ("Spell Pierce", "Prismatic Ending", "yes"),
+    ("Stern Scolding", "Ragavan, Nimble Pilferer", "yes"),
     ("Stern Scolding", "Endurance", None),  # 3/4
-    ("Annul", "Walking Ballista", "counters it"),
-    ("Stifle", "Arid Mesa", "counters its activated ability"),
+    ("Annul", "Walking Ballista", "yes"),
+    ("Stifle", "Arid Mesa", "yes"),
     # lands, abilities, graveyards, many spells
-    ("Blood Moon", "Arid Mesa", "turns it into a basic Mountain"),
+    ("Blood Moon", "Arid Mesa", "yes"),
     ("Blood Moon", "Mountain", None),
-    ("Pithing Needle", "Walking Ballista", "names it and shuts off its activated abilities"),
+    ("Pithing Needle", "Walking Ballista", "yes"),
     ("Pithing Needle", "Lightning Bolt", None),
-    ("Stony Silence", "Walking Ballista", "stops its activated abilities"),
+    ("Stony Silence", "Walking Ballista", "yes"),
     ("Stony Silence", "Ragavan, Nimble Pilferer", None),
-    ("Surgical Extraction", "Goryo's Vengeance", "exiles what it uses from the graveyard"),
-    ("Leyline of the Void", "Goryo's Vengeance", "exiles what it uses from the graveyard"),
+    ("Surgical Extraction", "Goryo's Vengeance", "yes"),
+    ("Leyline of the Void", "Goryo's Vengeance", "yes"),
     ("Leyline of the Void", "Lightning Bolt", None),
-    ("High Noon", "Grapeshot", "stops the many-spells turn it needs"),
+    ("High Noon", "Grapeshot", "yes"),
     ("High Noon", "Ephemerate", None),
     ("High Noon", "Consign to Memory", None),
-    ("Kor Firewalker", "Lightning Bolt", "its damage and targeting do not reach a protected creature"),
+    ("Kor Firewalker", "Lightning Bolt", "yes"),
 ]
 
 
-@pytest.mark.parametrize(("answer", "target", "how"), ANSWERS)
-def test_what_answers_what(answer: str, target: str, how: str | None) -> None:
-    ways = answered_by(card(answer), card(target))
-    assert (how in ways) if how else ways == [], ways
+@pytest.mark.parametrize(("answer", "target", "outcome"), ANSWERS)
+def test_what_answers_what(answer: str, target: str, outcome: str | None) -> None:
+    found = [v.outcome for v in verdicts(card(answer), card(target)) if v]
+    best = "yes" if "yes" in found else "if" if found else None
+    assert best == outcome, verdicts(card(answer), card(target))
 
 
 def test_the_table_covers_at_least_sixty_real_cards() -> None:

@@ -10,9 +10,11 @@ from pydantic import ValidationError
 from meta_mage.analytics.meta import MetaService, record, window
 from meta_mage.analytics.stats import FEW_MATCHES
 from meta_mage.archetypes.classifier import ArchetypeClassifier
+from meta_mage.card_rules.answers import answered_by, role_labels
+from meta_mage.card_rules.facts import CardFacts
+from meta_mage.card_rules.reader import roles_of
 from meta_mage.decks.enrich import card_detail
 from meta_mage.decks.parse import parse_deck_text
-from meta_mage.decks.roles import CardFacts, answered_by, role_labels, roles_of
 from meta_mage.errors import InvalidArgument, NotFound
 from meta_mage.models.aggregates import merge
 from meta_mage.models.cards import card_key
@@ -109,12 +111,21 @@ def group_ways(how: dict[str, str], limit: int = 3) -> str:
 
 
 def _facts_of_detail(card: CardDetail) -> CardFacts:
-    return CardFacts(card.name, card.type_line or "", card.oracle_text or "", card.mana_cost, cmc=card.cmc)
+    return CardFacts(
+        card.name, card.type_line or "", card.oracle_text or "", card.mana_cost, cmc=card.cmc, colors=tuple(card.colors)
+    )
 
 
 def _facts_of_key(card: KeyCard) -> CardFacts:
     return CardFacts(
-        card.name, card.type_line or "", card.oracle_text or "", card.mana_cost, card.toughness, card.power
+        card.name,
+        card.type_line or "",
+        card.oracle_text or "",
+        card.mana_cost,
+        card.toughness,
+        card.power,
+        loyalty=card.loyalty,
+        colors=tuple(card.colors) if card.colors is not None else None,
     )
 
 
@@ -264,6 +275,8 @@ class DeckCoach:
                         oracle_text=detail.oracle_text if detail else None,
                         power=detail.power if detail else None,
                         toughness=detail.toughness if detail else None,
+                        loyalty=detail.loyalty if detail else None,
+                        colors=detail.colors if detail else None,
                     )
                 )
             targets = [_facts_of_key(k) for k in key_cards if k.section == "mainboard"]

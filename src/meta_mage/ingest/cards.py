@@ -93,6 +93,7 @@ def _from_scryfall(obj: dict[str, Any]) -> Card:
         oracle_text=obj.get("oracle_text") if "oracle_text" in obj else front.get("oracle_text"),
         power=_text(obj, "power") or _text(front, "power") or None,
         toughness=_text(obj, "toughness") or _text(front, "toughness") or None,
+        loyalty=_text(obj, "loyalty") or _text(front, "loyalty") or None,
         layout=obj.get("layout", "normal"),
         faces=faces,
     )
@@ -115,6 +116,7 @@ def _from_mtgjson(obj: dict[str, Any], name: str | None = None) -> Card:
         oracle_text=obj.get("text"),
         power=_text(obj, "power") or None,
         toughness=_text(obj, "toughness") or None,
+        loyalty=_text(obj, "loyalty") or None,
         layout=obj.get("layout", "normal"),
         faces=faces,
     )

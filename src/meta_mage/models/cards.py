@@ -69,6 +69,7 @@ class Card(BaseModel):
     oracle_text: str | None = None
     power: str | None = None  # as printed ("3", "*", "1+*"); None for a non-creature
     toughness: str | None = None
+    loyalty: str | None = None  # a planeswalker's starting loyalty, as printed
     layout: str = "normal"
     faces: list[CardFace] = Field(default_factory=list)
 

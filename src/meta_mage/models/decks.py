@@ -211,6 +211,8 @@ class KeyCard(BaseModel):
     oracle_text: str | None = None
     power: str | None = None
     toughness: str | None = None
+    loyalty: str | None = None
+    colors: list[str] | None = None
 
 
 class SideboardAnswer(BaseModel):

@@ -1,0 +1,6 @@
+"""Card rules: what a card does to what, read from its rules text, and whether one card answers another.
+
+``facts.py``: what the rules look at on a card. ``filters.py``: the clauses of "what it can reach".
+``roles.py``: a role (counter, removal, sweeper, edict, discard, locks, hate...) and how it meets a card.
+``reader.py``: the rules text read into roles, table-driven. ``answers.py``: what the coach asks.
+"""

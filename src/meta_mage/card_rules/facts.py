@@ -1,0 +1,202 @@
+"""What the card rules look at on a card: types, subtypes, colours, numbers and the abilities its text gives it."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cached_property
+
+from meta_mage.models.cards import Card, mana_colors, mana_value
+
+CARD_TYPES = ("creature", "artifact", "enchantment", "planeswalker", "land", "battle", "instant", "sorcery", "kindred")
+PERMANENT_TYPES = ("creature", "artifact", "enchantment", "planeswalker", "land", "battle")
+SUPERTYPES = ("legendary", "basic", "snow", "world")
+_REMINDER = re.compile(r"\([^)]*\)")
+_QUOTED = re.compile(r"\"[^\"]*\"")  # abilities granted to something else (a token, an emblem)
+_COST_WORDS = re.compile(r"^(?:sacrifice|discard|exile|pay|remove|tap|untap|\[|[+−-]\d)", re.I)
+_KEYWORD_COSTS = re.compile(r"^(?:equip|crew|reconfigure|fortify)\b", re.I | re.M)
+_TRIGGERED = re.compile(r"\b(when|whenever|at the beginning of)\b", re.I)
+_GRAVEYARD_USE = re.compile(
+    r"from (?:your|their) graveyards?|in your graveyard|cards? in (?:your )?graveyards?|\b(flashback|escape|unearth|"
+    r"delve|dredge|embalm|eternalize|disturb|retrace|jump-start|aftermath|scavenge|encore)\b|"
+    r"mill|return target [^.]*card from|target [^.]*card in a graveyard",
+    re.I,
+)
+_CASTS_MANY = re.compile(
+    r"\b(storm|cascade)\b|second spell|spells? (?:you've|you have) cast this turn|for each (?:other )?spell cast|"
+    r"copy it for each spell",
+    re.I,
+)
+_DAMAGES_PLAYERS = re.compile(r"damage to (?:any target|target player|each opponent|target opponent|each player)", re.I)
+# "{T}: Add {R}{G}", "Add {C}{C}", "Add three mana", "add {C}{C}{C} instead" (Tron)
+_MANY_MANA = re.compile(r"\badd (?:\{[^}]+\}){2,}|\badd (?:two|three|four|x) mana\b", re.I)
+_GRAVEYARD_CAST = re.compile(
+    r"\b(flashback|escape|jump-start|retrace|aftermath|disturb|unearth|embalm|eternalize|encore)\b|"
+    r"cast [^.]* from (?:your|a) graveyard",
+    re.I,
+)
+_REANIMATES = re.compile(
+    r"(?:return|put)s? [^.]*from (?:your|a|their|an opponent's) graveyards? (?:to|onto) the battlefield", re.I
+)
+_CHEATS_IN = re.compile(r"(?:return|put)s? [^.]*(?:to|onto) the battlefield", re.I)
+_FETCH = re.compile(r"sacrifice [^:.]*:\s*search your library for an? [^.]*\bcard", re.I)
+
+
+@dataclass(frozen=True)
+class CardFacts:
+    """A card as the rules see it: its type line, colours, mana value, power, toughness, loyalty and text."""
+
+    name: str
+    type_line: str = ""
+    oracle_text: str = ""
+    mana_cost: str | None = None
+    toughness: str | None = None
+    power: str | None = None
+    cmc: float | None = None
+    loyalty: str | None = None
+    colors: tuple[str, ...] | None = None  # the card's colours when known (else read from its mana cost)
+
+    @classmethod
+    def of(cls, card: Card) -> CardFacts:
+        """The facts of a stored card."""
+        return cls(
+            card.name,
+            card.type_line,
+            card.oracle_text or "",
+            card.mana_cost,
+            card.toughness,
+            card.power,
+            card.cmc,
+            card.loyalty,
+            tuple(card.colors),
+        )
+
+    @cached_property
+    def _type_words(self) -> tuple[set[str], set[str]]:
+        before, _, after = self.type_line.split("//")[0].partition("—")
+        return {w.lower() for w in before.split()}, {w.lower() for w in after.split()}
+
+    @property
+    def types(self) -> set[str]:
+        """Card types and supertypes, lower case ("legendary", "creature")."""
+        return self._type_words[0]
+
+    @property
+    def subtypes(self) -> set[str]:
+        return self._type_words[1]
+
+    @property
+    def colours(self) -> set[str]:
+        return set(self.colors) if self.colors is not None else set(mana_colors(self.mana_cost))
+
+    @property
+    def mana_value(self) -> float:
+        return self.cmc if self.cmc is not None else mana_value(self.mana_cost)
+
+    @cached_property
+    def text(self) -> str:
+        return _REMINDER.sub("", self.oracle_text or "")
+
+    @cached_property
+    def own_text(self) -> str:
+        """The text without the abilities it grants to other objects (in quotes: tokens, emblems)."""
+        return _QUOTED.sub("", self.text)
+
+    def _keyword(self, word: str) -> bool:
+        return re.search(rf"^(?:[\w ]+, )*{word}\b", self.text, re.I | re.M) is not None
+
+    @property
+    def indestructible(self) -> bool:
+        return self._keyword("indestructible")
+
+    @property
+    def uncounterable(self) -> bool:
+        return re.search(r"(?:this spell|it) can't be countered", self.text, re.I) is not None
+
+    @property
+    def graveyard_cast_or_reanimate(self) -> bool:
+        """Casts itself from a graveyard or returns cards from a graveyard to the battlefield (what Grafdigger's
+        Cage stops), not exiling them first as Living End does."""
+        return bool(_GRAVEYARD_CAST.search(self.text) or _REANIMATES.search(self.text))
+
+    @property
+    def puts_onto_battlefield(self) -> bool:
+        """Puts creatures onto the battlefield without casting them (reanimation, blink, Aether Vial)."""
+        return _CHEATS_IN.search(self.text) is not None
+
+    @property
+    def is_land(self) -> bool:
+        return "land" in self.types
+
+    @property
+    def is_permanent(self) -> bool:
+        return bool(self.types & set(PERMANENT_TYPES))
+
+    @property
+    def triggered(self) -> bool:
+        return _TRIGGERED.search(self.text) is not None
+
+    @property
+    def enters_trigger(self) -> bool:
+        """A triggered ability of its own entering ("When Solitude enters, ..."), which Torpor Orb stops."""
+        own = rf"(?:{re.escape(self.name.split(' // ')[0])}|this creature|{re.escape(self.name.split(',')[0])})"
+        return re.search(rf"\bwhen(?:ever)? {own} enters\b", self.text, re.I) is not None
+
+    def _abilities(self) -> list[tuple[str, str]]:
+        """(cost, effect) of each activated ability: a line "<cost>: <effect>" whose cost has a mana
+        symbol or starts with a cost verb (a channel or equip word before a dash is dropped)."""
+        found = []
+        for line in self.text.split("\n"):
+            cost, colon, effect = line.partition(":")
+            cost = cost.split("—")[-1].strip()
+            if colon and '"' not in cost and len(cost) < 80 and ("{" in cost or _COST_WORDS.match(cost)):
+                found.append((cost, effect.strip()))
+        found += [(match.group(0), "keyword") for match in _KEYWORD_COSTS.finditer(self.text)]
+        return found
+
+    @property
+    def activated(self) -> bool:
+        """Activated abilities other than mana abilities (loyalty abilities and equip count)."""
+        if "planeswalker" in self.types:
+            return True
+        return any(not effect.lower().startswith("add") for _, effect in self._abilities())
+
+    @property
+    def any_activated(self) -> bool:
+        """Any activated ability, mana abilities included."""
+        return "planeswalker" in self.types or bool(self._abilities())
+
+    @property
+    def taps_for_more(self) -> bool:
+        """A land that can tap for two or more mana (Gruul Turf, Lotus Field, Eldrazi Temple, the Tron lands)."""
+        return self.is_land and _MANY_MANA.search(self.text) is not None
+
+    @property
+    def fetchland(self) -> bool:
+        """A land that sacrifices itself to search for another: cracked in response to any answer."""
+        return self.is_land and _FETCH.search(self.text) is not None
+
+    @property
+    def uses_graveyard(self) -> bool:
+        return _GRAVEYARD_USE.search(self.text) is not None
+
+    @property
+    def casts_many(self) -> bool:
+        return _CASTS_MANY.search(self.text) is not None
+
+    @property
+    def damages_players(self) -> bool:
+        return _DAMAGES_PLAYERS.search(self.text) is not None
+
+    @property
+    def flying(self) -> bool:
+        return self._keyword("flying")
+
+    @property
+    def deathtouch(self) -> bool:
+        return self._keyword("deathtouch")
+
+    def number(self, name: str) -> int | None:
+        """A printed number ("power", "toughness", "loyalty"); None for "*", "X" or missing."""
+        value = {"power": self.power, "toughness": self.toughness, "loyalty": self.loyalty}[name]
+        return int(value) if value and value.isdigit() else None

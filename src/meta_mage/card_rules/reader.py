@@ -1,0 +1,462 @@
+"""Read a card's rules text into roles with filters: a table of effect patterns and one phrase parser.
+
+``EFFECTS`` pairs each effect pattern ("destroy target X", "counter target X unless ...", "deals N damage to
+X", "target opponent sacrifices a X", "you choose a X card from it", the static locks) with the role it
+makes; ``target_filter`` turns the X of a pattern ("non-Angel, non-Demon creature", "spell with mana value
+4 or greater", "spell or permanent that's red or green") into a filter.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import replace
+from functools import lru_cache
+
+from meta_mage.card_rules.facts import CARD_TYPES, SUPERTYPES, CardFacts
+from meta_mage.card_rules.filters import Clause, Filter
+from meta_mage.card_rules.roles import PAYABLE_CAP, Amount, Role
+
+COLOURS = {"white": "W", "blue": "U", "black": "B", "red": "R", "green": "G"}
+# Subtypes a filter names without "non-" (the rest are read from "non-<word>").
+SUBTYPES = {"equipment", "aura", "vehicle", "saga", "dragon", "angel", "demon", "human", "elf", "goblin", "zombie"}
+OUTLAWS = {"assassin", "mercenary", "pirate", "rogue", "warlock"}
+_SKIP = {
+    "target",
+    "up",
+    "to",
+    "one",
+    "two",
+    "other",
+    "a",
+    "an",
+    "the",
+    "and",
+    "or",
+    "you",
+    "don't",
+    "control",
+    "controls",
+    "opponent",
+    "an opponent",
+    "your",
+    "that",
+    "is",
+    "it",
+    "its",
+    "on",
+    "battlefield",
+    "from",
+    "with",
+    "player",
+    "owner's",
+    "graveyard",
+    "hand",
+    "card",
+    "cards",
+    "nontoken",
+    "token",
+    "any",
+    "number",
+    "of",
+    "each",
+}
+_NUMBER = re.compile(
+    r"(?:with |that has |has )?(total power and toughness|power or toughness|mana value|power|toughness) "
+    r"(\d+|x)( or less| or greater)?"
+)
+_VARIABLE = re.compile(r"mana value (?:x or less|less than or equal to|equal to)[^,.]*|its mana value is less than")
+_ONE_OR_MORE = re.compile(r"that's one or more colou?rs")
+_THATS = re.compile(r"(?:that's|if it's) ((?:white|blue|black|red|green)(?:,? or (?:white|blue|black|red|green))*)")
+
+
+def target_filter(phrase: str, noun: str = "permanent", text: str = "") -> Filter:
+    """The filter of a target phrase; ``text`` is the whole card, for the conditions that raise a cap."""
+    phrase = phrase.lower().replace(" an opponent controls", "").replace(" you don't control", "")
+    clauses: list[Clause] = []
+    for match in _NUMBER.finditer(phrase):
+        name = {"total power and toughness": "power + toughness"}.get(match.group(1), match.group(1))
+        if match.group(2) == "x":
+            clauses.append(Clause("number", number=name, raised=PAYABLE_CAP, condition="with X paid"))  # type: ignore[arg-type]
+            continue
+        compare = {" or less": "or less", " or greater": "or greater"}.get(match.group(3) or "", "exactly")
+        raised = re.search(rf"{match.group(1)} (\d+) or less instead", text)
+        condition = _condition(text)
+        clauses.append(
+            Clause(
+                "number",
+                number=name,  # type: ignore[arg-type]
+                limit=float(match.group(2)),
+                compare=compare,  # type: ignore[arg-type]
+                raised=float(raised.group(1)) if raised and compare == "or less" else None,
+                condition=condition if raised else "",
+            )
+        )
+    phrase = _NUMBER.sub(" ", phrase)
+    if _VARIABLE.search(phrase):
+        sunburst = any(w in text for w in ("sunburst", "charge counter", "colors of mana spent"))
+        cap, condition = (5, "one per colour spent") if sunburst else (PAYABLE_CAP, "with X paid")
+        clauses.append(Clause("number", raised=cap, condition=condition))
+        phrase = _VARIABLE.sub(" ", phrase)
+    if _ONE_OR_MORE.search(phrase):
+        clauses.append(Clause("colourless", negated=True))
+        phrase = _ONE_OR_MORE.sub(" ", phrase)
+    thats = _THATS.search(phrase)
+    if thats:
+        clauses.append(
+            Clause("colour", frozenset(COLOURS[w] for w in re.findall(r"\w+", thats.group(1)) if w in COLOURS))
+        )
+        phrase = _THATS.sub(" ", phrase)
+    if "with flying" in phrase:
+        clauses.append(Clause("property", frozenset({"flying"})))
+        phrase = phrase.replace("with flying", " ")
+    return Filter(tuple(_word_clauses(phrase)) + tuple(clauses), noun)
+
+
+def _condition(text: str) -> str:
+    for word in ("revolt", "delirium", "kicked", "bargained", "void", "gift", "threshold", "metalcraft", "coven"):
+        if word in text:
+            return f"with {word}"
+    return "with its condition met"
+
+
+def _word_clauses(phrase: str) -> list[Clause]:
+    types: set[str] = set()
+    subtypes: set[str] = set()
+    colours: set[str] = set()
+    negated: dict[str, set[str]] = {"type": set(), "subtype": set(), "colour": set()}
+    colourless = False
+    extra: list[Clause] = []
+    for raw in re.split(r"[,\s]+", phrase):
+        word = raw.strip(".;:")
+        if not word or word in _SKIP:
+            continue
+        non = re.match(r"non-?(.+)", word)
+        base = _singular(non.group(1) if non else word)
+        kind = _word_kind(base)
+        if non and kind:
+            negated[kind].add(COLOURS.get(base, base))
+        elif non:
+            if base not in ("token",):
+                negated["subtype"] |= OUTLAWS if base == "outlaw" else {base}
+        elif kind == "type":
+            types.add(base)
+        elif kind == "colour":
+            colours.add(COLOURS[base])
+        elif base == "colorless":
+            colourless = True
+        elif base in ("colored", "monocolored"):
+            extra.append(
+                Clause("colourless", negated=True)
+                if base == "colored"
+                else Clause("property", frozenset({"monocoloured"}))
+            )
+        elif base in SUBTYPES:
+            subtypes.add(base)
+    clauses = [Clause(k, frozenset(v), negated=True) for k, v in negated.items() if v]  # type: ignore[arg-type]
+    if types & set(SUPERTYPES) and types - set(SUPERTYPES):  # "legendary creature": both, not either
+        clauses.append(Clause("type", frozenset(types & set(SUPERTYPES))))
+        types -= set(SUPERTYPES)
+    if colours:
+        clauses.append(Clause("colour", frozenset(colours)))
+    if colourless:
+        clauses.append(Clause("colourless"))
+    if types:
+        clauses.append(Clause("type", frozenset(types)))
+    if subtypes:
+        clauses.append(Clause("subtype", frozenset(subtypes)))
+    return clauses + extra
+
+
+def _word_kind(word: str) -> str:
+    if word in CARD_TYPES or word in SUPERTYPES:
+        return "type"
+    return "colour" if word in COLOURS else ""
+
+
+def _singular(word: str) -> str:
+    if word.endswith("ies"):
+        return word[:-3] + "y"
+    if word.endswith("s") and word[:-1] in (*CARD_TYPES, *SUPERTYPES, *SUBTYPES, "permanent", "spell"):
+        return word[:-1]
+    return word
+
+
+def _noun(phrase: str, default: str) -> str:
+    return "spell" if "spell" in phrase else default
+
+
+# ---- the effects a sentence can hold -------------------------------------------------------------------------
+
+Maker = Callable[[re.Match[str], str], list[Role]]
+_HOW_MANY = r"(?:up to (?:one|two|three) |one |two |three |any number of )?(?:other )?"
+_TARGET_END = r"(?:$|\.|,? then|,? until| its controller)"
+
+
+def _counter(match: re.Match[str], text: str) -> list[Role]:
+    phrase = match.group(1)
+    abilities = frozenset(k for k in ("activated", "triggered") if re.search(rf"{k}(?: or \w+)? abilit", phrase))
+    spells = re.sub(r"(?:activated|triggered)(?: or (?:activated|triggered))? abilit(?:y|ies)(?: or)?", " ", phrase)
+    has_spell = "spell" in spells
+    soft = f"unless they pay {match.group(2)}" if match.group(2) else ""
+    spell_filter = target_filter(spells.replace("spell", " ").replace("permanent", " "), "spell", text)
+    if not has_spell:
+        spell_filter = Filter((), "ability")
+    return [Role("counter", "counters", spell_filter, abilities=abilities, soft=soft)]
+
+
+def _targeted(effect: str) -> Maker:
+    def make(match: re.Match[str], text: str) -> list[Role]:
+        phrase = match.group(1)
+        head = re.split(r" with | if | that", phrase)[0]
+        if re.search(r"you control|\bcards?\b|graveyard", head):
+            return []
+        roles = []
+        names_spell = re.search(r"\bspells?\b", re.split(r" if | with | that", phrase)[0]) is not None
+        phrase = phrase.replace("cast this spell", "cast it")
+        target = target_filter(phrase.replace("spell or ", "").replace(" or spell", ""), "permanent", text)
+        if not names_spell or "permanent" in phrase:
+            roles.append(Role("removal", effect, target))
+        if names_spell:
+            spell = target_filter(phrase.replace("permanent", " ").replace("spell", " "), "spell", text)
+            roles.append(Role("counter", f"{effect} (as a spell)" if "spell" not in effect else effect, spell))
+        return roles
+
+    return make
+
+
+def _owner_puts_it(match: re.Match[str], text: str) -> list[Role]:
+    """Aether Gust: "Choose target spell or permanent that's red or green. Its owner puts it on the top or
+    bottom of their library." (the effect is the next sentence)."""
+    if "its owner puts it on" not in text:
+        return []
+    return _targeted("puts into the library")(match, text)
+
+
+def _sweep(effect: str) -> Maker:
+    def make(match: re.Match[str], text: str) -> list[Role]:
+        phrase = match.group(1)
+        if "graveyard" in phrase or re.search(r"\bcards?\b", phrase) or "you control" in phrase:
+            return []
+        target = target_filter(phrase, "permanent", text)
+        if not target.types() and "permanent" not in phrase:
+            return []
+        return [Role("sweeper", effect, target)]
+
+    return make
+
+
+def _damage(match: re.Match[str], text: str) -> list[Role]:
+    amount_word, phrase = match.group(1), match.group(2)
+    if amount_word == "that much":
+        chosen = re.search(r"choose target ([^.]+?)(?:\.|$)", text)
+        phrase = chosen.group(1) if chosen else phrase
+    if "any target" in phrase:
+        phrase = phrase.replace("any target", "creature or planeswalker")
+    target = target_filter(phrase, "permanent", text)
+    reached = target.types() & {"creature", "planeswalker", "battle"}
+    if not reached:
+        return []
+    if target.types() - reached:
+        kept = tuple(c for c in target.clauses if c.kind != "type")
+        target = replace(target, clauses=(*kept, Clause("type", frozenset(reached))))
+    amount = _amount(amount_word, text)
+    kind = "sweeper" if re.search(r"\beach\b", match.group(2)) else "removal"
+    return [Role(kind, "deals damage to", target, amount)]  # type: ignore[arg-type]
+
+
+def _amount(word: str, text: str) -> Amount:
+    """How much damage: the printed number, X, or more with a condition (kicker, delirium, bargain), with
+    flashback (cast twice), or pinged again and again (Walking Ballista: X counters, X at most 3)."""
+    n = int(word) if word.isdigit() else None
+    raised = re.search(r"deals (\d+) damage instead|instead (?:it )?deals (\d+) damage", text)
+    if raised:
+        return Amount(n, int(raised.group(1) or raised.group(2)), _condition(text))
+    if n is not None and re.search(r"remove a \+1/\+1 counter from [^:]*: it deals 1 damage", text):
+        return Amount(n, PAYABLE_CAP // 2, "with X counters, one ping each")
+    if n is not None and "flashback" in text:
+        return Amount(n, 2 * n, "cast again with flashback")
+    return Amount(n)
+
+
+def _shrink(match: re.Match[str], text: str) -> list[Role]:
+    sweeping = not match.group(1).startswith("target")
+    target = Filter((Clause("type", frozenset({"creature"})),))
+    size = int(match.group(3)) if match.group(3).isdigit() else None
+    raised = re.search(r"gets -\d+/-(\d+)(?: until end of turn)? instead", text)
+    amount = Amount(size, int(raised.group(1)), _condition(text)) if raised else Amount(size)
+    return [Role("sweeper" if sweeping else "removal", "gives -N/-N to", target, amount)]
+
+
+def _hurts_itself(match: re.Match[str], text: str) -> list[Role]:
+    target = Filter((Clause("type", frozenset({"creature"})), Clause("property", frozenset({"hurts itself"}))))
+    return [Role("removal", "makes it deal damage to itself:", target)]
+
+
+def _edict(match: re.Match[str], text: str) -> list[Role]:
+    phrase = match.group(1)
+    repeat = re.search(r"repeat this process for (?:an? )?([\w ,]+?)(?:\.|$)", text)
+    if repeat:
+        phrase += " or " + repeat.group(1).replace(" and ", " or ")
+    target = target_filter(phrase, "permanent", text)
+    target = replace(target, clauses=tuple(c for c in target.clauses if c.kind != "subtype"))  # "creature or Vehicle"
+    if not target.types() and "permanent" not in phrase:
+        return []
+    return [Role("edict", "makes them sacrifice one of their", target, chooser="them")]
+
+
+def _you_choose(match: re.Match[str], text: str) -> list[Role]:
+    tail = re.split(r" until | then |, ", match.group(2))[0]  # "... until this creature leaves" is not the filter
+    return [Role("discard", "takes", target_filter(match.group(1) + tail, "card", text))]
+
+
+def _they_discard(match: re.Match[str], text: str) -> list[Role]:
+    return [Role("discard", "makes them discard", Filter((), "card"), chooser="them")]
+
+
+def _lock(lock: str, effect: str) -> Maker:
+    def make(match: re.Match[str], text: str) -> list[Role]:
+        target = target_filter(match.group(1), "permanent", text) if match.groups() else Filter()
+        return [Role("ability", effect, target, lock=lock)]  # type: ignore[arg-type]
+
+    return make
+
+
+def _fixed(kind: str, effect: str) -> Maker:
+    return lambda match, text: [Role(kind, effect)]  # type: ignore[arg-type]
+
+
+def _fixed_counter(clause: Clause) -> Maker:
+    return lambda match, text: [Role("counter", "counters", Filter((clause,), "spell"))]
+
+
+def _protection(match: re.Match[str], text: str) -> list[Role]:
+    colours = frozenset(COLOURS[w] for w in match.groups() if w)
+    return [Role("protection", f"protection from {' and '.join(w for w in match.groups() if w)}", colours=colours)]
+
+
+EFFECTS: tuple[tuple[re.Pattern[str], Maker], ...] = tuple(
+    (re.compile(pattern), maker)
+    for pattern, maker in (
+        (r"counter (?:up to one )?target ([^.]+?)(?: unless its controller pays (\{\d+\}))?(?:$|\.)", _counter),
+        (
+            rf"destroy {_HOW_MANY}target ([^.]+?){_TARGET_END}",
+            _targeted("destroys"),
+        ),
+        (
+            rf"exile {_HOW_MANY}target ([^.]+?){_TARGET_END}",
+            _targeted("exiles"),
+        ),
+        (
+            r"return (?:up to one )?(?:other )?target ([^.]+?) to (?:its|their) owner's hand",
+            _targeted("returns to hand"),
+        ),
+        (r"put target ([^.]+?) on the (?:top|bottom)[^.]*library", _targeted("puts into the library")),
+        (r"choose (?:up to one )?target ([^.]+?)$", _owner_puts_it),
+        (r"destroy (?:all|each) ([^.]+?)(?:$|\.)", _sweep("destroys")),
+        (r"exile (?:all|each) ([^.]+?)(?:$|\.| until)", _sweep("exiles")),
+        (r"return (?:all|each) ([^.]+?) to (?:its|their) owners?'? hands?", _sweep("returns to hand")),
+        (r"deals (\d+|x|that much) damage (?:divided as you choose among any number of |to )([^.]+)", _damage),
+        (
+            r"(target creature(?: an opponent controls| you don't control)?|creatures your opponents control"
+            r"|all other creatures|all creatures|each creature) gets? -(\d+|x)/-(\d+|x)",
+            _shrink,
+        ),
+        (
+            r"(?:each opponent|target player|target opponent|each player) sacrifices an? ((?:non\w+ )?\w+(?: or \w+)?)",
+            _edict,
+        ),
+        (r"you (?:choose|may (?:exile|choose)) an? ([^.]+?) card from it([^.]*)", _you_choose),
+        (r"(?:target|each) (?:player|opponent) (?:[^.]*?, )?discards (?:a|two|one) cards?", _they_discard),
+        (r"target opponent exiles an? ([\w ]+?) they control", _edict),
+        (r"target creature deals damage to itself equal to its power", _hurts_itself),
+        (r"put target ([^.]+?) into its owner's library", _targeted("puts into the library")),
+        (r"shuffle [^.]*?target ([^.]+?) into (?:its|their) owners?'? librar", _targeted("shuffles into the library")),
+        (
+            r"activated abilities of (?!sources)([^.]+?) can't be activated(?! unless)",
+            _lock("activated", "stops activated abilities of"),
+        ),
+        (
+            r"activated abilities of (?!sources)([^.]*?) can't be activated unless they're mana abilities",
+            _lock("activated nonmana", "stops activated abilities of"),
+        ),
+        (
+            r"activated abilities of sources with the chosen name can't be activated",
+            _lock("named", "names a card and stops its activated abilities"),
+        ),
+        (
+            r"creatures entering (?:the battlefield )?(?:don't|do not) cause abilities to trigger",
+            _lock("enters", "stops creatures' enters triggers"),
+        ),
+        (r"creatures lose all abilities", _lock("all", "makes creatures lose all abilities")),
+        (
+            r"if a land is tapped for two or more mana, it produces \{c\}",
+            _lock("many mana", "makes lands that tap for two or more mana make {C}"),
+        ),
+        (
+            r"nonbasic lands are \w+|lands your opponents control with the chosen name lose all land types",
+            _fixed("land", "turns nonbasic lands into basics"),
+        ),
+        (
+            r"exile (?:target player's|each opponent's|that player's|all|target card from a) graveyards?"
+            r"|exile all graveyards|exiles? a card from their graveyard|choose target card in a graveyard"
+            r"|would be put into (?:an opponent's|a) graveyard from anywhere, exile it instead"
+            r"|cards in graveyards can't"
+            r"|search its owner's graveyard, hand, and library for any number of cards"
+            r"|puts all the cards from their graveyard on the bottom|exile (?:up to (?:one|two) )?target cards? from "
+            r"(?:a (?:single )?)?graveyards?|exile any number of target players' graveyards|and their graveyard$",
+            _fixed("graveyard", "exiles graveyards"),
+        ),
+        (
+            r"creature cards in graveyards [^.]*can't enter|can't cast spells from graveyards",
+            lambda m, t: [Role("graveyard", "stops casting from and returning from graveyards", lock="graveyard cast")],
+        ),
+        (
+            r"if a nontoken creature would enter and it wasn't cast, exile it instead",
+            _lock("uncast creatures", "exiles creatures that enter without being cast"),
+        ),
+        (
+            r"if no mana was spent to cast it, counter that spell",
+            _fixed_counter(Clause("number", limit=0, compare="exactly")),
+        ),
+        (
+            r"can't cast more than one (?:noncreature )?spell each turn|costs \{1\} more to cast for each other spell"
+            r"|can't cast (?:noncreature )?spells this turn",
+            _fixed("spell_limit", "limits how many spells they cast in a turn"),
+        ),
+        (
+            r"whenever a player casts a spell with mana value equal to .*counter that spell",
+            lambda m, t: [
+                Role(
+                    "counter",
+                    "counters",
+                    Filter((Clause("number", raised=3, condition="with that many counters"),), "spell"),
+                )
+            ],
+        ),
+        (
+            r"if no colou?red mana was spent to cast it, counter that spell",
+            _fixed_counter(Clause("colourless")),
+        ),
+        (r"you (?:may )?gain (?:\d+|x) life", _fixed("lifegain", "gains life")),
+        (r"protection from (white|blue|black|red|green)(?: and from (white|blue|black|red|green))?", _protection),
+        (r"hexproof from (white|blue|black|red|green) and from (white|blue|black|red|green)", _protection),
+    )
+)
+
+
+def _sentences(text: str) -> list[str]:
+    parts = re.split(r"\n|•|(?<=\.)\s+", text.lower())
+    return [p.strip(" .—") for p in parts if p.strip(" .—")]
+
+
+@lru_cache(maxsize=8192)  # cards repeat across every pairing of a tool call; CardFacts is frozen
+def roles_of(card: CardFacts) -> tuple[Role, ...]:
+    """Every role the card's rules text gives it (none for a card that interacts with nothing)."""
+    text = card.own_text.lower()
+    found: list[Role] = []
+    for sentence in _sentences(text):
+        for pattern, make in EFFECTS:
+            for match in pattern.finditer(sentence):
+                found += make(match, text)
+    return tuple(dict.fromkeys(found))

@@ -1,0 +1,212 @@
+"""A role is one thing a card does, to what (a filter), and how much; ``answer`` evaluates a role on a card.
+
+"X answers Y" is the filter of one of X's roles evaluated on Y's facts, with every restriction applied: the
+zone (a counter meets Y as a spell, removal as a permanent, discard as a card in hand), who chooses (an edict
+or "target opponent discards" is the opponent's choice: ``choice``, never an answer on its own), the numbers
+(damage against toughness or loyalty, mana value caps set by X, sunburst, revolt or delirium) and what the
+text says it cannot reach. The words of every verdict come from the same role and filter.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+from meta_mage.card_rules.facts import CardFacts
+from meta_mage.card_rules.filters import Filter
+
+Kind = Literal[
+    "counter",
+    "removal",
+    "sweeper",
+    "edict",
+    "discard",
+    "graveyard",
+    "land",
+    "ability",
+    "spell_limit",
+    "lifegain",
+    "protection",
+]
+Outcome = Literal["yes", "if", "choice", "no"]
+Lock = Literal[
+    "", "activated", "activated nonmana", "named", "enters", "all", "many mana", "graveyard cast", "uncast creatures"
+]
+PAYABLE_CAP = 6  # the most an X (or energy, or charge counters) is counted on to reach in a real game
+
+
+@dataclass(frozen=True)
+class Amount:
+    """Damage or -N/-N: ``n`` (None for X), and ``raised`` with ``condition`` met (Unholy Heat's delirium)."""
+
+    n: int | None
+    raised: int | None = None
+    condition: str = ""
+
+    def words(self) -> str:
+        base = "X" if self.n is None else str(self.n)
+        return f"{base} ({self.raised} {self.condition})" if self.raised else base
+
+
+@dataclass(frozen=True)
+class Role:
+    """One thing a card does: its ``kind``, the ``effect`` verb, the ``filter`` of what it reaches, and more."""
+
+    kind: Kind
+    effect: str  # "counters", "destroys", "exiles", "returns to hand", "deals damage to", "gives -N/-N to"...
+    filter: Filter = field(default_factory=Filter)
+    amount: Amount | None = None
+    abilities: frozenset[str] = frozenset()  # a counter of "activated" / "triggered" abilities
+    chooser: Literal["you", "them"] = "you"
+    soft: str = ""  # "unless they pay {3}"
+    lock: Lock = ""
+    colours: frozenset[str] = frozenset()  # protection from these colours
+
+    def describe(self) -> str:
+        """The role in words, printed from its fields ("destroys nonartifact, nonblack creatures")."""
+        if self.kind in ("graveyard", "spell_limit", "lifegain", "land", "protection") or (
+            self.kind == "ability" and self.lock in ("named", "many mana", "enters", "all", "uncast creatures")
+        ):
+            return self.effect
+        if self.kind == "ability":
+            return f"{self.effect} {self.filter.describe()}"
+        reach = self.filter.describe()
+        if self.abilities:
+            kinds = " or ".join(sorted(self.abilities)) + " abilities"
+            reach = kinds if not self.filter.clauses and self.filter.noun == "ability" else f"{kinds} and {reach}"
+        if self.amount is not None:
+            verb = "gives" if self.effect.startswith("gives") else "deals"
+            what = (
+                f"-{self.amount.words()}/-{self.amount.words()} to"
+                if verb == "gives"
+                else f"{self.amount.words()} damage to"
+            )
+            text = f"{verb} {what} {'all ' if self.kind == 'sweeper' else ''}{reach}"
+        elif self.kind == "sweeper":
+            text = f"{self.effect} all {reach}"
+        elif self.kind == "edict":
+            text = f"{self.effect} {reach} (their choice)"
+        elif self.kind == "discard" and self.chooser == "them":
+            text = f"{self.effect} (their choice)"
+        else:
+            text = f"{self.effect} {reach}"
+        return text + (f" ({self.soft})" if self.soft else "")
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """How one role meets one card: ``outcome`` and the words (``way`` for the role, ``detail`` for the card)."""
+
+    outcome: Outcome
+    way: str
+    detail: str = ""
+
+    def __bool__(self) -> bool:
+        return self.outcome in ("yes", "if")
+
+    def words(self) -> str:
+        """What the coach says: the role, and the condition it needs for this card."""
+        return f"{self.way}, {self.detail}" if self.outcome == "if" and self.detail else self.way
+
+
+def answer(role: Role, target: CardFacts) -> Verdict:
+    """Whether ``role`` deals with ``target`` by the rules, and why (or why not) in words."""
+    way = role.describe()
+    outcome, detail = _evaluate(role, target)
+    return Verdict(outcome, way, detail)
+
+
+def _evaluate(role: Role, target: CardFacts) -> tuple[Outcome, str]:
+    if role.kind == "counter":
+        return _counter(role, target)
+    if role.kind in ("removal", "sweeper", "edict"):
+        return _removal(role, target)
+    if role.kind == "discard":
+        if role.chooser == "them":
+            return "choice", "they choose what to discard"
+        return role.filter.check(target)
+    if role.kind == "graveyard" and role.lock == "graveyard cast":
+        hit = target.graveyard_cast_or_reanimate
+        return ("yes", "") if hit else ("no", "it neither casts from nor returns from a graveyard")
+    checks = {
+        "graveyard": (target.uses_graveyard, "it does not use the graveyard"),
+        "land": (target.is_land and "basic" not in target.types, "not a nonbasic land"),
+        "spell_limit": (target.casts_many, "it does not need many spells in a turn"),
+        "lifegain": (False, "gaining life does not stop it"),
+        "protection": (bool(role.colours & target.colours), "not of that colour"),
+    }
+    if role.kind in checks:
+        hit, why = checks[role.kind]
+        return ("yes", "") if hit else ("no", why)
+    return _lock(role, target)
+
+
+def _counter(role: Role, target: CardFacts) -> tuple[Outcome, str]:
+    if "triggered" in role.abilities and target.triggered and target.is_permanent:
+        return "yes", "its triggered ability"
+    if "activated" in role.abilities and target.activated:
+        return "yes", "its activated ability"
+    if role.filter.noun == "ability" and not role.filter.clauses:
+        return "no", "it has no such ability"
+    if target.is_land:
+        return "no", "a land is never cast"
+    if target.uncounterable and role.effect == "counters":
+        return "no", "it can't be countered"
+    outcome, detail = role.filter.check(target)
+    if outcome == "yes" and role.soft:
+        detail = role.soft
+    return outcome, detail
+
+
+def _removal(role: Role, target: CardFacts) -> tuple[Outcome, str]:
+    if not target.is_permanent:
+        return "no", "not a permanent"
+    if target.fetchland and role.kind != "sweeper":
+        return "no", "a fetchland is sacrificed in response"
+    if target.indestructible and (role.effect == "destroys" or role.effect == "deals damage to"):
+        return "no", "it is indestructible"
+    outcome: Outcome
+    outcome, detail = role.filter.check(target)
+    if outcome == "no":
+        return outcome, detail
+    if role.amount is not None:
+        outcome, detail = _damage(role.amount, target, outcome, detail)
+    if outcome != "no" and role.chooser == "them":
+        return "choice", "they choose what to sacrifice"
+    return outcome, detail
+
+
+def _damage(amount: Amount, target: CardFacts, outcome: Outcome, detail: str) -> tuple[Outcome, str]:
+    """Damage (or -N/-N) against toughness, or damage against a planeswalker's loyalty."""
+    if "creature" in target.types:
+        size, what = target.number("toughness"), "toughness"
+    elif "planeswalker" in target.types:
+        size, what = target.number("loyalty"), "loyalty"
+    else:
+        return "no", "damage does not destroy it"
+    if size is None:
+        return "if", f"if its {what} is low enough"
+    if amount.n is not None and size <= amount.n:
+        return outcome, detail
+    if amount.n is None and size <= PAYABLE_CAP:
+        return "if", f"with X = {size}"
+    if amount.raised is not None and size <= amount.raised:
+        return "if", amount.condition
+    return "no", f"{what} {size}"
+
+
+def _lock(role: Role, target: CardFacts) -> tuple[Outcome, str]:
+    permanent = target.is_permanent and role.filter.check(target)[0] != "no"
+    checks: dict[str, tuple[bool, str]] = {
+        "activated": (permanent and target.any_activated, "it has no activated ability"),
+        "activated nonmana": (permanent and target.activated, "it has no activated ability but mana abilities"),
+        "named": (target.is_permanent and target.activated, "it has no activated ability but mana abilities"),
+        "enters": ("creature" in target.types and target.enters_trigger, "it has no enters trigger"),
+        "all": ("creature" in target.types and (target.triggered or target.any_activated), "nothing to lose"),
+        "many mana": (target.taps_for_more, "it does not tap for two or more mana"),
+        "uncast creatures": (target.puts_onto_battlefield, "it puts nothing onto the battlefield uncast"),
+    }
+    hit, why = checks.get(role.lock, (False, "no lock"))
+    if not permanent and role.lock in ("activated", "activated nonmana"):
+        why = role.filter.check(target)[1] or "not a permanent"
+    return ("yes", "") if hit else ("no", why)
