@@ -193,6 +193,10 @@ class CardFacts:
         return self._keyword("flying")
 
     @property
+    def has_flash(self) -> bool:
+        return self._keyword("flash")
+
+    @property
     def deathtouch(self) -> bool:
         return self._keyword("deathtouch")
 

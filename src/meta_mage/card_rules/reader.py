@@ -219,7 +219,7 @@ def _targeted(effect: str) -> Maker:
             roles.append(Role("removal", effect, target))
         if names_spell:
             spell = target_filter(phrase.replace("permanent", " ").replace("spell", " "), "spell", text)
-            roles.append(Role("counter", f"{effect} (as a spell)" if "spell" not in effect else effect, spell))
+            roles.append(Role("counter", effect, spell))
         return roles
 
     return make
@@ -230,7 +230,7 @@ def _owner_puts_it(match: re.Match[str], text: str) -> list[Role]:
     bottom of their library." (the effect is the next sentence)."""
     if "its owner puts it on" not in text:
         return []
-    return _targeted("puts into the library")(match, text)
+    return _targeted("puts {} on the top or bottom of their library")(match, text)
 
 
 def _sweep(effect: str) -> Maker:
@@ -351,7 +351,10 @@ EFFECTS: tuple[tuple[re.Pattern[str], Maker], ...] = tuple(
             r"return (?:up to one )?(?:other )?target ([^.]+?) to (?:its|their) owner's hand",
             _targeted("returns to hand"),
         ),
-        (r"put target ([^.]+?) on the (?:top|bottom)[^.]*library", _targeted("puts into the library")),
+        (
+            r"put target ([^.]+?) on the (?:top|bottom)[^.]*library",
+            _targeted("puts {} on the top or bottom of their library"),
+        ),
         (r"choose (?:up to one )?target ([^.]+?)$", _owner_puts_it),
         (r"destroy (?:all|each) ([^.]+?)(?:$|\.)", _sweep("destroys")),
         (r"exile (?:all|each) ([^.]+?)(?:$|\.| until)", _sweep("exiles")),
@@ -370,8 +373,11 @@ EFFECTS: tuple[tuple[re.Pattern[str], Maker], ...] = tuple(
         (r"(?:target|each) (?:player|opponent) (?:[^.]*?, )?discards (?:a|two|one) cards?", _they_discard),
         (r"target opponent exiles an? ([\w ]+?) they control", _edict),
         (r"target creature deals damage to itself equal to its power", _hurts_itself),
-        (r"put target ([^.]+?) into its owner's library", _targeted("puts into the library")),
-        (r"shuffle [^.]*?target ([^.]+?) into (?:its|their) owners?'? librar", _targeted("shuffles into the library")),
+        (r"put target ([^.]+?) into its owner's library", _targeted("puts {} into their library")),
+        (
+            r"shuffle [^.]*?target ([^.]+?) into (?:its|their) owners?'? librar",
+            _targeted("shuffles {} into their library"),
+        ),
         (
             r"activated abilities of (?!sources)([^.]+?) can't be activated(?! unless)",
             _lock("activated", "stops activated abilities of"),
@@ -389,6 +395,25 @@ EFFECTS: tuple[tuple[re.Pattern[str], Maker], ...] = tuple(
             _lock("enters", "stops creatures' enters triggers"),
         ),
         (r"creatures lose all abilities", _lock("all", "makes creatures lose all abilities")),
+        (r"enchanted creature [^.]*loses all abilities", _lock("all", "makes a creature lose all abilities")),
+        (
+            r"target player reveals their hand and discards all cards with that name",
+            lambda m, t: [
+                Role(
+                    "discard",
+                    "takes every copy of a named",
+                    Filter((Clause("type", frozenset({"land"}), negated=True),), "card"),
+                )
+            ],
+        ),
+        (
+            r"counter that spell unless that player pays (\{\d+\})",
+            lambda m, t: [Role("counter", "counters", Filter((), "spell"), soft=f"unless they pay {m.group(1)}")],
+        ),
+        (
+            r"your opponents can't cast spells during your turn",
+            _lock("your turn", "stops their instants and flash spells on your turn"),
+        ),
         (
             r"if a land is tapped for two or more mana, it produces \{c\}",
             _lock("many mana", "makes lands that tap for two or more mana make {C}"),
@@ -404,7 +429,8 @@ EFFECTS: tuple[tuple[re.Pattern[str], Maker], ...] = tuple(
             r"|cards in graveyards can't"
             r"|search its owner's graveyard, hand, and library for any number of cards"
             r"|puts all the cards from their graveyard on the bottom|exile (?:up to (?:one|two) )?target cards? from "
-            r"(?:a (?:single )?)?graveyards?|exile any number of target players' graveyards|and their graveyard$",
+            r"(?:a (?:single )?|an opponent's )?graveyards?|exile any number of target players' graveyards"
+            r"|and their graveyard$|exile (?:up to one )?target creature card from a graveyard",
             _fixed("graveyard", "exiles graveyards"),
         ),
         (

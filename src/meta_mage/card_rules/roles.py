@@ -30,7 +30,16 @@ Kind = Literal[
 ]
 Outcome = Literal["yes", "if", "choice", "no"]
 Lock = Literal[
-    "", "activated", "activated nonmana", "named", "enters", "all", "many mana", "graveyard cast", "uncast creatures"
+    "",
+    "activated",
+    "activated nonmana",
+    "named",
+    "enters",
+    "all",
+    "many mana",
+    "graveyard cast",
+    "uncast creatures",
+    "your turn",
 ]
 PAYABLE_CAP = 6  # the most an X (or energy, or charge counters) is counted on to reach in a real game
 
@@ -65,7 +74,8 @@ class Role:
     def describe(self) -> str:
         """The role in words, printed from its fields ("destroys nonartifact, nonblack creatures")."""
         if self.kind in ("graveyard", "spell_limit", "lifegain", "land", "protection") or (
-            self.kind == "ability" and self.lock in ("named", "many mana", "enters", "all", "uncast creatures")
+            self.kind == "ability"
+            and self.lock in ("named", "many mana", "enters", "all", "uncast creatures", "your turn")
         ):
             return self.effect
         if self.kind == "ability":
@@ -89,7 +99,7 @@ class Role:
         elif self.kind == "discard" and self.chooser == "them":
             text = f"{self.effect} (their choice)"
         else:
-            text = f"{self.effect} {reach}"
+            text = self.effect.format(reach) if "{}" in self.effect else f"{self.effect} {reach}"
         return text + (f" ({self.soft})" if self.soft else "")
 
 
@@ -106,7 +116,8 @@ class Verdict:
 
     def words(self) -> str:
         """What the coach says: the role, and the condition it needs for this card."""
-        return f"{self.way}, {self.detail}" if self.outcome == "if" and self.detail else self.way
+        needed = self.outcome == "if" and self.detail and self.detail not in self.way
+        return f"{self.way}, {self.detail}" if needed else self.way
 
 
 def answer(role: Role, target: CardFacts) -> Verdict:
@@ -205,6 +216,10 @@ def _lock(role: Role, target: CardFacts) -> tuple[Outcome, str]:
         "all": ("creature" in target.types and (target.triggered or target.any_activated), "nothing to lose"),
         "many mana": (target.taps_for_more, "it does not tap for two or more mana"),
         "uncast creatures": (target.puts_onto_battlefield, "it puts nothing onto the battlefield uncast"),
+        "your turn": (
+            "instant" in target.types or target.has_flash,
+            "it is not cast at instant speed",
+        ),
     }
     hit, why = checks.get(role.lock, (False, "no lock"))
     if not permanent and role.lock in ("activated", "activated nonmana"):
