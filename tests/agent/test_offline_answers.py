@@ -256,6 +256,8 @@ async def test_how_to_sideboard_against_a_deck_says_what_comes_in_and_what_goes_
     assert ins and outs and sum(int(n) for n, _ in ins) == sum(int(n) for n, _ in outs)
     assert not {name for _, name in ins} & {name for _, name in outs}
     assert "That leaves 60 cards in the deck and 15 in the sideboard." in section
+    # and no list item runs on into the line after it (a blank line ends every list before a sentence)
+    assert not re.search(r"^- [^\n]*\n(?![-\n])", turn.text, re.M), turn.text
 
 
 async def test_short_names_reach_the_right_decks(offline: Conversations, modern_world: dict[str, Any]) -> None:

@@ -21,46 +21,6 @@ COLOURS = {"white": "W", "blue": "U", "black": "B", "red": "R", "green": "G"}
 # Subtypes a filter names without "non-" (the rest are read from "non-<word>").
 SUBTYPES = {"equipment", "aura", "vehicle", "saga", "dragon", "angel", "demon", "human", "elf", "goblin", "zombie"}
 OUTLAWS = {"assassin", "mercenary", "pirate", "rogue", "warlock"}
-_SKIP = {
-    "target",
-    "up",
-    "to",
-    "one",
-    "two",
-    "other",
-    "a",
-    "an",
-    "the",
-    "and",
-    "or",
-    "you",
-    "don't",
-    "control",
-    "controls",
-    "opponent",
-    "an opponent",
-    "your",
-    "that",
-    "is",
-    "it",
-    "its",
-    "on",
-    "battlefield",
-    "from",
-    "with",
-    "player",
-    "owner's",
-    "graveyard",
-    "hand",
-    "card",
-    "cards",
-    "nontoken",
-    "token",
-    "any",
-    "number",
-    "of",
-    "each",
-}
 _NUMBER = re.compile(
     r"(?:with |that has |has )?(total power and toughness|power or toughness|mana value|power|toughness) "
     r"(\d+|x)( or less| or greater)?"
@@ -129,7 +89,7 @@ def _word_clauses(phrase: str) -> list[Clause]:
     extra: list[Clause] = []
     for raw in re.split(r"[,\s]+", phrase):
         word = raw.strip(".;:")
-        if not word or word in _SKIP:
+        if not word or word in ("none", "nontoken"):  # cards in a deck are never tokens
             continue
         non = re.match(r"non-?(.+)", word)
         base = _singular(non.group(1) if non else word)
@@ -137,8 +97,7 @@ def _word_clauses(phrase: str) -> list[Clause]:
         if non and kind:
             negated[kind].add(COLOURS.get(base, base))
         elif non:
-            if base not in ("token",):
-                negated["subtype"] |= OUTLAWS if base == "outlaw" else {base}
+            negated["subtype"] |= OUTLAWS if base == "outlaw" else {base}
         elif kind == "type":
             types.add(base)
         elif kind == "colour":
@@ -180,10 +139,6 @@ def _singular(word: str) -> str:
     if word.endswith("s") and word[:-1] in (*CARD_TYPES, *SUPERTYPES, *SUBTYPES, "permanent", "spell"):
         return word[:-1]
     return word
-
-
-def _noun(phrase: str, default: str) -> str:
-    return "spell" if "spell" in phrase else default
 
 
 # ---- the effects a sentence can hold -------------------------------------------------------------------------

@@ -3,7 +3,7 @@ optimisation): each one's record beside its offline answer."""
 
 from __future__ import annotations
 
-from meta_mage.agent.tasks.phrasing import dates, rate, spread
+from meta_mage.agent.tasks.phrasing import blocks, dates, rate, spread
 from meta_mage.agent.tasks.task import OPPONENT_WORDS, Calls, Cue, Results, TaskSpec
 from meta_mage.models.cards import card_key
 from meta_mage.models.conversation import Known, Route
@@ -92,7 +92,7 @@ def strategy(route: Route, known: Known, done: Results) -> str:
         "Mulligan hands that cannot interact with their first key cards above; bring in the answers listed when "
         "their threats are the ones you lose to.",
     ]
-    return "\n".join(lines)
+    return blocks(lines)
 
 
 def optimize_mainboard(route: Route, known: Known, done: Results) -> str:
@@ -116,7 +116,7 @@ def optimize_mainboard(route: Route, known: Known, done: Results) -> str:
             for c in result.flex_spots[:6]
         )
         lines += ["", f"Flex spots (few lists play them): {flex}."]
-    return "\n".join(lines)
+    return blocks(lines)
 
 
 def optimize_sideboard(route: Route, known: Known, done: Results) -> str:
@@ -141,7 +141,7 @@ def optimize_sideboard(route: Route, known: Known, done: Results) -> str:
         lines += [f"- {cut.quantity} {cut.name}: {cut.why}" for cut in result.cut_reasons]
     for guide in result.guides:
         lines += ["", *_guide_lines(guide)]
-    return "\n".join(lines)
+    return blocks(lines)
 
 
 def _guide_lines(guide: SideboardGuide) -> list[str]:

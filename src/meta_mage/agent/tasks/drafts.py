@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from meta_mage.agent.tasks.phrasing import blocks
 from meta_mage.agent.tasks.task import Calls, Cue, Results, TaskSpec
 from meta_mage.models.conversation import Known, Route
 from meta_mage.models.drafts import REDACTED, DraftPoolResult, ListDraftsOutput
@@ -55,7 +56,7 @@ def draft_pool(route: Route, known: Known, done: Results) -> str:
         lines.append(f"- … and {len(cards) - 60} more (ask for a colour, a type or a card name to narrow it down)")
     if any(who == REDACTED for card in cards for who, _ in _takers(card)):
         lines += ["", f"{REDACTED} is a drafter who asked not to be named; I can't tell who it is."]
-    return "\n".join(lines)
+    return blocks(lines)
 
 
 _OPT_OUT = re.compile(r"\bopt(s|ed)?[- ]?out\b|\bnot (to )?be named\b|\banonymous\b|\bredacted\b", re.I)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from meta_mage.agent.tasks.phrasing import PRIOR, by_estimate, dates, percent, rate, short, spread
+from meta_mage.agent.tasks.phrasing import PRIOR, blocks, by_estimate, dates, percent, rate, short, spread
 from meta_mage.agent.tasks.task import Calls, Cue, Results, TaskSpec
 from meta_mage.analytics.stats import PRIOR_MATCHES
 from meta_mage.models.conversation import Known, Route
@@ -61,7 +61,7 @@ def rankings(route: Route, known: Known, done: Results) -> str:
         f"{PRIOR_MATCHES} imaginary matches at 50%, so few matches count for little; “only N decided”: under "
         f"{meta.min_sample}.",
     ]
-    return "\n".join(lines)
+    return blocks(lines)
 
 
 def archetypes(route: Route, known: Known, done: Results) -> str:
@@ -75,7 +75,7 @@ def archetypes(route: Route, known: Known, done: Results) -> str:
     ]
     if len(rows) > 25:
         lines.append(f"- … and {len(rows) - 25} more")
-    return "\n".join(lines)
+    return blocks(lines)
 
 
 def _read_as(question: str, stats: DeckMatchupStatsOutput) -> str:
@@ -118,7 +118,7 @@ def matchups(route: Route, known: Known, done: Results) -> str:
         f"Best and worst are ranked on a shrunk estimate ({PRIOR}). "
         'Ask about one archetype ("how does X do against Y?") for its full spread.'
     )
-    return "\n".join(lines)
+    return blocks(lines)
 
 
 def _grid_lines(grid: MatchupGrid) -> list[str]:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from meta_mage.analytics.stats import FEW_MATCHES, LEAN_POINTS, PRIOR_MATCHES
 from meta_mage.models.meta import DeckMatchupStatsOutput, MatchupCell, Window, WinRate
 
@@ -109,3 +111,20 @@ def spread(stats: DeckMatchupStatsOutput, opponent: str | None) -> str:
         lines.append(thin)
     lines.append(SHRINKAGE_NOTE.format(min_sample=stats.metadata.min_sample))
     return "\n\n".join(lines)
+
+
+def _kind(line: str) -> str:
+    if line.startswith(("- ", "* ")) or re.match(r"\d+\. ", line):
+        return "list"
+    return "table" if line.startswith("|") else ("" if not line.strip() else "text")
+
+
+def blocks(lines: list[str]) -> str:
+    """Lines joined as markdown, with a blank line after a list or a table before anything else, so a
+    heading or sentence that follows a list item never runs on into it."""
+    out: list[str] = []
+    for line in lines:
+        if out and _kind(out[-1]) in ("list", "table") and _kind(line) not in (_kind(out[-1]), ""):
+            out.append("")
+        out.append(line)
+    return "\n".join(out)
