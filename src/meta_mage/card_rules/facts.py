@@ -27,7 +27,6 @@ _CASTS_MANY = re.compile(
     r"copy it for each spell",
     re.I,
 )
-_DAMAGES_PLAYERS = re.compile(r"damage to (?:any target|target player|each opponent|target opponent|each player)", re.I)
 # "{T}: Add {R}{G}", "Add {C}{C}", "Add three mana", "add {C}{C}{C} instead" (Tron)
 _MANY_MANA = re.compile(r"\badd (?:\{[^}]+\}){2,}|\badd (?:two|three|four|x) mana\b", re.I)
 _GRAVEYARD_CAST = re.compile(
@@ -183,10 +182,6 @@ class CardFacts:
     @property
     def casts_many(self) -> bool:
         return _CASTS_MANY.search(self.text) is not None
-
-    @property
-    def damages_players(self) -> bool:
-        return _DAMAGES_PLAYERS.search(self.text) is not None
 
     @property
     def flying(self) -> bool:
