@@ -277,12 +277,13 @@ def _lock(lock: str, effect: str) -> Maker:
     return make
 
 
-def _fixed(kind: str, effect: str) -> Maker:
-    return lambda match, text: [Role(kind, effect)]  # type: ignore[arg-type]
+def _always(role: Role) -> Maker:
+    """A pattern whose role does not depend on the words it matched."""
+    return lambda match, text: [role]
 
 
-def _fixed_counter(clause: Clause) -> Maker:
-    return lambda match, text: [Role("counter", "counters", Filter((clause,), "spell"))]
+def _counter_of(clause: Clause) -> Maker:
+    return _always(Role("counter", "counters", Filter((clause,), "spell")))
 
 
 def _protection(match: re.Match[str], text: str) -> list[Role]:
@@ -353,13 +354,7 @@ EFFECTS: tuple[tuple[re.Pattern[str], Maker], ...] = tuple(
         (r"enchanted creature [^.]*loses all abilities", _lock("all", "makes a creature lose all abilities")),
         (
             r"target player reveals their hand and discards all cards with that name",
-            lambda m, t: [
-                Role(
-                    "discard",
-                    "takes every copy of a named",
-                    Filter((Clause("type", frozenset({"land"}), negated=True),), "card"),
-                )
-            ],
+            _always(Role("discard", "takes every copy of a named", target_filter("nonland", "card"))),
         ),
         (
             r"counter that spell unless that player pays (\{\d+\})",
@@ -375,7 +370,7 @@ EFFECTS: tuple[tuple[re.Pattern[str], Maker], ...] = tuple(
         ),
         (
             r"nonbasic lands are \w+|lands your opponents control with the chosen name lose all land types",
-            _fixed("land", "turns nonbasic lands into basics"),
+            _always(Role("land", "turns nonbasic lands into basics")),
         ),
         (
             r"exile (?:target player's|each opponent's|that player's|all|target card from a) graveyards?"
@@ -386,11 +381,11 @@ EFFECTS: tuple[tuple[re.Pattern[str], Maker], ...] = tuple(
             r"|puts all the cards from their graveyard on the bottom|exile (?:up to (?:one|two) )?target cards? from "
             r"(?:a (?:single )?|an opponent's )?graveyards?|exile any number of target players' graveyards"
             r"|and their graveyard$|exile (?:up to one )?target creature card from a graveyard",
-            _fixed("graveyard", "exiles graveyards"),
+            _always(Role("graveyard", "exiles graveyards")),
         ),
         (
             r"creature cards in graveyards [^.]*can't enter|can't cast spells from graveyards",
-            lambda m, t: [Role("graveyard", "stops casting from and returning from graveyards", lock="graveyard cast")],
+            _always(Role("graveyard", "stops casting from and returning from graveyards", lock="graveyard cast")),
         ),
         (
             r"if a nontoken creature would enter and it wasn't cast, exile it instead",
@@ -398,28 +393,22 @@ EFFECTS: tuple[tuple[re.Pattern[str], Maker], ...] = tuple(
         ),
         (
             r"if no mana was spent to cast it, counter that spell",
-            _fixed_counter(Clause("number", limit=0, compare="exactly")),
+            _counter_of(Clause("number", limit=0, compare="exactly")),
         ),
         (
             r"can't cast more than one (?:noncreature )?spell each turn|costs \{1\} more to cast for each other spell"
             r"|can't cast (?:noncreature )?spells this turn",
-            _fixed("spell_limit", "limits how many spells they cast in a turn"),
+            _always(Role("spell_limit", "limits how many spells they cast in a turn")),
         ),
         (
             r"whenever a player casts a spell with mana value equal to .*counter that spell",
-            lambda m, t: [
-                Role(
-                    "counter",
-                    "counters",
-                    Filter((Clause("number", raised=3, condition="with that many counters"),), "spell"),
-                )
-            ],
+            _counter_of(Clause("number", raised=3, condition="with that many counters")),
         ),
         (
             r"if no colou?red mana was spent to cast it, counter that spell",
-            _fixed_counter(Clause("colourless")),
+            _counter_of(Clause("colourless")),
         ),
-        (r"you (?:may )?gain (?:\d+|x) life", _fixed("lifegain", "gains life")),
+        (r"you (?:may )?gain (?:\d+|x) life", _always(Role("lifegain", "gains life"))),
         (r"protection from (white|blue|black|red|green)(?: and from (white|blue|black|red|green))?", _protection),
         (r"hexproof from (white|blue|black|red|green) and from (white|blue|black|red|green)", _protection),
     )

@@ -9,6 +9,7 @@ text says it cannot reach. The words of every verdict come from the same role an
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -136,20 +137,12 @@ def _evaluate(role: Role, target: CardFacts) -> tuple[Outcome, str]:
         if role.chooser == "them":
             return "choice", "they choose what to discard"
         return role.filter.check(target)
-    if role.kind == "graveyard" and role.lock == "graveyard cast":
-        hit = target.graveyard_cast_or_reanimate
-        return ("yes", "") if hit else ("no", "it neither casts from nor returns from a graveyard")
-    checks = {
-        "graveyard": (target.uses_graveyard, "it does not use the graveyard"),
-        "land": (target.is_land and "basic" not in target.types, "not a nonbasic land"),
-        "spell_limit": (target.casts_many, "it does not need many spells in a turn"),
-        "lifegain": (False, "gaining life does not stop it"),
-        "protection": (bool(role.colours & target.colours), "not of that colour"),
-    }
-    if role.kind in checks:
-        hit, why = checks[role.kind]
-        return ("yes", "") if hit else ("no", why)
-    return _lock(role, target)
+    if role.kind == "ability":
+        return _lock(role, target)
+    if role.kind == "protection":
+        return ("yes", "") if role.colours & target.colours else ("no", "not of that colour")
+    hit, why = _KIND_CHECKS["graveyard cast" if role.lock == "graveyard cast" else role.kind]
+    return ("yes", "") if hit(target) else ("no", why)
 
 
 def _counter(role: Role, target: CardFacts) -> tuple[Outcome, str]:
@@ -207,21 +200,37 @@ def _damage(amount: Amount, target: CardFacts, outcome: Outcome, detail: str) ->
 
 
 def _lock(role: Role, target: CardFacts) -> tuple[Outcome, str]:
-    permanent = target.is_permanent and role.filter.check(target)[0] != "no"
-    checks: dict[str, tuple[bool, str]] = {
-        "activated": (permanent and target.any_activated, "it has no activated ability"),
-        "activated nonmana": (permanent and target.activated, "it has no activated ability but mana abilities"),
-        "named": (target.is_permanent and target.activated, "it has no activated ability but mana abilities"),
-        "enters": ("creature" in target.types and target.enters_trigger, "it has no enters trigger"),
-        "all": ("creature" in target.types and (target.triggered or target.any_activated), "nothing to lose"),
-        "many mana": (target.taps_for_more, "it does not tap for two or more mana"),
-        "uncast creatures": (target.puts_onto_battlefield, "it puts nothing onto the battlefield uncast"),
-        "your turn": (
-            "instant" in target.types or target.has_flash,
-            "it is not cast at instant speed",
-        ),
-    }
-    hit, why = checks.get(role.lock, (False, "no lock"))
-    if not permanent and role.lock in ("activated", "activated nonmana"):
-        why = role.filter.check(target)[1] or "not a permanent"
-    return ("yes", "") if hit else ("no", why)
+    if role.lock in ("activated", "activated nonmana"):  # of the permanents its filter names
+        if not target.is_permanent:
+            return "no", "not a permanent"
+        outcome, why = role.filter.check(target)
+        if outcome == "no":
+            return "no", why
+    hit, why = _LOCK_CHECKS.get(role.lock, (lambda card: False, "no lock"))
+    return ("yes", "") if hit(target) else ("no", why)
+
+
+Check = tuple[Callable[[CardFacts], bool], str]  # whether a card is reached, and why not in words
+_KIND_CHECKS: dict[str, Check] = {
+    "graveyard": (lambda card: card.uses_graveyard, "it does not use the graveyard"),
+    "graveyard cast": (
+        lambda card: card.graveyard_cast_or_reanimate,
+        "it neither casts from nor returns from a graveyard",
+    ),
+    "land": (lambda card: card.is_land and "basic" not in card.types, "not a nonbasic land"),
+    "spell_limit": (lambda card: card.casts_many, "it does not need many spells in a turn"),
+    "lifegain": (lambda card: False, "gaining life does not stop it"),
+}
+_LOCK_CHECKS: dict[str, Check] = {
+    "activated": (lambda card: card.any_activated, "it has no activated ability"),
+    "activated nonmana": (lambda card: card.activated, "it has no activated ability but mana abilities"),
+    "named": (lambda card: card.is_permanent and card.activated, "it has no activated ability but mana abilities"),
+    "enters": (lambda card: "creature" in card.types and card.enters_trigger, "it has no enters trigger"),
+    "all": (
+        lambda card: "creature" in card.types and (card.triggered or card.any_activated),
+        "nothing to lose",
+    ),
+    "many mana": (lambda card: card.taps_for_more, "it does not tap for two or more mana"),
+    "uncast creatures": (lambda card: card.puts_onto_battlefield, "it puts nothing onto the battlefield uncast"),
+    "your turn": (lambda card: "instant" in card.types or card.has_flash, "it is not cast at instant speed"),
+}
