@@ -374,14 +374,18 @@ EFFECTS: tuple[tuple[re.Pattern[str], Maker], ...] = tuple(
         ),
         (
             r"exile (?:target player's|each opponent's|that player's|all|target card from a) graveyards?"
-            r"|exile all graveyards|exiles? a card from their graveyard|choose target card in a graveyard"
+            r"|exile all graveyards|exiles? a card from their graveyard"
             r"|would be put into (?:an opponent's|a) graveyard from anywhere, exile it instead"
             r"|cards in graveyards can't"
-            r"|search its owner's graveyard, hand, and library for any number of cards"
             r"|puts all the cards from their graveyard on the bottom|exile (?:up to (?:one|two) )?target cards? from "
             r"(?:a (?:single )?|an opponent's )?graveyards?|exile any number of target players' graveyards"
             r"|and their graveyard$|exile (?:up to one )?target creature card from a graveyard",
             _always(Role("graveyard", "exiles graveyards")),
+        ),
+        (
+            r"search its owner's graveyard, hand, and library for (?:any number of|all) cards"
+            r" with th(?:e same|at) name",
+            _always(Role("graveyard", "exiles every copy of a card from their graveyard, hand and library")),
         ),
         (
             r"creature cards in graveyards [^.]*can't enter|can't cast spells from graveyards",
