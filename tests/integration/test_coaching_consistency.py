@@ -67,3 +67,52 @@ def test_mainboard_swaps_keep_a_flex_card_whose_lists_beat_a_top_deck(modern_wor
     ranger = next(c for c in result["flex_spots"] if c["name"] == "Ranger-Captain of Eos")
     assert "Jeskai Blink" in ranger["better_against"]
     assert "Ranger-Captain of Eos" not in {s["cut"] for s in result["swaps"]}
+
+
+def guide_checks(world: dict[str, Any], archetype: str) -> dict[str, int]:
+    """Over the sideboard guides of a real deck against the top 5 decks: core cards taken out without the
+    evidence named, guides that share an out-list with the same reasons (not decided by the opponent), and
+    guides that do not keep 60 + 15."""
+    deck, _ = modern_deck(archetype)
+    cards = call(world, "get_enriched_deck", deck=deck)["card_details"]
+    board = call(world, "optimize_sideboard", card_details=cards, archetype=archetype, format="Modern", days=DAYS)
+    stats = call(world, "get_deck_matchup_stats", archetype=archetype, format="Modern", days=DAYS)
+    lists = call(world, "optimize_mainboard", card_details=cards, archetype=archetype, format="Modern", days=DAYS)
+    core = {c["name"] for c in lists["core_cards"] if c["inclusion_rate"] >= 90}
+    counts = {"guides": 0, "core cut on no evidence": 0, "same out-list and reasons": 0, "not 60 + 15": 0}
+    seen: set[tuple[tuple[str, int, str], ...]] = set()
+    for top in board["top_archetypes"]:
+        plan = call(
+            world,
+            "generate_deck_matchup_strategy",
+            card_details=cards,
+            archetype=archetype,
+            opponent_archetype=top["archetype"],
+            matchup_stats=stats,
+        )
+        guide = plan["sideboard_guide"]
+        counts["guides"] += 1
+        outs = tuple(sorted((c["name"], c["quantity"], c["why"]) for c in guide["take_out"]))
+        counts["core cut on no evidence"] += sum(
+            name in core and not any(w in why for w in ("went", "answers only", "nothing to hit"))
+            for name, _, why in outs
+        )
+        stated = all("the first to go when nothing misses" in why for *_, why in outs)  # the same out anywhere
+        counts["same out-list and reasons"] += bool(outs) and outs in seen and not stated
+        seen.add(outs)
+        counts["not 60 + 15"] += (guide["mainboard_after"], guide["sideboard_after"]) != (60, 15)
+    return counts
+
+
+@pytest.mark.parametrize("archetype", ["Boros Energy", "Jeskai Blink", "Domain Zoo", "Affinity", "Amulet Titan"])
+def test_guides_keep_core_cards_and_depend_on_the_opponent(modern_world: dict[str, Any], archetype: str) -> None:
+    # Given a real deck and its guides against the format's top 5 decks
+    counts = guide_checks(modern_world, archetype)
+    print(f"\n{archetype}: {counts}")
+    # Then no card in 90%+ of the lists goes out without its evidence (its lists' record, or an answer spell
+    # with nothing or little to hit), no two guides cut the same cards for the same reasons unless the guide
+    # says the card goes first in any matchup, and 60 + 15 holds
+    assert counts["guides"] == 5
+    assert counts["core cut on no evidence"] == 0
+    assert counts["same out-list and reasons"] == 0
+    assert counts["not 60 + 15"] == 0

@@ -79,3 +79,13 @@ def test_does_not_contain_then_fallback_then_unknown(rules: ArchetypeClassifier)
 def test_names_are_normalised_to_front_faces(rules: ArchetypeClassifier) -> None:
     deck = {"URZA'S TOWER": 4, "Urza's Mine // Something": 4}
     assert rules.classify("Modern", deck, {}).archetype == "Tron"
+
+
+def test_an_archetypes_defining_cards_are_those_its_rule_asks_for() -> None:
+    # Given our Modern rules, Then the cards a guide never cuts without evidence include what a deck is named after
+    from meta_mage.config import Settings
+
+    classifier = ArchetypeClassifier(Settings().archetype_rules_dir)
+    assert "goryo's vengeance" in classifier.defining_cards("Modern", "Goryo's Reanimator")
+    assert {"amulet of vigor", "primeval titan"} <= classifier.defining_cards("Modern", "Amulet Titan")
+    assert classifier.defining_cards("Modern", "No Such Deck") == frozenset()

@@ -265,6 +265,15 @@ class ArchetypeClassifier:
         norm_side = {card_key(n): c for n, c in side.items()}
         return self.rules_for(fmt).classify(norm_main, norm_side)
 
+    def defining_cards(self, fmt: str, archetype: str) -> frozenset[str]:
+        """The cards (normalised) whose presence the archetype's rule asks for: what the deck is named after."""
+        found: set[str] = set()
+        for rule in self.rules_for(fmt).archetypes:
+            for named in (rule, *rule.variants):
+                if archetype == named.name or archetype.endswith(" " + named.name):
+                    found |= {c for cond in named.conditions if "DoesNotContain" not in cond.kind for c in cond.cards}
+        return frozenset(found)
+
     def fingerprint(self) -> str:
         """A digest of every rule file, so stored classifications know which rules made them."""
         import hashlib

@@ -24,7 +24,8 @@ _GRAVEYARD_USE = re.compile(
 )
 _CASTS_MANY = re.compile(
     r"\b(storm|cascade)\b|second spell|spells? (?:you've|you have) cast this turn|for each (?:other )?spell cast|"
-    r"copy it for each spell",
+    r"copy it for each spell|whenever you cast an instant or sorcery spell|gains flashback until end of turn"
+    r"|add \{r\}\{r\}\{r\}|add \{b\}\{b\}\{b\}",
     re.I,
 )
 # "{T}: Add {R}{G}", "Add {C}{C}", "Add three mana", "add {C}{C}{C} instead" (Tron)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import datetime as dt
+import re
+from collections.abc import Callable
 from typing import Any
 
 from pydantic import ValidationError
@@ -51,7 +53,13 @@ CANDIDATE_INCLUSION = 30.0
 
 KEY_INCLUSION = 40.0  # an opponent's card in at least this share of its lists is a key card
 GUIDE_MAX_IN = 7  # cards brought in against one opponent, at most
-GUIDE_MAX_TRIMS = 3  # core four-ofs cut down to three to make room, at most
+GUIDE_MAX_TRIMS = 3  # four-ofs cut down to three to make room, at most
+CORE_GUARD = 90.0  # a card in this share of the archetype's lists (or named by its rule) goes out only on evidence
+WORTH_CAP = 3.0  # the most a card's worth in a matchup counts, however many of their cards it reaches
+WEAK_BY = 2.0  # an answer spell makes room for a sideboard card worth this many times more in the matchup
+FAST_DECK = 2.5  # an opponent whose key spells average under this mana value is fast
+COLOUR_LETTERS = {"white": "W", "blue": "U", "black": "B", "red": "R", "green": "G"}
+_CHEAPER_VS_COLOUR = re.compile(r"costs? \{(\d+)\} less to cast if it targets an? (white|blue|black|red|green)")
 BETTER_BY = 3.0  # points of shrunk win rate by which lists with a card must beat the archetype's own
 
 
@@ -127,6 +135,46 @@ def _facts_of_key(card: KeyCard) -> CardFacts:
         loyalty=card.loyalty,
         colors=tuple(card.colors) if card.colors is not None else None,
     )
+
+
+def _worth(
+    card: CardDetail, how: dict[str, str], targets: list[CardFacts], weights: dict[str, float]
+) -> tuple[float, str]:
+    """What a card is worth in a matchup: each key card it answers, weighted by the share of their lists that
+    play it (their key lands count as one card together; ``WORTH_CAP`` at most, as one card answers one
+    threat at a time); halved when its cost reduction needs a colour none of their key cards has (Mystical Dispute
+    against a deck without blue), with the words that say so."""
+    lands = {t.name for t in targets if t.is_land}
+    spells = sum(weights.get(name, 0.5) for name in how if name not in lands)
+    land_hate = min(1.0, sum(weights.get(name, 0.5) for name in how if name in lands))  # their mana base: one card
+    worth = min(WORTH_CAP, spells + land_hate)
+    cheaper = re.search(
+        r"costs? \{(\d+)\} less to cast if it targets an? (white|blue|black|red|green)", card.oracle_text or ""
+    )
+    if cheaper and worth:
+        colour = COLOUR_LETTERS[cheaper.group(2)]
+        if not any(colour in t.colours for t in targets if t.name in how):
+            return worth / 2, f" (full cost here: none of theirs is {cheaper.group(2)})"
+    return worth, ""
+
+
+def _weights(key_cards: list[KeyCard]) -> dict[str, float]:
+    """How much answering each of an opponent's key mainboard cards is worth: the share of its lists playing it."""
+    return {k.name: k.inclusion_rate / 100 for k in key_cards if k.section == "mainboard"}
+
+
+def _tie_rule(targets: list[CardFacts]) -> Callable[[CardDetail], tuple[float, ...]]:
+    """How a guide orders cards that are otherwise equal to take out: against a fast deck (its key spells
+    average under ``FAST_DECK`` mana) the most expensive first, it comes down too late; against a slower
+    one the cheapest first, it trades worst with their bigger cards; then the fewer copies first."""
+    spells = [t.mana_value for t in targets if not t.is_land]
+    fast = bool(spells) and sum(spells) / len(spells) < FAST_DECK
+    sign = -1 if fast else 1
+
+    def order(card: CardDetail) -> tuple[float, ...]:
+        return (sign * _facts_of_detail(card).mana_value, card.quantity)
+
+    return order
 
 
 def _pct(part: int, whole: int) -> float:
@@ -303,6 +351,13 @@ class DeckCoach:
         vs = (own_stats[index].get(card_key(name)) or {}).get(opponent)
         return record(vs[0], vs[1], 0, self.meta.min_sample) if vs else None
 
+    def _core(self, fmt: str, archetype: str, stats: dict[str, Any]) -> dict[str, str]:
+        """The archetype's core cards (normalised), each "defining" (its rule names it: what the deck is) or
+        "common" (in ``CORE_GUARD`` % of its lists)."""
+        lists = stats.get("decks") or 0
+        core = {card_key(c): "common" for c, row in stats.get("main", {}).items() if _pct(row[0], lists) >= CORE_GUARD}
+        return core | dict.fromkeys(self.classifier.defining_cards(fmt, archetype), "defining")
+
     def _guide(
         self,
         opponent: str,
@@ -311,54 +366,86 @@ class DeckCoach:
         main: list[CardDetail],
         targets: list[CardFacts],
         own_stats: dict[str, Any],
+        core: dict[str, str],
+        weights: dict[str, float],
     ) -> SideboardGuide:
-        """What to bring in (sideboard cards that answer the opponent's key cards by the rules, or whose
-        lists did better against it: ``did_better``) and as many cards to take out: mainboard spells with
-        nothing to hit among its key cards first, then cards whose lists did worse against it, then flex
-        cards the archetype's lists play least, then one copy of up to three core four-ofs. Never out: a
-        card that answers something of theirs, or whose lists did better against it."""
+        """What to bring in and as many cards to take out against one opponent.
+
+        In: sideboard cards that answer its key cards by the rules, or whose lists did better against it
+        (``did_better``), ranked by ``_worth`` here (+2 for the record), cheaper first. Out, in this order:
+        spells with nothing to hit among its key cards; cards whose lists did worse against it; answer spells
+        worth ``WEAK_BY`` times less than the best card coming in; flex cards the lists play least; one copy
+        of up to three four-ofs; equal cards by ``_tie_rule``. Never out: a card whose lists did better
+        against it, and a ``core`` card without evidence (a "defining" one only on its lists' record, a
+        "common" one also on the rules: an answer spell with nothing or little to hit here)."""
         lists = own_stats.get("decks") or 0
         inclusion = {card_key(c): _pct(r[0], lists) for c, r in own_stats.get("main", {}).items()}
-        scored: list[tuple[int, str, GuideCard]] = []
+        speed = _tie_rule(targets)
+        # what comes in, best first: what it answers weighted by how often they play it (its worth here),
+        # 2 more when its lists did better against them; then cheaper first
+        scored: list[tuple[float, tuple[float, ...], str, GuideCard]] = []
         for card in side:
             how = self._answers(card, targets, main)
             with_card = self._with_card(own_stats, card.name, opponent)
             better = did_better(with_card, base)
             if not how and not better:
                 continue
-            why = group_ways(how, limit=2)
+            worth, full_cost = _worth(card, how, targets, weights)
+            why = group_ways(how, limit=2) + full_cost
             if with_card is not None and with_card.wins + with_card.losses:
                 why += ("; " if why else "") + f"lists with it went {with_card.wins}-{with_card.losses}"
-            scored.append(
-                (-(len(how) + 2 * better), card.name, GuideCard(name=card.name, quantity=card.quantity, why=why))
-            )
-        ranked = [guide_card for _, _, guide_card in sorted(scored, key=lambda s: (s[0], s[1]))]
+            guide_card = GuideCard(name=card.name, quantity=card.quantity, why=why)
+            scored.append((-(worth + 2 * better), (_facts_of_detail(card).mana_value,), card.name, guide_card))
+        ranked = [guide_card for *_, guide_card in sorted(scored, key=lambda s: s[:3])]
+        best_in = -min((s[0] for s in scored), default=0.0)
         coming = {card_key(c.name) for c in ranked}
-        # what can go, in that order (the first field of each entry); core cards only as trims
-        outs: list[tuple[int, float, str, CardDetail, str]] = []
-        trims: list[tuple[int, float, str, CardDetail, str]] = []
+        # what can go: (order, share of the lists, tie rule, card, why); core cards only on evidence
+        outs: list[tuple[int, float, tuple[float, ...], CardDetail, str]] = []
+        trims: list[tuple[int, float, tuple[float, ...], CardDetail, str]] = []
         for card in main:
-            if "Land" in (card.type_line or "") or card_key(card.name) in coming:
+            key = card_key(card.name)
+            if "Land" in (card.type_line or "") or key in coming:
                 continue
-            if self._answers(card, targets, main):
+            facts = _facts_of_detail(card)
+            spell = bool(facts.types & {"instant", "sorcery"})
+            how = self._answers(card, targets, main)
+            worth = _worth(card, how, targets, weights)[0]
+            by_rules = spell and core.get(key) != "defining"  # an answer spell may go out on the rules' evidence
+            weak = bool(how) and by_rules and best_in >= WEAK_BY * worth
+            if how and not weak:
                 continue
             in_lists = self._with_card(own_stats, card.name, opponent, "main_vs")
             gap = evidence_gap(in_lists, base)
             if gap is not None and gap >= BETTER_BY:  # lists with it did better here: it stays
                 continue
-            share = inclusion.get(card_key(card.name), 0.0)
+            share = inclusion.get(key, 0.0)
+            tie = speed(card)
+            core_note = " (a core card, out on that evidence)" if key in core else ""
+            rules_note = " (a core card, out on the rules)" if key in core else ""
             if gap is not None and gap <= -BETTER_BY and in_lists is not None:
                 why = f"lists with it went {in_lists.wins}-{in_lists.losses} here, below the archetype's record"
-                outs.append((1, share, card.name, card, why))
+                outs.append((1, share, tie, card, why + core_note))
                 continue
-            dead = any(r.kind not in ("lifegain", "protection") for r in roles_of(_facts_of_detail(card)))
+            if weak:  # the rules' evidence: an answer spell that reaches little of what they play
+                why = f"answers only {' / '.join(how)} here; {ranked[0].name} answers more of what they play"
+                outs.append((2, share, tie, card, why + rules_note))
+                continue
+            dead = any(r.kind not in ("lifegain", "protection") for r in roles_of(facts))
+            # a core card goes out only on evidence: its lists' record (above) or, unless its rule names it (what
+            # the deck is), the rules, when it is an answer spell with nothing (or little) to hit here
+            if key in core and not (dead and by_rules):
+                continue
             if not dead and share >= CORE_INCLUSION:
-                if card.quantity >= 4:  # a core four-of can lose one copy
+                if card.quantity >= 4:  # a four-of most lists play can lose one copy
                     trim = card.model_copy(update={"quantity": 1})
-                    trims.append((3, share, card.name, trim, f"one copy of a four-of (in {share:g}% of the lists)"))
+                    trims.append((4, share, tie, trim, f"one copy of a four-of (in {share:g}% of the lists)"))
                 continue
-            why = "nothing to hit among their key cards" if dead else f"a flex slot (in {share:g}% of the lists)"
-            outs.append((0 if dead else 2, share, card.name, card, why))
+            why = (
+                "nothing to hit among their key cards"
+                if dead
+                else f"a flex slot (in {share:g}% of the lists): the first to go when nothing misses in a matchup"
+            )
+            outs.append((0 if dead else 3, share, tie, card, why + rules_note))
         outs += sorted(trims, key=lambda t: (t[1], t[2]))[:GUIDE_MAX_TRIMS]
         room = min(GUIDE_MAX_IN, sum(o[3].quantity for o in outs))
         bring_in: list[GuideCard] = []
@@ -370,7 +457,7 @@ class DeckCoach:
             room -= take
         wanted = sum(c.quantity for c in bring_in)
         take_out: list[GuideCard] = []
-        for _, _, _, card, why in sorted(outs, key=lambda c: (c[0], c[1], c[2])):
+        for _, _, _, card, why in sorted(outs, key=lambda c: (c[0], c[1], c[2], c[3].name)):
             if wanted <= 0:
                 break
             take = min(card.quantity, wanted)
@@ -553,7 +640,11 @@ class DeckCoach:
             else CardDetail(name=slot.name, quantity=slot.quantity, section="sideboard")
             for slot in final
         ]
-        guides = [self._guide(opp, base, final_cards, main_list, targets[opp], stats) for opp, base in opponents]
+        core = self._core(params.format, name, stats)
+        guides = [
+            self._guide(opp, base, final_cards, main_list, targets[opp], stats, core, _weights(profiles[opp][1]))
+            for opp, base in opponents
+        ]
         return OptimizeSideboardOutput(
             format=params.format,
             archetype=name,
@@ -616,7 +707,8 @@ class DeckCoach:
                     with_card_vs_opponent=with_vs,
                 )
             )
-        guide = self._guide(opponent, record_vs, side, main_cards, targets, own_stats)
+        core = self._core(fmt, archetype, own_stats)
+        guide = self._guide(opponent, record_vs, side, main_cards, targets, own_stats, core, _weights(key_cards))
         main = main_cards
         profile = {
             "mainboard_cards": sum(c.quantity for c in main),

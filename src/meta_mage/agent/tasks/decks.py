@@ -152,7 +152,11 @@ def _guide_lines(guide: SideboardGuide) -> list[str]:
     held = f"Also worth a slot if you find room: {', '.join(guide.held_back)}." if guide.held_back else ""
     if not guide.bring_in:
         if held:
-            return [f"{head}: stay with the main deck. {held}"]
+            return [
+                f"{head}: stay with the main deck. Each main-deck spell answers something of theirs or is core "
+                "to the archetype (its rule names it, or 90%+ of its lists play it) with no record against them "
+                f"to cut it on. If you make room yourself, the best to bring in: {', '.join(guide.held_back)}."
+            ]
         return [head + ": nothing in your sideboard lines up against their key cards; stay with the main deck."]
     lines = [head + ":", "In:"]
     lines += [f"- +{c.quantity} {c.name}: {c.why}" for c in guide.bring_in]
