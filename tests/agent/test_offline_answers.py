@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+import pytest
+
 from meta_mage.agent.conversation import Conversations
 from meta_mage.agent.offline import OFFLINE_NOTE
 from meta_mage.models.drafts import REDACTED
@@ -275,3 +277,17 @@ async def test_a_composed_answer_streams_a_paragraph_or_table_per_event(offline:
     assert "".join(pieces) == turn.text and "|---|" in turn.text
     assert len(pieces) == len([p for p in turn.text.split("\n\n") if p.strip()]) < 20
     assert all("\n\n" not in piece.rstrip("\n") for piece in pieces)
+
+
+@pytest.mark.parametrize("archetype", ["Boros Energy", "Jeskai Blink", "Izzet Prowess"])
+async def test_best_and_worst_lead_with_matchups_that_have_a_verdict(
+    offline: Conversations, modern_world: dict[str, Any], archetype: str
+) -> None:
+    # Given an archetype's spread, When the coach names its best and worst matchups
+    turn = await run_turn(offline, f"How does {archetype} do in Modern over the last 30 days?")
+    for side, called in (("Best", ("favoured", "leans favoured")), ("Worst", ("unfavoured", "leans unfavoured"))):
+        line = next(line for line in turn.text.splitlines() if line.startswith(f"{side} matchups: "))
+        verdicts = [entry.rsplit(": ", 1)[-1].rstrip(".") for entry in line.split(": ", 1)[1].split("; ")]
+        # Then a cell with too few matches to call never comes before one with a verdict on that side
+        first_uncalled = next((i for i, v in enumerate(verdicts) if v not in called), len(verdicts))
+        assert all(v not in called for v in verdicts[first_uncalled:]), line

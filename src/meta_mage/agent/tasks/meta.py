@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from meta_mage.agent.tasks.phrasing import PRIOR, blocks, by_estimate, dates, percent, rate, short, spread
+from meta_mage.agent.tasks.phrasing import PRIOR, blocks, by_estimate, dates, headline, percent, rate, short, spread
 from meta_mage.agent.tasks.task import Calls, Cue, Results, TaskSpec
 from meta_mage.analytics.stats import PRIOR_MATCHES
 from meta_mage.models.conversation import Known, Route
@@ -108,7 +108,7 @@ def matchups(route: Route, known: Known, done: Results) -> str:
         ranked = by_estimate(row.matchups)
         extra = ""
         if len(ranked) > 1:
-            best, worst = ranked[0], ranked[-1]
+            best, worst = (headline(ranked, "best", 1) or ranked)[0], (headline(ranked, "worst", 1) or ranked[::-1])[0]
             extra = f"; best vs {best.opponent} {short(best)}, worst vs {worst.opponent} {short(worst)}"
         elif ranked:
             extra = f"; only decided matchup: vs {ranked[0].opponent} {short(ranked[0])}"

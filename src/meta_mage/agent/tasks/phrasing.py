@@ -33,6 +33,18 @@ def by_estimate(cells: list[MatchupCell]) -> list[MatchupCell]:
     return sorted(decided, key=lambda c: (-(c.estimate or 0), -(c.wins + c.losses), c.opponent))
 
 
+def headline(ranked: list[MatchupCell], side: str, most: int = 3) -> list[MatchupCell]:
+    """The best (``side`` "best") or worst matchups to lead with, from ``by_estimate`` cells: those with a
+    verdict on that side (favoured, leans favoured; or the unfavoured ones) first, and cells with too few
+    matches to call only after them, never ahead."""
+    best = side == "best"
+    verdicts = ("favoured", "leans favoured") if best else ("unfavoured", "leans unfavoured")
+    order = ranked if best else ranked[::-1]
+    on_side = [c for c in order if ((c.estimate or 0) > 50 if best else (c.estimate or 0) < 50)]
+    called = [c for c in on_side if c.verdict in verdicts]
+    return (called + [c for c in on_side if c not in called])[:most]
+
+
 PRIOR = f"each record plus {PRIOR_MATCHES} imaginary matches at 50%"
 
 
@@ -74,8 +86,7 @@ def spread(stats: DeckMatchupStatsOutput, opponent: str | None) -> str:
     if not ranked:
         lines.append("No decided matches against any archetype in this window; ask for a longer window.")
         return "\n\n".join(lines)
-    good = [c for c in ranked if (c.estimate or 0) > 50][:3]
-    bad = [c for c in reversed(ranked) if (c.estimate or 0) < 50][:3]
+    good, bad = headline(ranked, "best"), headline(ranked, "worst")
     for label, group, none, closest in (
         ("Best matchups", good, "none is won more often than lost; the closest", ranked[:1]),
         ("Worst matchups", bad, "none is lost more often than won; the closest", ranked[-1:]),
