@@ -291,3 +291,24 @@ async def test_best_and_worst_lead_with_matchups_that_have_a_verdict(
         # Then a cell with too few matches to call never comes before one with a verdict on that side
         first_uncalled = next((i for i, v in enumerate(verdicts) if v not in called), len(verdicts))
         assert all(v not in called for v in verdicts[first_uncalled:]), line
+
+
+async def test_a_card_missing_from_the_card_data_stays_in_the_deck(
+    offline: Conversations, modern_world: dict[str, Any]
+) -> None:
+    # Given a real Boros Energy list where one main-deck four-of is a card the corpus does not know
+    deck, _ = modern_deck("Boros Energy")
+    lines = deck.splitlines()
+    four = next(i for i, line in enumerate(lines) if line.startswith("4 ") and "Land" not in line)
+    lines[four] = "4 Qwxyz Unprintable Card"
+    pasted = await run_turn(offline, "My deck:\n" + "\n".join(lines), context={"format": "Modern", "days": 30})
+    await run_turn(offline, "yes", pasted.conversation_id)
+    # When the player asks for a sideboard plan
+    turn = await run_turn(offline, "How should I sideboard against Affinity?", pasted.conversation_id)
+    # Then the deck still adds up to their 60 + 15, and the answer says the card was kept and not judged
+    assert (
+        "That leaves 60 cards in the deck and 15 in the sideboard." in turn.text
+        or "stay with the main deck" in turn.text
+    )
+    assert "kept at their count and not judged: 4 Qwxyz Unprintable Card" in turn.text
+    assert "−4 Qwxyz" not in turn.text

@@ -105,7 +105,10 @@ def test_enrich_corrects_resolves_and_suggests(cards: CardsRepository) -> None:
         ("Lightning Helix", 4),
         ("Phlage, Titan of Fire's Fury", 2),
         ("Mountain", 10),
+        ("Bountain", 1),  # unknown cards stay at their count (the deck still adds up), marked unknown
+        ("Xyzzy Plugh", 1),
     ]
+    assert [c.name for c in deck.card_details if c.unknown] == ["Bountain", "Xyzzy Plugh"]
     assert [(u.name, u.suggestions) for u in deck.unresolved] == [
         ("Bountain", ["Fountain", "Mountain"]),
         ("Xyzzy Plugh", []),

@@ -404,7 +404,7 @@ class DeckCoach:
         trims: list[tuple[int, float, tuple[float, ...], CardDetail, str]] = []
         for card in main:
             key = card_key(card.name)
-            if "Land" in (card.type_line or "") or key in coming:
+            if "Land" in (card.type_line or "") or key in coming or card.unknown:  # an unknown card is not judged
                 continue
             facts = _facts_of_detail(card)
             spell = bool(facts.types & {"instant", "sorcery"})

@@ -55,6 +55,8 @@ def enrich_deck(text: str, cards: CardsRepository) -> EnrichedDeck:
             unresolved.append(
                 UnresolvedCard(name=name, quantity=quantity, section=section, suggestions=suggestions.get(name, []))
             )
+            # kept at its count, so the deck still adds up to the player's own 60 + 15
+            by_card[name, section] = CardDetail(name=name, quantity=quantity, section=section, unknown=True)  # type: ignore[arg-type]
         elif (card.name, section) in by_card:
             total = by_card[card.name, section].quantity + quantity
             if total > MAX_COPIES:
@@ -69,7 +71,7 @@ def enrich_deck(text: str, cards: CardsRepository) -> EnrichedDeck:
     counts = {
         "mainboard": sum(q for _, q, s in entries if s == "mainboard"),
         "sideboard": sum(q for _, q, s in entries if s == "sideboard"),
-        "distinct_cards": len(details) + len(unresolved),
+        "distinct_cards": len(details),
         "lands": sum(d.quantity for d in main if "Land" in (d.type_line or "")),
         "creatures": sum(d.quantity for d in main if "Creature" in (d.type_line or "")),
         "unresolved": sum(u.quantity for u in unresolved),

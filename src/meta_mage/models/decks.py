@@ -29,6 +29,7 @@ class CardDetail(BaseModel):
     colors: list[str] = Field(default_factory=list)
     color_identity: list[str] = Field(default_factory=list)
     oracle_text: str | None = None
+    unknown: bool = Field(default=False, description="Not in the card data: kept at its count, never judged")
 
 
 class UnresolvedCard(BaseModel):

@@ -92,6 +92,7 @@ def strategy(route: Route, known: Known, done: Results) -> str:
         "Mulligan hands that cannot interact with their first key cards above; bring in the answers listed when "
         "their threats are the ones you lose to.",
     ]
+    lines += _unknown_lines(known)
     return blocks(lines)
 
 
@@ -141,7 +142,16 @@ def optimize_sideboard(route: Route, known: Known, done: Results) -> str:
         lines += [f"- {cut.quantity} {cut.name}: {cut.why}" for cut in result.cut_reasons]
     for guide in result.guides:
         lines += ["", *_guide_lines(guide)]
+    lines += _unknown_lines(known)
     return blocks(lines)
+
+
+def _unknown_lines(known: Known) -> list[str]:
+    """The cards of the player's list that are not in the card data: kept at their count, never judged."""
+    unknown = [f"{c.quantity} {c.name}" for c in known.deck.cards if c.unknown]
+    if not unknown:
+        return []
+    return ["", f"Not in my card data, so kept at their count and not judged: {', '.join(unknown)}."]
 
 
 def _guide_lines(guide: SideboardGuide) -> list[str]:
