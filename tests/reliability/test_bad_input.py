@@ -856,10 +856,12 @@ class ToolAnswer:
 
 
 def _only_unknown_cards(result: dict[str, Any]) -> str:
-    assert result["card_details"] == [] and result["corrected"] == {}
+    # every card kept at its count, marked unknown (issue 24: a deck still adds up), none read
+    assert all(c["unknown"] for c in result["card_details"]) and result["corrected"] == {}
+    assert sum(c["quantity"] for c in result["card_details"]) == 60
     assert [u["name"] for u in result["unresolved"]] == ["Xyzzy Plugh", "Frobnitz Qux", "Glorpwump Island"]
     assert result["counts"]["unresolved"] == result["counts"]["mainboard"] == 60
-    return "answered: 0 cards resolved, all 3 names listed as unresolved"
+    return "answered: 0 cards resolved, all 3 names listed as unresolved and kept as unknown"
 
 
 UNICODE_DECK = (
@@ -869,7 +871,7 @@ UNICODE_DECK = (
 
 
 def _unicode_deck(result: dict[str, Any]) -> str:
-    assert [(c["name"], c["quantity"]) for c in result["card_details"]] == [
+    assert [(c["name"], c["quantity"]) for c in result["card_details"] if not c["unknown"]] == [
         ("Lightning Bolt", 4),
         ("Ragavan, Nimble Pilferer", 4),
         ("Lim-Dûl's Vault", 1),  # typed decomposed (u + combining circumflex): the same card

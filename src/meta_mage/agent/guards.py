@@ -115,7 +115,7 @@ def _read_deck(known: Known, done: dict[str, ToolMessage]) -> GuardStep | None:
     """A pasted list is read (get_enriched_deck) and classified (classify_deck), and the archetype confirmed."""
     enriched, classified = done.get("get_enriched_deck"), done.get("classify_deck")
     deck = known.deck
-    if deck.text and not deck.cards:
+    if deck.text and not deck.read:
         if enriched is None:
             return GuardStep.call("get_enriched_deck")
         if _failed(enriched):
@@ -125,7 +125,7 @@ def _read_deck(known: Known, done: dict[str, ToolMessage]) -> GuardStep | None:
             "I could not match any card in that list to a real card name. Please check the names and paste it "
             "again (one card per line, like `4 Lightning Bolt`).",
         )
-    if deck.cards and not deck.archetype:
+    if deck.read and not deck.archetype:
         suggested = deck.suggested
         if not suggested and deck.rejected:
             return GuardStep.ask("archetype", "")  # the graph lists the format's archetypes

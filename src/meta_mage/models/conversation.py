@@ -102,6 +102,11 @@ class Deck(BaseModel):
     kept_archetype: str | None = Field(default=None, alias="deck_archetype")
 
     @property
+    def read(self) -> bool:
+        """Cards of the list were found in the card data (a list of only unknown names was not read)."""
+        return any(not card.unknown for card in self.cards)
+
+    @property
     def on_the_table(self) -> bool:
         """A list was pasted (read or not)."""
         return bool(self.text or self.cards)

@@ -66,7 +66,7 @@ DAYS = Rule(
 )
 CARD_DETAILS = Rule(
     "deck",
-    lambda known: bool(known.deck.cards),
+    lambda known: known.deck.read,
     "blocked: needs card_details from get_enriched_deck; ask the user to paste their decklist",
     PASTE_DECK,
 )
@@ -100,7 +100,7 @@ DRAFT_ID = Rule(
 )
 DECK_OR_ARCHETYPE = Rule(
     "deck",
-    lambda known: bool(known.deck.cards or known.deck.archetype),
+    lambda known: known.deck.read or bool(known.deck.archetype),
     "blocked: needs a decklist or an archetype; ask the user",
     "Please paste your decklist (MTGO or Arena export, sideboard after a `Sideboard` line) and I'll review it, "
     "or tell me which archetype you play.",
