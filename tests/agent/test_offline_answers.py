@@ -312,3 +312,49 @@ async def test_a_card_missing_from_the_card_data_stays_in_the_deck(
     )
     assert "kept at their count and not judged: 4 Qwxyz Unprintable Card" in turn.text
     assert "−4 Qwxyz" not in turn.text
+
+
+def field_expectation(table: dict[str, Any], archetype: str) -> tuple[float, float, float]:
+    """Written apart from analytics/field.py: the share-weighted mean of the archetype's estimates against the
+    field (50 in the mirror, its overall estimate where it has no decided match), with its 95 % interval."""
+    rows = {r["archetype"]: r for r in table["archetypes"] if r["archetype"] != "Unknown"}
+    total = sum(r["meta_share"] for r in rows.values())
+    row = rows[archetype]
+    cells = {c["opponent"]: c for c in row["matchups"] if c["estimate"] is not None}
+
+    def var(block: dict[str, Any]) -> float:
+        p = block["estimate"] / 100
+        return p * (1 - p) / (block["wins"] + block["losses"] + 10)
+
+    mean, variance, filled = 0.0, 0.0, 0.0
+    for name, other in rows.items():
+        w = other["meta_share"] / total
+        if name == archetype:
+            mean += w * 50
+        elif name in cells:
+            mean += w * cells[name]["estimate"]
+            variance += w * w * var(cells[name])
+        else:
+            mean += w * row["overall"]["estimate"]
+            filled += w
+    variance += filled * filled * var(row["overall"])
+    half = 1.96 * variance**0.5 * 100
+    return round(mean, 1), round(mean - half, 1), round(mean + half, 1)
+
+
+async def test_what_should_i_play_is_a_recommendation_against_the_field(
+    offline: Conversations, modern_world: dict[str, Any]
+) -> None:
+    # When a player asks what to play
+    turn = await run_turn(offline, "What should I play in Modern over the last 30 days?")
+    # Then the coach ranks archetypes by expected win rate against the field, not by popularity
+    assert turn.tools() == ["get_format_matchup_stats"]
+    assert "**What to play in Modern**" in turn.text and "Top decks in Modern" not in turn.text
+    rows = re.findall(r"^\| (\d+) \| ([^|]+) \| ([\d.]+)% \(([\d.]+)-([\d.]+)%\)", turn.text, re.M)
+    assert len(rows) == 10
+    table = call(modern_world, "get_format_matchup_stats", format="Modern", days=30)
+    # each figure is the independent computation's, and the order is on the interval's low end
+    for _, name, expected, low, high in rows:
+        assert (float(expected), float(low), float(high)) == pytest.approx(field_expectation(table, name), abs=0.11)
+    lows = [float(low) for *_, low, _ in rows]
+    assert lows == sorted(lows, reverse=True)

@@ -112,7 +112,7 @@ SINGLE_TURNS: list[tuple[str, dict[str, Any], dict[str, Any]]] = [
         {**MODERN_30, "deck_text": DECK, "archetype": "Boros Energy"},
         {"workflow": "deck_coaching", "task": "strategy", "opponent": "Domain Zoo"},
     ),
-    ("What should I bring to a Modern RCQ?", {}, {"workflow": "meta_research", "task": "rankings"}),
+    ("What should I bring to a Modern RCQ?", {}, {"workflow": "meta_research", "task": "recommend"}),
     (
         "How should I play against Jeskai Blink?",
         MODERN_30,
@@ -187,19 +187,19 @@ SINGLE_TURNS: list[tuple[str, dict[str, Any], dict[str, Any]]] = [
         {"draft": "warband", "card_filter": {"drafter": "arborist77"}},
     ),
     ("which white or red cards were in the tarkir draft?", {}, {"card_filter": None}),  # two colours: no filter
-    # a player's shorthand: every word of a name, short ones too, and "what should I play"
+    # a player's shorthand: every word of a name, short ones too, and "what should I play" (a recommendation)
     (
         "How does Prowess do against Zoo in Modern over the last 30 days?",
         {},
         {"task": "matchups", "archetype": "Izzet Prowess", "opponent": "Domain Zoo"},
     ),
     ("Is Tron good against Zoo in Modern?", {}, {"archetype": "Eldrazi Tron", "opponent": "Domain Zoo"}),
-    ("What should I play in Pauper right now?", {}, {"workflow": "meta_research", "task": "rankings"}),
+    ("What should I play in Pauper right now?", {}, {"workflow": "meta_research", "task": "recommend"}),
     ("what's good in Modern this week?", {}, {"workflow": "meta_research", "task": "rankings", "days": 7}),
     (
         "What should I play in Modern instead?",
         {"format": "Modern", "archetype": "Boros Energy", "card_details": CARDS},
-        {"workflow": "meta_research", "task": "rankings"},
+        {"workflow": "meta_research", "task": "recommend"},
     ),
     # a window outside 1-365 days: clamped, and the number asked is kept to be said
     ("top decks in Modern over the last 9999 days", {}, {"days": 365, "days_asked": 9999}),

@@ -5,7 +5,8 @@ from __future__ import annotations
 import re
 
 from meta_mage.agent.tasks.phrasing import PRIOR, blocks, by_estimate, dates, headline, percent, rate, short, spread
-from meta_mage.agent.tasks.task import Calls, Cue, Results, TaskSpec
+from meta_mage.agent.tasks.task import OPPONENT_WORDS, Calls, Cue, Results, TaskSpec
+from meta_mage.analytics.field import expected_vs_field
 from meta_mage.analytics.stats import PRIOR_MATCHES
 from meta_mage.models.conversation import Known, Route
 from meta_mage.models.meta import (
@@ -121,6 +122,46 @@ def matchups(route: Route, known: Known, done: Results) -> str:
     return blocks(lines)
 
 
+def recommend(route: Route, known: Known, done: Results) -> str:
+    """ "What should I play?": archetypes ranked by expected win rate against the field as it is."""
+    table = done.get(MatchupStatsOutput)
+    if table is None:
+        return ""
+    ranked = expected_vs_field(table.archetypes)
+    lines = [
+        f"**What to play in {table.format}**, {dates(table.metadata.period)}: each archetype's expected match win "
+        "rate against the field as it is (its shrunk estimate against every archetype, weighted by that "
+        "archetype's meta share; 50% in the mirror; its overall estimate where it has no match against one), "
+        "ranked on the interval's low end, so a deck leads on results rather than a few lucky matches:",
+        "",
+        "| # | Archetype | Expected vs field (95% CI) | Meta share | Decided | Field measured | What drives it |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for place, row in enumerate(ranked[:10], 1):
+        drivers = "; ".join(
+            f"{d.opponent} ({d.meta_share:.0f}% of the field) {short(d.cell) if d.cell else 'no match: overall used'}"
+            for d in row.drivers[:2]
+        )
+        lines.append(
+            f"| {place} | {row.archetype} | {row.expected:.1f}% ({row.ci_low:.1f}-{row.ci_high:.1f}%) "
+            f"| {row.meta_share:.1f}% | {row.decided} | {row.measured:.0f}% | {drivers} |"
+        )
+    if ranked:
+        top = ranked[0]
+        close = [r.archetype for r in ranked[1:4] if r.ci_high >= top.ci_low]
+        lines += [
+            "",
+            f"**{top.archetype}** is the safest pick against this field"
+            + (f"; {', '.join(close)} overlap its interval, so the data cannot separate them." if close else ".")
+            + " “Field measured” is the share of the field it has results against; the rest is filled with its "
+            "overall estimate, so a low figure means little evidence. Popularity is context, not the ranking: ask "
+            "for the top decks to see meta shares and trends.",
+        ]
+    else:
+        lines.append("No archetype has a decided match in this window; ask for a longer window.")
+    return blocks(lines)
+
+
 def _grid_lines(grid: MatchupGrid) -> list[str]:
     """The top archetypes as a grid: each row's win rate against each column, with decided matches."""
     names = grid.archetypes
@@ -159,6 +200,21 @@ TASKS = (
             Cue(1, r"\b(matchups?|spread|against each other|head[- ]to[- ]head)\b"),
             # "tell me about Izzet Prowess", "is Jeskai Blink good in Modern?" (but its share is the rankings')
             Cue(3, unless=r"\b(meta ?share|share|rank|popular|most played|top)\b", by_archetype=True),
+        ),
+    ),
+    TaskSpec(
+        "recommend",
+        META_RESEARCH,
+        recommend,
+        (DAYS,),
+        ((FORMAT_MATCHUPS, {}),),
+        cues=(
+            Cue(
+                0,
+                r"\bwhat (?:deck )?should i (?:play|bring|pick|register|run)\b|\bwhich deck should i\b"
+                r"|\bbest deck to (?:play|bring|pick)\b|\brecommend a deck\b",
+                unless=rf"{OPPONENT_WORDS}|\bbring in\b",
+            ),
         ),
     ),
     TaskSpec(
