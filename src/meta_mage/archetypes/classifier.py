@@ -265,14 +265,43 @@ class ArchetypeClassifier:
         norm_side = {card_key(n): c for n, c in side.items()}
         return self.rules_for(fmt).classify(norm_main, norm_side)
 
-    def defining_cards(self, fmt: str, archetype: str) -> frozenset[str]:
-        """The cards (normalised) whose presence the archetype's rule asks for: what the deck is named after."""
+    def defining_cards(
+        self, fmt: str, archetype: str, main: Mapping[str, int] | None = None, side: Mapping[str, int] | None = None
+    ) -> frozenset[str]:
+        """The cards (normalised) the archetype's rule asks for: what the deck is named after. Given a deck
+        (``main`` and ``side``, any name form), only those without which it would no longer meet the rule: every
+        card of an "all of" condition, and the last card it plays of a "one or more" list (Prowess lists name
+        five cards and need one, so none of the five defines a list that plays three)."""
         found: set[str] = set()
+        deck = (
+            None
+            if main is None
+            else ({card_key(n): c for n, c in main.items()}, {card_key(n): c for n, c in (side or {}).items()})
+        )
         for rule in self.rules_for(fmt).archetypes:
             for named in (rule, *rule.variants):
-                if archetype == named.name or archetype.endswith(" " + named.name):
-                    found |= {c for cond in named.conditions if "DoesNotContain" not in cond.kind for c in cond.cards}
+                if not (archetype == named.name or archetype.endswith(" " + named.name)):
+                    continue
+                for cond in named.conditions:
+                    if "DoesNotContain" in cond.kind:
+                        continue
+                    if deck is None or not cond.holds(*deck):
+                        found |= set(cond.cards)
+                        continue
+                    for card in cond.cards:
+                        without = tuple({k: v for k, v in part.items() if k != card} for part in deck)
+                        if not cond.holds(*without):
+                            found.add(card)
         return frozenset(found)
+
+    def strategy_of(self, fmt: str, archetype: str) -> str:
+        """The strategy ("aggro", "combo"…) the rule named ``archetype`` declares; "unknown" when none does."""
+        rules = self.rules_for(fmt)
+        named: list[ArchetypeRule | FallbackRule] = [v for r in rules.archetypes for v in (*r.variants, r)]
+        for rule in [*named, *rules.fallbacks]:
+            if archetype == rule.name or archetype.endswith(" " + rule.name):
+                return rule.strategy
+        return "unknown"
 
     def fingerprint(self) -> str:
         """A digest of every rule file, so stored classifications know which rules made them."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from pydantic import ValidationError
@@ -58,6 +59,7 @@ CORE_GUARD = 90.0  # a card in this share of the archetype's lists (or named by 
 WORTH_CAP = 3.0  # the most a card's worth in a matchup counts, however many of their cards it reaches
 WEAK_BY = 2.0  # an answer spell makes room for a sideboard card worth this many times more in the matchup
 FAST_DECK = 2.5  # an opponent whose key spells average under this mana value is fast
+HATE_KINDS = {"graveyard", "spell_limit", "ability", "land"}  # what a noncreature hate permanent does
 COLOUR_LETTERS = {"white": "W", "blue": "U", "black": "B", "red": "R", "green": "G"}
 _CHEAPER_VS_COLOUR = re.compile(r"costs? \{(\d+)\} less to cast if it targets an? (white|blue|black|red|green)")
 BETTER_BY = 3.0  # points of shrunk win rate by which lists with a card must beat the archetype's own
@@ -158,23 +160,109 @@ def _worth(
     return worth, ""
 
 
+def _answer_kinds(card: CardFacts) -> set[str]:
+    """The kinds of the card's roles that answer something of theirs (life gain and protection do not)."""
+    return {r.kind for r in roles_of(card)} - {"lifegain", "protection"}
+
+
 def _weights(key_cards: list[KeyCard]) -> dict[str, float]:
     """How much answering each of an opponent's key mainboard cards is worth: the share of its lists playing it."""
     return {k.name: k.inclusion_rate / 100 for k in key_cards if k.section == "mainboard"}
 
 
-def _tie_rule(targets: list[CardFacts]) -> Callable[[CardDetail], tuple[float, ...]]:
-    """How a guide orders cards that are otherwise equal to take out: against a fast deck (its key spells
-    average under ``FAST_DECK`` mana) the most expensive first, it comes down too late; against a slower
-    one the cheapest first, it trades worst with their bigger cards; then the fewer copies first."""
-    spells = [t.mana_value for t in targets if not t.is_land]
-    fast = bool(spells) and sum(spells) / len(spells) < FAST_DECK
-    sign = -1 if fast else 1
+_MOON = re.compile(r"nonbasic lands are (mountains|islands|plains|swamps|forests)", re.I)
+_BASIC_COLOUR = {"mountains": "R", "islands": "U", "plains": "W", "swamps": "B", "forests": "G"}
+_CHEAPER = re.compile(r"\b(?:delve|evoke|affinity for|warp|convoke|improvise|emerge|costs? \{\d+\} less)\b", re.I)
+_FACE = re.compile(r"damage to (?:any target|target player|each opponent|target opponent)", re.I)
+_CARD_FLOW = re.compile(r"\bdraws? (?:a|two|three|x|that many)? ?cards?\b|look at the top|exile the top", re.I)
 
-    def order(card: CardDetail) -> tuple[float, ...]:
-        return (sign * _facts_of_detail(card).mana_value, card.quantity)
 
-    return order
+@dataclass(frozen=True)
+class Matchup:
+    """The kind of matchup a guide is for: the opponent's declared strategy, whether it is fast (an aggro or
+    tempo deck; without a strategy, one whose key spells average under ``FAST_DECK`` mana), what its key cards
+    are and weigh, and the player's own curve (the deck's average nonland mana value)."""
+
+    strategy: str
+    targets: list[CardFacts]
+    weights: dict[str, float]
+    own_curve: float
+    cheats_in: bool = False  # the player's deck puts creatures onto the battlefield without casting them
+
+    @property
+    def curve(self) -> float:
+        spells = [t.mana_value for t in self.targets if not t.is_land]
+        return sum(spells) / len(spells) if spells else 0.0
+
+    @property
+    def fast(self) -> bool:
+        if self.strategy != "unknown":
+            return self.strategy in ("aggro", "tempo")
+        return 0 < self.curve < FAST_DECK
+
+    def described(self) -> str:
+        kind = "" if self.strategy == "unknown" else f"{self.strategy} "
+        return f"a {'fast ' if self.fast else ''}{kind}deck (key spells average {self.curve:.1f} mana)"
+
+    def slow_here(self, card: CardFacts) -> str:
+        """Why a card that answers nothing here is among the weakest in this kind of matchup, or "": a card-draw
+        or card-selection spell of 2+ mana that leaves the board alone against a fast deck (not one cheapened by
+        affinity); a sorcery-speed card two or more mana above
+        the deck's own curve (and 4+) against combo; life gain against a deck that is not fast."""
+        if card.is_land:
+            return ""
+        spell = bool(card.types & {"instant", "sorcery"}) and "affinity for" not in card.text.lower()
+        if (
+            self.fast
+            and spell
+            and "create" not in card.text.lower()
+            and card.mana_value >= 2
+            and _CARD_FLOW.search(card.text)
+        ):
+            return f"card advantage that leaves the board alone, slow against {self.described()}"
+        late = card.mana_value >= max(4.0, self.own_curve + 2) and not _CHEAPER.search(card.text)
+        if self.cheats_in and "creature" in card.types:  # a reanimation target is not cast
+            late = False
+        if self.strategy == "combo" and late and not (card.has_flash or "instant" in card.types):
+            return (
+                f"{card.mana_value:g} mana at sorcery speed (the deck averages {self.own_curve:.1f}), "
+                f"late against {self.described()}"
+            )
+        roles = roles_of(card)
+        body = bool(card.types & {"creature", "planeswalker"})
+        if not self.fast and not body and roles and all(r.kind == "lifegain" for r in roles):
+            return f"life gain does little against {self.described()}"
+        return ""
+
+    def tie_rule(self) -> Callable[[CardDetail], tuple[float, ...]]:
+        """How a guide orders cards that are otherwise equal to take out: against a fast deck the most
+        expensive first, it comes down too late; against a slower one the cheapest first, it trades worst
+        with their bigger cards; then the fewer copies first."""
+        sign = -1 if self.fast else 1
+
+        def order(card: CardDetail) -> tuple[float, ...]:
+            return (sign * _facts_of_detail(card).mana_value, card.quantity)
+
+        return order
+
+    def answer_order(self, card: CardFacts) -> int:
+        """Among cards worth the same here, which come in first: against a fast deck answers to what is on the
+        board (removal, sweepers); against combo, what stops a spell before it resolves (counters, discard,
+        graveyard hate, locks); 1 for the rest."""
+        kinds = {r.kind for r in roles_of(card)}
+        if self.fast:
+            return 0 if kinds & {"removal", "sweeper"} else 1
+        if self.strategy == "combo":
+            return 0 if kinds & {"counter", "discard", "graveyard", "spell_limit", "ability"} else 1
+        return 1
+
+    def moon_misses(self, card: CardFacts) -> bool:
+        """A Blood Moon against a deck whose key spells are all of the basic type's colour (or colourless)."""
+        found = _MOON.search(card.text)
+        if not found:
+            return False
+        colours = {c for t in self.targets if not t.is_land for c in t.colours}
+        return colours <= {_BASIC_COLOUR[found.group(1).lower()]}
 
 
 def _pct(part: int, whole: int) -> float:
@@ -333,12 +421,18 @@ class DeckCoach:
         return out
 
     @staticmethod
-    def _answers(card: CardDetail, targets: list[CardFacts], main: list[CardDetail] | None = None) -> dict[str, str]:
-        """The targets ``card`` answers by the rules, with how (the first way). With the user's ``main``
-        deck, a sweeper that would also kill the deck's own creatures (12 or more) does not count."""
+    def _answers(card: CardDetail, matchup: Matchup, main: list[CardDetail] | None = None) -> dict[str, str]:
+        """The opponent's key cards ``card`` answers by the rules, with how (the first way). With the user's
+        ``main`` deck, a sweeper that would also kill the deck's own creatures (12 or more) does not count; a
+        Blood Moon does not count against a deck whose spells are all of its colour."""
         facts = _facts_of_detail(card)
         spare = own_creatures_from(main or [])
-        return {t.name: ways[0] for t in targets if (ways := answered_by(facts, t, spare))}
+        skip_lands = matchup.moon_misses(facts)
+        return {
+            t.name: ways[0]
+            for t in matchup.targets
+            if not (skip_lands and t.is_land) and (ways := answered_by(facts, t, spare))
+        }
 
     def _with_card(
         self, own_stats: dict[str, Any], name: str, opponent: str, section: str = "side_vs"
@@ -351,12 +445,56 @@ class DeckCoach:
         vs = (own_stats[index].get(card_key(name)) or {}).get(opponent)
         return record(vs[0], vs[1], 0, self.meta.min_sample) if vs else None
 
-    def _core(self, fmt: str, archetype: str, stats: dict[str, Any]) -> dict[str, str]:
-        """The archetype's core cards (normalised), each "defining" (its rule names it: what the deck is) or
-        "common" (in ``CORE_GUARD`` % of its lists)."""
+    def _core(self, fmt: str, archetype: str, stats: dict[str, Any], deck: list[CardDetail]) -> dict[str, str]:
+        """The archetype's core cards (normalised), each "defining" (the player's ``deck`` would no longer meet
+        the archetype's rule without it: what the deck is) or "common" (in ``CORE_GUARD`` % of its lists)."""
         lists = stats.get("decks") or 0
         core = {card_key(c): "common" for c, row in stats.get("main", {}).items() if _pct(row[0], lists) >= CORE_GUARD}
-        return core | dict.fromkeys(self.classifier.defining_cards(fmt, archetype), "defining")
+        main = self._section(deck, "mainboard")
+        side = self._section(deck, "sideboard")
+        counts = [{k: c.quantity for k, c in part.items()} for part in (main, side)]
+        return core | dict.fromkeys(self.classifier.defining_cards(fmt, archetype, *counts), "defining")
+
+    def _matchup(
+        self, fmt: str, opponent: str, key_cards: list[KeyCard], targets: list[CardFacts], main: list[CardDetail]
+    ) -> Matchup:
+        spells = [(c.cmc or 0, c.quantity) for c in main if "Land" not in (c.type_line or "") and not c.unknown]
+        own_curve = sum(v * n for v, n in spells) / max(1, sum(n for _, n in spells))
+        cheats_in = any(_facts_of_detail(c).puts_onto_battlefield for c in main if "Land" not in (c.type_line or ""))
+        strategy = self.classifier.strategy_of(fmt, opponent)
+        return Matchup(strategy, targets, _weights(key_cards), own_curve, cheats_in)
+
+    def _bring_in(
+        self,
+        opponent: str,
+        base: WinRate | None,
+        side: list[CardDetail],
+        main: list[CardDetail],
+        matchup: Matchup,
+        own_stats: dict[str, Any],
+    ) -> list[tuple[float, GuideCard]]:
+        """Sideboard cards worth bringing in, best first, each with its worth here: what it answers among their
+        key cards weighted by how often they play it (``_worth``), 2 more when its lists did better against
+        them; then, among equals, the kind of answer the matchup wants first (``Matchup.answer_order``), then
+        the cheaper. A card whose cost reduction needs a colour none of their key cards has stays out."""
+        scored: list[tuple[tuple[Any, ...], float, GuideCard]] = []
+        for card in side:
+            how = self._answers(card, matchup, main)
+            with_card = self._with_card(own_stats, card.name, opponent)
+            better = did_better(with_card, base)
+            facts = _facts_of_detail(card)
+            if not how and (not better or _answer_kinds(facts)):  # an answer with nothing to hit stays out,
+                continue  # whatever the lists that play it did (Pyroblast against a deck with no blue card)
+            worth, full_cost = _worth(card, how, matchup.targets, matchup.weights)
+            if full_cost:  # a colour hoser against a deck without that colour: never in, whatever its lists did
+                continue
+            why = group_ways(how, limit=2) + full_cost
+            if with_card is not None and with_card.wins + with_card.losses:
+                why += ("; " if why else "") + f"lists with it went {with_card.wins}-{with_card.losses}"
+            total = worth + 2 * better
+            order = (-total, matchup.answer_order(facts), facts.mana_value, card.name)
+            scored.append((order, total, GuideCard(name=card.name, quantity=card.quantity, why=why)))
+        return [(total, guide_card) for _, total, guide_card in sorted(scored, key=lambda s: s[0])]
 
     def _guide(
         self,
@@ -364,40 +502,25 @@ class DeckCoach:
         base: WinRate | None,
         side: list[CardDetail],
         main: list[CardDetail],
-        targets: list[CardFacts],
+        matchup: Matchup,
         own_stats: dict[str, Any],
         core: dict[str, str],
-        weights: dict[str, float],
     ) -> SideboardGuide:
-        """What to bring in and as many cards to take out against one opponent.
+        """What to bring in (``_bring_in``) and as many cards to take out against one opponent.
 
-        In: sideboard cards that answer its key cards by the rules, or whose lists did better against it
-        (``did_better``), ranked by ``_worth`` here (+2 for the record), cheaper first. Out, in this order:
-        spells with nothing to hit among its key cards; cards whose lists did worse against it; answer spells
-        worth ``WEAK_BY`` times less than the best card coming in; flex cards the lists play least; one copy
-        of up to three four-ofs; equal cards by ``_tie_rule``. Never out: a card whose lists did better
-        against it, and a ``core`` card without evidence (a "defining" one only on its lists' record, a
-        "common" one also on the rules: an answer spell with nothing or little to hit here)."""
+        Out, in this order: spells with nothing to hit among its key cards; answer spells worth ``WEAK_BY``
+        times less than the best card coming in (a condition that fails here); cards among the weakest in this
+        kind of matchup (``Matchup.slow_here``); cards whose lists did worse against it; flex cards the lists
+        play least; one copy of up to three four-ofs; equal cards by ``Matchup.tie_rule``. Never out: a card
+        whose lists did better against it, and a ``core`` card without evidence (a "defining" one only on its
+        lists' record, a "common" one also on the rules: nothing or little to hit, or weakest in this kind of
+        matchup)."""
         lists = own_stats.get("decks") or 0
         inclusion = {card_key(c): _pct(r[0], lists) for c, r in own_stats.get("main", {}).items()}
-        speed = _tie_rule(targets)
-        # what comes in, best first: what it answers weighted by how often they play it (its worth here),
-        # 2 more when its lists did better against them; then cheaper first
-        scored: list[tuple[float, tuple[float, ...], str, GuideCard]] = []
-        for card in side:
-            how = self._answers(card, targets, main)
-            with_card = self._with_card(own_stats, card.name, opponent)
-            better = did_better(with_card, base)
-            if not how and not better:
-                continue
-            worth, full_cost = _worth(card, how, targets, weights)
-            why = group_ways(how, limit=2) + full_cost
-            if with_card is not None and with_card.wins + with_card.losses:
-                why += ("; " if why else "") + f"lists with it went {with_card.wins}-{with_card.losses}"
-            guide_card = GuideCard(name=card.name, quantity=card.quantity, why=why)
-            scored.append((-(worth + 2 * better), (_facts_of_detail(card).mana_value,), card.name, guide_card))
-        ranked = [guide_card for *_, guide_card in sorted(scored, key=lambda s: s[:3])]
-        best_in = -min((s[0] for s in scored), default=0.0)
+        speed = matchup.tie_rule()
+        scored = self._bring_in(opponent, base, side, main, matchup, own_stats)
+        ranked = [guide_card for _, guide_card in scored]
+        best_in = scored[0][0] if scored else 0.0
         coming = {card_key(c.name) for c in ranked}
         # what can go: (order, share of the lists, tie rule, card, why); core cards only on evidence
         outs: list[tuple[int, float, tuple[float, ...], CardDetail, str]] = []
@@ -408,10 +531,11 @@ class DeckCoach:
                 continue
             facts = _facts_of_detail(card)
             spell = bool(facts.types & {"instant", "sorcery"})
-            how = self._answers(card, targets, main)
-            worth = _worth(card, how, targets, weights)[0]
-            by_rules = spell and core.get(key) != "defining"  # an answer spell may go out on the rules' evidence
-            weak = bool(how) and by_rules and best_in >= WEAK_BY * worth
+            how = self._answers(card, matchup, main)
+            worth = _worth(card, how, matchup.targets, matchup.weights)[0]
+            by_rules = core.get(key) != "defining"  # a core card the rule does not name may go out on the rules
+            reach = spell and _FACE.search(facts.text) is not None  # burn that can go to the face is never idle
+            weak = bool(how) and spell and by_rules and not reach and best_in >= WEAK_BY * worth
             if how and not weak:
                 continue
             in_lists = self._with_card(own_stats, card.name, opponent, "main_vs")
@@ -422,30 +546,36 @@ class DeckCoach:
             tie = speed(card)
             core_note = " (a core card, out on that evidence)" if key in core else ""
             rules_note = " (a core card, out on the rules)" if key in core else ""
-            if gap is not None and gap <= -BETTER_BY and in_lists is not None:
-                why = f"lists with it went {in_lists.wins}-{in_lists.losses} here, below the archetype's record"
-                outs.append((1, share, tie, card, why + core_note))
-                continue
-            if weak:  # the rules' evidence: an answer spell that reaches little of what they play
+            kinds = _answer_kinds(facts)
+            hate = bool(kinds) and kinds <= HATE_KINDS and not facts.types & {"creature", "planeswalker"}
+            dead = not how and not reach and ((spell and bool(kinds)) or hate)  # nothing to hit here
+            slow = "" if how else matchup.slow_here(facts)
+            if dead and by_rules:
+                outs.append((0, share, tie, card, "nothing to hit among their key cards" + rules_note))
+            elif weak:  # an answer spell that reaches little of what they play
                 why = f"answers only {' / '.join(how)} here; {ranked[0].name} answers more of what they play"
-                outs.append((2, share, tie, card, why + rules_note))
+                outs.append((1, share, tie, card, why + rules_note))
+            elif slow and by_rules:
+                outs.append((2, share, tie, card, slow + rules_note))
+            elif gap is not None and gap <= -BETTER_BY and in_lists is not None:
+                why = f"lists with it went {in_lists.wins}-{in_lists.losses} here, below the archetype's record"
+                outs.append((3, share, tie, card, why + core_note))
+            elif key in core:
                 continue
-            dead = any(r.kind not in ("lifegain", "protection") for r in roles_of(facts))
-            # a core card goes out only on evidence: its lists' record (above) or, unless its rule names it (what
-            # the deck is), the rules, when it is an answer spell with nothing (or little) to hit here
-            if key in core and not (dead and by_rules):
-                continue
-            if not dead and share >= CORE_INCLUSION:
-                if card.quantity >= 4:  # a four-of most lists play can lose one copy
-                    trim = card.model_copy(update={"quantity": 1})
-                    trims.append((4, share, tie, trim, f"one copy of a four-of (in {share:g}% of the lists)"))
-                continue
-            why = (
-                "nothing to hit among their key cards"
-                if dead
-                else f"a flex slot (in {share:g}% of the lists): the first to go when nothing misses in a matchup"
-            )
-            outs.append((0 if dead else 3, share, tie, card, why + rules_note))
+            elif share < CORE_INCLUSION:
+                why = f"a flex slot (in {share:g}% of the lists): the first to go when nothing misses in a matchup"
+                outs.append((4, share, tie, card, why))
+            elif card.quantity >= 4:  # a four-of most lists play can lose one copy
+                trim = card.model_copy(update={"quantity": 1})
+                trims.append(
+                    (
+                        5,
+                        share,
+                        tie,
+                        trim,
+                        f"one copy of a four-of (in {share:g}% of the lists), trimmed when nothing misses in a matchup",
+                    )
+                )
         outs += sorted(trims, key=lambda t: (t[1], t[2]))[:GUIDE_MAX_TRIMS]
         room = min(GUIDE_MAX_IN, sum(o[3].quantity for o in outs))
         bring_in: list[GuideCard] = []
@@ -493,7 +623,18 @@ class DeckCoach:
         flex = sorted((u for u in yours if u.inclusion_rate < FLEX_INCLUSION), key=lambda u: (u.inclusion_rate, u.name))
         top = self._top(total, name, params.top_n)
         bases = {t["archetype"]: WinRate.model_validate(t["your_archetype_vs_it"]) for t in top}
-        for usage in flex:  # the shared evidence rule: a flex card whose lists beat a top deck is not cut
+        profiles = self._opponents(params.format, list(bases), win.start, win.end)
+        main_list = list(mine.values())
+        matchups = {
+            opp: self._matchup(params.format, opp, key_cards, targets, main_list)
+            for opp, (_, key_cards, targets) in profiles.items()
+        }
+        for usage in flex:  # the rules every deck tool shares: a flex card that answers a top deck, or whose
+            # lists beat one, is not cut (the sideboard tool keeps such cards and the guides bring them in)
+            card = mine[card_key(usage.name)]
+            usage.answers_against = [
+                opp for opp, matchup in matchups.items() if self._answers(card, matchup, main_list)
+            ]
             usage.better_against = [
                 opp
                 for opp, base in bases.items()
@@ -515,7 +656,7 @@ class DeckCoach:
         swaps: list[Swap] = []
         used: set[str] = set()
         for cut in flex:
-            if cut.better_against:
+            if cut.better_against or cut.answers_against:
                 continue
             add = next((c for c in candidates if c.name not in used and is_land(c) == is_land(cut)), None)
             if add is None:
@@ -566,17 +707,20 @@ class DeckCoach:
         top = self._top(total, name, params.top_n)
         opponents = [(t["archetype"], WinRate.model_validate(t["your_archetype_vs_it"])) for t in top]
         profiles = self._opponents(params.format, [opp for opp, _ in opponents], win.start, win.end)
-        targets = {opp: profile[2] for opp, profile in profiles.items()}
         mine = self._section(params.card_details, "sideboard")
         main = self._section(params.card_details, "mainboard")
         main_list = list(main.values())
+        matchups = {
+            opp: self._matchup(params.format, opp, key_cards, targets, main_list)
+            for opp, (_, key_cards, targets) in profiles.items()
+        }
 
         final: list[SideboardSlot] = []
         remaining = SIDEBOARD_SIZE
         cut_reasons: dict[str, str] = {}
         keepers = []
         for key, card in mine.items():
-            hits = {opp: list(how) for opp, _ in opponents if (how := self._answers(card, targets[opp], main_list))}
+            hits = {opp: list(how) for opp, _ in opponents if (how := self._answers(card, matchups[opp], main_list))}
             better = [opp for opp, base in opponents if did_better(self._with_card(stats, card.name, opp), base)]
             answered = list(dict.fromkeys([*hits, *better]))
             if answered:
@@ -640,11 +784,8 @@ class DeckCoach:
             else CardDetail(name=slot.name, quantity=slot.quantity, section="sideboard")
             for slot in final
         ]
-        core = self._core(params.format, name, stats)
-        guides = [
-            self._guide(opp, base, final_cards, main_list, targets[opp], stats, core, _weights(profiles[opp][1]))
-            for opp, base in opponents
-        ]
+        core = self._core(params.format, name, stats, params.card_details)
+        guides = [self._guide(opp, base, final_cards, main_list, matchups[opp], stats, core) for opp, base in opponents]
         return OptimizeSideboardOutput(
             format=params.format,
             archetype=name,
@@ -687,8 +828,9 @@ class DeckCoach:
         side = list(self._section(params.card_details, "sideboard").values())
         answers = []
         main_cards = list(self._section(params.card_details, "mainboard").values())
+        matchup = self._matchup(fmt, opponent, key_cards, targets, main_cards)
         for card in side:
-            how = self._answers(card, targets, main_cards)
+            how = self._answers(card, matchup, main_cards)
             with_vs = self._with_card(own_stats, card.name, opponent)
             if not how and not did_better(with_vs, record_vs):
                 continue
@@ -707,8 +849,8 @@ class DeckCoach:
                     with_card_vs_opponent=with_vs,
                 )
             )
-        core = self._core(fmt, archetype, own_stats)
-        guide = self._guide(opponent, record_vs, side, main_cards, targets, own_stats, core, _weights(key_cards))
+        core = self._core(fmt, archetype, own_stats, params.card_details)
+        guide = self._guide(opponent, record_vs, side, main_cards, matchup, own_stats, core)
         main = main_cards
         profile = {
             "mainboard_cards": sum(c.quantity for c in main),

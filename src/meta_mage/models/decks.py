@@ -89,6 +89,9 @@ class CardUsage(BaseModel):
     better_against: list[str] = Field(
         default_factory=list, description="Top decks its lists beat the archetype's own record against (kept)"
     )
+    answers_against: list[str] = Field(
+        default_factory=list, description="Top decks whose key cards it answers by its rules text (kept)"
+    )
 
 
 class Swap(BaseModel):

@@ -9,6 +9,7 @@ from meta_mage.models.cards import card_key
 from meta_mage.models.conversation import Known, Route
 from meta_mage.models.decks import (
     CardDetail,
+    CardUsage,
     OptimizeMainboardOutput,
     OptimizeSideboardOutput,
     SideboardGuide,
@@ -96,6 +97,16 @@ def strategy(route: Route, known: Known, done: Results) -> str:
     return blocks(lines)
 
 
+def _kept_because(card: CardUsage) -> str:
+    """Why a flex card is not cut: the top decks it answers by its rules text, or whose lists did better."""
+    reasons = []
+    if card.answers_against:
+        reasons.append(f"it answers key cards of {', '.join(card.answers_against[:3])}")
+    if card.better_against:
+        reasons.append(f"its lists did better against {', '.join(card.better_against)}")
+    return f"; {' and '.join(reasons)}, so it stays" if reasons else ""
+
+
 def optimize_mainboard(route: Route, known: Known, done: Results) -> str:
     result = done.get(OptimizeMainboardOutput)
     if result is None:
@@ -111,10 +122,7 @@ def optimize_mainboard(route: Route, known: Known, done: Results) -> str:
         lines.append("Your list already matches what the archetype plays; no swap is clearly better.")
     if result.flex_spots:
         flex = ", ".join(
-            f"{c.name} ({c.inclusion_rate:.0f}% of lists"
-            + (f"; its lists did better against {', '.join(c.better_against)}, so it stays" if c.better_against else "")
-            + ")"
-            for c in result.flex_spots[:6]
+            f"{c.name} ({c.inclusion_rate:.0f}% of lists{_kept_because(c)})" for c in result.flex_spots[:6]
         )
         lines += ["", f"Flex spots (few lists play them): {flex}."]
     return blocks(lines)

@@ -1,0 +1,170 @@
+"""The deck tools' decisions, checked over the five most played decks of every bundled format (a real demo list
+of each) against each one's top five opponents: no core card cut without its evidence, guides that depend on
+the opponent, no colour hoser against a deck without that colour, 60 + 15 always, and no card one tool keeps
+while another cuts it."""
+
+from __future__ import annotations
+
+import collections
+import functools
+import json
+import re
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from meta_mage.archetypes.classifier import get_classifier
+from meta_mage.config import Settings
+from meta_mage.local.seed import seed_demo
+from meta_mage.storage.dynamo import dynamodb_resource
+from meta_mage.storage.tables import create_tables
+from meta_mage.tools.registry import build_registry
+from meta_mage.wiring import Wiring
+from tests.conftest import call, demo_members, prefixed_settings
+
+FORMATS = ("Modern", "Standard", "Legacy", "Pioneer", "Vintage", "Pauper")
+DAYS = 60
+# the evidence a guide names when it takes out a core card: its lists' record, or the rules in this matchup
+EVIDENCE = ("went", "answers only", "nothing to hit", "slow against", "late against", "life gain does little")
+_C = r"(white|blue|black|red|green)"
+# a colour the card's effect depends on ("if it's blue", "black or red permanent", "protection from red"), not
+# the colour of a token it makes or of a card it exiles as an alternative cost
+HOSER = re.compile(
+    rf"(?:if it's|protection from|targets? an?) {_C}\b"
+    rf"|\b{_C}(?: (?:or|and/or) {_C})? (?:spells?|permanents?|sources?)\b",
+    re.I,
+)
+# reasons that are the same in every matchup of a kind by a stated rule, or true of this opponent alone
+STATED = ("when nothing misses", "slow against", "late against", "life gain does little", "nothing to hit")
+LETTER = {"white": "W", "blue": "U", "black": "B", "red": "R", "green": "G"}
+
+
+@pytest.fixture(scope="module")
+def world(modern_world: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    """Every bundled format, loaded from the demo snapshot into tables of their own in the session's moto."""
+    settings = prefixed_settings("formats")
+    db = dynamodb_resource(settings)
+    create_tables(db, settings)
+    assert seed_demo(settings, db).ok
+    yield {"registry": build_registry(), "context": Wiring(settings, db).tool_context}
+    for name in (settings.meta_table, settings.cards_table, settings.drafts_table):
+        db.Table(name).delete()
+
+
+@functools.cache
+def demo_lists() -> dict[str, dict[str, str]]:
+    """A real 60 + 15 demo list of each archetype, per format, as pasted text."""
+    classifier = get_classifier(Settings().archetype_rules_dir)
+    found: dict[str, dict[str, str]] = collections.defaultdict(dict)
+    for _, data in sorted(demo_members()):
+        tournament = json.loads(data)
+        fmt = tournament["Tournament"].get("Formats")
+        for deck in tournament.get("Decks") or []:
+            main = {c["CardName"]: c["Count"] for c in deck.get("Mainboard") or []}
+            side = {c["CardName"]: c["Count"] for c in deck.get("Sideboard") or []}
+            if sum(main.values()) < 60 or sum(side.values()) != 15:
+                continue
+            archetype = classifier.classify(fmt, main, side).archetype
+            if archetype not in found[fmt]:
+                lines = (
+                    [f"{n} {c}" for c, n in main.items()] + ["", "Sideboard"] + [f"{n} {c}" for c, n in side.items()]
+                )
+                found[fmt][archetype] = "\n".join(lines)
+    return found
+
+
+def copies(cards: list[dict[str, Any]], name: str, section: str) -> int:
+    return sum(c["quantity"] for c in cards if c["name"] == name and c["section"] == section)
+
+
+def decisions(world: dict[str, Any], fmt: str, archetype: str, text: str) -> dict[str, list[str]]:
+    """The three deck tools on one list against its top five opponents: what each check finds, as examples."""
+    cards = call(world, "get_enriched_deck", deck=text)["card_details"]
+    own = tuple(sum(c["quantity"] for c in cards if c["section"] == s) for s in ("mainboard", "sideboard"))
+    oracle = {c["name"]: c.get("oracle_text") or "" for c in cards}
+    args = {"card_details": cards, "archetype": archetype, "format": fmt, "days": DAYS}
+    board = call(world, "optimize_sideboard", **args)
+    mainboard = call(world, "optimize_mainboard", **args)
+    stats = call(world, "get_deck_matchup_stats", archetype=archetype, format=fmt, days=DAYS)
+    core = {c["name"] for c in mainboard["core_cards"] if c["inclusion_rate"] >= 90}
+    found: dict[str, list[str]] = collections.defaultdict(list)
+    kept = {s["name"] for s in board["final_sideboard"]}
+    kept |= {c["name"] for c in mainboard["flex_spots"] if c["better_against"] or c["answers_against"]}
+    # a card cut from the deck (every copy of it; keeping two of three is one decision about its count)
+    cut = {c["name"] for c in board["cut_reasons"] if c["quantity"] == copies(cards, c["name"], "sideboard")}
+    cut |= {s["cut"] for s in mainboard["swaps"] if s["cut_quantity"] == copies(cards, s["cut"], "mainboard")}
+    seen: set[tuple[tuple[str, int, str], ...]] = set()
+    optimiser_guides = {g["opponent"]: g for g in board["guides"]}
+    for top in board["top_archetypes"]:
+        opponent = top["archetype"]
+        plan = call(
+            world,
+            "generate_deck_matchup_strategy",
+            card_details=cards,
+            archetype=archetype,
+            opponent_archetype=opponent,
+            matchup_stats=stats,
+        )
+        guide = plan["sideboard_guide"]
+        where = f"{archetype} vs {opponent}"
+        found["guides"].append(where)
+        if not guide["bring_in"]:
+            found["stay with the main deck"].append(where)
+        kept |= {a["name"] for a in plan["sideboard_answers"]} | {c["name"] for c in guide["bring_in"]}
+        other = optimiser_guides[opponent]
+        found["in one guide, out in the other"] += [
+            f"{where}: {name}"
+            for name in {c["name"] for c in guide["take_out"]} & {c["name"] for c in other["bring_in"]}
+            | {c["name"] for c in other["take_out"]} & {c["name"] for c in guide["bring_in"]}
+        ]
+        outs = tuple(sorted((c["name"], c["quantity"], c["why"]) for c in guide["take_out"]))
+        found["core cut on no evidence"] += [
+            f"{where}: {name} ({why})" for name, _, why in outs if name in core and not any(e in why for e in EVIDENCE)
+        ]
+        stated = all(any(rule in why for rule in STATED) for *_, why in outs)
+        if outs and outs in seen and not stated:
+            found["same out-list and reasons"].append(f"{where}: {outs}")
+        seen.add(outs)
+        their_colours = {c for k in plan["opponent_key_cards"] for c in k.get("colors") or []}
+        for card in guide["bring_in"]:
+            named = {LETTER[w.lower()] for m in HOSER.findall(oracle.get(card["name"], "")) for w in m if w}
+            if named and not named & their_colours:
+                found["colour hoser without the colour"].append(f"{where}: {card['name']}")
+        for g in (guide, other):
+            if (g["mainboard_after"], g["sideboard_after"]) != own:
+                found["not the player's own 60 + 15"].append(
+                    f"{where}: {g['mainboard_after']} + {g['sideboard_after']}"
+                )
+    found["kept and cut"] = [f"{archetype}: {name}" for name in sorted(kept & cut)]
+    return found
+
+
+def top_decks(world: dict[str, Any], fmt: str) -> list[str]:
+    rows = call(world, "get_format_meta_rankings", format=fmt, current_days=DAYS, previous_days=DAYS)["rows"]
+    lists = demo_lists()[fmt]
+    return [r["name"] for r in rows if r["name"] in lists][:5]
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_deck_tools_decide_each_card_once_and_by_the_matchup(world: dict[str, Any], fmt: str) -> None:
+    # Given the five most played decks of a format, each a real list, against their top five opponents
+    archetypes = top_decks(world, fmt)
+    assert len(archetypes) == 5
+    total: dict[str, list[str]] = collections.defaultdict(list)
+    for archetype in archetypes:
+        for check, examples in decisions(world, fmt, archetype, demo_lists()[fmt][archetype]).items():
+            total[check] += examples
+    print(f"\n{fmt}: " + ", ".join(f"{check} {len(examples)}" for check, examples in total.items()))
+    # Then every guide keeps 60 + 15, takes no core card out without naming its evidence, depends on the
+    # opponent, brings in no colour hoser against a deck without that colour, and no tool cuts what another keeps
+    assert len(total["guides"]) == 25
+    for check in (
+        "core cut on no evidence",
+        "same out-list and reasons",
+        "colour hoser without the colour",
+        "not the player's own 60 + 15",
+        "kept and cut",
+        "in one guide, out in the other",
+    ):
+        assert total[check] == [], check
