@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 
 from tests.agent.conftest import modern_deck
-from tests.integration.test_guides_across_formats import EVIDENCE, STATED
 from tests.conftest import call
+from tests.integration.test_guides_across_formats import EVIDENCE, STATED
 
 DAYS = 30
 
