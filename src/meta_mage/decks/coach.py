@@ -162,7 +162,8 @@ def _worth(
 
 def _answer_kinds(card: CardFacts) -> set[str]:
     """The kinds of the card's roles that answer something of theirs (life gain and protection do not)."""
-    return {r.kind for r in roles_of(card)} - {"lifegain", "protection"}
+    kinds: set[str] = {r.kind for r in roles_of(card)}
+    return kinds - {"lifegain", "protection"}
 
 
 def _weights(key_cards: list[KeyCard]) -> dict[str, float]:
