@@ -54,6 +54,7 @@ async def test_meta_turn_routes_calls_the_tool_and_streams_the_llm_answer(modern
         "get_format_matchup_stats",
         "get_format_archetypes",
         "get_deck_matchup_stats",
+        "get_card_evidence",
     ]
     assert isinstance(answer_call["messages"][0], SystemMessage)
     assert turn.state["format"] == "Modern" and turn.state["days"] == 30
@@ -213,7 +214,7 @@ async def test_welcome_payload_from_registry_and_data(modern_world: dict[str, An
     catalog = modern_world["registry"].catalog()
     formats = [f["format"] for f in call(modern_world, "list_formats")["formats"]]
     offline = build_welcome(catalog, formats)
-    assert offline["available_formats"] == ["Modern"] and offline["tool_count"] == 12
+    assert offline["available_formats"] == ["Modern"] and offline["tool_count"] == 13
     assert "offline mode" in offline["message"]
     names = {w["name"]: [t["name"] for t in w["tool_details"]] for w in offline["workflows"]}
     assert names["meta_research"][:1] == ["list_formats"] and "optimize_sideboard" in names["deck_coaching"]
@@ -227,4 +228,4 @@ async def test_welcome_payload_from_registry_and_data(modern_world: dict[str, An
     view = await conversations.view(cid)
     assert view["messages"] == [{"role": "assistant", "content": written["message"]}]
     state = await conversations.load(cid)
-    assert state["available_formats"] == ["Modern"] and len(state["tool_catalog"]) == 12
+    assert state["available_formats"] == ["Modern"] and len(state["tool_catalog"]) == 13

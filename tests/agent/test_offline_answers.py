@@ -358,3 +358,63 @@ async def test_what_should_i_play_is_a_recommendation_against_the_field(
         assert (float(expected), float(low), float(high)) == pytest.approx(field_expectation(table, name), abs=0.11)
     lows = [float(low) for *_, low, _ in rows]
     assert lows == sorted(lows, reverse=True)
+
+
+async def test_a_card_question_gets_a_card_answer(offline: Conversations, modern_world: dict[str, Any]) -> None:
+    # When a player asks about one card against one deck
+    turn = await run_turn(offline, "Is Fatal Push good against Boros Energy in Modern over the last 30 days?")
+    # Then the coach reads the card against their key cards and compares lists with it and without it
+    assert turn.tools() == ["get_card_evidence"]
+    assert turn.arguments("get_card_evidence") == {
+        "format": "Modern",
+        "days": 30,
+        "card": "Fatal Push",
+        "opponent_archetype": "Boros Energy",
+    }
+    result = call(
+        modern_world,
+        "get_card_evidence",
+        format="Modern",
+        days=30,
+        card="Fatal Push",
+        opponent_archetype="Boros Energy",
+    )
+    assert turn.text.startswith("**Fatal Push against Boros Energy**, Modern")
+    assert "Boros Energy's matchup" not in turn.text and "Best matchups" not in turn.text
+    # what it answers: creatures of mana value 4 or less (revolt), each named with its share of their lists
+    cards = {
+        c["name"]: c
+        for c in call(modern_world, "get_enriched_deck", deck="\n".join(f"1 {a['name']}" for a in result["answers"]))[
+            "card_details"
+        ]
+    }
+    assert len(result["answers"]) >= 5
+    for answered in result["answers"]:
+        card = cards[answered["name"]]
+        assert "Creature" in card["type_line"] and card["cmc"] <= 4, card["name"]
+        assert f"{answered['name']} ({answered['inclusion_rate']:.0f}%)" in turn.text
+    spells = sum(not a["is_land"] for a in result["answers"])
+    assert f"it answers {spells} of their {result['opponent_key_cards']} key spells" in turn.text
+    # each archetype's lists with it and without it add up to its record against Boros Energy
+    for row in result["records"]:
+        stats = call(modern_world, "get_deck_matchup_stats", format="Modern", archetype=row["archetype"], days=30)
+        cell = next(c for c in stats["matchups"] if c["opponent"] == "Boros Energy")
+        both = (
+            row["with_card"]["wins"] + row["without_card"]["wins"],
+            row["with_card"]["losses"] + row["without_card"]["losses"],
+        )
+        assert both == (cell["wins"], cell["losses"]), row["archetype"]
+    assert sum(r["with_card"]["wins"] + r["with_card"]["losses"] for r in result["records"]) == result["matches_with"]
+    assert (
+        f"Lists with it played {result['matches_with']} of the {result['matches_total']} decided matches" in turn.text
+    )
+    assert "**In short:**" in turn.text
+
+
+async def test_a_misspelt_card_is_read_and_said(offline: Conversations) -> None:
+    turn = await run_turn(offline, "should I play Thoughtsieze in Modern, last 30 days?")
+    assert turn.tools() == ["get_card_evidence"]
+    assert "(I read “Thoughtsieze” as Thoughtseize.)" in turn.text
+    # without an opponent: the top decks' key cards it takes, and the pooled records per section
+    assert "Among the top decks' key cards it answers: " in turn.text
+    assert re.search(r"^\| all of these \| mainboard \| \d+ of \d+ \|", turn.text, re.M)

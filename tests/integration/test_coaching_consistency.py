@@ -95,8 +95,7 @@ def guide_checks(world: dict[str, Any], archetype: str) -> dict[str, int]:
         counts["guides"] += 1
         outs = tuple(sorted((c["name"], c["quantity"], c["why"]) for c in guide["take_out"]))
         counts["core cut on no evidence"] += sum(
-            name in core and not any(w in why for w in EVIDENCE)
-            for name, _, why in outs
+            name in core and not any(w in why for w in EVIDENCE) for name, _, why in outs
         )
         stated = all(any(rule in why for rule in STATED) for *_, why in outs)  # the same out by a stated rule
         counts["same out-list and reasons"] += bool(outs) and outs in seen and not stated

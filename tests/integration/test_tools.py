@@ -46,6 +46,7 @@ def test_catalog_lists_every_tool(modern_world: dict[str, Any]) -> None:
         "generate_deck_matchup_strategy",
         "optimize_mainboard",
         "optimize_sideboard",
+        "get_card_evidence",
         "list_drafts",
         "get_draft_pool",
     ]

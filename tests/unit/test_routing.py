@@ -201,6 +201,35 @@ SINGLE_TURNS: list[tuple[str, dict[str, Any], dict[str, Any]]] = [
         {"format": "Modern", "archetype": "Boros Energy", "card_details": CARDS},
         {"workflow": "meta_research", "task": "recommend"},
     ),
+    # a question about a card is a card question, the card as typed and the deck it is asked against apart
+    (
+        "Is Fatal Push good against Boros Energy in Modern?",
+        {},
+        {"workflow": "meta_research", "task": "card_question", "card": "Fatal Push", "opponent": "Boros Energy"},
+    ),
+    (
+        "should I play Thoughtseize in Modern?",
+        {},
+        {"workflow": "meta_research", "task": "card_question", "card": "Thoughtseize", "opponent": None},
+    ),
+    (
+        "What does Blood Moon do against Amulet Titan?",
+        MODERN_30,
+        {"task": "card_question", "card": "Blood Moon", "opponent": "Amulet Titan"},
+    ),
+    (
+        "how good is Unholy Heat vs Boros?",
+        MODERN_30,
+        {"task": "card_question", "card": "Unholy Heat", "opponent": "Boros Energy"},
+    ),
+    # ... with the player's deck too, and not when it names a deck or the player's own list
+    (
+        "is Surgical Extraction good against Tron?",
+        {**MODERN_30, "deck_text": DECK, "archetype": "Boros Energy", "card_details": CARDS},
+        {"task": "card_question", "card": "Surgical Extraction", "opponent": "Eldrazi Tron"},
+    ),
+    ("Is Jeskai Blink good in Modern?", {}, {"task": "matchups", "card": None, "archetype": "Jeskai Blink"}),
+    ("is my deck good against Jeskai Blink?", MODERN_30, {"card": None}),
     # a window outside 1-365 days: clamped, and the number asked is kept to be said
     ("top decks in Modern over the last 9999 days", {}, {"days": 365, "days_asked": 9999}),
     ("top decks in Modern over the last 400 weeks", {}, {"days": 365, "days_asked": 2800}),
@@ -268,6 +297,20 @@ async def test_and_against_another_deck_keeps_the_deck_asked_about() -> None:
     assert (await other.say("and against Domain Zoo?")).archetype is None
     switched = Talk(state={**MODERN_30, "route": {"task": "matchups", "archetype": "Boros Energy"}})
     assert (await switched.say("and against Domain Zoo in Pioneer?")).archetype is None
+
+
+async def test_card_follow_ups_keep_the_card_or_the_deck() -> None:
+    talk = Talk(state=dict(MODERN_30))
+    first = await talk.say("is Fatal Push good against Boros Energy?")
+    assert (first.task, first.card, first.opponent) == ("card_question", "Fatal Push", "Boros Energy")
+    # another card against the same deck, then the same card against another deck
+    second = await talk.say("and Unholy Heat?")
+    assert (second.task, second.card, second.opponent) == ("card_question", "Unholy Heat", "Boros Energy")
+    third = await talk.say("what about against Domain Zoo?")
+    assert (third.task, third.card, third.opponent) == ("card_question", "Unholy Heat", "Domain Zoo")
+    # "and Unholy Heat?" after another task is no card question
+    other = Talk(state={**MODERN_30, "route": {"task": "rankings"}})
+    assert (await other.say("and Unholy Heat?")).task != "card_question"
 
 
 async def test_a_window_follow_up_keeps_the_matchup_asked_about() -> None:

@@ -63,6 +63,51 @@ _META_WORDS = (
     r"\b(meta|metagame|top|best|good|tier|most played|popular|archetypes?|win ?rates?|matchups?|share|trend\w*"
     r"|rank|how does|how do .* do|vs\.?|versus|against)\b"
 )
+# "is X good against Y?", "how good is X?", "should I play X?", "what does X do against Y?": X is a card
+_CARD_ASKED = re.compile(
+    r"\b(?:is|are|how good is|how is)\s+(.+?)\s+(?:any\s+|still\s+|really\s+)?"
+    r"(?:good|bad|worth (?:it|playing|a slot)|playable|strong|useful)\b"
+    r"|\bhow good is\s+(.+?)(?=\s+(?:against|vs\.?|versus|into|in)\b|\s*[?.!]|\s*$)"
+    r"|(?<!how )(?<!what )\bshould\s+i\s+(?:play|run|main ?deck|sideboard|side in|bring in|board in)\s+"
+    r"(?!against\b|vs\b|versus\b|into\b|in\b|it\b)(.+?)(?=\s+(?:against|vs\.?|versus"
+    r"|into|in|over|or)\b|\s*[?.!]|\s*$)"
+    r"|\bwhat\s+does\s+(.+?)\s+do\b",
+    re.I,
+)
+_ANOTHER_CARD = re.compile(r"^\s*(?:and|what about|how about)\s+(?!against\b|vs\b|versus\b)(.+?)\s*\??\s*$", re.I)
+_NOT_CARD_WORDS = {  # words of a span that is about the player's deck or the meta, not a card
+    "my",
+    "your",
+    "our",
+    "it",
+    "its",
+    "they",
+    "them",
+    "this",
+    "these",
+    "those",
+    "which",
+    "what",
+    "he",
+    "she",
+    "deck",
+    "deck's",
+    "decks",
+    "list",
+    "lists",
+    "matchup",
+    "matchups",
+    "meta",
+    "format",
+    "archetype",
+    "archetypes",
+    "sideboard",
+    "mainboard",
+    "plan",
+    "strategy",
+    "anything",
+    "something",
+}
 _BARE_DAYS = re.compile(r"\s*(?:(?:and\s+)?(?:what|how) about\s+(?:the\s+last\s+)?)?(\d{1,6})\s*\??\s*", re.I)
 # what a short answer can fill in for the pending question; for a deck, its archetype too ("yes"/"no" included)
 _ANSWERABLE = {"format", "days", "draft"}
@@ -340,6 +385,9 @@ async def read_message(message: str, known: Known, lookups: Lookups, asked: str 
     fmt = find_format(reply) or (find_format(asked) if asked else None)
     days = _read_days(reply, asked, known)
     archetype, opponent = await _read_names(question, fmt, days, known, lookups)
+    card = await _card_asked(question, fmt, days, known, lookups)
+    if card:  # a word of the card's name ("Goryo's Vengeance") names no deck
+        archetype, opponent = await _read_names(question.replace(card, " "), fmt, days, known, lookups)
     pending = known.pending or Pending()
     in_cube = "cube_draft" in (pending.workflow, known.workflow)
     draft_words = _has(_DRAFT_WORDS, question)
@@ -351,7 +399,7 @@ async def read_message(message: str, known: Known, lookups: Lookups, asked: str 
     confirms: bool | None = None
     if known.deck.suggested and not known.deck.archetype:
         confirms = True if _YES.match(reply) else False if _NO.match(reply) else None
-    slots: dict[str, Any] = {"format": fmt, "days": days, "archetype": archetype, "opponent": opponent}
+    slots: dict[str, Any] = {"format": fmt, "days": days, "archetype": archetype, "opponent": opponent, "card": card}
     if days is not None and days > MAX_DAYS:  # a bare "999": said and clamped, as tidy does for "999 days"
         slots.update(days=MAX_DAYS, days_asked=days)
     slots.update(has_decklist=deck is not None, confirms_archetype=confirms)
@@ -369,9 +417,9 @@ async def read_message(message: str, known: Known, lookups: Lookups, asked: str 
         confirms=confirms,
         draft_words=draft_words,
         in_cube=in_cube,
-        my_deck=my_deck and not what_to_play,
+        my_deck=my_deck and not what_to_play and not card,
         coaching=_has(_COACHING, question),
-        meta_words=_has(_META_WORDS, question) or what_to_play,
+        meta_words=_has(_META_WORDS, question) or what_to_play or bool(card),
         has_deck=has_deck,
     )
 
@@ -385,6 +433,24 @@ def _read_days(reply: str, asked: str | None, known: Known) -> int | None:
         bare = _BARE_DAYS.fullmatch(reply)  # "30" or "what about 30?" right after an answer over a window
         days = int(bare.group(1)) if bare and int(bare.group(1)) >= 1 else None
     return days
+
+
+async def _card_asked(question: str, fmt: str | None, days: int | None, known: Known, lookups: Lookups) -> str | None:
+    """The card a question asks about ("is Fatal Push good against Boros Energy?", "should I play Thoughtseize?",
+    "what does Blood Moon do against Tron?") as typed (the card tool reads misspellings), unless it names a deck."""
+    found = _CARD_ASKED.search(question)
+    last = known.route or Route()
+    again = _ANOTHER_CARD.match(question) if last.task == "card_question" else None  # "and Unholy Heat?"
+    found = found or again
+    span = next((g for g in found.groups() if g), "").strip(" ?.,!'\"") if found else ""
+    if len(span) < 3 or set(re.findall(r"[a-z']+", span.lower())) & _NOT_CARD_WORDS:
+        return None
+    active_format = fmt or known.deck.kept_format or known.format
+    names = await lookups.archetypes(active_format, days or known.days or NAMES_DAYS) if active_format else []
+    words = set(re.findall(r"[a-z0-9'-]+", span.lower()))
+    if any(words <= set(re.findall(r"[a-z0-9'-]+", name.lower())) for name in names):
+        return None  # "is Jeskai Blink good in Modern?" asks about a deck
+    return span
 
 
 async def _read_names(
@@ -409,7 +475,8 @@ TaskChoice = tuple[str, dict[str, Any]]  # a task and the slots its choice adds
 def _task_named(workflow: str, reading: Reading) -> str:
     """The workflow's task whose cue the question matches (see each task's ``cues``), else its default."""
     tasks = [TASKS[name] for name in WORKFLOW_TASKS[workflow]]
-    named = named_task(tasks, reading.question, reading.slots["archetype"], reading.slots["opponent"])
+    slots = reading.slots
+    named = named_task(tasks, reading.question, slots["archetype"], slots["opponent"], slots.get("card"))
     return named or DEFAULT_TASK[workflow]
 
 
@@ -440,6 +507,12 @@ def _meta_task(reading: Reading, state: Known) -> TaskChoice:
         and (not fmt or fmt == state.format)
     ):
         return task, {"archetype": last.archetype}
+    if last.task == "card_question" and _FOLLOW_UP.match(question) and (not fmt or fmt == state.format):
+        # "and Unholy Heat?" keeps the opponent; "and against Domain Zoo?" keeps the card
+        if reading.slots["card"] and not opponent:
+            return "card_question", {"opponent": last.opponent}
+        if opponent and not reading.slots["card"]:
+            return "card_question", {"card": last.card}
     return task, {}
 
 

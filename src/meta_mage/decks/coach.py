@@ -17,12 +17,17 @@ from meta_mage.card_rules.answers import answered_by, role_labels
 from meta_mage.card_rules.facts import CardFacts
 from meta_mage.card_rules.reader import roles_of
 from meta_mage.decks.enrich import card_detail
+from meta_mage.decks.names import closest_names
 from meta_mage.decks.parse import parse_deck_text
 from meta_mage.errors import InvalidArgument, NotFound
 from meta_mage.models.aggregates import merge
-from meta_mage.models.cards import card_key
+from meta_mage.models.cards import Card, card_key
 from meta_mage.models.decks import (
+    AnsweredCard,
     CardDetail,
+    CardEvidenceInput,
+    CardEvidenceOutput,
+    CardRecord,
     CardUsage,
     ClassifyDeckInput,
     ClassifyDeckOutput,
@@ -46,6 +51,7 @@ from meta_mage.models.meta import Window, WinRate
 from meta_mage.storage.cards import CardsRepository
 
 SIDEBOARD_SIZE = 15
+CARD_ARCHETYPES = 15  # the most played archetypes whose lists with and without a card are compared (a Query each)
 
 CORE_INCLUSION = 80.0
 FLEX_INCLUSION = 50.0
@@ -97,6 +103,15 @@ def did_worse(with_card: WinRate | None, base: WinRate | None) -> bool:
     """The mirror of ``did_better``: the lists with the card did ``BETTER_BY`` points worse."""
     gap = evidence_gap(with_card, base)
     return gap is not None and gap <= -BETTER_BY
+
+
+def gap_words(gap: float | None) -> str:
+    """``evidence_gap`` in words, by the rule ``did_better`` and ``did_worse`` use."""
+    if gap is None:
+        return f"too few matches to compare (under {FEW_MATCHES} decided with or without it)"
+    if gap >= BETTER_BY:
+        return "lists with it did better"
+    return "lists with it did worse" if gap <= -BETTER_BY else "no clear difference"
 
 
 def own_creatures_from(main: list[CardDetail]) -> float | None:
@@ -875,3 +890,158 @@ class DeckCoach:
             your_deck_profile=profile,
             metadata=StrategyMetadata(period=period),
         )
+
+    # --- one card's evidence -----------------------------------------------------------------
+
+    def card_evidence(self, params: CardEvidenceInput) -> CardEvidenceOutput:
+        """What a card answers among an opponent's key cards (or the top decks'), how each of the most played
+        archetypes' lists with it did against its lists without it (against the opponent, or overall), and how
+        many of the matches against the opponent lists with it played."""
+        info = self.meta.format_info(params.format)
+        win, total = self.meta.total_of(info, params.days, params.as_of)
+        played = total.get("archetypes", {})
+        card, read_as = self._card_named(params.card)
+        detail = card_detail(card, 1, "mainboard")
+        opponent = self.meta.resolve_archetype(params.opponent_archetype, played) if params.opponent_archetype else None
+        found: dict[str, Any] = {"answers": [], "top_decks_answered": {}}
+        if opponent:
+            lists, key_cards, targets = self._opponent(params.format, opponent, win.start, win.end)
+            how = self._answers(detail, self._matchup(params.format, opponent, key_cards, targets, []))
+            weights = _weights(key_cards)
+            spells = {t.name for t in targets if not t.is_land}
+            shares = {k.name: k.inclusion_rate for k in key_cards}
+            if any(t.is_land and t.name in how for t in targets):  # their key lands: each one's share of their lists
+                opp_stats = self._archetype_stats(params.format, opponent, win.start, win.end)
+                front = {name.split(" // ")[0]: name for name in how}  # stats name a split card by its front
+                main = opp_stats.get("main", {}).items()
+                shares |= {front[c.split(" // ")[0]]: _pct(r[0], lists) for c, r in main if c.split(" // ")[0] in front}
+            found.update(
+                opponent_lists=lists,
+                opponent_key_cards=len(key_cards),
+                answers=[
+                    AnsweredCard(name=name, inclusion_rate=shares.get(name, 0.0), how=way, is_land=name not in spells)
+                    for name, way in how.items()
+                ],
+                answered_share=_pct(
+                    round(100 * sum(weights.get(n, 0) for n in how if n in spells)),
+                    round(100 * sum(weights.get(n, 0) for n in spells)),
+                ),
+            )
+        else:
+            top = self._top(total, "", 5)
+            profiles = self._opponents(params.format, [t["archetype"] for t in top], win.start, win.end)
+            for opp, (_, key_cards, targets) in profiles.items():
+                if how := self._answers(detail, self._matchup(params.format, opp, key_cards, targets, [])):
+                    found["top_decks_answered"][opp] = list(how)
+        if params.archetype:
+            subjects = [self.meta.resolve_archetype(params.archetype, played)]
+        else:
+            ranked = sorted(
+                (a for a in played if a not in (opponent, "Unknown")), key=lambda a: (-played[a]["decks"], a)
+            )
+            subjects = ranked[:CARD_ARCHETYPES]
+        records = [
+            r for name in subjects for r in self._card_records(params.format, name, card.name, opponent, total, win)
+        ]
+        records.sort(key=lambda r: (-(r.with_card.wins + r.with_card.losses), r.archetype, r.section))
+        results = total.get("results", {})
+        versus = [results.get(a, {}).get(opponent, [0, 0, 0]) for a in played if a != opponent] if opponent else []
+        return CardEvidenceOutput(
+            format=params.format,
+            card=card.name,
+            read_as=read_as,
+            type_line=card.type_line,
+            mana_cost=card.mana_cost,
+            roles=role_labels(CardFacts.of(card)),
+            opponent=opponent,
+            records=records,
+            pooled=_pooled(records),
+            matches_with=sum(r.with_card.wins + r.with_card.losses for r in records),
+            matches_total=sum(w + l for w, l, _ in versus),
+            archetypes_checked=len(subjects),
+            metadata=StrategyMetadata(period=win),
+            **found,
+        )
+
+    def _card_named(self, name: str) -> tuple[Card, str | None]:
+        """The stored card ``name`` names (its short name or a misspelling too), and what was typed when corrected."""
+        card = self.cards.get_many([card_key(name)]).get(card_key(name))
+        if card is not None:
+            return card, None
+        best, suggestions = closest_names(name, self.cards.all_names())
+        card = self.cards.get_many([card_key(best)]).get(card_key(best)) if best else None
+        if card is None:
+            hint = f"; did you mean {', '.join(suggestions)}?" if suggestions else ""
+            raise NotFound(f"no card named {name!r} in the card data{hint}", field="card", allowed=suggestions)
+        return card, name
+
+    def _card_records(
+        self, fmt: str, archetype: str, card: str, opponent: str | None, total: dict[str, Any], win: Window
+    ) -> list[CardRecord]:
+        """The archetype's lists with the card (in each section it is played) against its lists without it:
+        against ``opponent`` when given, else overall."""
+        stats = self._archetype_stats(fmt, archetype, win.start, win.end)
+        lists = stats.get("decks") or 0
+        if opponent:
+            w, l, _ = total.get("results", {}).get(archetype, {}).get(opponent, [0, 0, 0])
+        else:
+            w, l, _ = stats.get("record", [0, 0, 0])
+        base = record(w, l, 0, self.meta.min_sample)
+        out = []
+        for section, name in (("mainboard", "main"), ("sideboard", "side")):
+            row = {card_key(c): r for c, r in stats.get(name, {}).items()}.get(card_key(card))
+            if not row:
+                continue
+            if opponent:
+                with_card = self._with_card(stats, card, opponent, f"{name}_vs") or record(
+                    0, 0, 0, self.meta.min_sample
+                )
+            else:
+                with_card = record(row[2], row[3], 0, self.meta.min_sample)
+            gap = evidence_gap(with_card, base)
+            out.append(
+                CardRecord(
+                    archetype=archetype,
+                    section=section,  # type: ignore[arg-type]
+                    lists_with=row[0],
+                    lists=lists,
+                    with_card=with_card,
+                    without_card=without_card(with_card, base),
+                    gap=None if gap is None else round(gap, 1),
+                    verdict=gap_words(gap),
+                )
+            )
+        return out
+
+
+def _pooled(records: list[CardRecord]) -> list[CardRecord]:
+    """Per section, over the archetypes with decided matches both with and without the card (two or more): their
+    lists with it against their lists without it (sections apart, so a list with it in both is not counted
+    twice; an archetype that always plays it has nothing to compare)."""
+    pooled = []
+    for section in ("mainboard", "sideboard"):
+        rows = [r for r in records if r.section == section and _decided(r.with_card) and _decided(r.without_card)]
+        if len(rows) < 2:
+            continue
+        w, l = sum(r.with_card.wins for r in rows), sum(r.with_card.losses for r in rows)
+        ow = sum(r.without_card.wins for r in rows if r.without_card)
+        ol = sum(r.without_card.losses for r in rows if r.without_card)
+        with_card, without = record(w, l, 0, FEW_MATCHES), record(ow, ol, 0, FEW_MATCHES)
+        gap = evidence_gap(with_card, record(w + ow, l + ol, 0, FEW_MATCHES))
+        pooled.append(
+            CardRecord(
+                archetype="all of these",
+                section=rows[0].section,
+                lists_with=sum(r.lists_with for r in rows),
+                lists=sum(r.lists for r in rows),
+                with_card=with_card,
+                without_card=without,
+                gap=None if gap is None else round(gap, 1),
+                verdict=gap_words(gap),
+            )
+        )
+    return pooled
+
+
+def _decided(rate: WinRate | None) -> bool:
+    return rate is not None and rate.wins + rate.losses > 0

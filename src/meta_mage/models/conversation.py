@@ -42,6 +42,7 @@ class RouteDecision(BaseModel):
     archetype: str | None = Field(default=None, description="Archetype the question is about (the user's deck)")
     opponent: str | None = Field(default=None, description="Opposing archetype named in the message")
     draft: str | None = Field(default=None, description="Cube draft id or name named in the message")
+    card: str | None = Field(default=None, description="A card the message asks about (is X good against Y?)")
     card_filter: dict[str, str] | None = Field(
         default=None, description="For draft pools: color (W/U/B/R/G/C), type_contains, name_contains"
     )

@@ -244,3 +244,56 @@ class StrategyFacts(BaseModel):
     )
     your_deck_profile: dict[str, Any]
     metadata: StrategyMetadata
+
+
+# --- one card's evidence ("is Fatal Push good against Boros Energy?") -------------------------------------------
+
+
+class CardEvidenceInput(FormatInput):
+    card: str = Field(min_length=1, max_length=150, description="A card name (misspellings and short names are read)")
+    opponent_archetype: str | None = Field(default=None, max_length=100, description="The deck it is asked against")
+    archetype: str | None = Field(default=None, max_length=100, description="The player's archetype, when known")
+    days: WholeNumber = Field(default=30, ge=1, le=MAX_DAYS)
+
+
+class AnsweredCard(BaseModel):
+    name: str
+    inclusion_rate: float = Field(description="Percent of the opponent's lists that play it")
+    how: str
+    is_land: bool = False
+
+
+class CardRecord(BaseModel):
+    """An archetype's lists with the card in one section against its lists without it (mirrors excluded)."""
+
+    archetype: str
+    section: Literal["mainboard", "sideboard"]
+    lists_with: int
+    lists: int
+    with_card: WinRate
+    without_card: WinRate | None
+    gap: float | None = Field(description="Shrunk win rate with the card minus without, when both have 5+ matches")
+    verdict: str
+
+
+class CardEvidenceOutput(BaseModel):
+    format: str
+    card: str
+    read_as: str | None = Field(default=None, description="What the card name was read from, when corrected")
+    type_line: str | None = None
+    mana_cost: str | None = None
+    roles: list[str]
+    opponent: str | None = None
+    opponent_lists: int = 0
+    opponent_key_cards: int = 0
+    answers: list[AnsweredCard] = Field(description="The opponent's key cards (or the top decks') it answers")
+    answered_share: float = Field(default=0, description="Their key mainboard cards it answers, weighted by inclusion")
+    top_decks_answered: dict[str, list[str]] = Field(default_factory=dict)
+    records: list[CardRecord]
+    pooled: list[CardRecord] = Field(
+        default_factory=list, description="Per section, every compared archetype's lists with it against without it"
+    )
+    matches_with: int = Field(default=0, description="Decided matches against the opponent by lists with the card")
+    matches_total: int = Field(default=0, description="Decided matches against the opponent (mirrors excluded)")
+    archetypes_checked: int = 0
+    metadata: StrategyMetadata

@@ -7,8 +7,10 @@ import re
 from meta_mage.agent.tasks.phrasing import PRIOR, blocks, by_estimate, dates, headline, percent, rate, short, spread
 from meta_mage.agent.tasks.task import OPPONENT_WORDS, Calls, Cue, Results, TaskSpec
 from meta_mage.analytics.field import expected_vs_field
-from meta_mage.analytics.stats import PRIOR_MATCHES
+from meta_mage.analytics.stats import FEW_MATCHES, PRIOR_MATCHES
+from meta_mage.decks.coach import BETTER_BY
 from meta_mage.models.conversation import Known, Route
+from meta_mage.models.decks import CardEvidenceOutput, CardRecord
 from meta_mage.models.meta import (
     ArchetypesOutput,
     DeckMatchupStatsOutput,
@@ -16,7 +18,7 @@ from meta_mage.models.meta import (
     MatchupStatsOutput,
     MetaRankingsOutput,
 )
-from meta_mage.tools.catalog.decks import DECK_MATCHUPS
+from meta_mage.tools.catalog.decks import CARD_EVIDENCE, DECK_MATCHUPS
 from meta_mage.tools.catalog.meta import ARCHETYPES, FORMAT_MATCHUPS, META_RANKINGS
 from meta_mage.tools.rules import DAYS
 from meta_mage.tools.tool import META_RESEARCH
@@ -162,6 +164,137 @@ def recommend(route: Route, known: Known, done: Results) -> str:
     return blocks(lines)
 
 
+def _card_row(r: CardRecord) -> str:
+    gap = f"{r.gap:+.1f}" if r.gap is not None else "n/a"
+    shrunk = [w.estimate if w is not None else None for w in (r.with_card, r.without_card)]
+    estimates = " vs ".join(f"{e:.1f}%" if e is not None else "n/a" for e in shrunk)
+    return (
+        f"| {r.archetype} | {r.section} | {r.lists_with} of {r.lists} | {rate(r.with_card)} "
+        f"| {rate(r.without_card)} | {estimates} ({gap}) | {r.verdict} |"
+    )
+
+
+def card_question(route: Route, known: Known, done: Results) -> str:
+    """ "Is Fatal Push good against Boros Energy?": what the card answers there, and lists with it against lists
+    without it."""
+    result = done.get(CardEvidenceOutput)
+    if result is None:
+        return ""
+    against = f" against {result.opponent}" if result.opponent else ""
+    read = f" (I read “{result.read_as}” as {result.card}.)" if result.read_as else ""
+    roles = "; ".join(result.roles) or "no answer role its rules text gives (a threat or an engine card)"
+    lines = [
+        f"**{result.card}{against}**, {result.format}, {dates(result.metadata.period)}.{read}",
+        "",
+        f"What it does by its rules text: {roles}.",
+    ]
+    if result.opponent:
+        if result.answers:
+            by_way: dict[str, list[str]] = {}
+            for a in result.answers:
+                by_way.setdefault(a.how, []).append(f"{a.name} ({a.inclusion_rate:.0f}%)")
+            named = "; ".join(f"{how}: {' / '.join(names)}" for how, names in by_way.items())
+            lines.append(
+                f"Against {result.opponent} ({result.opponent_lists} lists) it answers {_answered(result)}; "
+                f"each card's share of their lists in brackets: {named}."
+            )
+        else:
+            lines.append(
+                f"Against {result.opponent} it answers none of their {result.opponent_key_cards} key cards by its "
+                "rules text."
+            )
+    elif result.top_decks_answered:
+        lines.append(
+            "Among the top decks' key cards it answers: "
+            + "; ".join(f"{deck}: {' / '.join(cards[:3])}" for deck, cards in result.top_decks_answered.items())
+            + "."
+        )
+    else:
+        lines.append("It answers none of the top 5 decks' key cards by its rules text.")
+    vs = f" against {result.opponent}" if result.opponent else ""
+    decided = [r for r in result.records if r.with_card.wins + r.with_card.losses]
+    idle = len(result.records) - len(decided)
+    where = (
+        "in your archetype"
+        if result.archetypes_checked == 1
+        else f"among the {result.archetypes_checked} most played archetypes"
+    )
+    if decided:
+        lines += [
+            "",
+            f"How lists with it did{vs}, beside the same archetype's lists without it (mirrors excluded), {where}"
+            + (f"; {idle} more play it without a decided match{vs}" if idle else "")
+            + ":",
+            "",
+            "| Archetype | Section | Lists with it | With it | Without it | Estimates (gap) | Verdict |",
+            "|---|---|---|---|---|---|---|",
+            *[_card_row(r) for r in decided[:8]],
+        ]
+        lines += [_card_row(pooled) for pooled in result.pooled]
+        lines += [
+            "",
+            f"Estimates are shrunk ({PRIOR}); a verdict needs {FEW_MATCHES} decided matches on each side and a gap "
+            f"of {BETTER_BY:g} points. Lists with a card differ in more than that card, so a gap is evidence about "
+            "the lists, not proof.",
+        ]
+    elif idle:
+        lines += ["", f"{idle} archetypes' lists play it, but none has a decided match{vs} with it in this window."]
+    else:
+        lines += ["", f"None of the {result.archetypes_checked} most played archetypes' lists play it in this window."]
+    lines += ["", _card_bottom_line(result)]
+    if result.opponent and result.matches_total:
+        share = 100 * result.matches_with / result.matches_total
+        lines.append(
+            f"Lists with it played {result.matches_with} of the {result.matches_total} decided matches against "
+            f"{result.opponent} ({share:.0f}%; a list with it in both main and sideboard counts twice)."
+        )
+    return blocks(lines)
+
+
+def _answered(result: CardEvidenceOutput) -> str:
+    """How much of the opponent's plan the card answers: their key spells weighted by how often each is played, and
+    their key lands apart (a land hoser answers lands, not spells)."""
+    spells = sum(not a.is_land for a in result.answers)
+    lands = len(result.answers) - spells
+    parts = []
+    if spells or not lands:
+        parts.append(
+            f"{spells} of their {result.opponent_key_cards} key spells ({result.answered_share:.0f}% weighted by how "
+            "often each is played)"
+        )
+    if lands:
+        parts.append(f"{lands} of their key lands")
+    return " and ".join(parts)
+
+
+def _card_bottom_line(result: CardEvidenceOutput) -> str:
+    """One sentence a player can act on: what it answers there and what the records say, pooled where they can be."""
+    if result.opponent:
+        does = (
+            f"it answers {_answered(result)}" if result.answers else f"it answers nothing {result.opponent} relies on"
+        )
+    else:
+        does = f"it answers key cards of {len(result.top_decks_answered)} of the top 5 decks"
+    called = [r for r in (result.pooled or result.records) if r.gap is not None]
+    if called:
+        best = max(called, key=lambda r: r.with_card.wins + r.with_card.losses)
+        who = "the compared archetypes'" if best.archetype == "all of these" else f"{best.archetype}'s"
+        said = f"{who} {best.section} lists with it: {best.verdict} ({best.gap:+.1f} points)"
+    else:
+        said = "the records are too few to compare lists with and without it"
+    return f"**In short:** {does}; {said}."
+
+
+def _plan_card(route: Route, known: Known) -> Calls:
+    arguments: dict[str, str] = {"card": route.card or ""}
+    if route.opponent:
+        arguments["opponent_archetype"] = route.opponent
+    mine = known.deck.archetype if known.deck.kept_format in (None, known.format) else None
+    if mine and mine != route.opponent:
+        arguments["archetype"] = mine
+    return [(CARD_EVIDENCE.name, arguments)]
+
+
 def _grid_lines(grid: MatchupGrid) -> list[str]:
     """The top archetypes as a grid: each row's win rate against each column, with decided matches."""
     names = grid.archetypes
@@ -217,6 +350,7 @@ TASKS = (
             ),
         ),
     ),
+    TaskSpec("card_question", META_RESEARCH, card_question, (DAYS,), planner=_plan_card, cues=(Cue(-1, by_card=True),)),
     TaskSpec(
         "archetypes",
         META_RESEARCH,

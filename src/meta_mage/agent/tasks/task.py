@@ -39,7 +39,8 @@ class Cue:
     """What in a question names a task: ``words`` (a regex, matched case-insensitively over the whole question),
     unless ``unless`` matches; with ``needs_name``, only when the question also names an archetype or an
     opponent; with ``by_opponent`` (``by_archetype``), naming an opponent (an archetype) names it too.
-    ``rank`` orders the cues of one workflow when a question matches several (lowest first)."""
+    ``by_card``, naming a card names it. ``rank`` orders the cues of one workflow when a question matches several
+    (lowest first)."""
 
     rank: int
     words: str = ""
@@ -47,8 +48,11 @@ class Cue:
     needs_name: bool = False
     by_opponent: bool = False
     by_archetype: bool = False
+    by_card: bool = False
 
-    def names(self, question: str, archetype: str | None, opponent: str | None) -> bool:
+    def names(self, question: str, archetype: str | None, opponent: str | None, card: str | None = None) -> bool:
+        if self.by_card:
+            return bool(card)
         if self.unless and re.search(self.unless, question, re.I | re.S):
             return False
         if self.needs_name and not (archetype or opponent):
@@ -82,7 +86,11 @@ class TaskSpec:
 WORKFLOW_NEEDS: dict[str, tuple[Rule, ...]] = {META_RESEARCH: (FORMAT,), DECK_COACHING: (FORMAT,)}
 
 
-def named_task(tasks: Iterable[TaskSpec], question: str, archetype: str | None, opponent: str | None) -> str | None:
+def named_task(
+    tasks: Iterable[TaskSpec], question: str, archetype: str | None, opponent: str | None, card: str | None = None
+) -> str | None:
     """The task of ``tasks`` (one workflow's) whose cue, lowest rank first, the question matches; None: none does."""
-    cued = [(cue.rank, task.name) for task in tasks for cue in task.cues if cue.names(question, archetype, opponent)]
+    cued = [
+        (cue.rank, task.name) for task in tasks for cue in task.cues if cue.names(question, archetype, opponent, card)
+    ]
     return min(cued)[1] if cued else None

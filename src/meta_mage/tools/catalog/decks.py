@@ -7,6 +7,8 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from meta_mage.models.decks import (
+    CardEvidenceInput,
+    CardEvidenceOutput,
     ClassifyDeckInput,
     ClassifyDeckOutput,
     EnrichDeckInput,
@@ -143,6 +145,32 @@ MATCHUP_STRATEGY = Tool(
 )
 
 
+def _card_summary(result: CardEvidenceOutput) -> str:
+    against = f" against {result.opponent}: answers {len(result.answers)} key cards" if result.opponent else ""
+    return f"{result.card}{against}; {len(result.records)} records with vs without it"
+
+
+# A card question is a meta question ("is Fatal Push good against Boros Energy?") and a coaching one (with the
+# player's archetype, its own lists are compared).
+CARD_EVIDENCE = Tool(
+    "get_card_evidence",
+    "Evidence about one card in a format: its roles by its rules text, which of an opponent archetype's key "
+    "cards it answers (or, without an opponent, which of the top 5 decks' key cards), and for the most played "
+    "archetypes (or the player's archetype) the record of their lists with the card against their lists "
+    "without it (against the opponent when given), with counts, 95% intervals, shrunk estimates and a verdict; "
+    "also how many of the matches against the opponent were played by lists with it. The card name may be "
+    "misspelt or short (Phlage).",
+    CardEvidenceInput,
+    CardEvidenceOutput,
+    lambda c, p: c.coach.card_evidence(p),
+    workflows=(META_RESEARCH, DECK_COACHING),
+    summary=_card_summary,
+    from_state=WINDOW,
+    requires=(FORMAT, DAYS),
+    thinking="Reading the card's rules text against their key cards, then the records of lists with and without it.",
+)
+
+
 def _optimiser(
     name: str,
     description: str,
@@ -186,4 +214,12 @@ OPTIMIZE_SIDEBOARD = _optimiser(
     lambda r: f"{r.total_cards}-card sideboard: {len(r.adds)} adds, {len(r.cuts)} cuts",
 )
 
-TOOLS = (ENRICHED_DECK, CLASSIFY_DECK, DECK_MATCHUPS, MATCHUP_STRATEGY, OPTIMIZE_MAINBOARD, OPTIMIZE_SIDEBOARD)
+TOOLS = (
+    ENRICHED_DECK,
+    CLASSIFY_DECK,
+    DECK_MATCHUPS,
+    MATCHUP_STRATEGY,
+    OPTIMIZE_MAINBOARD,
+    OPTIMIZE_SIDEBOARD,
+    CARD_EVIDENCE,
+)
