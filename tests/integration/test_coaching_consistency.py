@@ -116,3 +116,24 @@ def test_guides_keep_core_cards_and_depend_on_the_opponent(modern_world: dict[st
     assert counts["core cut on no evidence"] == 0
     assert counts["same out-list and reasons"] == 0
     assert counts["not 60 + 15"] == 0
+
+
+def test_a_loot_that_gains_life_is_not_cut_as_life_gain(modern_world: dict[str, Any]) -> None:
+    # Given Goryo's Reanimator, whose Faithful Mending discards the creature it reanimates (and gains 2 life)
+    deck, _ = modern_deck("Goryo's Reanimator")
+    assert "Faithful Mending" in deck
+    cards = call(modern_world, "get_enriched_deck", deck=deck)["card_details"]
+    stats = call(modern_world, "get_deck_matchup_stats", archetype="Goryo's Reanimator", format="Modern", days=DAYS)
+    # When it sides against a slow deck
+    plan = call(
+        modern_world,
+        "generate_deck_matchup_strategy",
+        card_details=cards,
+        archetype="Goryo's Reanimator",
+        opponent_archetype="Jeskai Blink",
+        matchup_stats=stats,
+    )
+    # Then the engine card stays: it is no life-gain card
+    outs = {c["name"]: c["why"] for c in plan["sideboard_guide"]["take_out"]}
+    assert "Faithful Mending" not in outs, outs
+    assert not any("life gain" in why for why in outs.values())

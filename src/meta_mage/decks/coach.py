@@ -190,6 +190,7 @@ _MOON = re.compile(r"nonbasic lands are (mountains|islands|plains|swamps|forests
 _BASIC_COLOUR = {"mountains": "R", "islands": "U", "plains": "W", "swamps": "B", "forests": "G"}
 _CHEAPER = re.compile(r"\b(?:delve|evoke|affinity for|warp|convoke|improvise|emerge|costs? \{\d+\} less)\b", re.I)
 _FACE = re.compile(r"damage to (?:any target|target player|each opponent|target opponent)", re.I)
+_DISCARDS_OWN = re.compile(r"\bdiscard (?:up to )?(?:a|one|two|three|x|that many)? ?cards?\b", re.I)
 _CARD_FLOW = re.compile(r"\bdraws? (?:a|two|three|x|that many)? ?cards?\b|look at the top|exile the top", re.I)
 
 
@@ -224,7 +225,8 @@ class Matchup:
         """Why a card that answers nothing here is among the weakest in this kind of matchup, or "": a card-draw
         or card-selection spell of 2+ mana that leaves the board alone against a fast deck (not one cheapened by
         affinity); a sorcery-speed card two or more mana above
-        the deck's own curve (and 4+) against combo; life gain against a deck that is not fast."""
+        the deck's own curve (and 4+) against combo; life gain that moves no cards (not a loot like Faithful
+        Mending) against a deck that is not fast."""
         if card.is_land:
             return ""
         spell = bool(card.types & {"instant", "sorcery"}) and "affinity for" not in card.text.lower()
@@ -246,7 +248,8 @@ class Matchup:
             )
         roles = roles_of(card)
         body = bool(card.types & {"creature", "planeswalker"})
-        if not self.fast and not body and roles and all(r.kind == "lifegain" for r in roles):
+        moves_cards = _CARD_FLOW.search(card.text) or _DISCARDS_OWN.search(card.text)  # Faithful Mending loots
+        if not self.fast and not body and not moves_cards and roles and all(r.kind == "lifegain" for r in roles):
             return f"life gain does little against {self.described()}"
         return ""
 
