@@ -1,17 +1,20 @@
 #!/usr/bin/env bash
-# Re-pin constraints.txt from a fresh dev environment: every package the project and its extras pull in,
-# at the newest versions pyproject.toml allows. Run the tests before committing the new pins.
+# Re-pin constraints.txt: every package the project and its extras pull in, at the newest versions
+# pyproject.toml allows, resolved once for every Python from 3.11 up (uv's universal resolution: a package
+# whose newest version needs a newer Python gets a marker and an older pin for the older ones). The pins
+# already in constraints.txt are kept where they still fit. Run the tests on 3.11 and 3.12 before committing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-tmp="$(mktemp -d)"
-trap 'rm -rf "$tmp"' EXIT
-python="$(.venv/bin/python -c 'import sys; print(sys.executable)' 2>/dev/null || command -v python3.12 || command -v python3)"
-"$python" -m venv "$tmp/venv"
-"$tmp/venv/bin/python" -m pip install --quiet --upgrade pip
-"$tmp/venv/bin/python" -m pip install --quiet -e ".[dev]"
+scripts/bootstrap.sh dev >/dev/null
+tmp="$(mktemp)"
+trap 'rm -f "$tmp"' EXIT
+grep -v '^#' constraints.txt > "$tmp" || true
+.venv/bin/uv pip compile pyproject.toml --extra dev --universal --python-version 3.11 \
+  --no-header --no-annotate --quiet -o "$tmp"
 {
-  echo "# Exact versions CI tested (Python $("$tmp/venv/bin/python" -c 'import sys; print(f"{sys.version_info[0]}.{sys.version_info[1]}")')). scripts/bootstrap.sh installs with them as constraints;"
-  echo "# regenerate with: bash scripts/lock.sh (after changing pyproject.toml's dependencies)."
-  "$tmp/venv/bin/python" -m pip freeze --exclude-editable | grep -viE '^(-e|meta-mage)'
+  echo "# Exact versions CI tested, one file for Python 3.11, 3.12 (the Lambda runtime) and 3.13: where a package's"
+  echo "# newest version needs 3.12, a marker pins the one before for 3.11. scripts/bootstrap.sh installs with them"
+  echo "# as constraints; regenerate with: bash scripts/lock.sh (after changing pyproject.toml's dependencies)."
+  cat "$tmp"
 } > constraints.txt
 echo "constraints.txt: $(grep -vc '^#' constraints.txt) pins"
