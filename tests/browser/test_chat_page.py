@@ -38,6 +38,13 @@ SPLIT_STREAMS = """(() => {
 })()"""
 
 
+# the state panel as "label\nvalue" lines (read from the DOM: on a phone the closed drawer has no innerText)
+STATE_TEXT = (
+    "[...document.querySelectorAll('#state dt')]"
+    ".map(dt => dt.textContent + '\\n' + dt.nextElementSibling.textContent).join('\\n')"
+)
+
+
 class Tab:
     """One page in its own browser context (viewport, mobile emulation), with the waits the tests share."""
 
@@ -83,7 +90,7 @@ async def test_chat_page_streams_an_answer(server: str, browser: Browser) -> Non
     async with open_tab(browser, f"{server}/?q={question}") as tab:
         await tab.turns_done(1)
         log = await tab.evaluate("document.getElementById('log').innerText")
-        state = await tab.evaluate("document.getElementById('state').innerText")
+        state = await tab.evaluate(STATE_TEXT)
         tools = await tab.evaluate("[...document.querySelectorAll('.tool')].map(e => e.textContent)")
         assert "Welcome to MTG Meta Mage" in log
         assert "Top decks in Modern" in log and "Jeskai Blink" in log
@@ -166,9 +173,9 @@ async def test_pictures_of_the_meta(server: str, browser: Browser) -> None:
             await tab.evaluate(f"send({json.dumps(question)})")
             await tab.turns_done(number)
         charts = await tab.evaluate(
-            "[...document.querySelectorAll('figure.chart')].map(f => ({label: f.querySelector('svg')"
+            "[...document.querySelectorAll('figure.chart')].map(f => ({label: f.querySelector('svg, table')"
             ".getAttribute('aria-label'), bars: [...f.querySelectorAll('rect.bar')].map(b => b.dataset.name || ''),"
-            " cells: f.querySelectorAll('rect.cell').length, whiskers: f.querySelectorAll('line.whisker').length}))"
+            " cells: f.querySelectorAll('.cell').length, whiskers: f.querySelectorAll('line.whisker').length}))"
         )
         for index, name in enumerate(["meta-share", "matchup-grid", "spread", "pool"]):
             await tab.evaluate(f"document.querySelectorAll('figure.chart')[{index}]?.scrollIntoView()")
@@ -232,6 +239,115 @@ async def test_a_question_with_a_pasted_deck_is_answered_after_the_coachs_questi
             await tab.turns_done(turn)
         answer = await tab.evaluate("[...document.querySelectorAll('.assistant')].pop().innerText")
         assert "Boros Energy in Modern" in answer and "Worst matchups" in answer, answer
-        state = await tab.evaluate("document.getElementById('state').innerText")
+        state = await tab.evaluate(STATE_TEXT)
         assert "Window\nLast 30 days" in state
         await tab.screenshot(f"deck-first-{width}x{height}.png")
+
+
+CHART_QUESTIONS = [
+    "What are the top decks in Modern over the last 30 days?",
+    "Show me the Modern matchups for the last 30 days",
+    "What is the matchup spread of Boros Energy in Modern over the last 30 days?",
+]
+# each chart's smallest label as drawn (an SVG's font size times its scale), and where it is when its answer ends
+CHART_VIEW = """(() => {
+  const fig = [...document.querySelectorAll('figure.chart')].pop();
+  const svg = fig.querySelector('svg');
+  const scale = svg ? svg.getBoundingClientRect().width / svg.viewBox.baseVal.width : 1;
+  const texts = [...fig.querySelectorAll('text, th, td, small, .legend')];
+  const sizes = texts.map(t => parseFloat(getComputedStyle(t).fontSize) * scale);
+  const box = fig.getBoundingClientRect(), logBox = document.getElementById('log').getBoundingClientRect();
+  const clipped = svg ? [...svg.querySelectorAll('text')].filter(t => { const b = t.getBBox();
+    return b.x < 0 || b.x + b.width > svg.viewBox.baseVal.width; }).map(t => t.textContent) : [];
+  return {smallest: Math.min(...sizes), clipped, top: box.top, logTop: logBox.top, logBottom: logBox.bottom,
+          right: box.right, width: innerWidth};
+})()"""
+
+
+@pytest.mark.parametrize(("width", "height"), [(1280, 900), (375, 800)])
+async def test_charts_read_at_the_width_they_get_and_arrive_in_view(
+    server: str, browser: Browser, width: int, height: int
+) -> None:
+    async with open_tab(browser, f"{server}/", width, height) as tab:
+        await tab.welcomed()
+        for number, question in enumerate(CHART_QUESTIONS, 1):
+            await tab.evaluate(f"send({json.dumps(question)})")
+            await tab.turns_done(number)
+            view = await tab.evaluate(CHART_VIEW)
+            # labels are never scaled below 11 px, and the chart is in view when its answer finishes
+            assert view["smallest"] >= 11 and view["clipped"] == [], (question, view)
+            assert view["logTop"] - 1 <= view["top"] < view["logBottom"] - 100, (question, view)
+            await tab.screenshot(f"chart-{number}-{width}x{height}.png")
+        # the heatmap: coloured by the shrunk estimate and faded by its sample size, with a legend
+        cells = await tab.evaluate(
+            "[...document.querySelectorAll('table.heatmap td.cell')].filter(c => c.title.includes(' vs '))"
+            ".map(c => [Number(c.title.match(/, (\\d+) matches/)[1]), getComputedStyle(c).backgroundColor])"
+        )
+        assert len(cells) == 56
+        alpha = [
+            (n, float(colour.split(",")[3].rstrip(")")) if colour.startswith("rgba") else 1.0) for n, colour in cells
+        ]
+        assert all((a < 1) == (n < 20) for n, a in alpha), alpha
+        assert await tab.evaluate("document.querySelector('.legend').innerText.includes('shrunk estimate')")
+        # a 1-0 cell is pale next to a 30-10 one
+        pale, solid = await tab.evaluate("[heat(54.5, 1), heat(70, 40)]")
+        assert pale.startswith("rgba(") and float(pale.split(",")[3].rstrip(")")) < 0.4
+        assert solid.endswith(",1.00)")
+
+
+async def test_a_wide_table_scrolls_sideways_with_its_first_column_held(server: str, browser: Browser) -> None:
+    question = urllib.parse.quote("Show me the Modern matchups for the last 30 days")
+    async with open_tab(browser, f"{server}/?q={question}", 375, 800) as tab:
+        await tab.turns_done(1)
+        scrolled = await tab.evaluate(
+            "(() => { const t = [...document.querySelectorAll('.assistant table')].pop();"
+            " const hint = t.previousElementSibling.textContent;"
+            " const first = t.rows[1].cells[0], before = first.getBoundingClientRect().left;"
+            " const wide = [t.scrollWidth, t.clientWidth]; t.scrollLeft = 200;"
+            " return {hint, wide, before, after: first.getBoundingClientRect().left, left: t.scrollLeft,"
+            " second: t.rows[1].cells[1].getBoundingClientRect().left}; })()"
+        )
+        assert "scroll the table sideways" in scrolled["hint"]
+        assert scrolled["wide"][0] > scrolled["wide"][1] and scrolled["left"] > 0, scrolled
+        assert abs(scrolled["after"] - scrolled["before"]) < 1, scrolled  # the first column stays
+        await tab.screenshot("wide-table-375x800.png")
+
+
+async def test_the_context_drawer_opens_and_closes_on_a_phone(server: str, browser: Browser) -> None:
+    async with open_tab(browser, f"{server}/", 375, 800) as tab:
+        await tab.welcomed()
+        page = tab.page
+        is_open = "document.body.classList.contains('drawer-open')"
+        focused = "document.activeElement.id"
+        shown = "document.getElementById('panel').getBoundingClientRect().left < innerWidth"
+        for close in ("button", "escape", "backdrop", "context"):
+            await page.get_by_role("button", name="Context").click()
+            await page.wait_for_timeout(300)
+            assert await tab.evaluate(is_open) and await tab.evaluate(shown)
+            assert await tab.evaluate(focused) == "drawer-close"
+            if close == "button":
+                await tab.screenshot("drawer-open-375x800.png")
+                await page.get_by_role("button", name="Close the context panel").click()
+            elif close == "escape":
+                await page.keyboard.press("Escape")
+            elif close == "backdrop":
+                await page.mouse.click(20, 400)  # outside the drawer
+            else:
+                await page.evaluate("document.getElementById('drawer').click()")
+            await page.wait_for_timeout(300)
+            assert not await tab.evaluate(is_open), close
+            assert not await tab.evaluate(shown), close
+            assert await tab.evaluate(focused) == "drawer", close
+
+
+DECK_SAMPLES = json.loads((Path(__file__).parents[1] / "deck_samples.json").read_text())["samples"]
+
+
+async def test_the_page_counts_a_pasted_list_as_the_server_does(server: str, browser: Browser) -> None:
+    # the same table tests/unit/test_deck_samples.py runs through the server's rules
+    async with open_tab(browser, f"{server}/", 375, 800) as tab:
+        await tab.welcomed()
+        counted = await tab.evaluate(
+            f"{json.dumps(DECK_SAMPLES)}.map(s => {{ const d = deckCounts(s.text); return [s.name, d.main, d.side]; }})"
+        )
+    assert counted == [[s["name"], s["main"], s["side"]] for s in DECK_SAMPLES]

@@ -16,8 +16,9 @@ SPREAD = 20  # opponents in a spread chart
 
 
 def _rate(block: WinRate) -> list[float | int | None]:
-    """[win rate, 95 % low, 95 % high, decided matches]."""
-    return [block.win_rate, block.ci_low, block.ci_high, block.wins + block.losses]
+    """[win rate, 95 % low, 95 % high, decided matches, shrunk estimate] (the page colours by the estimate, so a
+    1-0 cell reads near even, not as bright as a 30-10 one)."""
+    return [block.win_rate, block.ci_low, block.ci_high, block.wins + block.losses, block.estimate]
 
 
 def rankings_chart(result: MetaRankingsOutput) -> dict[str, Any]:
@@ -34,7 +35,7 @@ def rankings_chart(result: MetaRankingsOutput) -> dict[str, Any]:
 
 
 def grid_chart(result: MatchupStatsOutput) -> dict[str, Any] | None:
-    """The top archetypes' heatmap: ``cells[i][j]`` is [win rate, low, high, decided] or None (mirror)."""
+    """The top archetypes' heatmap: ``cells[i][j]`` is [win rate, low, high, decided, estimate] or None (mirror)."""
     if result.grid is None:
         return None
     return {
