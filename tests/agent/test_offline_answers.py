@@ -112,9 +112,34 @@ async def test_draft_list_and_a_filtered_pool(offline: Conversations, modern_wor
         include_draft_results=True,
     )
     assert f"{pool['total_cards']} instants with black in their colour identity in the pool" in turn.text
+    # "who drafted ...": the drafted ones with their takers; the others counted, not listed
     for card in pool["cards"]:
-        owner = f"taken by {card['drafted_by']} (pick {card['drafted_pick_n']})" if card["drafted"] else "not drafted"
-        assert f"- {card['card_name']}" in turn.text and owner in turn.text
+        if card["drafted"]:
+            owner = f"taken by {card['drafted_by']} (pick {card['drafted_pick_n']})"
+            assert f"- {card['card_name']}" in turn.text and owner in turn.text
+        else:
+            assert f"- {card['card_name']} " not in turn.text
+    undrafted = sum(not c["drafted"] for c in pool["cards"])
+    if undrafted:
+        assert f"The other {undrafted} were not drafted" in turn.text
+
+    # "which ... were drafted and who took them": every drafted card, no "… and N more"
+    turn = await run_turn(offline, "which green creatures were drafted in the tarkir draft and who took them?")
+    green = call(
+        modern_world,
+        "get_draft_pool",
+        draft_id="tarkir",
+        color="G",
+        type_contains="Creature",
+        include_draft_results=True,
+    )["cards"]
+    drafted = [c for c in green if c["drafted"]]
+    assert len(drafted) < len(green)
+    assert turn.text.count("taken by ") == len(drafted) and "not drafted" not in turn.text.replace(
+        "were not drafted", ""
+    )
+    assert "more (ask for" not in turn.text
+    assert f"The other {len(green) - len(drafted)} were not drafted" in turn.text
 
     # the pool chart counts what the answer counts: two Llanowar Elves are one card of the 65 green creatures
     turn = await run_turn(offline, "What green creatures were in the tarkir draft?")

@@ -48,17 +48,32 @@ def draft_pool(route: Route, known: Known, done: Results) -> str:
         + (f"{len(drafted)} of them drafted." if total != 1 else "drafted." if drafted else "not drafted."),
         "",
     ]
-    for card in cards[:60]:
+    shown, left_out = cards, ""
+    if _ASKS_UNDRAFTED.search(route.question):
+        shown = [c for c in cards if not c.get("drafted")]
+        left_out = f"The other {len(drafted)} were drafted; ask who took them to see the picks."
+    elif _ASKS_DRAFTED.search(route.question):  # "which green creatures were drafted, and who took them?"
+        shown = drafted
+        left_out = f"The other {total - len(drafted)} were not drafted; ask for the whole pool to see them."
+    limit = len(shown) if len(shown) <= MAX_LISTED + 10 else MAX_LISTED  # never "… and 5 more"
+    for card in shown[:limit]:
         takers = ", ".join(f"{who} (pick {n})" for who, n in _takers(card))
         cost = f" {card['mana_cost']}" if card.get("mana_cost") else ""
         lines.append(f"- {card['card_name']}{cost}: {'taken by ' + takers if takers else 'not drafted'}")
-    if len(cards) > 60:
-        lines.append(f"- … and {len(cards) - 60} more (ask for a colour, a type or a card name to narrow it down)")
+    if len(shown) > limit:
+        lines.append(f"- … and {len(shown) - limit} more (ask for a colour, a type or a card name to narrow it down)")
+    if left_out and len(shown) < total:
+        lines += ["", left_out]
     if any(who == REDACTED for card in cards for who, _ in _takers(card)):
         lines += ["", f"{REDACTED} is a drafter who asked not to be named; I can't tell who it is."]
     return blocks(lines)
 
 
+MAX_LISTED = 60  # cards listed in one answer; a list at most 10 longer is listed whole
+_ASKS_UNDRAFTED = re.compile(
+    r"\b(not|never|nobody|no one|un)[- ]?(drafted|picked|taken|took)\b|\bundrafted\b|\bwent late\b", re.I
+)
+_ASKS_DRAFTED = re.compile(r"\b(were|was|got|been|get)\s+(drafted|picked|taken)\b|\bwho (took|drafted|picked)\b", re.I)
 _OPT_OUT = re.compile(r"\bopt(s|ed)?[- ]?out\b|\bnot (to )?be named\b|\banonymous\b|\bredacted\b", re.I)
 
 
