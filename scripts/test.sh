@@ -7,4 +7,4 @@ scripts/bootstrap.sh dev
 .venv/bin/mypy
 # two worker processes, one test file each at a time (module fixtures stay shared); PYTEST_WORKERS=0 runs in
 # this process, which also prints the reliability suites' report tables (schemathesis, bad input, faults)
-.venv/bin/python -m pytest -n "${PYTEST_WORKERS:-2}" --dist loadfile "$@"
+.venv/bin/python -m pytest -n "${PYTEST_WORKERS:-2}" --dist loadfile -rs "$@"

@@ -28,3 +28,12 @@ def __getattr__(name: str) -> Tracer:
     if name == "tracer":
         return get_tracer()
     raise AttributeError(name)
+
+
+def count_now(name: str, value: float) -> None:
+    """One Count metric flushed at once (an EMF line on stdout): for long-running processes such as the chat
+    app, which have no handler whose end flushes ``metrics``."""
+    from aws_lambda_powertools.metrics import MetricUnit, single_metric
+
+    with single_metric(name=name, unit=MetricUnit.Count, value=value, namespace="MetaMage") as metric:
+        metric.add_dimension("service", SERVICE)

@@ -43,8 +43,13 @@ async def test_meta_turn_routes_calls_the_tool_and_streams_the_llm_answer(modern
 
     expected = call(modern_world, "get_format_meta_rankings", format="Modern", current_days=30, previous_days=30)
     top = expected["rows"][0]
-    assert turn.text == f"The most played deck is {top['name']} at {top['meta_share']:.1f}% of the field."
+    prose = f"The most played deck is {top['name']} at {top['meta_share']:.1f}% of the field."
+    # the model's prose, then the rankings table from the tool result (as in offline mode), figures checked
+    assert turn.text.startswith(prose + "\n\n**Top decks in Modern**")
+    assert f"| 1 | {top['name']} | {top['meta_share']:.1f}% |" in turn.text
     assert turn.kinds.count("content") > 5  # token chunks, not one blob
+    grounding = [e.data for e in turn.events if e.event == "grounding"]
+    assert grounding == [{"unmatched": []}]
     assert turn.arguments("get_format_meta_rankings") == {"format": "Modern", "current_days": 30, "previous_days": 30}
     router_call, workflow_call, answer_call = model.calls
     assert router_call["tools"] == ["RouteDecision"]
@@ -155,7 +160,7 @@ async def test_llm_router_failure_falls_back_to_rules(modern_world: dict[str, An
     )
     turn = await run_turn(conversations, "What are the top decks in Modern over 30 days?")
     assert any("keyword rules" in e.data.get("content", "") for e in turn.events if e.event == "thinking")
-    assert turn.tools("complete") == ["get_format_meta_rankings"] and turn.text == "Here you go."
+    assert turn.tools("complete") == ["get_format_meta_rankings"] and turn.text.startswith("Here you go.\n\n")
 
 
 async def test_llm_answer_failure_falls_back_to_the_offline_answer(modern_world: dict[str, Any]) -> None:
@@ -201,7 +206,7 @@ async def test_a_conversation_opened_by_welcome_reaches_the_llm(modern_world: di
     # When the user asks a question
     turn = await run_turn(conversations, "What are the top decks in Modern this month?", cid)
     # Then the model answers (Bedrock, like the fake, refuses a conversation that opens with the assistant)
-    assert turn.text == "LLM answer." and not [
+    assert turn.text.startswith("LLM answer.") and not [
         e for e in turn.events if e.event == "thinking" and "unavailable" in str(e.data)
     ]
     for sent in model.calls:

@@ -33,6 +33,7 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 
 from meta_mage.agent import offline, prompts
+from meta_mage.agent.grounding import Facts, unmatched_figures
 from meta_mage.agent.guards import check, tool_precondition
 from meta_mage.agent.router import (
     Lookups,
@@ -54,6 +55,7 @@ from meta_mage.agent.state import (
 from meta_mage.agent.tool_specs import SHOWN_AS, TOOLS, WORKFLOW_TASKS, WORKFLOWS
 from meta_mage.agent.tools import AgentTools, chart_data, compact_json, state_updates
 from meta_mage.config import Settings
+from meta_mage.observability import count_now
 
 logger = logging.getLogger(__name__)
 
@@ -261,7 +263,29 @@ async def _llm_step(
         return {"messages": [message], "tool_rounds": rounds + 1}
     if not message.text.strip():  # e.g. a tool call whose arguments are not JSON (invalid_tool_calls)
         raise RuntimeError("the model answered neither text nor a valid tool call")
-    return {"messages": [message]}
+    turn = current_turn(messages)
+    await _check_figures(message.text, known, turn, deps)
+    routed = known.route or Route()
+    tables = offline.tables(routed.task, routed, known, turn)
+    if not tables:
+        return {"messages": [message]}
+    say(f"\n\n{tables}")  # the tables are the tools' own, as in offline mode
+    return {"messages": [AIMessage(content=f"{message.text}\n\n{tables}", id=message.id)]}
+
+
+async def _check_figures(text: str, known: Known, turn: list[AnyMessage], deps: AgentDeps) -> None:
+    """Match every figure of the model's ``text`` against this turn's tool results (``agent/grounding.py``);
+    report what does not match in a ``grounding`` event, log it and count it."""
+    results = [m.content for m in turn if isinstance(m, ToolMessage) and m.status != "error"]
+    if not results:
+        return
+    names = await deps.lookups.archetypes(known.format) if known.format else []
+    said = [card.name for card in known.deck.cards] + [n for n in (known.deck.archetype, known.format) if n]
+    misses = unmatched_figures(text, Facts.of(results, said), names)
+    get_stream_writer()({"event": "grounding", "data": {"unmatched": [m.as_dict() for m in misses]}})
+    if misses:
+        logger.warning("LLM answer states figures no tool result holds: %s", [m.figure for m in misses])
+        count_now("UngroundedFigures", len(misses))
 
 
 async def tools(state: ConversationState, *, deps: AgentDeps) -> dict[str, Any]:

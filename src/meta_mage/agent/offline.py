@@ -41,6 +41,22 @@ def plan(task: str, route: Route, known: Known, done: Collection[str]) -> list[t
     return [(name, args) for name, args in wanted if name not in done]
 
 
+def tables(task: str, route: Route, known: Known, turn: list[Any]) -> str:
+    """The tables of ``task``'s templated answer, each with the line that introduces it: in LLM mode they are
+    shown after the model's prose, so every figure in a table is the tools' own."""
+    spec = TASKS.get(task)
+    body = spec.writer(route, known, results(turn)) if spec is not None else ""
+    blocks = [block for block in body.split("\n\n") if block.strip()]
+    kept = []
+    for index, block in enumerate(blocks):
+        if block.lstrip().startswith("|"):
+            before = blocks[index - 1] if index else ""
+            if before.rstrip().endswith(":") and "|" not in before:
+                kept.append(before)
+            kept.append(block)
+    return "\n\n".join(kept)
+
+
 def answer(task: str, route: Route, known: Known, turn: list[Any]) -> str:
     """The templated answer for ``task`` from this turn's tool results, by the writer its record names."""
     done = results(turn)

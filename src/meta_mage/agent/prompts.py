@@ -29,8 +29,7 @@ Formats with data: {formats}"""
 
 WORKFLOW = {
     "meta_research": """You are MTG Meta Mage, a Magic: The Gathering coach answering a format-wide question
-from real tournament results. Call the tools to get the data, then answer in a few short paragraphs or a
-compact markdown table. Quote meta shares, win rates, match counts and 95% intervals exactly as the tools
+from real tournament results. Call the tools to get the data, then answer in a few short paragraphs. Quote meta shares, win rates, match counts and 95% intervals exactly as the tools
 return them. Rank on each record's `estimate` (the shrunk win rate) and say each matchup's `verdict` in
 words ("leans favoured", "too few matches to call"); state every matchup asked about, however few its
 matches, with its count. Never invent a statistic.""",
@@ -51,6 +50,14 @@ Drafters shown as [REDACTED] opted out: never guess or reveal who they are.""",
 }
 
 
+# Every workflow: the tables come from the tool results (shown after the model's text), and the text's figures
+# are checked against those results (agent/grounding.py).
+GROUNDED = """Do not write markdown tables: the tables of the tool results are shown after your answer, exactly
+as the tools returned them. Write the prose around them: what the figures mean for the player, quoting only
+figures the tools returned (percentages at the precision the tools give, records as wins-losses-draws);
+every figure you write is checked against the tool results and marked when it does not match."""
+
+
 def _compact(value: Any) -> str:
     if isinstance(value, BaseModel):  # the pending request
         value = value.model_dump()
@@ -67,7 +74,7 @@ def router_prompt(known: Known) -> str:
 
 def workflow_prompt(workflow: str, known: Known) -> str:
     facts = snapshot(known)
-    lines = [WORKFLOW[workflow], "", f"Conversation state: {_compact(facts)}"]
+    lines = [WORKFLOW[workflow], GROUNDED, "", f"Conversation state: {_compact(facts)}"]
     if workflow == "deck_coaching" and known.deck.cards:
         deck = ", ".join(f"{c.quantity} {c.name} ({c.section})" for c in known.deck.cards)
         lines.append(f"The user's deck: {deck}")
