@@ -351,3 +351,16 @@ async def test_the_page_counts_a_pasted_list_as_the_server_does(server: str, bro
             f"{json.dumps(DECK_SAMPLES)}.map(s => {{ const d = deckCounts(s.text); return [s.name, d.main, d.side]; }})"
         )
     assert counted == [[s["name"], s["main"], s["side"]] for s in DECK_SAMPLES]
+
+
+async def test_figures_the_data_does_not_hold_are_marked(server: str, browser: Browser) -> None:
+    async with open_tab(browser, f"{server}/") as tab:
+        await tab.welcomed()
+        await tab.evaluate(
+            "handle('grounding', {unmatched: [{kind: 'percentage', figure: '62.5%'}, {kind: 'record', "
+            "figure: '14-3'}]}, {}); handle('grounding', {unmatched: []}, {})"
+        )
+        notes = await tab.evaluate("[...document.querySelectorAll('.grounding')].map(n => n.textContent)")
+    assert notes == [
+        "⚠ Not found in this turn's data, so check before relying on them: 62.5% (percentage), 14-3 (record)."
+    ]
