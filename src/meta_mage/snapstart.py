@@ -2,7 +2,7 @@
 
 A snapshot freezes the process after its init: the AWS clients made then (their connection pools and
 credentials) and the random generators' state would be shared by every environment restored from it.
-``RestoreHooks.after_restore`` forgets boto3's default session, reseeds ``random`` from the OS and calls
+``RestoreHooks.after_restore`` replaces boto3's default session (keeping its parsed service models), reseeds ``random`` from the OS and calls
 the app's ``rebuild`` (new clients, repositories and services). The chat and MCP apps run behind the
 Lambda Web Adapter, which calls them over HTTP (``/snapstart/before-checkpoint`` and
 ``/snapstart/after-restore``; behind the adapter the runtime's own hooks do not fire); the Powertools
@@ -16,14 +16,25 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import boto3
+import botocore.session
 
 BEFORE_CHECKPOINT_PATH = "/snapstart/before-checkpoint"
 AFTER_RESTORE_PATH = "/snapstart/after-restore"
 
 
 def reset_process() -> None:
-    """Make the next AWS client come from a new boto3 session, and reseed ``random`` from ``os.urandom``."""
+    """Make the next AWS client come from a new boto3 session, and reseed ``random`` from ``os.urandom``.
+
+    The new session keeps the old one's data loader (the parsed service models and endpoints: files, no
+    credentials), so a restore does not parse them again; credentials, clients and connections are new."""
+    old = boto3.DEFAULT_SESSION
     boto3.DEFAULT_SESSION = None
+    if old is not None:
+        loader = old._session.get_component("data_loader")
+        core = botocore.session.get_session()
+        core.register_component("data_loader", loader)
+        boto3.setup_default_session(botocore_session=core)
+        loader.search_paths[:] = list(dict.fromkeys(loader.search_paths))  # boto3 adds its data path again
     random.seed()
 
 

@@ -97,3 +97,21 @@ def test_hooks_act_once_per_snapshot() -> None:
     hooks.before_checkpoint()
     assert hooks.after_restore() and not hooks.after_restore()
     assert rebuilt == [1] and hooks.restores == 1
+
+
+def test_a_restore_keeps_the_parsed_service_models_and_nothing_else() -> None:
+    # Given a process whose default session has made a client (its service models parsed)
+    from meta_mage.snapstart import reset_process
+    from meta_mage.storage.dynamo import default_session
+
+    old = default_session()
+    old.client("dynamodb", region_name="us-east-1")
+    loader = old._session.get_component("data_loader")
+    # When SnapStart restores it
+    reset_process()
+    new = default_session()
+    # Then the session (its credentials, clients, connections) is new, its loader the old one, kept tidy
+    assert new is not old and new._session is not old._session
+    assert new._session.get_component("data_loader") is loader
+    assert len(loader.search_paths) == len(set(loader.search_paths))
+    assert new.client("dynamodb", region_name="us-east-1").meta.service_model.service_name == "dynamodb"
