@@ -2,11 +2,12 @@
 
 A snapshot freezes the process after its init: the AWS clients made then (their connection pools and
 credentials) and the random generators' state would be shared by every environment restored from it.
-``RestoreHooks.after_restore`` replaces boto3's default session (keeping its parsed service models), reseeds ``random`` from the OS and calls
-the app's ``rebuild`` (new clients, repositories and services). The chat and MCP apps run behind the
-Lambda Web Adapter, which calls them over HTTP (``/snapstart/before-checkpoint`` and
-``/snapstart/after-restore``; behind the adapter the runtime's own hooks do not fire); the Powertools
-functions register the same hooks with the runtime's ``snapshot_restore_py``.
+``RestoreHooks.after_restore`` replaces boto3's default session (keeping its parsed service models),
+reseeds ``random`` from the OS and calls the app's ``rebuild`` (new clients, repositories and services).
+The chat and MCP apps run behind the Lambda Web Adapter, which calls them over HTTP
+(``/snapstart/before-checkpoint`` and ``/snapstart/after-restore``; behind the adapter the runtime's own
+hooks do not fire); the Powertools functions register the same hooks with the runtime's
+``snapshot_restore_py``.
 """
 
 from __future__ import annotations

@@ -128,7 +128,7 @@ def strategy_cases(world: dict[str, Any]) -> list[Case]:
             right.replace(f"{plan['opponent_lists']} of", f"{plan['opponent_lists'] + 10} of"),
             right.replace(f"({second['inclusion_rate']:.0f}%)", f"({second['inclusion_rate'] - 10:.0f}%)"),
         ][i]
-        said = tuple(c["name"] for c in cards) + (mine,)
+        said = (*tuple(c["name"] for c in cards), mine)
         cases.append(Case(f"strategy {mine} vs {opponent}", [plan], right, wrong, said))
     return cases
 
@@ -203,7 +203,8 @@ def names(modern_world: dict[str, Any]) -> list[str]:
     archetypes = [
         a["name"] for a in call(modern_world, "get_format_archetypes", format="Modern", days=365)["archetypes"]
     ]
-    return archetypes + [
+    return [
+        *archetypes,
         "Lightning Bolt",
         "Unholy Heat",
         "Thoughtseize",

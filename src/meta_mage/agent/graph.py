@@ -61,6 +61,8 @@ logger = logging.getLogger(__name__)
 
 WorkflowNode = Literal["meta_research", "deck_coaching", "cube_draft"]  # tool_specs.WORKFLOWS
 
+BROKE_OFF = "\n\n_The language model's answer broke off here; the answer below is composed from the data._\n\n"
+
 CLARIFY = (
     "I can help in three ways. Which do you mean?\n\n"
     '- **Meta research**: format-wide numbers, e.g. "What are the top decks in Modern?"\n'
@@ -250,12 +252,19 @@ async def _llm_step(
     prompt += llm_window(messages, settings.message_window)
     writer = get_stream_writer()
     merged: AIMessageChunk | None = None
-    async for chunk in model.astream(prompt):
-        if not isinstance(chunk, AIMessageChunk):
-            continue
-        if chunk.text:
-            writer({"event": "content", "data": {"text": chunk.text}})
-        merged = chunk if merged is None else merged + chunk
+    streamed = False
+    try:
+        async for chunk in model.astream(prompt):
+            if not isinstance(chunk, AIMessageChunk):
+                continue
+            if chunk.text:
+                writer({"event": "content", "data": {"text": chunk.text}})
+                streamed = True
+            merged = chunk if merged is None else merged + chunk
+    except Exception:
+        if streamed:  # the reader has half an answer: say where it stops before the data's own answer follows
+            writer({"event": "content", "data": {"text": BROKE_OFF}})
+        raise
     if merged is None:
         raise RuntimeError("the model returned no message")
     message = message_chunk_to_message(merged)

@@ -1,0 +1,40 @@
+"""A loopback Amazon Bedrock Runtime (Converse and ConverseStream) for tests: scripted replies and faults,
+request validation as Bedrock does it, and a record of every request."""
+
+from tests.bedrock_loopback.server import (
+    DEFAULT_MODEL_ID,
+    DEFAULT_REGION,
+    ConnectionCut,
+    Fault,
+    LoopbackBedrock,
+    ModelStreamError,
+    RecordedRequest,
+    Reply,
+    ServiceUnavailable,
+    SlowFirstByte,
+    Text,
+    Throttling,
+    ToolCall,
+    Turn,
+    bedrock_runtime_client,
+    running_bedrock,
+)
+
+__all__ = [
+    "DEFAULT_MODEL_ID",
+    "DEFAULT_REGION",
+    "ConnectionCut",
+    "Fault",
+    "LoopbackBedrock",
+    "ModelStreamError",
+    "RecordedRequest",
+    "Reply",
+    "ServiceUnavailable",
+    "SlowFirstByte",
+    "Text",
+    "Throttling",
+    "ToolCall",
+    "Turn",
+    "bedrock_runtime_client",
+    "running_bedrock",
+]
