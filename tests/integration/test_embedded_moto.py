@@ -75,3 +75,52 @@ def test_transactions_and_writes_from_many_threads(dynamodb: Any, settings: Sett
         thread.join()
     assert not errors, errors[:3]
     assert client.scan(TableName=checkpoints, Select="COUNT")["Count"] == 8 * 40
+
+
+def test_a_query_reads_its_partition_and_answers_as_stock_moto_does(modern_world: dict[str, Any]) -> None:
+    """``read_one_partition``: every Query shape the app uses (and more) gives stock moto's pages."""
+    from moto.dynamodb.models.table import Table
+
+    from meta_mage.local.embedded import read_one_partition
+
+    read_one_partition()
+    db, settings = modern_world["db"], modern_world["settings"]
+    client = db.meta.client  # the resource's client: plain Python values in and out
+    tables = [settings.meta_table, settings.cards_table, settings.drafts_table]
+    queries: list[dict[str, Any]] = []
+    for table in tables:
+        keys = client.scan(TableName=table, Limit=400)["Items"]
+        for pk in sorted({k["pk"] for k in keys})[:25]:
+            base = {
+                "TableName": table,
+                "KeyConditionExpression": "pk = :pk",
+                "ExpressionAttributeValues": {":pk": pk},
+            }
+            queries.append(base)
+            first_sk = next((k["sk"] for k in keys if k["pk"] == pk and "sk" in k), None)
+            if first_sk is None:  # a table without a sort key
+                continue
+            queries += [
+                {**base, "ScanIndexForward": False, "Limit": 3},
+                {
+                    **base,
+                    "KeyConditionExpression": "pk = :pk AND begins_with(sk, :sk)",
+                    "ExpressionAttributeValues": {":pk": pk, ":sk": first_sk[:3]},
+                },
+                {**base, "Limit": 2, "ExclusiveStartKey": {"pk": pk, "sk": first_sk}},
+                {**base, "FilterExpression": "attribute_exists(sk)", "Limit": 5},
+            ]
+        queries.append({**queries[0], "ExpressionAttributeValues": {":pk": "no such partition"}})
+
+    def pages() -> list[Any]:
+        return [{k: v for k, v in client.query(**q).items() if k != "ResponseMetadata"} for q in queries]
+
+    ours = pages()
+    patched = Table.query
+    Table.query = patched.stock  # type: ignore[attr-defined]
+    try:
+        stock = pages()
+    finally:
+        Table.query = patched
+    assert len(queries) > 100 and sum(len(p["Items"]) for p in ours) > 1000
+    assert ours == stock

@@ -49,6 +49,42 @@ def serialise_moto_dynamodb() -> None:
     call_action.serialised = True  # type: ignore[attr-defined]
     DynamoHandler.call_action = call_action  # type: ignore[method-assign]
     models.DynamoDBBackend.transact_write_items = transact_write_items  # type: ignore[method-assign]
+    read_one_partition()
+
+
+def read_one_partition() -> None:
+    """Make moto's Query on a table (not an index) read only the partition asked for.
+
+    Stock moto sorts every item of the table on each Query (``Table.all_items``) and keeps those of the
+    partition, so every read grows with the table. Here the query sees the partition's own items, and moto
+    does the rest (sorting, key conditions, filters, paging, projections) as before. A Query
+    on an index (the app's tables have none) is moto's own. Requests run one at a time, so the method can
+    be shadowed for the length of one call.
+    """
+    from moto.dynamodb.models.table import Table
+
+    stock = Table.query
+    if getattr(stock, "one_partition", False):
+        return
+
+    def query(self: Any, hash_key: Any, *args: Any, **kwargs: Any) -> Any:
+        index_name = kwargs.get("index_name", args[6] if len(args) > 6 else None)
+        if index_name is not None or hash_key is None:
+            return stock(self, hash_key, *args, **kwargs)
+        partition = self.items.get(hash_key)
+        if partition is None:
+            found = []
+        else:  # moto sorts the query's items itself
+            found = list(partition.values()) if self.range_key_attr else [partition]
+        self.all_items = lambda: found
+        try:
+            return stock(self, hash_key, *args, **kwargs)
+        finally:
+            del self.all_items
+
+    query.one_partition = True  # type: ignore[attr-defined]
+    query.stock = stock  # type: ignore[attr-defined]
+    Table.query = query  # type: ignore[method-assign]
 
 
 class _RollbackCopies:
