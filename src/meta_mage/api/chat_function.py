@@ -5,7 +5,10 @@ Reads (formats, archetypes, drafts, welcome) are the small functions' job in the
 
 from __future__ import annotations
 
-from meta_mage.api.factory import build_app
-from meta_mage.config import get_settings
+from meta_mage.startup import starting_up
 
-app = build_app(get_settings(), serve_reads=False)
+with starting_up():
+    from meta_mage.api.factory import build_app
+    from meta_mage.config import get_settings
+
+    app = build_app(get_settings(), serve_reads=False)

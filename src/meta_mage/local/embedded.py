@@ -71,11 +71,8 @@ def read_one_partition() -> None:
         index_name = kwargs.get("index_name", args[6] if len(args) > 6 else None)
         if index_name is not None or hash_key is None:
             return stock(self, hash_key, *args, **kwargs)
-        partition = self.items.get(hash_key)
-        if partition is None:
-            found = []
-        else:  # moto sorts the query's items itself
-            found = list(partition.values()) if self.range_key_attr else [partition]
+        partition = self.items.get(hash_key)  # moto sorts the query's items itself
+        found = [] if partition is None else list(partition.values()) if self.range_key_attr else [partition]
         self.all_items = lambda: found
         try:
             return stock(self, hash_key, *args, **kwargs)

@@ -3,7 +3,10 @@
 
 from __future__ import annotations
 
-from meta_mage.config import get_settings
-from meta_mage.mcp.server import build_mcp_app
+from meta_mage.startup import starting_up
 
-app = build_mcp_app(get_settings())
+with starting_up():
+    from meta_mage.config import get_settings
+    from meta_mage.mcp.server import build_mcp_app
+
+    app = build_mcp_app(get_settings())
