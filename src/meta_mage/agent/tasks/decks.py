@@ -71,7 +71,7 @@ def strategy(route: Route, known: Known, done: Results) -> str:
     main_keys = [k for k in facts.opponent_key_cards if k.section == "mainboard"]
     side_keys = [k for k in facts.opponent_key_cards if k.section == "sideboard"]
     lines += [
-        f"- {k.name} ({k.inclusion_rate:.0f}%, {k.average_copies:g} cop{'y' if k.average_copies == 1 else 'ies'})"
+        f"- {k.name} ({k.inclusion_rate:.0f}%, {_copies(k.average_copies)})"
         for k in main_keys
     ]
     if side_keys:
@@ -252,3 +252,11 @@ TASKS = (
         cues=(Cue(1, r"\bsideboard(ing)?\b", unless=r"\bhow (should|do) i\b"),),
     ),
 )
+
+
+def _copies(average: float) -> str:
+    """Average copies as a player reads them: "4 copies" for 3.99, "2.2 copies on average" for 2.16."""
+    rounded = round(average, 1)
+    if rounded == round(rounded):
+        return f"{rounded:.0f} cop{'y' if rounded == 1 else 'ies'}"
+    return f"{rounded:g} copies on average"
