@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -12,9 +14,13 @@ from meta_mage.config import Settings, get_settings
 from meta_mage.errors import MetaMageError, StorageUnavailable
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+    from meta_mage.local.seed import SeedResult
     from meta_mage.wiring import Wiring
 
-EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+ENDPOINT_VARIABLES = ("AWS_ENDPOINT_URL_DYNAMODB", "AWS_ENDPOINT_URL")
 
 
 def _wiring(settings: Settings, registry: Any | None = None) -> Wiring:
@@ -135,6 +141,7 @@ def _this_command() -> str:
     return "meta-mage"
 
 
+DEMO_DAYS = 14
 DEMO_QUESTIONS = (
     "What are the top decks in {format}?",
     "How does {top} do against {second}?",
@@ -142,19 +149,150 @@ DEMO_QUESTIONS = (
 )
 
 
+def _endpoint() -> tuple[str, str] | None:
+    """The variable pointing boto3 at a DynamoDB endpoint, and its URL; None when none is set."""
+    return next(((name, os.environ[name]) for name in ENDPOINT_VARIABLES if os.environ.get(name)), None)
+
+
+def _credentials_found() -> bool:
+    from meta_mage.storage.dynamo import default_session
+
+    return default_session().get_credentials() is not None
+
+
+def _dynamodb_configured() -> bool:
+    """Whether boto3 has a DynamoDB to talk to: an endpoint variable is set, or it finds AWS credentials."""
+    return _endpoint() is not None or _credentials_found()
+
+
+def _credentials_for_local_endpoint() -> None:
+    """Dummy credentials for an endpoint set without any: DynamoDB Local and the embedded one take any
+    (without, boto3 refuses to sign the first request)."""
+    if _endpoint() and not _credentials_found():
+        os.environ["AWS_ACCESS_KEY_ID"] = os.environ["AWS_SECRET_ACCESS_KEY"] = "local"
+
+
+@contextlib.contextmanager
+def _demo_database(settings: Settings, verbose: bool = True) -> Iterator[tuple[str, SeedResult]]:
+    """The embedded DynamoDB holding the demo data, for the block (``demo``; ``ask`` with no DynamoDB
+    configured); yields its URL and how the data got in. A spinner on a terminal while each step runs;
+    ``verbose`` also prints each step as a line when there is none, and what it did."""
+    from meta_mage.local.embedded import embedded_dynamodb
+    from meta_mage.local.seed import seed_demo
+    from meta_mage.local.terminal import waiting
+
+    with contextlib.ExitStack() as stack:
+        with waiting("Starting the embedded DynamoDB…", plain=verbose):
+            url = stack.enter_context(embedded_dynamodb())
+        if verbose:
+            print(f"Embedded DynamoDB (moto server) on {url}")
+        with waiting("Loading the demo data…", plain=verbose):
+            seeded = seed_demo(settings, _db(settings))  # a fresh in-memory server each time
+        if verbose or not seeded.ok:
+            print("\n".join(seeded.lines()), file=sys.stdout if seeded.ok else sys.stderr)
+        yield url, seeded
+
+
+def _storage_problem(settings: Settings) -> str | None:
+    """Why the configured DynamoDB cannot hold a turn (not answering, tables missing), in one line saying
+    what to do; None when it can (with a note when its tables hold no data)."""
+    from urllib.parse import urlsplit
+
+    from botocore.config import Config
+    from botocore.exceptions import BotoCoreError, ClientError, ConnectTimeoutError, EndpointConnectionError
+
+    from meta_mage.storage.dynamo import aws_region, default_session, sdk_problem
+
+    endpoint = _endpoint()
+    where = endpoint[1] if endpoint else f"AWS ({aws_region(settings)})"
+    quick = Config(connect_timeout=3, read_timeout=10, retries={"mode": "standard", "max_attempts": 2})
+    client = default_session().client("dynamodb", region_name=aws_region(settings), config=quick)
+    missing = []
+    try:
+        for name in settings.table_names().values():
+            try:
+                client.describe_table(TableName=name)
+            except ClientError as exc:
+                if exc.response.get("Error", {}).get("Code") != "ResourceNotFoundException":
+                    raise
+                missing.append(name)
+        empty = not missing and not client.scan(TableName=settings.meta_table, Limit=1).get("Items")
+    except (EndpointConnectionError, ConnectTimeoutError) as exc:
+        reason = "connection refused" if "refused" in str(exc.kwargs.get("error", "")).lower() else "no connection"
+        if not endpoint:
+            return f"DynamoDB at {where} is not answering ({reason}): check the network"
+        port = urlsplit(endpoint[1]).port or "N"
+        return (
+            f"DynamoDB at {where} is not answering ({reason}): start it (e.g. 'meta-mage dynamodb --port {port}'), "
+            f"or unset {endpoint[0]} to answer from the embedded one with the demo data"
+        )
+    except (ClientError, BotoCoreError) as exc:
+        return f"DynamoDB at {where} refused: {sdk_problem(exc)}"
+    if missing:
+        return (
+            f"DynamoDB at {where} lacks the table{'s' if len(missing) > 1 else ''} {', '.join(missing)}: 'meta-mage "
+            "seed' creates the tables and loads the demo data ('meta-mage tables create' creates them empty)"
+        )
+    if empty:
+        print(f"(the tables at {where} hold no data: 'meta-mage seed' loads the demo data, 'meta-mage ingest' yours)")
+    return None
+
+
+def _quiet_turn_warnings() -> None:
+    """The coach logs a failed turn, and the command prints the error event already: one line, not three."""
+    import logging
+
+    logging.getLogger("meta_mage.agent.conversation").setLevel(logging.ERROR)
+
+
+NO_DYNAMODB = (
+    "No DynamoDB configured: answering from the embedded one with the bundled demo data "
+    "(set AWS_ENDPOINT_URL_DYNAMODB to use yours)."
+)
+
+
 def cmd_ask(args: argparse.Namespace) -> int:
-    """One turn with the coach against the configured DynamoDB, streamed to the terminal."""
+    """One turn with the coach, streamed to the terminal: against the configured DynamoDB, else (no endpoint,
+    no AWS credentials) against the embedded one with the demo data, as ``demo`` runs."""
     import asyncio
 
-    from meta_mage.local.terminal import render
+    from meta_mage.local.terminal import can_draw, draw, render, waiting
 
-    conversations = _wiring(_settings(args)).coach()
-    print(f"({conversations.model_choice.description})")
-    context = {k: v for k, v in {"format": args.format, "days": args.days}.items() if v is not None}
-    summary = asyncio.run(render(conversations.turn(args.message, args.conversation, context)))
+    settings = _settings(args)
+    embedded = not _dynamodb_configured()
+    if embedded and args.conversation:
+        print(
+            "ask: --conversation needs a DynamoDB that keeps conversations: set AWS_ENDPOINT_URL_DYNAMODB (e.g. to "
+            "'meta-mage dynamodb'), or talk with 'meta-mage serve' and 'meta-mage chat'",
+            file=sys.stderr,
+        )
+        return EXIT_USAGE
+    if not embedded and (problem := _storage_problem(settings)):
+        print(f"ask: {problem}", file=sys.stderr)
+        return EXIT_FAILED
+    _quiet_turn_warnings()
+    with contextlib.ExitStack() as stack:
+        if embedded:
+            print(NO_DYNAMODB, flush=True)
+            if not stack.enter_context(_demo_database(settings, verbose=False))[1].ok:
+                return EXIT_FAILED
+        with waiting("Starting the coach…", plain=False):
+            conversations = _wiring(settings).coach()
+        print(f"({conversations.model_choice.description})")
+        days = DEMO_DAYS if embedded and args.days is None else args.days  # no follow-up to say how many days in
+        context = {k: v for k, v in {"format": args.format, "days": days}.items() if v is not None}
+        show = draw if can_draw() else render
+        summary = asyncio.run(show(conversations.turn(args.message, args.conversation, context)))
     if "error" in summary:
-        return EXIT_USAGE if summary["error"].get("error") != "internal" else EXIT_FAILED
-    print(f"\n(conversation {summary['conversation_id']}: continue with --conversation {summary['conversation_id']})")
+        return EXIT_FAILED if summary["error"].get("error") in {"internal", "storage_unavailable"} else EXIT_USAGE
+    conversation_id = summary["conversation_id"]
+    if embedded:
+        print(
+            f"\n(the demo data's last {days} days; the embedded DynamoDB stops with this command, so the "
+            "conversation does too: 'meta-mage serve' and 'meta-mage chat' keep one going)"
+        )
+    else:
+        print(f"\n(conversation {conversation_id}: continue with --conversation {conversation_id})")
     return EXIT_OK
 
 
@@ -163,18 +301,17 @@ def cmd_demo(args: argparse.Namespace) -> int:
     import asyncio
     import time
 
-    from meta_mage.local.embedded import embedded_dynamodb
-    from meta_mage.local.seed import seed_demo
-    from meta_mage.local.terminal import render
+    from meta_mage.local.terminal import can_draw, draw, render, waiting
 
     settings = _settings(args)
-    with embedded_dynamodb() as url:
-        print(f"Embedded DynamoDB (moto server) on {url}")
-        seeded = seed_demo(settings, _db(settings))  # a fresh in-memory server each time
-        print("\n".join(seeded.lines()) + "\n")
-        wiring = _wiring(settings)
-        conversations = wiring.coach()
+    _quiet_turn_warnings()
+    with _demo_database(settings) as (url, seeded):
+        print()
+        with waiting("Starting the coach…"):
+            wiring = _wiring(settings)
+            conversations = wiring.coach()
         print(f"Coach: {conversations.model_choice.description}\n")
+        show = draw if can_draw() else render
 
         async def talk() -> None:
             context = {"format": args.format, "days": args.days}
@@ -189,15 +326,15 @@ def cmd_demo(args: argparse.Namespace) -> int:
             for question in DEMO_QUESTIONS:
                 text = question.format(format=args.format, top=names[0], second=names[1])
                 print(f"\nYou: {text}\n")
-                summary = await render(conversations.turn(text, conversation_id, context))
+                summary = await show(conversations.turn(text, conversation_id, context))
                 conversation_id = summary.get("conversation_id", conversation_id)
 
         asyncio.run(talk())
         if args.keep_running:
             print(
                 f"\nDynamoDB stays up at {url}. In another shell:\n"
-                f"  AWS_ENDPOINT_URL_DYNAMODB={url} AWS_ACCESS_KEY_ID=local AWS_SECRET_ACCESS_KEY=local "
-                f'{_this_command()} ask "What are the top decks in Legacy over the last 14 days?"\nCtrl-C to stop.'
+                f"  AWS_ENDPOINT_URL_DYNAMODB={url} {_this_command()} ask "
+                '"What are the top decks in Legacy over the last 14 days?"\nCtrl-C to stop.'
             )
             try:
                 while True:
@@ -208,7 +345,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 
 def _port_problem(host: str, port: int) -> str | None:
-    """Why ``host:port`` cannot be served on (in use, not allowed), or None when it is free."""
+    """Why ``host:port`` cannot be served on (in use, not allowed), in one line; None when it is free."""
+    import errno
     import socket
 
     with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as probe:
@@ -216,32 +354,33 @@ def _port_problem(host: str, port: int) -> str | None:
         try:
             probe.bind((host, port))
         except OSError as exc:
-            return f"cannot listen on {host}:{port} ({exc.strerror}); is another server running? try --port"
+            if exc.errno == errno.EADDRINUSE:
+                return f"Port {port} is in use: pass --port N (another server listens on {host}:{port})"
+            return f"Cannot listen on {host}:{port} ({exc.strerror}): pass --port N"
     return None
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
     """Every endpoint on one machine: embedded DynamoDB (or --dynamodb-endpoint), demo data, uvicorn."""
-    import contextlib
-    import os
-
+    problem = _port_problem(args.host, args.port)
+    if problem:  # before importing the app and loading data
+        print(problem, file=sys.stderr)
+        return EXIT_FAILED
     import uvicorn
 
     from meta_mage.api.factory import build_app
     from meta_mage.local.embedded import embedded_dynamodb
     from meta_mage.local.http_server import server_options
     from meta_mage.local.seed import seed_demo
+    from meta_mage.local.terminal import waiting
     from meta_mage.storage.snapshot import SnapshotDamaged
     from meta_mage.storage.tables import create_tables
 
     settings = _settings(args)
-    problem = _port_problem(args.host, args.port)
-    if problem:  # before loading data for half a minute
-        print(f"serve: {problem}", file=sys.stderr)
-        return EXIT_FAILED
     with contextlib.ExitStack() as stack:
         if args.dynamodb_endpoint:
             os.environ["AWS_ENDPOINT_URL_DYNAMODB"] = args.dynamodb_endpoint
+            _credentials_for_local_endpoint()
             print(f"DynamoDB at {args.dynamodb_endpoint}")
         else:
             url = stack.enter_context(embedded_dynamodb())
@@ -249,7 +388,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
         create_tables(_db(settings), settings)  # idempotent; --no-seed skips only the demo data
         if not args.no_seed:
             try:
-                print("\n".join(seed_demo(settings, _db(settings), reseed=args.reseed).lines()))
+                with waiting("Loading the demo data…", plain=False):
+                    seeded = seed_demo(settings, _db(settings), reseed=args.reseed)
+                print("\n".join(seeded.lines()))
             except SnapshotDamaged as exc:  # refused before anything was loaded; nothing is served
                 print(f"serve: {exc.message}", file=sys.stderr)
                 return EXIT_FAILED
@@ -262,7 +403,6 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 def cmd_dynamodb(args: argparse.Namespace) -> int:
     """The embedded DynamoDB on its own, for ``serve --dynamodb-endpoint`` in another process."""
-    import contextlib
     import threading
 
     from meta_mage.local.embedded import embedded_dynamodb
@@ -276,12 +416,14 @@ def cmd_dynamodb(args: argparse.Namespace) -> int:
 
 def cmd_mcp(args: argparse.Namespace) -> int:
     """The tool registry as an MCP server: stdio (desktop clients) or streamable HTTP at /mcp."""
-    import contextlib
     import logging
 
     from meta_mage.local.embedded import embedded_dynamodb
     from meta_mage.local.seed import seed_demo
 
+    if args.transport == "http" and (problem := _port_problem(args.host, args.port)):
+        print(problem, file=sys.stderr)
+        return EXIT_FAILED
     settings = _settings(args)
     # under stdio, stdout carries the protocol and nothing else
     out = sys.stderr if args.transport == "stdio" else sys.stdout
@@ -618,22 +760,47 @@ def build_parser() -> argparse.ArgumentParser:
 
     demo = sub.add_parser("demo", help="embedded DynamoDB + demo data + a short conversation with the coach")
     demo.add_argument("--format", default="Modern")
-    demo.add_argument("--days", type=int, default=14)
+    demo.add_argument("--days", type=int, default=DEMO_DAYS)
     demo.add_argument("--keep-running", action="store_true", help="keep the embedded DynamoDB up afterwards")
     demo.set_defaults(func=cmd_demo)
     return parser
 
 
+def _connection_problem(exc: Exception) -> str | None:
+    """One line for a connection that failed or was lost (AWS, a server), or None for anything else (a bug,
+    whose traceback is wanted)."""
+    botocore = sys.modules.get("botocore.exceptions")
+    if botocore is not None and isinstance(exc, botocore.BotoCoreError | botocore.ClientError):
+        from meta_mage.storage.dynamo import sdk_problem
+
+        return f"AWS request failed: {sdk_problem(exc)}"
+    httpx = sys.modules.get("httpx")
+    if isinstance(exc, ConnectionError) or (httpx is not None and isinstance(exc, httpx.TransportError)):
+        return f"connection lost ({exc or type(exc).__name__}); start the server again and run the command again"
+    return None
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
+        _credentials_for_local_endpoint()
         code: int = args.func(args)
+    except KeyboardInterrupt:  # Ctrl-C: whatever was running is left as an interrupted run leaves it
+        print("\nStopped.", file=sys.stderr)
+        return EXIT_INTERRUPTED
     except StorageUnavailable as exc:  # a repository's request: a missing table, a stopped local DynamoDB
-        print(f"error: AWS request failed: {exc.message}", file=sys.stderr)
+        seed = "; 'meta-mage seed' creates them with the demo data" if "ResourceNotFound" in exc.message else ""
+        print(f"error: AWS request failed: {exc.message}{seed}", file=sys.stderr)
         return EXIT_FAILED
     except MetaMageError as exc:
         print(f"error: {exc.message}", file=sys.stderr)
         return EXIT_USAGE
+    except Exception as exc:
+        problem = _connection_problem(exc)
+        if problem is None:
+            raise
+        print(f"error: {problem}", file=sys.stderr)
+        return EXIT_FAILED
     return code
 
 

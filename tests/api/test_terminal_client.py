@@ -1,5 +1,6 @@
-"""``meta-mage chat`` under a pseudo-terminal: a pasted decklist is one message, and answers are drawn
-as markdown (a table with box lines, not pipes)."""
+"""``meta-mage chat`` under a pseudo-terminal: a pasted decklist is one message (its last line too when it
+has no newline), answers are drawn as markdown (a table with box lines, not pipes), and a server that goes
+away costs one line, not the session."""
 
 from __future__ import annotations
 
@@ -11,9 +12,14 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
+from meta_mage.api.factory import build_app
+from meta_mage.storage.tables import create_tables
 from tests.agent.conftest import modern_deck
 from tests.browser.conftest import server  # noqa: F401  (the fixture: the app on a free port)
+from tests.conftest import prefixed_settings
+from tests.servers import free_port, running
 
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 
@@ -49,6 +55,10 @@ class Terminal:
         os.close(self.master)
 
 
+def chat(url: str, *options: str) -> Terminal:
+    return Terminal(sys.executable, "-m", "meta_mage.cli", "chat", "--url", url, *options)
+
+
 def test_a_pasted_decklist_is_one_message_and_tables_are_drawn(server: str, tmp_path: Path) -> None:  # noqa: F811
     deck, _ = modern_deck("Boros Energy")
     command = ["chat", "--url", server, "--format", "Modern", "--days", "30"]
@@ -67,3 +77,105 @@ def test_a_pasted_decklist_is_one_message_and_tables_are_drawn(server: str, tmp_
         (tmp_path / "terminal.txt").write_text(screen)
     finally:
         term.close()
+
+
+def test_a_paste_whose_last_line_has_no_newline_arrives_whole(server: str) -> None:  # noqa: F811
+    # Given a decklist pasted without a newline after its last card (the terminal holds that line until Enter)
+    deck, source = modern_deck("Boros Energy")
+    main = sum(card["Count"] for card in source["Mainboard"])
+    side = sum(card["Count"] for card in source["Sideboard"])
+    term = chat(server, "--format", "Modern", "--days", "30")
+    try:
+        term.read_until("you> ")
+        term.type(deck)
+        # Then the coach got every card, the last line's included, in one message
+        screen = term.read_until("Is that right?")
+        assert f"get_enriched_deck: {main} mainboard and {side} sideboard cards" in screen, screen[-1500:]
+        assert screen.count("Is that right?") == 1
+        # and the next message is a message of its own, not glued to that last line
+        term.read_until("you> ", timeout=10)
+        term.type("What are the top decks in Modern over the last 30 days?\n")
+        assert "Jeskai Blink" in term.read_until("Offline mode").split("Is that right?")[-1]
+    finally:
+        term.close()
+
+
+def test_chat_survives_the_server_going_away(modern_world: dict[str, Any]) -> None:
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+
+    def app() -> Any:
+        return build_app(modern_world["settings"], modern_world["db"], serve_page=True)
+
+    with running(app(), port):
+        term = chat(url)
+        try:
+            term.read_until("you> ")
+            term.type("What are the top decks in Modern?\n")
+            term.read_until("How many days")
+            term.read_until("you> ", timeout=10)
+        except BaseException:
+            term.close()
+            raise
+    try:
+        # When the server has gone away, Then the message costs one line saying so, and the session goes on
+        term.type("30 days\n")
+        line = f"The server at {url} is not answering (connection refused); your message was not sent."
+        screen = term.read_until(line)
+        assert "Traceback" not in screen and term.process.poll() is None
+        term.read_until("you> ", timeout=10)
+        # and once it is back on the same port, the next message is answered in the same conversation
+        with running(app(), port):
+            term.type("30 days\n")
+            answer = term.read_until("Offline mode").split(line)[-1]
+        assert "Top decks in Modern" in answer and "Jeskai Blink" in answer, answer  # the format was remembered
+        assert "Traceback" not in answer
+    finally:
+        term.close()
+
+
+def test_chat_without_a_server_says_so_in_one_line() -> None:
+    url = f"http://127.0.0.1:{free_port()}"
+    done = subprocess.run(
+        [sys.executable, "-m", "meta_mage.cli", "chat", "--url", url],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 1 and done.stdout == ""
+    assert done.stderr.splitlines() == [
+        f"The server at {url} is not answering (connection refused): start it with 'meta-mage serve', "
+        "or give its address with --url."
+    ]
+
+
+def test_chat_starts_a_new_conversation_when_the_server_forgot_it(modern_world: dict[str, Any]) -> None:
+    """``meta-mage serve`` started again on its embedded DynamoDB has lost every conversation."""
+    port = free_port()
+    fresh = prefixed_settings("forgetful")
+    create_tables(modern_world["db"], fresh)
+    try:
+        with running(build_app(modern_world["settings"], modern_world["db"]), port):
+            term = chat(f"http://127.0.0.1:{port}")
+            try:
+                term.read_until("you> ")
+                term.type("What are the top decks in Modern?\n")
+                term.read_until("How many days")
+                term.read_until("you> ", timeout=10)
+            except BaseException:
+                term.close()
+                raise
+        try:
+            # When the server is back on tables that do not hold the conversation
+            with running(build_app(fresh, modern_world["db"]), port):
+                term.type("hello\n")
+                screen = term.read_until("you> hello")
+                screen = term.read_until("Which do you mean?").split("you> hello")[-1]
+            # Then the message goes to a new conversation, said in one line, and gets its answer
+            assert "The server no longer knows this conversation" in screen and "error:" not in screen, screen
+        finally:
+            term.close()
+    finally:
+        for name in fresh.table_names().values():
+            modern_world["db"].Table(name).delete()

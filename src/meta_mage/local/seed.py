@@ -49,6 +49,7 @@ class SeedResult:
     seconds: float
     why: str = ""
     items: dict[str, int] = field(default_factory=dict)
+    contents: dict[str, int] = field(default_factory=dict)  # cards, tournaments, drafts: what a user counts
     reports: list[IngestReport] = field(default_factory=list)
     kept: OwnEvents | None = None  # a reseed: the user's own events, counted again
 
@@ -61,8 +62,9 @@ class SeedResult:
         if self.how == "already stored":
             return ["Demo data already stored (the same files and rules); --reseed loads it again"]
         if self.how == "snapshot":
-            counts = ", ".join(f"{n:,} {table.removesuffix('Table').lower()}" for table, n in self.items.items())
-            lines = [f"Demo data loaded from its snapshot in {self.seconds:.1f}s ({counts} items)"]
+            counts = ", ".join(f"{n:,} {noun if n == 1 else noun + 's'}" for noun, n in self.contents.items())
+            items = sum(self.items.values())
+            lines = [f"Demo data loaded from its snapshot in {self.seconds:.1f}s: {counts} ({items:,} items)"]
             if self.kept:
                 lines.append(f"  {self.kept.line()}")
             return lines
@@ -102,7 +104,7 @@ def seed_demo(settings: Settings, dynamodb: Any, reseed: bool = False) -> SeedRe
         ):
             meta.mark_seeded(_loading(digest))  # first: a seed running meanwhile sees this load, not other data
             load_items(dynamodb, names, snapshot.items)  # the DynamoDB API: any server, any load left short
-        result = SeedResult("snapshot", 0.0, items=snapshot.counts)
+        result = SeedResult("snapshot", 0.0, items=snapshot.counts, contents=snapshot_contents(snapshot))
         if reseed:
             result.kept = keep_own_events(meta, snapshot_events(snapshot))
     else:
@@ -151,6 +153,15 @@ def keep_own_events(meta: MetaRepository, demo_events: set[str]) -> OwnEvents:
         if fmt not in report.refreshed:  # the snapshot put its own totals over theirs
             meta.refresh_format(fmt)
     return OwnEvents(len(report.events - demo_events), len(report.rebuilt))
+
+
+def snapshot_contents(snapshot: Snapshot) -> dict[str, int]:
+    """What the snapshot holds as a user counts it (a draft is one, not its hundreds of items)."""
+    return {
+        "card": sum(1 for item in snapshot.items.get("CardsTable", []) if not item["pk"]["S"].startswith("#")),
+        "tournament": len(snapshot_events(snapshot)),
+        "draft": sum(1 for item in snapshot.items.get("DraftsTable", []) if item["pk"]["S"] == "DRAFTS"),
+    }
 
 
 def snapshot_events(snapshot: Snapshot) -> set[str]:

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
+from contextlib import contextmanager
 from typing import Any, TextIO
 
 
@@ -19,6 +20,21 @@ def can_draw(out: TextIO | None = None) -> bool:
     except ImportError:
         return False
     return True
+
+
+@contextmanager
+def waiting(text: str, plain: bool = True) -> Iterator[None]:
+    """Say ``text`` while the block runs: a spinner on a terminal (gone when the block ends), else a line
+    of its own (nothing unless ``plain``)."""
+    if can_draw():
+        from rich.console import Console
+
+        with Console().status(text, spinner="dots"):
+            yield
+        return
+    if plain:
+        print(text, flush=True)
+    yield
 
 
 def _step(kind: str, data: dict[str, Any]) -> str | None:
@@ -34,29 +50,36 @@ def _step(kind: str, data: dict[str, Any]) -> str | None:
 
 
 async def draw(events: AsyncIterator[Any]) -> dict[str, Any]:
-    """Like ``render``, with the answer drawn as markdown by ``rich`` (redrawn as it streams)."""
+    """Like ``render``, with the answer drawn as markdown by ``rich`` (redrawn as it streams), and a
+    spinner until it starts."""
     from rich.console import Console
     from rich.live import Live
     from rich.markdown import Markdown
+    from rich.spinner import Spinner
+    from rich.text import Text
 
     console = Console()
     summary: dict[str, Any] = {}
     text = ""
-    with Live(Markdown(""), console=console, refresh_per_second=8, vertical_overflow="visible") as live:
-        async for event in events:
-            kind, data = event.event, event.data
-            if kind == "metadata":
-                summary["conversation_id"] = data["conversation_id"]
-            elif (line := _step(kind, data)) is not None:
-                console.print(line, style="dim", markup=False, highlight=False)
-            elif kind == "content":
-                text += data["text"]
-                live.update(Markdown(text))
-            elif kind == "state":
-                summary["state"] = data
-            elif kind == "error":
-                summary["error"] = data
-                console.print(f"error: {data.get('message', data)}", style="red", markup=False)
+    thinking = Spinner("dots", Text("Thinking…", style="dim"))
+    with Live(thinking, console=console, refresh_per_second=8, vertical_overflow="visible") as live:
+        try:
+            async for event in events:
+                kind, data = event.event, event.data
+                if kind == "metadata":
+                    summary["conversation_id"] = data["conversation_id"]
+                elif (line := _step(kind, data)) is not None:
+                    console.print(line, style="dim", markup=False, highlight=False)
+                elif kind == "content":
+                    text += data["text"]
+                    live.update(Markdown(text))
+                elif kind == "state":
+                    summary["state"] = data
+                elif kind == "error":
+                    summary["error"] = data
+                    console.print(f"error: {data.get('message', data)}", style="red", markup=False)
+        finally:
+            live.transient = not text  # no answer (an error, a lost connection): no spinner left behind
     return summary
 
 

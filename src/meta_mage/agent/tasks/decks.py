@@ -70,10 +70,7 @@ def strategy(route: Route, known: Known, done: Results) -> str:
     ]
     main_keys = [k for k in facts.opponent_key_cards if k.section == "mainboard"]
     side_keys = [k for k in facts.opponent_key_cards if k.section == "sideboard"]
-    lines += [
-        f"- {k.name} ({k.inclusion_rate:.0f}%, {_copies(k.average_copies)})"
-        for k in main_keys
-    ]
+    lines += [f"- {k.name} ({k.inclusion_rate:.0f}%, {_copies(k.average_copies)})" for k in main_keys]
     if side_keys:
         lines.append(
             "After sideboarding expect: " + ", ".join(f"{k.name} ({k.inclusion_rate:.0f}%)" for k in side_keys)
