@@ -24,6 +24,7 @@ from meta_mage.errors import MetaMageError
 from meta_mage.observability import logger, metrics
 from meta_mage.snapstart import RestoreHooks, register_with_runtime
 from meta_mage.storage.locks import IssuedConversations
+from meta_mage.tools.registry import FamilyRegistry
 from meta_mage.wiring import Wiring
 
 app = APIGatewayHttpResolver(cors=CORSConfig(allow_origin=get_settings().cors_origin, max_age=300))
@@ -38,7 +39,7 @@ def wiring() -> Wiring:
 @lru_cache(maxsize=1)
 def reads() -> ReadApi:
     """The read API over the configured tables."""
-    return ReadApi(wiring().registry, wiring().tool_context)
+    return ReadApi(FamilyRegistry(), wiring().tool_context)  # only the families of the tools asked for
 
 
 def _query() -> dict[str, str]:

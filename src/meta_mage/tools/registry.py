@@ -8,11 +8,10 @@ from pydantic import BaseModel, ValidationError
 
 from meta_mage.deadline import check_deadline
 from meta_mage.errors import InvalidArgument
-from meta_mage.tools.catalog import TOOLS
 from meta_mage.tools.context import ToolContext
 from meta_mage.tools.tool import Tool
 
-__all__ = ["Tool", "ToolRegistry", "build_registry", "invalid_argument"]
+__all__ = ["FamilyRegistry", "Tool", "ToolRegistry", "build_registry", "invalid_argument"]
 
 
 def invalid_argument(exc: ValidationError) -> InvalidArgument:
@@ -67,4 +66,46 @@ class ToolRegistry:
 
 def build_registry() -> ToolRegistry:
     """The project's tool catalog: every record of ``tools/catalog``."""
+    from meta_mage.tools.catalog import TOOLS
+
     return ToolRegistry(list(TOOLS.values()))
+
+
+class FamilyRegistry(ToolRegistry):
+    """The catalog with each family (``tools/catalog/<family>.py``) imported when one of its tools is first
+    asked for: a read function that lists formats never imports deck coaching."""
+
+    def __init__(self) -> None:
+        super().__init__([])
+        self._loaded: set[str] = set()
+
+    def _load(self, family: str) -> None:
+        from meta_mage.tools.catalog import family_tools
+
+        if family not in self._loaded:
+            self._loaded.add(family)
+            self.tools.update((tool.name, tool) for tool in family_tools(family))
+
+    def _load_all(self) -> None:
+        from meta_mage.tools.catalog import FAMILIES
+
+        for family in FAMILIES:
+            self._load(family)
+        self.tools = {name: self.tools[name] for name in build_registry().tools if name in self.tools}
+
+    def get(self, name: str) -> Tool[Any]:
+        from meta_mage.tools.catalog import FAMILY_OF
+
+        if name in FAMILY_OF:
+            self._load(FAMILY_OF[name])
+        else:
+            self._load_all()  # an unknown name: the error lists every tool
+        return super().get(name)
+
+    def names(self) -> list[str]:
+        self._load_all()
+        return super().names()
+
+    def catalog(self) -> list[dict[str, Any]]:
+        self._load_all()
+        return super().catalog()

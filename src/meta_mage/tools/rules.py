@@ -8,8 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from meta_mage.models.conversation import Known
+if TYPE_CHECKING:  # the rules read it; the read functions, which only list tools, never import it
+    from meta_mage.models.conversation import Known
 
 
 def stats_fit(known: Known) -> bool:
