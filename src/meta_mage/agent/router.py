@@ -611,14 +611,16 @@ async def _pool_names(text: str, pool: list[dict[str, Any]]) -> dict[str, str]:
     lower = text.lower()
     found: dict[str, str] = {}
     for name in sorted({c["card_name"] for c in pool}, key=len, reverse=True):
-        if len(name) > 3 and re.search(rf"(?<!\w){re.escape(name.lower())}(?!\w)", lower):
+        # a substring test first: a pattern per card of the pool would churn the re module's cache every turn
+        if len(name) > 3 and name.lower() in lower and re.search(rf"(?<!\w){re.escape(name.lower())}(?!\w)", lower):
             found["name_contains"] = name
             break
     drafters = {
         p for c in pool for p in [c.get("drafted_by"), *(a["drafted_by"] for a in c.get("additional_picks") or [])]
     }
     for drafter in sorted(filter(None, drafters), key=len, reverse=True):
-        if re.search(rf"(?<!\w){re.escape(str(drafter).lower())}(?!\w)", lower):
+        who = str(drafter).lower()
+        if who in lower and re.search(rf"(?<!\w){re.escape(who)}(?!\w)", lower):
             found["drafter"] = str(drafter)
             break
     return found
