@@ -4,6 +4,7 @@ away costs one line, not the session."""
 
 from __future__ import annotations
 
+import io
 import os
 import pty
 import re
@@ -179,3 +180,22 @@ def test_chat_starts_a_new_conversation_when_the_server_forgot_it(modern_world: 
     finally:
         for name in fresh.table_names().values():
             modern_world["db"].Table(name).delete()
+
+
+async def test_figures_the_data_does_not_hold_are_marked_in_the_terminal() -> None:
+    from meta_mage.agent.conversation import AgentEvent
+    from meta_mage.local.terminal import render
+
+    async def events() -> Any:
+        yield AgentEvent("content", {"text": "Boros Energy is 61-89-13."})
+        yield AgentEvent("grounding", {"unmatched": [{"kind": "record", "figure": "61-89-13"}]})
+        yield AgentEvent("grounding", {"unmatched": []})
+        yield AgentEvent("content", {"text": "\n\n| a | b |"})
+
+    out = io.StringIO()
+    await render(events(), out)
+    assert out.getvalue() == (
+        "Boros Energy is 61-89-13.\n"
+        "  ⚠ Not found in this turn's data, so check before relying on them: 61-89-13 (record).\n"
+        "\n\n| a | b |\n"
+    )

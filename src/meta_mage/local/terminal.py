@@ -38,7 +38,7 @@ def waiting(text: str, plain: bool = True) -> Iterator[None]:
 
 
 def _step(kind: str, data: dict[str, Any]) -> str | None:
-    """The one-line text of a thinking or tool_call event."""
+    """The one-line text of a thinking, tool_call or grounding event."""
     if kind == "thinking":
         return f"  … {data['content']}"
     if kind == "tool_call":
@@ -46,6 +46,9 @@ def _step(kind: str, data: dict[str, Any]) -> str | None:
             return f"  → {data['tool']} {json.dumps(data.get('arguments') or {}, ensure_ascii=False)}"
         mark = "✓" if data["status"] == "complete" else "✗"
         return f"  {mark} {data['tool']}: {data.get('summary', '')}"
+    if kind == "grounding" and data.get("unmatched"):  # an LLM's figures no tool result holds
+        figures = ", ".join(f"{u['figure']} ({u['kind']})" for u in data["unmatched"])
+        return f"  ⚠ Not found in this turn's data, so check before relying on them: {figures}."
     return None
 
 
@@ -94,7 +97,8 @@ async def render(events: AsyncIterator[Any], out: TextIO | None = None) -> dict[
         if kind == "metadata":
             summary["conversation_id"] = data["conversation_id"]
         elif (line := _step(kind, data)) is not None:
-            out.write(line + "\n")
+            out.write(("" if for_line_start else "\n") + line + "\n")
+            for_line_start = True
         elif kind == "content":
             out.write(data["text"])
             for_line_start = data["text"].endswith("\n")
