@@ -101,6 +101,20 @@ def test_a_paste_whose_last_line_has_no_newline_arrives_whole(server: str) -> No
         term.close()
 
 
+def asked_for_the_window(url: str) -> Terminal:
+    """``meta-mage chat`` against ``url``, having asked for the top decks in Modern and been asked the window."""
+    term = chat(url)
+    try:
+        term.read_until("you> ")
+        term.type("What are the top decks in Modern?\n")
+        term.read_until("How many days")
+        term.read_until("you> ", timeout=10)
+    except BaseException:
+        term.close()
+        raise
+    return term
+
+
 def test_chat_survives_the_server_going_away(modern_world: dict[str, Any]) -> None:
     port = free_port()
     url = f"http://127.0.0.1:{port}"
@@ -109,15 +123,7 @@ def test_chat_survives_the_server_going_away(modern_world: dict[str, Any]) -> No
         return build_app(modern_world["settings"], modern_world["db"], serve_page=True)
 
     with running(app(), port):
-        term = chat(url)
-        try:
-            term.read_until("you> ")
-            term.type("What are the top decks in Modern?\n")
-            term.read_until("How many days")
-            term.read_until("you> ", timeout=10)
-        except BaseException:
-            term.close()
-            raise
+        term = asked_for_the_window(url)
     try:
         # When the server has gone away, Then the message costs one line saying so, and the session goes on
         term.type("30 days\n")
@@ -158,15 +164,7 @@ def test_chat_starts_a_new_conversation_when_the_server_forgot_it(modern_world: 
     create_tables(modern_world["db"], fresh)
     try:
         with running(build_app(modern_world["settings"], modern_world["db"]), port):
-            term = chat(f"http://127.0.0.1:{port}")
-            try:
-                term.read_until("you> ")
-                term.type("What are the top decks in Modern?\n")
-                term.read_until("How many days")
-                term.read_until("you> ", timeout=10)
-            except BaseException:
-                term.close()
-                raise
+            term = asked_for_the_window(f"http://127.0.0.1:{port}")
         try:
             # When the server is back on tables that do not hold the conversation
             with running(build_app(fresh, modern_world["db"]), port):

@@ -59,6 +59,15 @@ def route(workflow: str, task: str, **slots: Any) -> Reply:
     return Reply(ToolCall("RouteDecision", {"workflow": workflow, "task": task, "confidence": 0.95, **slots}))
 
 
+def top_decks_turns(last: Reply | ModelStreamError | ConnectionCut) -> list[Any]:
+    """The model's turns for "top decks in Modern, 30 days": the route, the rankings call, then ``last``."""
+    return [
+        route("meta_research", "rankings", format="Modern", days=30),
+        Reply(ToolCall("get_format_meta_rankings", {})),
+        last,
+    ]
+
+
 def ends_once(events: list[tuple[str, Any]]) -> str:
     """The one closing event (``done`` or ``error``), after everything else."""
     closing = [kind for kind, _ in events if kind in ("done", "error")]
@@ -77,11 +86,7 @@ async def test_a_meta_question_and_a_follow_up_through_bedrock(
     rankings = call(modern_world, "get_format_meta_rankings", format="Modern", current_days=30, previous_days=30)
     top = rankings["rows"][0]
     prose = f"{top['name']} leads Modern at {top['meta_share']:.1f}% of the field, from {top['decks']} decks."
-    bedrock.script += [
-        route("meta_research", "rankings", format="Modern", days=30),
-        Reply(ToolCall("get_format_meta_rankings", {})),
-        Reply(Text(prose)),
-    ]
+    bedrock.script += top_decks_turns(Reply(Text(prose)))
     first = turn(base, "What are the top decks in Modern over the last 30 days?")
     assert ends_once(first) == "done"
     # tokens arrive as generated (several content events), the tool call is reported, the figures checked
@@ -177,12 +182,7 @@ async def test_a_cube_question_through_bedrock(chat: tuple[str, LoopbackBedrock]
 
 async def test_throttling_is_retried_by_botocore(chat: tuple[str, LoopbackBedrock]) -> None:
     base, bedrock = chat
-    bedrock.script += [
-        Throttling(),
-        route("meta_research", "rankings", format="Modern", days=30),
-        Reply(ToolCall("get_format_meta_rankings", {})),
-        Reply(Text("Jeskai Blink leads.")),
-    ]
+    bedrock.script += [Throttling(), *top_decks_turns(Reply(Text("Jeskai Blink leads.")))]
     events = turn(base, "What are the top decks in Modern over the last 30 days?")
     assert ends_once(events) == "done"
     attempts = [r.headers.get("amz-sdk-request", "") for r in bedrock.requests[:2]]
@@ -194,11 +194,9 @@ async def test_a_stream_error_mid_answer_ends_clearly_and_stores_one_answer(
     chat: tuple[str, LoopbackBedrock],
 ) -> None:
     base, bedrock = chat
-    bedrock.script += [
-        route("meta_research", "rankings", format="Modern", days=30),
-        Reply(ToolCall("get_format_meta_rankings", {})),
-        ModelStreamError(Reply(Text("Jeskai Blink is the most played deck, and then it"))),
-    ]
+    bedrock.script += top_decks_turns(
+        ModelStreamError(Reply(Text("Jeskai Blink is the most played deck, and then it")))
+    )
     events = turn(base, "What are the top decks in Modern over the last 30 days?")
     # the partial text is followed by a line saying so, then the answer from the data; one done
     assert ends_once(events) == "done"
@@ -240,11 +238,9 @@ async def test_an_unsure_router_asks_back(chat: tuple[str, LoopbackBedrock]) -> 
 
 async def test_a_connection_cut_mid_answer_ends_with_the_datas_answer(chat: tuple[str, LoopbackBedrock]) -> None:
     base, bedrock = chat
-    bedrock.script += [
-        route("meta_research", "rankings", format="Modern", days=30),
-        Reply(ToolCall("get_format_meta_rankings", {})),
-        ConnectionCut(Reply(Text("Jeskai Blink is the most played deck, and Boros Energy comes second with"))),
-    ]
+    bedrock.script += top_decks_turns(
+        ConnectionCut(Reply(Text("Jeskai Blink is the most played deck, and Boros Energy comes second with")))
+    )
     events = turn(base, "What are the top decks in Modern over the last 30 days?")
     assert ends_once(events) == "done"
     assert "**Top decks in Modern**" in text_of(events)

@@ -384,10 +384,11 @@ async def read_message(message: str, known: Known, lookups: Lookups, asked: str 
     question = f"{asked}\n{reply}" if asked else reply
     fmt = find_format(reply) or (find_format(asked) if asked else None)
     days = _read_days(reply, asked, known)
-    archetype, opponent = await _read_names(question, fmt, days, known, lookups)
     card = await _card_asked(question, fmt, days, known, lookups)
-    if card:  # a word of the card's name ("Goryo's Vengeance") names no deck
-        archetype, opponent = await _read_names(question.replace(card, " "), fmt, days, known, lookups)
+    # a word of the card's name ("Goryo's Vengeance") names no deck
+    archetype, opponent = await _read_names(
+        question.replace(card, " ") if card else question, fmt, days, known, lookups
+    )
     pending = known.pending or Pending()
     in_cube = "cube_draft" in (pending.workflow, known.workflow)
     draft_words = _has(_DRAFT_WORDS, question)

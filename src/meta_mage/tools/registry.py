@@ -87,11 +87,12 @@ class FamilyRegistry(ToolRegistry):
             self.tools.update((tool.name, tool) for tool in family_tools(family))
 
     def _load_all(self) -> None:
-        from meta_mage.tools.catalog import FAMILIES
+        from meta_mage.tools.catalog import FAMILIES, family_tools
 
         for family in FAMILIES:
             self._load(family)
-        self.tools = {name: self.tools[name] for name in build_registry().tools if name in self.tools}
+        catalog_order = [tool.name for family in FAMILIES for tool in family_tools(family)]
+        self.tools = {name: self.tools[name] for name in catalog_order}
 
     def get(self, name: str) -> Tool[Any]:
         from meta_mage.tools.catalog import FAMILY_OF
