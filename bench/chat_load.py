@@ -741,11 +741,25 @@ def main() -> int:
         action="store_true",
         help="run moto in its own process, so the server's RSS excludes the stored data",
     )
+    parser.add_argument(
+        "--warmup",
+        type=int,
+        default=0,
+        metavar="CONVERSATIONS",
+        help="first run this many conversations (another seed, not counted), so the RSS before is after warm-up",
+    )
     args = parser.parse_args()
     if min(args.conversations, args.turns, args.concurrency) < 1:
         parser.error("--conversations, --turns and --concurrency must be at least 1")
 
     def load(url: str, pid: int | None, dynamodb_pid: int | None = None) -> LoadResult:
+        if args.warmup:
+            before = rss_mb(pid)
+            warm = run_load(url, args.warmup, args.turns, args.concurrency, timeout=args.timeout, seed=args.seed + 1)
+            print(
+                f"Warm-up: {args.warmup} conversations x {args.turns} turns, {len(warm.errors)} errors; "
+                f"server RSS {_mb(before)} -> {_mb(rss_mb(pid))} MB"
+            )
         return run_load(
             url,
             args.conversations,

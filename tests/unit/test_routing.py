@@ -10,6 +10,7 @@ import pytest
 
 from meta_mage.agent.guards import DAYS_QUESTION
 from meta_mage.agent.router import (
+    MAX_LOOKUPS,
     Lookups,
     extract_decklist,
     find_archetypes,
@@ -562,6 +563,21 @@ async def test_lookups_read_names_through_the_tools_once() -> None:
     await expired.formats()
     await expired.formats()
     assert [name for name, _ in tools.calls].count("list_formats") == 3
+
+
+async def test_lookups_keep_a_bounded_number_of_windows() -> None:
+    # Given a long-running process whose players name every window from 1 to 365 days
+    tools = FakeTools()
+    names = Lookups(runner(tools))
+    for days in range(1, 366):
+        assert await names.archetypes("Modern", days) == ARCHETYPES
+    # Then it holds the newest MAX_LOOKUPS of them, not one per window ever asked
+    assert len(names._cache) == MAX_LOOKUPS
+    calls = len(tools.calls)
+    await names.archetypes("Modern", 365)
+    assert len(tools.calls) == calls  # the newest is still cached
+    await names.archetypes("Modern", 1)
+    assert len(tools.calls) == calls + 1  # the oldest was dropped and is read again
 
 
 async def test_lookups_that_fail_only_leave_routing_without_names() -> None:

@@ -6,11 +6,11 @@ from __future__ import annotations
 import functools
 import logging
 import re
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar, cast
 
+from cachetools import TTLCache
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from langgraph.config import get_stream_writer
@@ -245,6 +245,7 @@ def find_archetypes(text: str, known: list[str]) -> list[tuple[int, str]]:
 
 M = TypeVar("M", bound=BaseModel)
 NAMES_DAYS = 30  # the window of archetype names routing reads when the turn names none (the coach's default)
+MAX_LOOKUPS = 64  # cached lookups: one per (format, window) asked, the drafts and each draft's pool
 
 
 class Lookups:
@@ -256,15 +257,15 @@ class Lookups:
 
     def __init__(self, tools: AgentTools, max_age_seconds: float = 300) -> None:
         self.tools = tools
-        self.max_age = max_age_seconds
-        self._cache: dict[str, tuple[float, Any]] = {}
+        # bounded: every window a player names is a key, so an unbounded map grew with the windows asked
+        self._cache: TTLCache[str, Any] = TTLCache(maxsize=MAX_LOOKUPS, ttl=max_age_seconds)
 
     async def _cached(
         self, key: str, name: str, arguments: dict[str, Any], output: type[M], what: str, instead: str
     ) -> M | None:
         hit = self._cache.get(key)
-        if hit and time.monotonic() - hit[0] < self.max_age:
-            return cast(M, hit[1])
+        if hit is not None:
+            return cast(M, hit)
         outcome = await self.tools.run(name, arguments)  # the graph's tool runner: its timeout, its errors
         if outcome.not_found:  # e.g. a format without data: an answer, not a failure
             return None
@@ -273,7 +274,7 @@ class Lookups:
             logger.warning("routing lookup %s failed (%s), %s: %s", name, what, instead, outcome.error)
             _thinking(f"Could not read {what} to understand your message; {instead}.")
             return None
-        self._cache[key] = (time.monotonic(), outcome.result)
+        self._cache[key] = outcome.result
         return outcome.result
 
     async def formats(self) -> list[str]:
