@@ -363,6 +363,8 @@ def field_expectation(table: dict[str, Any], archetype: str) -> tuple[float, flo
             mean += w * row["overall"]["estimate"]
             filled += w
     variance += filled * filled * var(row["overall"])
+    outside_mirror = 1 - rows[archetype]["meta_share"] / total
+    variance = max(variance, outside_mirror**2 * var(row["overall"]))
     half = 1.96 * variance**0.5 * 100
     return round(mean, 1), round(mean - half, 1), round(mean + half, 1)
 

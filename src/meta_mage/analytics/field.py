@@ -4,9 +4,13 @@ The field is the format's archetypes weighted by meta share. An archetype's expe
 mean of its shrunk estimates against each of them: 50 % in the mirror, and its overall shrunk estimate where
 it has no decided match against an archetype. The 95 % interval adds up each cell's variance (the estimate's
 binomial variance over its decided matches plus the prior's 10), weighted by share squared; the cells filled
-with the overall estimate share one error, so their weights add up before they are squared. Archetypes are
-ranked on the interval's low end, so a deck leads on results, not on a few lucky matches. The matchups that
-drive it are those that move it most from 50 % (share × distance from 50 %).
+with the overall estimate share one error, so their weights add up before they are squared. The interval is
+never narrower than the archetype's own record allows: a share-weighted mean of its matchups cannot know more
+than all its matches pooled (pooling by matches is the least-variance weighting), so its variance is at least
+the overall estimate's, scaled by the part of the field that is not the mirror. Without that floor the prior's
+10 matches, added to every cell, made a deck with a few matches spread over many opponents look certain.
+Archetypes are ranked on the interval's low end, so a deck leads on results, not on a few lucky matches.
+The matchups that drive it are those that move it most from 50 % (share × distance from 50 %).
 """
 
 from __future__ import annotations
@@ -57,12 +61,13 @@ def expected_vs_field(rows: list[MatchupRow], drivers: int = 3) -> list[FieldExp
             continue
         cells = {c.opponent: c for c in row.matchups if c.estimate is not None}
         overall, overall_var = _estimate_and_variance(row.overall)
-        mean = variance = filled = 0.0
+        mean = variance = filled = mirror = 0.0
         pulls = []
         for opponent, share in field.items():
             weight = share / total
             if opponent == row.archetype:
                 mean += weight * 0.5
+                mirror = weight
                 continue
             cell = cells.get(opponent)
             if cell is None:
@@ -73,6 +78,7 @@ def expected_vs_field(rows: list[MatchupRow], drivers: int = 3) -> list[FieldExp
             mean += weight * p
             pulls.append(Driver(opponent, share, cell, 100 * weight * (p - 0.5)))
         variance += filled**2 * overall_var  # one error for every cell filled with the overall estimate
+        variance = max(variance, (1 - mirror) ** 2 * overall_var)  # no surer than all its matches pooled
         spread = Z95 * math.sqrt(variance) * 100
         found.append(
             FieldExpectation(
