@@ -105,10 +105,11 @@ class Sample:
         return self.wall_ms - self.tool_ms
 
 
-def timed_executor(
-    execute: Callable[[str, dict[str, Any]], Awaitable[dict[str, Any]]], probe: Probe
-) -> Callable[[str, dict[str, Any]], Awaitable[dict[str, Any]]]:
-    async def run(name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+Executor = Callable[[str, dict[str, Any]], Awaitable[Any]]
+
+
+def timed_executor(execute: Executor, probe: Probe) -> Executor:
+    async def run(name: str, arguments: dict[str, Any]) -> Any:
         started = time.perf_counter()
         try:
             return await execute(name, arguments)

@@ -37,8 +37,13 @@ DAY = "2025-10-24"
 
 
 def trial_settings(trial: int) -> Settings:
-    kinds = ("meta", "cards", "drafts", "checkpoint", "locks")
-    return Settings(**{f"{kind}_table": f"race{trial}-{kind}" for kind in kinds})
+    return Settings(
+        meta_table=f"race{trial}-meta",
+        cards_table=f"race{trial}-cards",
+        drafts_table=f"race{trial}-drafts",
+        checkpoint_table=f"race{trial}-checkpoint",
+        locks_table=f"race{trial}-locks",
+    )
 
 
 def same_day_files() -> list[tuple[str, bytes]]:

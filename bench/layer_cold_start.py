@@ -29,7 +29,7 @@ from rich.table import Table
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "build" / "bench-layers"
 sys.path.insert(0, str(ROOT / "layers"))
-from build_layer import build  # noqa: E402
+from build_layer import build  # type: ignore[import-not-found]  # noqa: E402
 
 HOST_ARCH = platform.machine()
 ROWS = {

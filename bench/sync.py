@@ -103,7 +103,8 @@ def first_sync(files: dict[str, bytes], latency: float) -> tuple[str, SyncReport
     """Every demo file, one commit per tournament day, synced from the first day."""
     repository = FakeRepository()
     for number, day_files in enumerate(by_day(files)):
-        repository.commit(day_files, START + dt.timedelta(days=number))
+        changes: dict[str, bytes | None] = dict(day_files)
+        repository.commit(changes, START + dt.timedelta(days=number))
     with serving(FakeGitHub(repository, latency)) as github, fresh_meta("first") as meta:
         report = run(github, meta, since=START.date())
     return f"first sync: all {len(files)} demo files", report
