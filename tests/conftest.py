@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import signal
 import tarfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -28,6 +29,13 @@ from meta_mage.tools import build_registry
 from meta_mage.wiring import Wiring
 
 serialise_moto_dynamodb()  # the in-process mock shares moto's DynamoDB, thread-unsafe transactions and all
+
+# The Ctrl-C tests send SIGINT to the commands they start. A suite started as a background job by a shell
+# without job control (`bash scripts/test.sh &` in a script) ignores SIGINT, and every process it starts
+# inherits that, so those commands would never see the Ctrl-C. A handler, unlike an ignore, resets to the
+# default in a started command.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 DEMO_TOURNAMENTS = DEMO_DATA_DIR / "tournaments.tar.gz"
