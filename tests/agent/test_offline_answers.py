@@ -294,6 +294,19 @@ async def test_short_names_reach_the_right_decks(offline: Conversations, modern_
     assert "**Izzet Prowess in Modern**" in turn.text and f"Against **Domain Zoo**: {rate(cell)}" in turn.text
 
 
+async def test_an_opponent_without_matches_points_to_archetypes_named_like_it(
+    offline: Conversations, modern_world: dict[str, Any]
+) -> None:
+    # Given "Tron", an archetype of its own with no match against Boros Energy in 60 days, and Eldrazi Tron with some
+    turn = await run_turn(offline, "How does Boros Energy do against Tron in Modern, last 60 days?")
+    stats = call(modern_world, "get_deck_matchup_stats", format="Modern", archetype="Boros Energy", days=60)
+    assert not any(c["opponent"] == "Tron" for c in stats["matchups"])
+    eldrazi = next(c for c in stats["matchups"] if c["opponent"] == "Eldrazi Tron")
+    # Then the answer says so and gives the record against Eldrazi Tron beside it
+    assert "No recorded matches against Tron in this window." in turn.text
+    assert f"Archetypes whose name holds “Tron”: **Eldrazi Tron** {rate(eldrazi)}" in turn.text
+
+
 async def test_a_composed_answer_streams_a_paragraph_or_table_per_event(offline: Conversations) -> None:
     # Given the matchup grid, a long answer with a table
     turn = await run_turn(offline, "What are the matchups in Modern over the last 30 days?")

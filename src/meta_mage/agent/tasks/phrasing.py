@@ -79,6 +79,11 @@ def spread(stats: DeckMatchupStatsOutput, opponent: str | None) -> str:
             lines.append(f"Against **{cell.opponent}**: {judged(cell)}.")
         else:
             lines.append(f"No recorded matches against {opponent} in this window.")
+            # "Tron" is an archetype of its own, rarely played; a player saying it may well mean Eldrazi Tron
+            alike = [c for c in cells if re.search(rf"(?<!\w){re.escape(opponent)}(?!\w)", c.opponent, re.I)]
+            if alike:
+                named = "; ".join(f"**{c.opponent}** {judged(c)}" for c in alike)
+                lines.append(f"Archetypes whose name holds “{opponent}”: {named}.")
         far = next((c for c in wider.matchups if c.opponent.lower() == opponent.lower()), None) if wider else None
         if wider is not None and far is not None:
             lines.append(f"Over the longer window {dates(wider.period)}: against {far.opponent} {judged(far)}.")
