@@ -227,6 +227,19 @@ async def test_a_deck_review_without_a_deck_asks_for_it(offline: Conversations) 
     assert "paste your decklist" in turn.text and "None" not in turn.text
 
 
+async def test_a_deck_named_in_full_is_taken_though_the_window_has_none(offline: Conversations) -> None:
+    # Given a pasted Boros Energy list over 14 days, a window without Mardu Energy (it is in the longer data)
+    deck, _ = modern_deck("Boros Energy")
+    pasted = await run_turn(offline, f"Here is my deck:\n{deck}", context={"format": "Modern", "days": 14})
+    assert "Mardu Energy" not in await offline.deps.lookups.archetypes("Modern", 14)
+    assert "Mardu Energy" in await offline.deps.lookups.archetypes("Modern", 365)
+    # When the player says which deck it is by its full name
+    named = await run_turn(offline, "no, it's Mardu Energy", pasted.conversation_id)
+    # Then that is the deck (it was read as "Energy", the window's Boros Energy, and confirmed as the wrong deck)
+    assert named.state["archetype"] == "Mardu Energy"
+    assert "your deck is **Mardu Energy**" in named.text and "**Boros Energy**" not in named.text
+
+
 async def test_no_to_the_suggested_archetype_asks_which_one_it_is(offline: Conversations) -> None:
     # Given a pasted Boros Energy list, classified and suggested
     deck, _ = modern_deck("Boros Energy")

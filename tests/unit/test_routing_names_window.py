@@ -1,5 +1,5 @@
 """Routing reads the format's archetype names for the window the turn is about (30 days, the coach's
-default, when it names none), not a year of matchups."""
+default, when it names none), not a year of matchups; a year's names only when a deck is named by a word."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import pytest
 
 from meta_mage.agent.router import NAMES_DAYS, Lookups, rule_route
 from meta_mage.agent.state import Known
+from meta_mage.models.meta import MAX_DAYS
 from tests.unit.routing_data import FakeTools, runner
 
 
@@ -37,4 +38,16 @@ async def test_names_are_cached_per_format_and_window() -> None:
     assert tools.calls == [
         ("get_format_archetypes", {"format": "Modern", "days": 30}),
         ("get_format_archetypes", {"format": "Modern", "days": 90}),
+    ]
+
+
+async def test_a_year_of_names_is_read_only_when_a_deck_is_named_by_a_word() -> None:
+    # Given a question naming decks by one word each ("Prowess", "Zoo")
+    tools = FakeTools()
+    decision = await rule_route("How does Prowess do against Zoo in Modern?", Known(), Lookups(runner(tools)))
+    # Then the window's names decide, and a year's names are read for a deck named in full outside the window
+    assert (decision.archetype, decision.opponent) == ("Izzet Prowess", "Domain Zoo")
+    assert tools.calls == [
+        ("get_format_archetypes", {"format": "Modern", "days": NAMES_DAYS}),
+        ("get_format_archetypes", {"format": "Modern", "days": MAX_DAYS}),
     ]

@@ -209,15 +209,17 @@ def find_days(text: str, expecting_days: bool = False) -> int | None:
     return None
 
 
-def find_archetypes(text: str, known: list[str]) -> list[tuple[int, str]]:
+def find_archetypes(text: str, known: list[str], older: Sequence[str] = ()) -> list[tuple[int, str]]:
     """Archetypes named in ``text`` with their position: full names first, then distinctive words.
 
-    ``known`` is ordered most played first, so an ambiguous word ("Tron") picks the popular deck.
+    ``known`` is ordered most played first, so an ambiguous word ("Energy") picks the popular deck. ``older``
+    names (played outside the window) count only when named in full: "Mardu Energy" is Mardu Energy even in a
+    window without it, but "Energy" alone stays the window's deck.
     """
     lower = text.lower()
     found: list[tuple[int, str]] = []
     taken: list[tuple[int, int]] = []
-    for name in sorted(known, key=len, reverse=True):
+    for name in sorted([*known, *older], key=len, reverse=True):
         for match in re.finditer(rf"(?<![\w]){re.escape(name.lower())}(?![\w])", lower):
             span = match.span()
             if not any(s < span[1] and span[0] < e for s, e in taken):
@@ -465,6 +467,12 @@ async def _read_names(
     window = days or known.days or NAMES_DAYS  # the names of the window the turn is about
     names = await lookups.archetypes(active_format, window) if active_format else []
     mentioned = find_archetypes(question, names)
+    by_word = any(name.lower() not in question.lower() for _, name in mentioned)  # "Energy" for Boros Energy
+    expecting = (known.pending or Pending()).missing in ("archetype", "archetype_confirmation")
+    if active_format and window < MAX_DAYS and (by_word or (expecting and not mentioned)):
+        # a deck named in full that the window has not seen ("it's Mardu Energy"): a year's names, read only then
+        older = [n for n in await lookups.archetypes(active_format, MAX_DAYS) if n not in names]
+        mentioned = find_archetypes(question, names, older)
     cue = _OPPONENT_CUE.search(question)
     opponent = next((n for pos, n in mentioned if cue and pos > cue.start()), None)
     archetype = next((n for pos, n in mentioned if n != opponent), None)
