@@ -137,3 +137,26 @@ def test_a_loot_that_gains_life_is_not_cut_as_life_gain(modern_world: dict[str, 
     outs = {c["name"]: c["why"] for c in plan["sideboard_guide"]["take_out"]}
     assert "Faithful Mending" not in outs, outs
     assert not any("life gain" in why for why in outs.values())
+
+
+def test_against_combo_the_combat_tricks_make_room_for_interaction(modern_world: dict[str, Any]) -> None:
+    # Given Izzet Prowess, with Mutagenic Growth and Violent Urge in the main and counters in the sideboard
+    deck, _ = modern_deck("Izzet Prowess")
+    assert "Mutagenic Growth" in deck and "Consign to Memory" in deck
+    cards = call(modern_world, "get_enriched_deck", deck=deck)["card_details"]
+    stats = call(modern_world, "get_deck_matchup_stats", archetype="Izzet Prowess", format="Modern", days=DAYS)
+    # When it sides against Ritual Storm, a combo deck
+    plan = call(
+        modern_world,
+        "generate_deck_matchup_strategy",
+        card_details=cards,
+        archetype="Izzet Prowess",
+        opponent_archetype="Ritual Storm",
+        matchup_stats=stats,
+    )
+    guide = plan["sideboard_guide"]
+    # Then the counters come in for the combat tricks (it stayed with the main deck before)
+    assert "Consign to Memory" in {c["name"] for c in guide["bring_in"]}
+    outs = {c["name"]: c["why"] for c in guide["take_out"]}
+    assert "Mutagenic Growth" in outs and "a combat trick" in outs["Mutagenic Growth"], outs
+    assert sum(c["quantity"] for c in guide["bring_in"]) == sum(c["quantity"] for c in guide["take_out"])

@@ -26,7 +26,15 @@ from tests.conftest import call, demo_members, prefixed_settings
 FORMATS = ("Modern", "Standard", "Legacy", "Pioneer", "Vintage", "Pauper")
 DAYS = 60
 # the evidence a guide names when it takes out a core card: its lists' record, or the rules in this matchup
-EVIDENCE = ("went", "answers only", "nothing to hit", "slow against", "late against", "life gain does little")
+EVIDENCE = (
+    "went",
+    "answers only",
+    "nothing to hit",
+    "slow against",
+    "late against",
+    "life gain does little",
+    "a combat trick",
+)
 _C = r"(white|blue|black|red|green)"
 # a colour the card's effect depends on ("if it's blue", "black or red permanent", "protection from red"), not
 # the colour of a token it makes or of a card it exiles as an alternative cost
@@ -36,7 +44,14 @@ HOSER = re.compile(
     re.I,
 )
 # reasons that are the same in every matchup of a kind by a stated rule, or true of this opponent alone
-STATED = ("when nothing misses", "slow against", "late against", "life gain does little", "nothing to hit")
+STATED = (
+    "when nothing misses",
+    "slow against",
+    "late against",
+    "life gain does little",
+    "nothing to hit",
+    "combat trick",
+)
 LETTER = {"white": "W", "blue": "U", "black": "B", "red": "R", "green": "G"}
 
 

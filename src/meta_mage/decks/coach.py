@@ -191,6 +191,10 @@ _BASIC_COLOUR = {"mountains": "R", "islands": "U", "plains": "W", "swamps": "B",
 _CHEAPER = re.compile(r"\b(?:delve|evoke|affinity for|warp|convoke|improvise|emerge|costs? \{\d+\} less)\b", re.I)
 _FACE = re.compile(r"damage to (?:any target|target player|each opponent|target opponent)", re.I)
 _DISCARDS_OWN = re.compile(r"\bdiscard (?:up to )?(?:a|one|two|three|x|that many)? ?cards?\b", re.I)
+_TRICK = re.compile(r"target creature(?: you control)? gets \+\d+/\+\d+", re.I)  # a pump spell, a combat trick
+_TARGETED = re.compile(
+    r"spell that targets|becomes the target of a spell", re.I
+)  # heroic, valiant: tricks are the engine
 _CARD_FLOW = re.compile(r"\bdraws? (?:a|two|three|x|that many)? ?cards?\b|look at the top|exile the top", re.I)
 
 
@@ -205,6 +209,7 @@ class Matchup:
     weights: dict[str, float]
     own_curve: float
     cheats_in: bool = False  # the player's deck puts creatures onto the battlefield without casting them
+    tricks_matter: bool = False  # the player's creatures trigger when targeted (heroic, valiant)
 
     @property
     def curve(self) -> float:
@@ -224,9 +229,10 @@ class Matchup:
     def slow_here(self, card: CardFacts) -> str:
         """Why a card that answers nothing here is among the weakest in this kind of matchup, or "": a card-draw
         or card-selection spell of 2+ mana that leaves the board alone against a fast deck (not one cheapened by
-        affinity); a sorcery-speed card two or more mana above
-        the deck's own curve (and 4+) against combo; life gain that moves no cards (not a loot like Faithful
-        Mending) against a deck that is not fast."""
+        affinity); a sorcery-speed card two or more mana above the deck's own curve (and 4+) against combo; a
+        combat trick (a pump spell that answers nothing) against combo, unless the deck's creatures trigger on
+        being targeted; life gain that moves no cards (not a loot like Faithful Mending) against a deck that is
+        not fast."""
         if card.is_land:
             return ""
         spell = bool(card.types & {"instant", "sorcery"}) and "affinity for" not in card.text.lower()
@@ -247,6 +253,8 @@ class Matchup:
                 f"late against {self.described()}"
             )
         roles = roles_of(card)
+        if self.strategy == "combo" and spell and not roles and _TRICK.search(card.text) and not self.tricks_matter:
+            return f"a combat trick, the least of the deck against {self.described()}: their game is not in combat"
         body = bool(card.types & {"creature", "planeswalker"})
         moves_cards = _CARD_FLOW.search(card.text) or _DISCARDS_OWN.search(card.text)  # Faithful Mending loots
         if not self.fast and not body and not moves_cards and roles and all(r.kind == "lifegain" for r in roles):
@@ -480,8 +488,9 @@ class DeckCoach:
         spells = [(c.cmc or 0, c.quantity) for c in main if "Land" not in (c.type_line or "") and not c.unknown]
         own_curve = sum(v * n for v, n in spells) / max(1, sum(n for _, n in spells))
         cheats_in = any(_facts_of_detail(c).puts_onto_battlefield for c in main if "Land" not in (c.type_line or ""))
+        tricks_matter = any(_TARGETED.search(c.oracle_text or "") for c in main if "Creature" in (c.type_line or ""))
         strategy = self.classifier.strategy_of(fmt, opponent)
-        return Matchup(strategy, targets, _weights(key_cards), own_curve, cheats_in)
+        return Matchup(strategy, targets, _weights(key_cards), own_curve, cheats_in, tricks_matter)
 
     def _bring_in(
         self,
