@@ -87,6 +87,24 @@ async def test_a_window_follow_up_keeps_the_matchup_asked_about(
     assert expected in turn.text
 
 
+async def test_places_in_the_top_decks_table_name_a_matchup(
+    offline: Conversations, modern_world: dict[str, Any]
+) -> None:
+    # Given the top decks table
+    table = await run_turn(offline, "What are the top decks in Modern over the last 30 days?")
+    rows = call(modern_world, "get_format_meta_rankings", format="Modern", current_days=30)["rows"]
+    first, second, third = (row["name"] for row in rows[:3])
+    # When the player asks about places in it
+    turn = await run_turn(offline, "how does the top one do against the second?", table.conversation_id)
+    # Then the first and second rows are the matchup, and a follow-up place is the new opponent
+    assert turn.tools() == ["get_deck_matchup_stats"]
+    assert turn.arguments("get_deck_matchup_stats")["archetype"] == first
+    assert f"**{first} in Modern**" in turn.text and f"Against **{second}**" in turn.text
+    again = await run_turn(offline, "and against the third?", turn.conversation_id)
+    assert again.arguments("get_deck_matchup_stats")["archetype"] == first
+    assert f"Against **{third}**" in again.text
+
+
 async def test_a_format_switch_forgets_the_old_formats_opponent(offline: Conversations) -> None:
     first = await run_turn(offline, "How should I play against Jeskai Blink?", context={"format": "Modern", "days": 30})
     assert first.state["opponent_archetype"] == "Jeskai Blink"

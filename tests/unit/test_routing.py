@@ -19,6 +19,7 @@ from meta_mage.agent.router import (
     resumed_question,
     rule_route,
     tidy,
+    with_places,
 )
 from meta_mage.agent.state import Known, RouteDecision
 from meta_mage.models.tournaments import FORMATS as ALL_FORMATS
@@ -587,3 +588,27 @@ async def test_lookups_that_fail_only_leave_routing_without_names() -> None:
     assert await names.resolve_draft("tarkir") is None and await names.pool("tarkir") == []
     decision = await rule_route("How does Boros Energy do against Jeskai Blink in Modern?", Known(), names)
     assert (decision.workflow, decision.archetype, decision.opponent) == ("meta_research", None, None)
+
+
+PLACED = ["Mono Blue Terror", "Mono Red Madness", "Grixis Affinity"]
+
+
+@pytest.mark.parametrize(
+    ("question", "read"),
+    [
+        ("how does the top one do against the second?", "how does Mono Blue Terror do against Mono Red Madness?"),
+        ("how does #1 do vs #3", "how does Mono Blue Terror do vs Grixis Affinity"),
+        ("the top deck vs the second deck", "Mono Blue Terror vs Mono Red Madness"),
+        ("and the third?", "and Grixis Affinity?"),
+        ("how do I beat the top deck", "how do I beat Mono Blue Terror"),
+        ("and the fourth?", "and the fourth?"),  # no fourth in the list: left as written
+        # not a place in the table
+        ("what are the top decks?", "what are the top decks?"),
+        ("the top 5 decks", "the top 5 decks"),
+        ("the first tournament", "the first tournament"),
+        ("the second week of results", "the second week of results"),
+        ("first, the top decks", "first, the top decks"),
+    ],
+)
+def test_a_place_in_the_top_decks_table_names_its_archetype(question: str, read: str) -> None:
+    assert with_places(question, PLACED) == read

@@ -457,6 +457,25 @@ async def _card_asked(question: str, fmt: str | None, days: int | None, known: K
     return span
 
 
+_PLACES = {"top": 0, "first": 0, "1st": 0, "second": 1, "2nd": 1, "third": 2, "3rd": 2, "fourth": 3, "4th": 3}
+_AFTER_PLACE = r"(?=\s*(?:$|[?.,!;:)]|(?:do|does|vs|versus|against|and|or|in|over|is|with|beat)\b))"
+_PLACE = re.compile(  # "the top one", "the second deck", "the third" before a verb or "against"; "#2"
+    rf"\bthe ({'|'.join(_PLACES)})(?: (?:one|deck|archetype)\b|{_AFTER_PLACE})|(?<!\w)#([1-9])\b",
+    re.I,
+)
+
+
+def with_places(question: str, names: list[str]) -> str:
+    """``question`` with "the top one", "the second", "#3" written as the archetype in that place of ``names``
+    (the window's archetypes, most played first: the order of the top-decks table)."""
+
+    def named(match: re.Match[str]) -> str:
+        place = _PLACES[match.group(1).lower()] if match.group(1) else int(match.group(2)) - 1
+        return names[place] if place < len(names) else match.group(0)
+
+    return _PLACE.sub(named, question)
+
+
 async def _read_names(
     question: str, fmt: str | None, days: int | None, known: Known, lookups: Lookups
 ) -> tuple[str | None, str | None]:
@@ -466,9 +485,11 @@ async def _read_names(
     active_format = fmt or (known.deck.kept_format if about_deck else None) or known.format
     window = days or known.days or NAMES_DAYS  # the names of the window the turn is about
     names = await lookups.archetypes(active_format, window) if active_format else []
+    expecting = (known.pending or Pending()).missing in ("archetype", "archetype_confirmation")
+    if not expecting:  # (an answer to "which archetype, then?" is not about the top-decks table)
+        question = with_places(question, names)  # "how does the top one do against the second?"
     mentioned = find_archetypes(question, names)
     by_word = any(name.lower() not in question.lower() for _, name in mentioned)  # "Energy" for Boros Energy
-    expecting = (known.pending or Pending()).missing in ("archetype", "archetype_confirmation")
     if active_format and window < MAX_DAYS and (by_word or (expecting and not mentioned)):
         # a deck named in full that the window has not seen ("it's Mardu Energy"): a year's names, read only then
         older = [n for n in await lookups.archetypes(active_format, MAX_DAYS) if n not in names]
