@@ -88,15 +88,31 @@ async def test_questions_about_one_card_or_one_drafter(
 
     # a drafter: that drafter's picks only
     drafter = next(c["drafted_by"] for c in pool if c.get("drafted_by") and c["drafted_by"] != REDACTED)
-    theirs = [
-        c["card_name"]
+    theirs = sorted(
+        (n, c["card_name"])
         for c in pool
-        if drafter in [c.get("drafted_by"), *(p["drafted_by"] for p in c.get("additional_picks") or [])]
-    ]
+        for who, n in [(c.get("drafted_by"), c.get("drafted_pick_n"))]
+        + [(p["drafted_by"], p["drafted_pick_n"]) for p in c.get("additional_picks") or []]
+        if who == drafter
+    )
     picks = await run_turn(offline, f"What did {drafter} pick in the tarkir draft?")
-    assert f"{len(theirs)} cards taken by {drafter} in the pool" in picks.text
-    listed = [line[2:].split(" {")[0].split(":")[0] for line in picks.text.splitlines() if line.startswith("- ")]
-    assert listed[: min(60, len(theirs))] == theirs[:60]
+    assert f"{drafter} took {len(theirs)} cards, in pick order:" in picks.text
+    listed = [line for line in picks.text.splitlines() if line.startswith("- Pick ")]
+    assert [(int(line[7:].split(":")[0]), line.split(": ", 1)[1].split(" {")[0]) for line in listed] == theirs
+
+    # each drafter's first pick
+    firsts = sorted(
+        (who, c["card_name"])
+        for c in pool
+        for who, n in [(c.get("drafted_by"), c.get("drafted_pick_n"))]
+        + [(p["drafted_by"], p["drafted_pick_n"]) for p in c.get("additional_picks") or []]
+        if n == 1
+    )
+    first = await run_turn(offline, "What were the first picks in the tarkir draft?")
+    assert f"pick 1 of each drafter ({len(firsts)}):" in first.text and len(firsts) == 9
+    assert [line[2:].split(" {")[0] for line in first.text.splitlines() if line.startswith("- ")] == [
+        f"{who}: {name}" for who, name in firsts
+    ]
 
     # the opted-out drafter stays unnamed, and the coach says why
     hidden = await run_turn(

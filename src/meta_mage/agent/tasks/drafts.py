@@ -37,11 +37,13 @@ def draft_pool(route: Route, known: Known, done: Results) -> str:
             f"One drafter in **{pool.draft_name}** asked not to be named: their {private} picks show as {REDACTED}, "
             "and I don't list them or say who it might be."
         )
-    total = pool.total_cards
+    heading = f"**{pool.draft_name}** ({pool.draft_date})"
     if filters.get("drafter"):  # the tool has no drafter filter: the answer keeps that drafter's picks
-        cards = [c for c in cards if filters["drafter"] in [p for p, _ in _takers(c)]]
-        described += f" taken by {filters['drafter']}"
-        total = len(cards)
+        return _drafters_picks(heading, filters["drafter"], kind, described, cards)
+    asked_pick = _ASKS_PICK.search(route.question)
+    if asked_pick:
+        return _pick_of_each(heading, int(asked_pick.group(1) or 1), kind, described, cards)
+    total = pool.total_cards
     drafted = [c for c in cards if c.get("drafted")]
     lines = [
         f"**{pool.draft_name}** ({pool.draft_date}): {total} {kind}{'' if total == 1 else 's'}{described} in the pool, "
@@ -69,11 +71,38 @@ def draft_pool(route: Route, known: Known, done: Results) -> str:
     return blocks(lines)
 
 
+def _drafters_picks(heading: str, drafter: str, kind: str, described: str, cards: list[dict[str, Any]]) -> str:
+    """One drafter's picks (of the kind and colour asked), in the order they were taken."""
+    picks = sorted(
+        (n, card["card_name"], card.get("mana_cost")) for card in cards for who, n in _takers(card) if who == drafter
+    )
+    plural = "" if len(picks) == 1 else "s"
+    lines = [f"{heading}: {drafter} took {len(picks)} {kind}{plural}{described}, in pick order:", ""]
+    lines += [f"- Pick {n}: {name}{f' {cost}' if cost else ''}" for n, name, cost in picks]
+    return blocks(lines)
+
+
+def _pick_of_each(heading: str, number: int, kind: str, described: str, cards: list[dict[str, Any]]) -> str:
+    """What each drafter took with one pick number ("the first picks": pick 1), of the kind and colour asked."""
+    taken = sorted(
+        (who, card["card_name"], card.get("mana_cost")) for card in cards for who, n in _takers(card) if n == number
+    )
+    narrowed = f" among the {kind}s{described}" if kind != "card" or described else ""
+    if not taken:
+        return f"{heading}: no drafter took pick {number}{narrowed}."
+    lines = [f"{heading}: pick {number} of each drafter{narrowed} ({len(taken)}):", ""]
+    lines += [f"- {who}: {name}{f' {cost}' if cost else ''}" for who, name, cost in taken]
+    if any(who == REDACTED for who, _, _ in taken):
+        lines += ["", f"{REDACTED} is a drafter who asked not to be named; I can't tell who it is."]
+    return blocks(lines)
+
+
 MAX_LISTED = 60  # cards listed in one answer; a list at most 10 longer is listed whole
 _ASKS_UNDRAFTED = re.compile(
     r"\b(not|never|nobody|no one|un)[- ]?(drafted|picked|taken|took)\b|\bundrafted\b|\bwent late\b", re.I
 )
 _ASKS_DRAFTED = re.compile(r"\b(were|was|got|been|get)\s+(drafted|picked|taken)\b|\bwho (took|drafted|picked)\b", re.I)
+_ASKS_PICK = re.compile(r"\bfirst[- ]picks?\b|\bp1p1\b|\bpick (?:number |no\.? ?|#)?(\d{1,2})\b", re.I)
 _OPT_OUT = re.compile(r"\bopt(s|ed)?[- ]?out\b|\bnot (to )?be named\b|\banonymous\b|\bredacted\b", re.I)
 
 
