@@ -310,6 +310,12 @@ async def test_card_follow_ups_keep_the_card_or_the_deck() -> None:
     assert (second.task, second.card, second.opponent) == ("card_question", "Unholy Heat", "Boros Energy")
     third = await talk.say("what about against Domain Zoo?")
     assert (third.task, third.card, third.opponent) == ("card_question", "Unholy Heat", "Domain Zoo")
+    # the same card over another window, then in another format (whose decks are its own: no opponent kept)
+    window = await talk.say("and the last 7 days?")
+    assert (window.task, window.card, window.opponent, window.days) == ("card_question", "Unholy Heat", "Domain Zoo", 7)
+    elsewhere = await talk.say("what about in Pioneer?")
+    assert (elsewhere.task, elsewhere.card, elsewhere.format) == ("card_question", "Unholy Heat", "Pioneer")
+    assert elsewhere.opponent is None
     # "and Unholy Heat?" after another task is no card question
     other = Talk(state={**MODERN_30, "route": {"task": "rankings"}})
     assert (await other.say("and Unholy Heat?")).task != "card_question"

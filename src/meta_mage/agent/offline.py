@@ -69,7 +69,8 @@ def answer(task: str, route: Route, known: Known, turn: list[Any]) -> str:
             f"{route.days}.\n\n{body}"
         )
     if problems:
-        body += ("\n\n" if body else "") + "Something went wrong while fetching the data: " + " ".join(problems)
+        said = " ".join(p if p.rstrip().endswith((".", "!", "?")) else f"{p.rstrip()}." for p in problems)
+        body += ("\n\n" if body else "") + "Something went wrong while fetching the data: " + said
         body += " You can ask again, or ask something else; the conversation is intact."
     if not body:
         body = "I have nothing to report for that yet."

@@ -445,8 +445,10 @@ async def _card_asked(question: str, fmt: str | None, days: int | None, known: K
     found = _CARD_ASKED.search(question)
     last = known.route or Route()
     again = _ANOTHER_CARD.match(question) if last.task == "card_question" else None  # "and Unholy Heat?"
-    found = found or again
-    span = next((g for g in found.groups() if g), "").strip(" ?.,!'\"") if found else ""
+    asked = found or again
+    span = next((g for g in asked.groups() if g), "").strip(" ?.,!'\"") if asked else ""
+    if not found and (find_format(span) or find_days(span) is not None):
+        return None  # "what about in Vintage?", "and the last 7 days?": the same card, another format or window
     if len(span) < 3 or set(re.findall(r"[a-z']+", span.lower())) & _NOT_CARD_WORDS:
         return None
     active_format = fmt or known.deck.kept_format or known.format
@@ -632,8 +634,11 @@ def _continued(reading: Reading, known: Known) -> tuple[str, str, float, dict[st
         extra = {"card_filter": reading.card_filter or last.card_filter, "draft": reading.draft}
         if reading.card_filter or reading.draft:  # "what about red instants?" asks about the pool
             task = "draft_pool"
-    elif workflow == "meta_research" and reading.slots["format"] in (None, known.format):  # names are per format
-        extra = {key: reading.slots[key] or getattr(last, key) for key in ("archetype", "opponent")}
+    elif workflow == "meta_research":
+        if reading.slots["format"] in (None, known.format):  # names are per format
+            extra = {key: reading.slots[key] or getattr(last, key) for key in ("archetype", "opponent")}
+        if task == "card_question":  # "what about in Vintage?", "and the last 7 days?": the same card
+            extra["card"] = reading.slots["card"] or last.card
     return workflow, task, 0.8 if awaiting else 0.7, extra
 
 
