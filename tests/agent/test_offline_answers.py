@@ -33,6 +33,25 @@ async def test_top_decks_table_matches_the_rankings_tool(offline: Conversations,
     assert turn.text.endswith(OFFLINE_NOTE)
 
 
+async def test_which_decks_are_trending_names_the_movers(offline: Conversations, modern_world: dict[str, Any]) -> None:
+    # Given the top decks over 14 days
+    table = await run_turn(offline, "What are the top decks in Modern over the last 14 days?")
+    assert "Rising most" not in table.text
+    # When the player asks which are on the rise
+    turn = await run_turn(offline, "which of them are trending up?", table.conversation_id)
+    # Then the three that gained most meta share and the three that lost most come before the table
+    rows = call(modern_world, "get_format_meta_rankings", format="Modern", current_days=14, previous_days=14)["rows"]
+    moved = sorted((r for r in rows if r["meta_share_trend"]), key=lambda r: -r["meta_share_trend"])
+    rising = [r for r in moved if r["meta_share_trend"] > 0][:3]
+    falling = [r for r in reversed(moved) if r["meta_share_trend"] < 0][:3]
+    said = turn.text.split("**Top decks in Modern**")[0]
+    for row in rising + falling:
+        assert (
+            f"{row['name']} {row['meta_share_trend']:+.1f} (now {row['meta_share']:.1f}%, {row['decks']} decks)" in said
+        )
+    assert said.index(rising[0]["name"]) < said.index("Falling most") < said.index(falling[0]["name"])
+
+
 async def test_matchup_between_two_archetypes(offline: Conversations, modern_world: dict[str, Any]) -> None:
     turn = await run_turn(offline, "How does Boros Energy do against Jeskai Blink in Modern, last 30 days?")
     stats = call(modern_world, "get_deck_matchup_stats", format="Modern", archetype="Boros Energy", days=30)

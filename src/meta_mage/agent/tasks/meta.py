@@ -17,11 +17,38 @@ from meta_mage.models.meta import (
     MatchupGrid,
     MatchupStatsOutput,
     MetaRankingsOutput,
+    RankingRow,
+    Window,
 )
 from meta_mage.tools.catalog.decks import CARD_EVIDENCE, DECK_MATCHUPS
 from meta_mage.tools.catalog.meta import ARCHETYPES, FORMAT_MATCHUPS, META_RANKINGS
 from meta_mage.tools.rules import DAYS
 from meta_mage.tools.tool import META_RESEARCH
+
+_ASKS_TREND = re.compile(
+    r"\btrend\w*|\bris(?:e|es|ing)\b|\bgrow\w*|\bgain\w*|\bfall\w*|\bdeclin\w*|\bdropp?\w*"
+    r"|\bon the (?:rise|way (?:up|down))\b|\b(?:going|moving) (?:up|down)\b",
+    re.I,
+)
+MOVERS = 3
+
+
+def _movers(rows: list[RankingRow], previous: Window) -> list[str]:
+    """The archetypes whose meta share rose and fell most since the previous window (points of share)."""
+    moved = sorted((r for r in rows if r.meta_share_trend), key=lambda r: -(r.meta_share_trend or 0))
+
+    def said(group: list[RankingRow]) -> str:
+        return "; ".join(
+            f"{r.name} {r.meta_share_trend:+.1f} (now {r.meta_share:.1f}%, {r.decks} decks)" for r in group
+        )
+
+    rising = [r for r in moved if (r.meta_share_trend or 0) > 0][:MOVERS]
+    falling = [r for r in reversed(moved) if (r.meta_share_trend or 0) < 0][:MOVERS]
+    return [
+        f"Rising most since {dates(previous)}, in points of meta share: {said(rising) or 'none'}.",
+        "",
+        f"Falling most: {said(falling) or 'none'}.",
+    ]
 
 
 def rankings(route: Route, known: Known, done: Results) -> str:
@@ -45,6 +72,8 @@ def rankings(route: Route, known: Known, done: Results) -> str:
         "|---|---|---|---|---|---|",
     ]
     has_previous = bool(meta.previous_decks)
+    if has_previous and _ASKS_TREND.search(route.question):  # "which of them is trending up?"
+        lines[0:0] = [*_movers(rows, meta.previous_period), ""]
     asked = (route.archetype or "").lower()
     # the "#" is the place in this table's order; the deck asked about is shown wherever it is
     numbered = list(enumerate(rows, 1))
