@@ -74,7 +74,8 @@ def draft_pool(route: Route, known: Known, done: Results) -> str:
 def _drafters_picks(heading: str, drafter: str, kind: str, described: str, cards: list[dict[str, Any]]) -> str:
     """One drafter's picks (of the kind and colour asked), in the order they were taken."""
     picks = sorted(
-        (n, card["card_name"], card.get("mana_cost")) for card in cards for who, n in _takers(card) if who == drafter
+        ((n, card["card_name"], card.get("mana_cost")) for card in cards for who, n in _takers(card) if who == drafter),
+        key=lambda pick: pick[:2],
     )
     plural = "" if len(picks) == 1 else "s"
     lines = [f"{heading}: {drafter} took {len(picks)} {kind}{plural}{described}, in pick order:", ""]
@@ -85,7 +86,8 @@ def _drafters_picks(heading: str, drafter: str, kind: str, described: str, cards
 def _pick_of_each(heading: str, number: int, kind: str, described: str, cards: list[dict[str, Any]]) -> str:
     """What each drafter took with one pick number ("the first picks": pick 1), of the kind and colour asked."""
     taken = sorted(
-        (who, card["card_name"], card.get("mana_cost")) for card in cards for who, n in _takers(card) if n == number
+        ((who, card["card_name"], card.get("mana_cost")) for card in cards for who, n in _takers(card) if n == number),
+        key=lambda pick: pick[:2],
     )
     narrowed = f" among the {kind}s{described}" if kind != "card" or described else ""
     if not taken:
