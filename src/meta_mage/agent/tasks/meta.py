@@ -45,7 +45,7 @@ def _movers(rows: list[RankingRow], previous: Window) -> list[str]:
     rising = [r for r in moved if (r.meta_share_trend or 0) > 0][:MOVERS]
     falling = [r for r in reversed(moved) if (r.meta_share_trend or 0) < 0][:MOVERS]
     return [
-        f"Rising most since {dates(previous)}, in points of meta share: {said(rising) or 'none'}.",
+        f"Rising most compared with {dates(previous)}, in points of meta share: {said(rising) or 'none'}.",
         "",
         f"Falling most: {said(falling) or 'none'}.",
     ]
