@@ -197,3 +197,10 @@ def mcp_url(modern_world: dict[str, Any]) -> Iterator[str]:
 def call(world: dict[str, Any], name: str, **arguments: Any) -> dict[str, Any]:
     result: dict[str, Any] = world["registry"].call(name, arguments, world["context"])
     return result
+
+
+def green_creatures(world: dict[str, Any]) -> dict[str, Any]:
+    """The demo draft's green creatures with who took them: the pool the cube questions of the tests ask about."""
+    return call(
+        world, "get_draft_pool", draft_id="tarkir", color="G", type_contains="Creature", include_draft_results=True
+    )

@@ -11,7 +11,7 @@ import pytest
 
 from meta_mage.agent.grounding import Facts, unmatched_figures
 from tests.agent.conftest import modern_deck
-from tests.conftest import call
+from tests.conftest import call, green_creatures
 
 DAYS = 30
 
@@ -163,9 +163,7 @@ def card_cases(world: dict[str, Any]) -> list[Case]:
 
 
 def draft_cases(world: dict[str, Any]) -> list[Case]:
-    pool = call(
-        world, "get_draft_pool", draft_id="tarkir", color="G", type_contains="Creature", include_draft_results=True
-    )
+    pool = green_creatures(world)
     drafted = [c for c in pool["cards"] if c["drafted"]]
     right = [
         f"Tarkir's pool held {pool['total_cards']} green creatures, and {len(drafted)} cards of them were drafted.",

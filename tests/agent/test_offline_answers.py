@@ -11,7 +11,7 @@ from meta_mage.agent.conversation import Conversations
 from meta_mage.agent.offline import OFFLINE_NOTE
 from meta_mage.models.drafts import REDACTED
 from tests.agent.conftest import modern_deck, run_turn
-from tests.conftest import call
+from tests.conftest import call, green_creatures
 
 
 def rate(block: dict[str, Any]) -> str:
@@ -162,14 +162,7 @@ async def test_draft_list_and_a_filtered_pool(offline: Conversations, modern_wor
 
     # "which ... were drafted and who took them": every drafted card, no "… and N more"
     turn = await run_turn(offline, "which green creatures were drafted in the tarkir draft and who took them?")
-    green = call(
-        modern_world,
-        "get_draft_pool",
-        draft_id="tarkir",
-        color="G",
-        type_contains="Creature",
-        include_draft_results=True,
-    )["cards"]
+    green = green_creatures(modern_world)["cards"]
     drafted = [c for c in green if c["drafted"]]
     assert len(drafted) < len(green)
     assert turn.text.count("taken by ") == len(drafted) and "not drafted" not in turn.text.replace(

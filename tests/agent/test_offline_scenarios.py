@@ -11,7 +11,7 @@ from meta_mage.agent.offline import OFFLINE_NOTE
 from meta_mage.agent.tools import ToolExecutor
 from meta_mage.wiring import coach_from_settings
 from tests.agent.conftest import modern_deck, over_mcp_too, run_turn
-from tests.conftest import call
+from tests.conftest import call, green_creatures
 
 
 async def test_rule_1_format_is_asked_for_before_any_tool(offline: Conversations) -> None:
@@ -140,14 +140,7 @@ async def test_cube_draft_question_lists_every_matching_card(
     assert turn.tools() == ["get_draft_pool"]
     arguments = turn.arguments("get_draft_pool")
     assert arguments["draft_id"] == "tarkir" and arguments["color"] == "G" and arguments["type_contains"] == "Creature"
-    pool = call(
-        modern_world,
-        "get_draft_pool",
-        draft_id="tarkir",
-        color="G",
-        type_contains="Creature",
-        include_draft_results=True,
-    )
+    pool = green_creatures(modern_world)
     assert f"{pool['total_cards']} creatures with green in their colour identity" in turn.text
     shown = pool["cards"][:60]
     for card in shown:

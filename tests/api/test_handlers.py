@@ -23,7 +23,7 @@ from meta_mage.bedrock import BedrockText
 from meta_mage.config import get_settings
 from meta_mage.local.chat_client import sse_events
 from tests.api.conftest import invoke
-from tests.conftest import call
+from tests.conftest import call, green_creatures
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -37,14 +37,7 @@ def test_every_sample_event_gets_its_answer(world_env: None, modern_world: dict[
     assert status == 200 and body["archetypes"] == expected
 
     status, body = invoke("draft_pool", "draft_pool.json")
-    pool = call(
-        modern_world,
-        "get_draft_pool",
-        draft_id="tarkir",
-        color="G",
-        type_contains="Creature",
-        include_draft_results=True,
-    )
+    pool = green_creatures(modern_world)
     assert status == 200 and body == pool
 
     status, body = invoke("draft_pool", "drafts.json")

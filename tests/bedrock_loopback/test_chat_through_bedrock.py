@@ -26,7 +26,7 @@ from tests.bedrock_loopback.server import (
     ToolCall,
     running_bedrock,
 )
-from tests.conftest import call
+from tests.conftest import call, green_creatures
 from tests.servers import serving
 
 
@@ -154,14 +154,7 @@ async def test_deck_coaching_keeps_its_blocking_rules_through_bedrock(chat: tupl
 
 async def test_a_cube_question_through_bedrock(chat: tuple[str, LoopbackBedrock], modern_world: dict[str, Any]) -> None:
     base, bedrock = chat
-    pool = call(
-        modern_world,
-        "get_draft_pool",
-        draft_id="tarkir",
-        color="G",
-        type_contains="Creature",
-        include_draft_results=True,
-    )
+    pool = green_creatures(modern_world)
     taken = next(c for c in pool["cards"] if c["drafted"])
     bedrock.script += [
         route("cube_draft", "draft_pool", draft="tarkir", card_filter={"color": "G", "type_contains": "Creature"}),

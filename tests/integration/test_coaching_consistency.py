@@ -118,23 +118,30 @@ def test_guides_keep_core_cards_and_depend_on_the_opponent(modern_world: dict[st
     assert counts["not 60 + 15"] == 0
 
 
-def test_a_loot_that_gains_life_is_not_cut_as_life_gain(modern_world: dict[str, Any]) -> None:
-    # Given Goryo's Reanimator, whose Faithful Mending discards the creature it reanimates (and gains 2 life)
-    deck, _ = modern_deck("Goryo's Reanimator")
-    assert "Faithful Mending" in deck
-    cards = call(modern_world, "get_enriched_deck", deck=deck)["card_details"]
-    stats = call(modern_world, "get_deck_matchup_stats", archetype="Goryo's Reanimator", format="Modern", days=DAYS)
-    # When it sides against a slow deck
+def demo_guide(world: dict[str, Any], archetype: str, opponent: str) -> dict[str, Any]:
+    """The sideboard guide of the archetype's demo list against ``opponent`` (Modern, the last ``DAYS`` days)."""
+    deck, _ = modern_deck(archetype)
+    cards = call(world, "get_enriched_deck", deck=deck)["card_details"]
+    stats = call(world, "get_deck_matchup_stats", archetype=archetype, format="Modern", days=DAYS)
     plan = call(
-        modern_world,
+        world,
         "generate_deck_matchup_strategy",
         card_details=cards,
-        archetype="Goryo's Reanimator",
-        opponent_archetype="Jeskai Blink",
+        archetype=archetype,
+        opponent_archetype=opponent,
         matchup_stats=stats,
     )
+    guide: dict[str, Any] = plan["sideboard_guide"]
+    return guide
+
+
+def test_a_loot_that_gains_life_is_not_cut_as_life_gain(modern_world: dict[str, Any]) -> None:
+    # Given Goryo's Reanimator, whose Faithful Mending discards the creature it reanimates (and gains 2 life)
+    assert "Faithful Mending" in modern_deck("Goryo's Reanimator")[0]
+    # When it sides against a slow deck
+    guide = demo_guide(modern_world, "Goryo's Reanimator", "Jeskai Blink")
     # Then the engine card stays: it is no life-gain card
-    outs = {c["name"]: c["why"] for c in plan["sideboard_guide"]["take_out"]}
+    outs = {c["name"]: c["why"] for c in guide["take_out"]}
     assert "Faithful Mending" not in outs, outs
     assert not any("life gain" in why for why in outs.values())
 
@@ -143,18 +150,8 @@ def test_against_combo_the_combat_tricks_make_room_for_interaction(modern_world:
     # Given Izzet Prowess, with Mutagenic Growth and Violent Urge in the main and counters in the sideboard
     deck, _ = modern_deck("Izzet Prowess")
     assert "Mutagenic Growth" in deck and "Consign to Memory" in deck
-    cards = call(modern_world, "get_enriched_deck", deck=deck)["card_details"]
-    stats = call(modern_world, "get_deck_matchup_stats", archetype="Izzet Prowess", format="Modern", days=DAYS)
     # When it sides against Ritual Storm, a combo deck
-    plan = call(
-        modern_world,
-        "generate_deck_matchup_strategy",
-        card_details=cards,
-        archetype="Izzet Prowess",
-        opponent_archetype="Ritual Storm",
-        matchup_stats=stats,
-    )
-    guide = plan["sideboard_guide"]
+    guide = demo_guide(modern_world, "Izzet Prowess", "Ritual Storm")
     # Then the counters come in for the combat tricks (it stayed with the main deck before)
     assert "Consign to Memory" in {c["name"] for c in guide["bring_in"]}
     outs = {c["name"]: c["why"] for c in guide["take_out"]}
