@@ -534,15 +534,23 @@ def cmd_sync(args: argparse.Namespace) -> int:
 
 
 def cmd_repair(args: argparse.Namespace) -> int:
-    """Rebuild the days that miss a stored event or were left half-written, and say what changed."""
-    from meta_mage.ingest.repair import repair_days
+    """Check the storage invariants and fix every violation (``--check``: report them, change nothing)."""
+    from meta_mage.ingest.invariants import check_storage
+    from meta_mage.ingest.repair import repair_storage
     from meta_mage.models.tournaments import FORMATS
 
     formats = [args.format] if args.format else list(FORMATS)
     since = args.since.isoformat() if args.since else ""
-    report = repair_days(_wiring(_settings(args)).meta, formats, since)
+    meta = _wiring(_settings(args)).meta
+    if args.check:
+        check = check_storage(meta, formats, since)
+        print("\n".join(check.lines()))
+        if not check.ok:
+            print("run 'meta-mage repair' (with the same --format / --since) to fix them")
+        return EXIT_OK if check.ok else EXIT_FAILED
+    report = repair_storage(meta, formats, since)
     print("\n".join(report.lines()))
-    return EXIT_OK
+    return EXIT_OK if report.ok else EXIT_FAILED
 
 
 def cmd_rules_suggest(args: argparse.Namespace) -> int:
@@ -675,7 +683,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     repair = sub.add_parser(
         "repair",
-        help="rebuild the day aggregates that miss a stored event or were left half-written (safe beside ingests)",
+        help="check the storage invariants and fix every violation: interrupted ingests, days that miscount, "
+        "the format registry (safe beside ingests)",
+    )
+    repair.add_argument(
+        "--check", action="store_true", help="only read and report every violation (exit 1 if any); change nothing"
     )
     repair.add_argument("--format", type=_format_name, help="only this format (default: every format)")
     repair.add_argument("--since", type=_day, help="only days on or after YYYY-MM-DD")

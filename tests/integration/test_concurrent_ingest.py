@@ -11,7 +11,7 @@ import pytest
 from meta_mage.archetypes.classifier import get_classifier
 from meta_mage.config import Settings
 from meta_mage.ingest.files import SourceFile
-from meta_mage.ingest.repair import repair_days
+from meta_mage.ingest.repair import repair_storage
 from meta_mage.ingest.tournament_ingest import ingest_tournament_sources
 from meta_mage.local.embedded import embedded_dynamodb
 from meta_mage.storage.dynamo import dynamodb_resource
@@ -43,7 +43,7 @@ def test_a_writer_that_loses_the_race_for_its_day_counts_both_events(dynamodb: A
     real = early.committed_events
     interleaved = []
 
-    def committed_then_the_other_writer(keys: Any) -> set[str]:
+    def committed_then_the_other_writer(keys: Any) -> dict[str, str]:
         found = real(keys)
         if not interleaved:
             interleaved.append(ingest_tournament_sources([second], late, classifier))
@@ -77,12 +77,14 @@ def test_reingest_and_repair_restore_an_event_its_day_lost(dynamodb: Any, settin
     assert repository.get_format("Pioneer").tournaments == 1  # type: ignore[union-attr]
 
     # When `meta-mage repair` runs, Then it rebuilds that day and says what it added
-    report = repair_days(repository, ["Pioneer"])
+    report = repair_storage(repository, ["Pioneer"])
     assert [(day.date, day.tournaments, day.decks) for day in report.rebuilt] == [(DAY, 2, int(full["decks"]))]
-    assert f"Pioneer {DAY}: 1 → 2 tournaments" in "\n".join(report.lines())
+    assert f"Pioneer {DAY}: misses" in "\n".join(report.lines())
+    assert "recounted: 1 → 2 tournaments" in "\n".join(report.lines())
     assert repository.get_format("Pioneer").tournaments == 2  # type: ignore[union-attr]
+    assert report.ok and report.final is not None and report.final.ok
     # and a second repair finds nothing to do
-    assert repair_days(repository, ["Pioneer"]).rebuilt == []
+    assert repair_storage(repository, ["Pioneer"]).fixed == []
 
     # Given the lost day again, When both files are ingested again, Then the day is repaired, not "unchanged"
     repository.table.put_item(Item=short)
@@ -153,14 +155,15 @@ def test_a_writer_killed_between_its_day_and_its_archetype_items_is_finished_by_
     monkeypatch.undo()
     state = repository.day_state("Pioneer", DAY)
     assert state is not None and not state.complete and len(state.events) == 2
-    # When repair runs, Then the day is finished: both events counted, every archetype item written
-    report = repair_days(repository, ["Pioneer"])
-    assert len(report.rebuilt) == 1
+    # When repair runs, Then the interrupted ingest is finished: both events counted, every archetype item written
+    report = repair_storage(repository, ["Pioneer"])
+    assert len(report.rebuilt) == 1 and report.ok, report.lines()
+    assert "committed the version stored whole" in "\n".join(report.lines())
     finished = repository.day_state("Pioneer", DAY)
     assert finished is not None and finished.complete and len(finished.events) == 2
     for archetype in finished.archetypes:
         assert repository.archetype_days("Pioneer", archetype, DAY, DAY)
-    # and re-ingesting the killed file commits its header and changes nothing else
+    # and re-ingesting the killed file changes nothing: repair committed it
     again = ingest_tournament_sources([second], repository, classifier)
-    assert again.ok and again.outcomes["added"] == 1, again.summary()
+    assert again.ok and again.outcomes["unchanged"] == 1, again.summary()
     assert int(stored_day(repository)["tournaments"]) == 2

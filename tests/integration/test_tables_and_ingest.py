@@ -176,7 +176,10 @@ def test_a_redated_copy_in_the_same_run_is_skipped_not_counted_twice(
 
     # Then the event is stored once, and the notes name the copy that was kept
     assert (report.outcomes["added"], report.outcomes["unchanged"], report.outcomes["duplicates skipped"]) == (1, 1, 1)
-    assert any("redated.json repeats event" in n and f"from {original}" in n for n in report.notes)
+    assert any(
+        line.startswith(f"  {redated}: duplicates skipped: repeats event") and f"from {original}" in line
+        for line in report.file_lines()
+    )
     [info] = repo.list_formats()
     assert (info.tournaments, info.decks) == (1, len(document["Decks"]))
     again = ingest_tournaments([redated], repo, classifier)

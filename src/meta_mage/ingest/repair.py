@@ -1,60 +1,151 @@
-"""``meta-mage repair``: rebuild the days whose aggregates miss a stored event or were left half-written."""
+"""``meta-mage repair``: fix every violation of the storage invariants (``ingest/invariants.py``) it finds.
+
+In three passes, each checked afresh, because each changes what the next one sees: events (finish or remove
+interrupted writes, drop stale decks), then days (recount them from the committed events), then the format
+registry. What cannot be fixed from the table (a committed event missing decks) is reported with the file to
+ingest again. Safe beside running ingests: every write is the same conditional write they make.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
+from meta_mage.errors import StorageUnavailable
+from meta_mage.ingest.invariants import (
+    StorageCheck,
+    Violation,
+    check_storage,
+    day_violations,
+    event_violations,
+    registry_violations,
+)
 from meta_mage.models.tournaments import FORMATS
 from meta_mage.storage.meta import DayRebuild, MetaRepository
 
 
 @dataclass
 class RepairReport:
-    """The days looked at and those rebuilt, with what changed."""
+    """Every violation found with what was done about it, and what is left."""
 
-    days_checked: int = 0
+    fixed: list[tuple[Violation, str]] = field(default_factory=list)
+    left: list[tuple[Violation, str]] = field(default_factory=list)  # with what the user should do
     rebuilt: list[DayRebuild] = field(default_factory=list)
-    events: set[str] = field(default_factory=set)  # every event stored for the days checked
     refreshed: set[str] = field(default_factory=set)  # the formats whose registry entry was rewritten
+    events: set[str] = field(default_factory=set)  # every committed event of the formats repaired
+    final: StorageCheck | None = None
+
+    @property
+    def ok(self) -> bool:
+        return not self.left and (self.final is None or self.final.ok)
 
     def lines(self) -> list[str]:
-        changed = [day for day in self.rebuilt if day.changed]
-        head = f"repair: {self.days_checked} days checked, {len(self.rebuilt)} rebuilt"
-        if len(changed) < len(self.rebuilt):
-            head += f" ({len(self.rebuilt) - len(changed)} only to finish their archetype items)"
-        return [head] + [f"  {_describe(day)}" for day in changed]
+        found = len(self.fixed) + len(self.left)
+        head = f"repair: {found} violation(s) found, {len(self.fixed)} fixed"
+        if self.final is not None:
+            head += f"; check afterwards: {len(self.final.violations)} left"
+        lines = [head]
+        lines += [f"  fixed {violation.line()}: {action}" for violation, action in self.fixed]
+        lines += [f"  NOT FIXED {violation.line()}: {advice}" for violation, advice in self.left]
+        return lines
 
 
-def repair_days(repository: MetaRepository, formats: Iterable[str] = FORMATS, since: str = "") -> RepairReport:
-    """Rebuild every day of ``formats`` from ``since`` on that does not count each committed event stored for
-    it, or whose archetype items were not all written; then the formats' registry entries.
+Fixer = Callable[[MetaRepository, Violation, RepairReport], str | None]  # what was done, or None: left (advice)
 
-    Safe beside running ingests: a rebuild is the same conditional write they make."""
+
+def repair_storage(repository: MetaRepository, formats: Iterable[str] = FORMATS, since: str = "") -> RepairReport:
+    """Fix every violation among ``formats`` dated ``since`` or later, then check again (``report.final``)."""
     report = RepairReport()
+    formats = list(formats)
     for fmt in formats:
-        touched = False
-        for date, stored in sorted(repository.stored_event_days(fmt, since).items()):
-            report.days_checked += 1
-            report.events |= stored
-            state = repository.day_state(fmt, date)
-            committed = repository.committed_events(stored)
-            if state is not None and state.complete and committed <= state.events:
-                continue
-            report.rebuilt.append(repository.rebuild_day(fmt, date))
-            touched = True
-        if touched:
-            repository.refresh_format(fmt)
-            report.refreshed.add(fmt)
+        for violation in event_violations(repository, fmt, since):
+            _apply(repository, violation, report)
+        for violation in day_violations(repository, fmt, since):
+            _apply(repository, violation, report)
+        for violation in registry_violations(repository, fmt):
+            _apply(repository, violation, report)
+        report.events |= {a.event_key for a in repository.stored_aggregates(fmt, since)}
+    report.final = check_storage(repository, formats, since)
     return report
 
 
-def _describe(day: DayRebuild) -> str:
-    before = day.before
-    was_tournaments, was_decks = (before.tournaments, before.decks) if before else (0, 0)
-    added = sorted(day.events - (before.events if before else frozenset()))
-    detail = f" (now counts {', '.join(added)})" if added else ""
+def _apply(repository: MetaRepository, violation: Violation, report: RepairReport) -> None:
+    fixer = FIXERS[violation.kind]
+    try:
+        action = fixer(repository, violation, report)
+    except StorageUnavailable as exc:  # one day or event that cannot be written never stops the others
+        report.left.append((violation, f"DynamoDB error while fixing it ({exc}); run repair again"))
+        return
+    if action is None:
+        report.left.append((violation, _reingest(violation)))
+    else:
+        report.fixed.append((violation, action))
+
+
+def _reingest(violation: Violation) -> str:
+    named = violation.source_file or "the event's file"
+    return f"ingest {named} again ('meta-mage ingest tournaments {named}')"
+
+
+def _finish_or_remove(repository: MetaRepository, violation: Violation, report: RepairReport) -> str | None:
+    """An interrupted write, or an aggregate nothing commits: commit its version if it is stored whole, else
+    remove what was written of it."""
+    aggregate = repository.aggregate_data(violation.format, violation.date, violation.event_key)
+    whole = aggregate is not None and str(aggregate.get("digest", "")) == violation.digest and violation.digest
+    if aggregate is not None and whole:
+        event = repository.stored_event(violation.event_key)
+        if event.deck_versions.get(violation.digest, 0) == int(aggregate.get("decks", -1)):
+            report.rebuilt.append(
+                repository.rebuild_day(violation.format, violation.date, including={violation.event_key})
+            )
+            outcome = repository.commit_stored_version(aggregate)
+            return f"committed the version stored whole ({outcome})"
+    committed = repository.committed_events([violation.event_key]).get(violation.event_key)
+    removed = repository.delete_version(violation.format, violation.date, violation.event_key, violation.digest)
+    note = f"removed what was written of it ({removed} deck(s))"
+    if aggregate is None or str(aggregate.get("digest", "")) != violation.digest:
+        if committed and committed != violation.digest:
+            return note + "; the committed version is kept"
+        return f"{note}; {_reingest(violation)} to store it"
+    # the aggregate stored is this broken version's: the committed version's aggregate is gone with it
+    repository.delete_aggregate(violation.format, violation.date, violation.event_key)
+    if committed:
+        repository.delete_event(violation.event_key)
+        note += " and the event, whose committed version's aggregate it had replaced"
+    return f"{note}; {_reingest(violation)} to store it"
+
+
+def _drop_stale_decks(repository: MetaRepository, violation: Violation, _: RepairReport) -> str:
+    removed = repository.delete_other_versions(violation.event_key, violation.digest)
+    return f"deleted {removed} deck(s) of other versions"
+
+
+def _recount_day(repository: MetaRepository, violation: Violation, report: RepairReport) -> str:
+    rebuilt = repository.rebuild_day(violation.format, violation.date, committed_only=True)
+    report.rebuilt.append(rebuilt)
+    before = rebuilt.before
+    was = (before.tournaments, before.decks) if before else (0, 0)
     return (
-        f"{day.format} {day.date}: {was_tournaments} → {day.tournaments} tournaments, "
-        f"{was_decks:,} → {day.decks:,} decks{detail}"
+        f"recounted: {was[0]} → {rebuilt.tournaments} tournaments, {was[1]:,} → {rebuilt.decks:,} decks "
+        f"({len(rebuilt.events)} committed event(s))"
     )
+
+
+def _refresh_registry(repository: MetaRepository, violation: Violation, report: RepairReport) -> str:
+    repository.refresh_format(violation.format)
+    report.refreshed.add(violation.format)
+    return "rewritten from its days"
+
+
+def _cannot_fix(*_: object) -> None:
+    return None
+
+
+FIXERS: dict[str, Fixer] = {
+    "interrupted write": _finish_or_remove,
+    "uncommitted aggregate": _finish_or_remove,
+    "stale decks": _drop_stale_decks,
+    "missing decks": _cannot_fix,
+    "day": _recount_day,
+    "registry": _refresh_registry,
+}

@@ -15,7 +15,8 @@ T = TypeVar("T")
 
 @dataclass
 class IngestReport:
-    """Counts per outcome plus every failed file with its reason.
+    """One line per file (its outcome, and why where it helps), counts per outcome that add up to the lines,
+    every failed file with its reason.
 
     ``storage_failures`` names the files that failed on a DynamoDB error rather than on their
     content: retrying them may succeed, retrying a bad file never does.
@@ -27,28 +28,45 @@ class IngestReport:
     failures: list[tuple[str, str]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     storage_failures: set[str] = field(default_factory=set)
+    files: list[tuple[str, str, str]] = field(default_factory=list)  # (file, outcome, detail)
 
     @property
     def ok(self) -> bool:
         return not self.failures
 
+    def file(self, source: str, outcome: str, detail: str = "") -> None:
+        """Record what happened to one file."""
+        self.files.append((source, outcome, detail))
+        self.outcomes[outcome] += 1
+
     def fail(self, source: str, reason: str, *, storage: bool = False) -> None:
         """Record a failed file; ``storage`` when DynamoDB failed, not the file."""
         self.failures.append((source, reason))
-        self.outcomes["failed"] += 1
+        self.file(source, "failed", reason)
         if storage:
             self.storage_failures.add(source)
 
+    def file_lines(self) -> list[str]:
+        """One line per file: ``stored``, ``unchanged``, ``replaced``, ``FAILED <file>: <reason>`` and the like."""
+        return [
+            f"  FAILED {source}: {detail}" if outcome == "failed" else f"  {source}: {_SHOWN.get(outcome, outcome)}"
+            f"{': ' + detail if detail else ''}"
+            for source, outcome, detail in self.files
+        ]
+
     def summary(self) -> str:
-        """One human line of counts, then one line per failure."""
+        """One human line of counts (which add up to the file lines), then one line per file and the notes."""
         parts = [f"{n} {k}" for k, n in sorted(self.outcomes.items())]
         totals = [f"{n} {k}" for k, n in sorted(self.totals.items())]
         lines = [f"{self.kind}: " + ", ".join(parts or ["nothing to do"])]
         if totals:
             lines.append("  " + ", ".join(totals))
+        lines += self.file_lines()
         lines += [f"  note: {note}" for note in self.notes]
-        lines += [f"  FAILED {source}: {reason}" for source, reason in self.failures]
         return "\n".join(lines)
+
+
+_SHOWN = {"added": "stored"}
 
 
 def progress(items: Iterable[T], total: int | None, description: str) -> Iterator[T]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 
@@ -16,7 +17,7 @@ from meta_mage.ingest.tournaments import content_digest, parse_tournament
 from meta_mage.models.cards import card_key
 from meta_mage.models.tournaments import ParsedTournament
 from meta_mage.storage.dynamo import rejected_item
-from meta_mage.storage.meta import DayState, ItemTooLarge, MetaRepository
+from meta_mage.storage.meta import MAX_EVENTS_PER_DAY, DayFull, DayState, ItemTooLarge, MetaRepository
 
 
 def _is_land(lands: dict[str, str], name: str) -> bool:
@@ -35,93 +36,159 @@ def ingest_tournament_sources(
 ) -> IngestReport:
     """Parse, classify and store tournament files already read (local files or S3 objects).
 
-    A file is parsed completely before anything is written, and an event's aggregates count
-    only once its header (the commit marker) is written, so a bad or interrupted file leaves
-    no partial data. Re-ingesting the same event (under any file name) changes nothing;
-    a re-dated duplicate of an event already stored is reported and skipped. DynamoDB errors
-    are reported (per file, or per format registry) with ``storage=True``, never raised.
-    """
-    report = IngestReport("tournaments")
-    rules_fingerprint = classifier.fingerprint()
-    formats_seen: set[str] = set()
-    # Days are rebuilt once per run; an event's header (its commit marker) follows its day.
-    pending: dict[tuple[str, str], list[tuple[ParsedTournament, str]]] = {}
-    read_this_run: dict[str, tuple[str, str, str]] = {}  # event key -> (file, date, digest) written this run
-    days: dict[tuple[str, str], DayState | None] = {}  # the stored days this run looked at
+    A file is parsed and validated completely before anything is written, and an event counts only once
+    its header (the commit marker) is written, so a bad or interrupted file leaves no partial data
+    (``meta-mage repair`` finishes or removes an interrupted write). Re-ingesting the same event (under any
+    file name) changes nothing; a changed version of a stored event replaces it; a re-dated copy of a stored
+    event is reported and skipped. Every file gets one line in the report. DynamoDB errors are reported (per
+    file, or per format registry), never raised: with ``storage=True`` when a retry may succeed."""
+    run = _IngestRun(repository, classifier)
     for source in sources:
+        run.read(source)
+    run.commit_days()
+    run.refresh_formats()
+    return run.report
+
+
+@dataclass
+class _Pending:
+    tournament: ParsedTournament
+    digest: str
+    replacing: bool  # a version of the event was committed before
+    write: bool  # False: stored and committed already, only its day must count it
+
+
+@dataclass
+class _IngestRun:
+    """One ingest run: files are written as they are read; days are rebuilt, and events committed, once at the end."""
+
+    repository: MetaRepository
+    classifier: ArchetypeClassifier
+    report: IngestReport = field(default_factory=lambda: IngestReport("tournaments"))
+    formats_seen: set[str] = field(default_factory=set)
+    pending: dict[tuple[str, str], list[_Pending]] = field(default_factory=dict)
+    read_this_run: dict[str, tuple[str, str, str]] = field(default_factory=dict)  # event key -> (file, date, digest)
+    days: dict[tuple[str, str], DayState | None] = field(default_factory=dict)
+
+    def read(self, source: SourceFile | InputFileError) -> None:
+        """Parse one file and write its event (not yet committed), or record why not."""
         if isinstance(source, InputFileError):
-            report.fail(source.source, source.reason)
-            continue
+            self.report.fail(source.source, source.reason)
+            return
         try:
-            tournament = parse_tournament(source.json(MAX_TOURNAMENT_BYTES), source.name, classifier.classify)
+            tournament = parse_tournament(source.json(MAX_TOURNAMENT_BYTES), source.name, self.classifier.classify)
         except InputFileError as exc:
-            report.fail(exc.source, exc.reason)
-            continue
-        formats_seen.add(tournament.format)
-        digest = content_digest(tournament, rules_fingerprint)
-        # headers are written after the loop, so a repeat within this run is caught here, not by them
-        first = read_this_run.get(tournament.event_key)
-        if first is not None:
-            if first[1:] == (tournament.date, digest):
-                report.outcomes["unchanged"] += 1
-            else:
-                report.outcomes["duplicates skipped"] += 1
-                report.notes.append(
-                    f"{source.name} repeats event {tournament.event_key} read earlier in this run from {first[0]} "
-                    f"(dated {first[1]}); kept the first"
-                )
-            continue
+            self.report.fail(exc.source, exc.reason)
+            return
+        self.report.notes.extend(f"{source.name}: {warning}" for warning in getattr(tournament, "warnings", ()))
+        self.formats_seen.add(tournament.format)
+        digest = content_digest(tournament, self.classifier.fingerprint())
+        if not self._first_in_run(tournament, digest, source.name):
+            return
+        try:
+            self._store(tournament, digest)
+        except (ItemTooLarge, DayFull) as exc:
+            self.report.fail(source.name, str(exc))
+        except StorageUnavailable as exc:
+            self._storage_failure(source.name, exc)
+
+    def _first_in_run(self, tournament: ParsedTournament, digest: str, name: str) -> bool:
+        """Whether this run has not read the event yet (headers are written at the end, so a repeat is caught here)."""
+        first = self.read_this_run.get(tournament.event_key)
+        if first is None:
+            return True
+        if first[1:] == (tournament.date, digest):
+            self.report.file(name, "unchanged", f"the same event as {first[0]}")
+        else:
+            self.report.file(
+                name,
+                "duplicates skipped",
+                f"repeats event {tournament.event_key} read earlier in this run from {first[0]} "
+                f"(dated {first[1]}); kept the first",
+            )
+        return False
+
+    def _store(self, tournament: ParsedTournament, digest: str) -> None:
         day = (tournament.format, tournament.date)
-        try:
-            header = repository.get_event_header(tournament.event_key)
-            if header and header.get("digest") == digest:
-                if day not in days:
-                    days[day] = repository.day_state(*day)
-                state = days[day]
-                if state is not None and state.complete and tournament.event_key in state.events:
-                    report.outcomes["unchanged"] += 1
-                    continue
-                # stored, but its day does not count it (an ingest that lost a race before days had versions,
-                # or one stopped between its day and its header): count it now
-                pending.setdefault(day, []).append((tournament, digest))
-                read_this_run[tournament.event_key] = (source.name, tournament.date, digest)
-                report.outcomes["day repaired"] += 1
+        header = self.repository.get_event_header(tournament.event_key)
+        if header and header.get("digest") == digest:
+            state = self._day(day)
+            counted = state is not None and state.complete and tournament.event_key in state.events
+            if counted and state is not None and state.digests.get(tournament.event_key, digest) == digest:
+                self.report.file(tournament.source_file, "unchanged")
+                return
+            # stored, but its day does not count it (an ingest stopped between its day and its header): count it now
+            self._queue(day, _Pending(tournament, digest, replacing=False, write=False))
+            return
+        if header and (header.get("format"), header.get("date")) != day:
+            self.report.file(
+                tournament.source_file,
+                "duplicates skipped",
+                f"repeats event {tournament.event_key} already stored from {header.get('source_file')} "
+                f"(dated {header.get('date')}); kept the first",
+            )
+            return
+        state = self._day(day)
+        if state is not None and tournament.event_key not in state.events and len(state.events) >= MAX_EVENTS_PER_DAY:
+            raise DayFull(f"{day[0]} {day[1]} already counts {MAX_EVENTS_PER_DAY} events, the most a day holds")
+        lands = self.classifier.rules_for(tournament.format).land_colors
+        format_part, card_parts = summarise_event(tournament, partial(_is_land, lands))
+        self.repository.write_event(tournament, digest, format_part, card_parts)
+        self._queue(day, _Pending(tournament, digest, replacing=header is not None, write=True))
+        self.report.totals["decks"] += len(tournament.decks)
+        self.report.totals["matches with a result"] += format_part["matches"]
+
+    def _day(self, day: tuple[str, str]) -> DayState | None:
+        if day not in self.days:
+            self.days[day] = self.repository.day_state(*day)
+        return self.days[day]
+
+    def _queue(self, day: tuple[str, str], pending: _Pending) -> None:
+        self.pending.setdefault(day, []).append(pending)
+        self.read_this_run[pending.tournament.event_key] = (
+            pending.tournament.source_file,
+            pending.tournament.date,
+            pending.digest,
+        )
+
+    def _storage_failure(self, name: str, exc: StorageUnavailable, where: str = "") -> None:
+        if rejected_item(exc):  # DynamoDB refused the item itself: the data, not DynamoDB, is at fault
+            self.report.fail(name, f"DynamoDB refused an item of this event{where}: {exc}")
+        else:
+            self.report.fail(name, f"DynamoDB error{where}: {exc}", storage=True)
+
+    def commit_days(self) -> None:
+        """Rebuild each day written to, then commit its events; a day that fails never stops the others."""
+        for (fmt, date), events in sorted(self.pending.items()):
+            try:
+                self.repository.rebuild_day(fmt, date, including={event.tournament.event_key for event in events})
+            except StorageUnavailable as exc:
+                for event in events:
+                    self._storage_failure(event.tournament.source_file, exc, f" while updating {fmt} {date}")
                 continue
-            if header and (header.get("date"), header.get("format")) != day:
-                report.outcomes["duplicates skipped"] += 1
-                report.notes.append(
-                    f"{source.name} repeats event {tournament.event_key} already stored from "
-                    f"{header.get('source_file')} (dated {header.get('date')}); kept the first"
-                )
-                continue
-            lands = classifier.rules_for(tournament.format).land_colors
-            format_part, card_parts = summarise_event(tournament, partial(_is_land, lands))
-            repository.write_event(tournament, format_part, card_parts, replacing=header is not None)
-        except ItemTooLarge as exc:
-            report.fail(source.name, str(exc))
-            continue
-        except StorageUnavailable as exc:
-            if rejected_item(exc):  # DynamoDB refused the item itself: this file, not DynamoDB, is at fault
-                report.fail(source.name, f"DynamoDB refused an item of this event: {exc}")
-            else:
-                report.fail(source.name, f"DynamoDB error: {exc}", storage=True)
-            continue
-        pending.setdefault(day, []).append((tournament, digest))
-        read_this_run[tournament.event_key] = (source.name, tournament.date, digest)
-        report.outcomes["replaced" if header else "added"] += 1
-        report.totals["decks"] += len(tournament.decks)
-        report.totals["matches with a result"] += format_part["matches"]
-    for (fmt, date), events in sorted(pending.items()):
+            for event in events:
+                self._commit(event)
+
+    def _commit(self, event: _Pending) -> None:
+        name = event.tournament.source_file
+        if not event.write:
+            self.report.file(name, "day repaired", f"{event.tournament.format} {event.tournament.date} now counts it")
+            return
         try:
-            repository.rebuild_day(fmt, date, including={tournament.event_key for tournament, _ in events})
-            for tournament, digest in events:
-                repository.put_event_header(tournament, digest)
+            outcome = self.repository.commit_event(event.tournament, event.digest)
         except StorageUnavailable as exc:
-            for tournament, _ in events:
-                report.fail(tournament.source_file, f"DynamoDB error while updating {fmt} {date}: {exc}", storage=True)
-    for fmt in sorted(formats_seen):
-        try:
-            repository.refresh_format(fmt)
-        except StorageUnavailable as exc:
-            report.fail(f"{fmt} format registry", f"DynamoDB error while refreshing it: {exc}", storage=True)
-    return report
+            self._storage_failure(name, exc, " while committing it")
+            return
+        if outcome == "committed":
+            self.report.file(name, "replaced" if event.replacing else "added")
+        elif outcome == "unchanged":
+            self.report.file(name, "unchanged", "stored meanwhile by another ingest")
+        else:
+            self.report.file(name, "superseded", "another ingest stored another version of this event at the same time")
+
+    def refresh_formats(self) -> None:
+        for fmt in sorted(self.formats_seen):
+            try:
+                self.repository.refresh_format(fmt)
+            except StorageUnavailable as exc:
+                self.report.fail(f"{fmt} format registry", f"DynamoDB error while refreshing it: {exc}", storage=True)

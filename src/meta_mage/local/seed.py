@@ -18,10 +18,9 @@ from typing import Any
 from meta_mage.analytics.aggregate import AGGREGATE_VERSION
 from meta_mage.config import DEMO_DATA_DIR, Settings
 from meta_mage.ingest.files import SourceFile, iter_archive
-from meta_mage.ingest.repair import repair_days
+from meta_mage.ingest.repair import repair_storage
 from meta_mage.ingest.report import IngestReport
 from meta_mage.local.embedded import bulk_load
-from meta_mage.models.tournaments import FORMATS
 from meta_mage.storage.dynamo import aws_region
 from meta_mage.storage.meta import MetaRepository
 from meta_mage.storage.snapshot import (
@@ -99,13 +98,17 @@ def seed_demo(settings: Settings, dynamodb: Any, reseed: bool = False) -> SeedRe
     if why is None:
         snapshot = read_snapshot(DEMO_SNAPSHOT)
         names = snapshot_table_names(settings)
+        # a load stopped half-way (this marker still stored) may have put the demo's days over the user's events
+        resumed = stored == _loading(digest)
+        if reseed or resumed:
+            meta.mark_seeded(_loading(digest))  # first: whatever stops this load, the next seed finishes it
         if not bulk_load(aws_region(settings), names, snapshot.items) or _short(
             item_counts(dynamodb, names), snapshot.counts
         ):
             meta.mark_seeded(_loading(digest))  # first: a seed running meanwhile sees this load, not other data
             load_items(dynamodb, names, snapshot.items)  # the DynamoDB API: any server, any load left short
         result = SeedResult("snapshot", 0.0, items=snapshot.counts, contents=snapshot_contents(snapshot))
-        if reseed:
+        if reseed or resumed:
             result.kept = keep_own_events(meta, snapshot_events(snapshot))
     else:
         result = SeedResult("ingest", 0.0, why=why, reports=ingest_demo(settings, dynamodb))
@@ -147,11 +150,8 @@ class OwnEvents:
 def keep_own_events(meta: MetaRepository, demo_events: set[str]) -> OwnEvents:
     """After the snapshot is put over tables that may hold events of the user's own: the snapshot replaced
     the demo's own items only (it deletes nothing), but its days and format registry do not count those
-    events. Rebuild the days that miss one, then every format's registry."""
-    report = repair_days(meta)
-    for fmt in FORMATS:
-        if fmt not in report.refreshed:  # the snapshot put its own totals over theirs
-            meta.refresh_format(fmt)
+    events. Repair every violation of the storage invariants: the days that miss one, the registries."""
+    report = repair_storage(meta)
     return OwnEvents(len(report.events - demo_events), len(report.rebuilt))
 
 

@@ -2,17 +2,22 @@
 
 Keys (``pk`` / ``sk``):
 
-- ``EVENT#<event_key>`` / ``#HEADER``: the event's identity and digest, written last (commit marker)
-- ``EVENT#<event_key>`` / ``DECK#0001``: one decklist with its archetype
-- ``FMT#<format>#EVENTS`` / ``<date>#<event_key>``: the event's aggregate (compressed)
-- ``FMT#<format>`` / ``DAY#<date>``: the sum of that day's event aggregates
-- ``ARCH#<format>#<archetype>`` / ``DAY#<date>``: that archetype's card statistics for the day
+- ``FMT#<format>#INTENTS`` / ``<date>#<event_key>#<digest>``: an event version being written (the first write,
+  removed by the commit), so ``meta-mage repair`` finds every interrupted ingest
+- ``EVENT#<event_key>`` / ``DECK#<digest>#0001``: one decklist of the event version ``digest``
+- ``FMT#<format>#EVENTS`` / ``<date>#<event_key>``: the event's aggregate (compressed) with its ``digest``
+- ``EVENT#<event_key>`` / ``#HEADER``: the event's identity and digest, written last (the commit marker), in
+  one transaction with a check that the aggregate stored is of the same version
+- ``FMT#<format>`` / ``DAY#<date>``: the sum of that day's counted event aggregates, the events and versions
+  it counts; ``DAY#<date>#2``, ``#3``…: further parts of a day too large for one item (``storage/shards.py``)
+- ``ARCH#<format>#<archetype>`` / ``DAY#<date>`` (and its parts ``#2``…): that archetype's card statistics
 - ``FORMATS`` / ``<format>``: first and last date and totals of a format
 - ``SEED`` / ``demo``: the digest of the bundled demo data last loaded (``local/seed.py``), written last
 - ``SYNC#<owner>/<repo>#<branch>`` / ``cursor``: the last commit a sync (``sync/run.py``) stored every file of
 
 Every read tool is one ``Query`` on a ``FMT#`` or ``ARCH#`` partition over a date range, so its
-cost depends on the window length, not on the number of tournaments.
+cost depends on the window length, not on the number of tournaments. The invariants these items keep,
+and how ``meta-mage repair --check`` proves them, are in ``ingest/invariants.py``.
 """
 
 from __future__ import annotations
@@ -22,8 +27,8 @@ import json
 import random
 import time
 from collections.abc import Collection
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, Literal
 
 from boto3.dynamodb.conditions import Attr, Key
 from botocore.exceptions import ClientError
@@ -33,6 +38,7 @@ from meta_mage.models.aggregates import merge
 from meta_mage.models.meta import FormatSummary
 from meta_mage.models.tournaments import ParsedDeck, ParsedTournament
 from meta_mage.storage.dynamo import pack, query_all, storage_operation, unpack
+from meta_mage.storage.shards import CARD_LISTS, CARD_SECTIONS, FORMAT_SECTIONS, split_aggregate
 
 _BATCH_GET_LIMIT = 100
 MAX_ITEM_BYTES = 400 * 1024  # DynamoDB's item size limit
@@ -47,6 +53,17 @@ class ItemTooLarge(MetaMageError):
     code = "item_too_large"
 
 
+class DayFull(MetaMageError):
+    """A format's day already counts :data:`MAX_EVENTS_PER_DAY` events: the input is at fault."""
+
+    code = "day_full"
+
+
+# A day item lists the events it counts with their versions (about 60 bytes each): this bounds it to about
+# 30 KB. The busiest real day of a format holds about 20 events.
+MAX_EVENTS_PER_DAY = 500
+
+
 @dataclass(frozen=True)
 class DayAggregate:
     date: str
@@ -55,7 +72,7 @@ class DayAggregate:
 
 @dataclass(frozen=True)
 class DayState:
-    """What a stored day item says of itself: its version and the events it counts."""
+    """What a stored day item says of itself: its version and the events (and their versions) it counts."""
 
     version: int  # 0: written before days carried versions
     events: frozenset[str]
@@ -63,6 +80,9 @@ class DayState:
     decks: int
     archetypes: frozenset[str]
     archetypes_version: int  # the version whose archetype items are all written
+    digests: dict[str, str] = field(default_factory=dict)  # event key -> the version counted
+    parts: int = 1  # items holding the day's format data
+    archetype_parts: dict[str, int] = field(default_factory=dict)  # archetypes stored in more than one item
 
     @property
     def complete(self) -> bool:
@@ -104,6 +124,40 @@ class StoredDeck:
     sideboard: dict[str, int]
 
 
+@dataclass(frozen=True)
+class StoredAggregate:
+    """An event aggregate's identity (no data): what the day rebuild and ``repair`` go by."""
+
+    format: str
+    date: str
+    event_key: str
+    digest: str | None  # None: written before aggregates carried their version
+    source_file: str
+
+
+@dataclass(frozen=True)
+class WriteIntent:
+    """An event version whose write began and was not committed (yet)."""
+
+    format: str
+    date: str
+    event_key: str
+    digest: str
+    source_file: str
+
+
+@dataclass(frozen=True)
+class StoredEvent:
+    """What ``EVENT#<key>`` holds: its header (if committed) and the versions of its deck items."""
+
+    event_key: str
+    header: dict[str, Any] | None
+    deck_versions: dict[str, int]  # digest ("" for decks written before versions) -> deck items
+
+
+CommitOutcome = Literal["committed", "unchanged", "superseded"]
+
+
 class MetaRepository:
     """All reads and writes of the MetaTable."""
 
@@ -114,24 +168,29 @@ class MetaRepository:
 
     @storage_operation
     def get_event_header(self, event_key: str) -> dict[str, Any] | None:
-        item = self.table.get_item(Key={"pk": f"EVENT#{event_key}", "sk": "#HEADER"}).get("Item")
+        item = self.table.get_item(Key={"pk": f"EVENT#{event_key}", "sk": "#HEADER"}, ConsistentRead=True).get("Item")
         return dict(item) if item else None
 
     @storage_operation
     def write_event(
         self,
         tournament: ParsedTournament,
+        digest: str,
         format_part: dict[str, Any],
         card_parts: dict[str, dict[str, Any]],
-        replacing: bool = False,
     ) -> None:
-        """Write an event's decks and aggregate (not yet its header); ``ItemTooLarge`` before writing
-        anything when one of its items would pass DynamoDB's item size limit."""
+        """Write one version of an event: its intent, its decks, then its aggregate (not yet its header).
+
+        ``ItemTooLarge`` before writing anything when one of its items would pass DynamoDB's item size limit.
+        The decks are keyed by the version, so two versions written at once never mix; the aggregate is
+        written last, so a stored aggregate means every deck of its version is stored."""
         pk = f"EVENT#{tournament.event_key}"
-        decks = [_deck_item(pk, index, deck) for index, deck in enumerate(tournament.decks, start=1)]
+        decks = [_deck_item(pk, digest, index, deck) for index, deck in enumerate(tournament.decks, start=1)]
         aggregate = {
             "pk": f"FMT#{tournament.format}#EVENTS",
             "sk": f"{tournament.date}#{tournament.event_key}",
+            "digest": digest,
+            **_event_identity(tournament),
             "data": pack({"format": format_part, "cards": card_parts}),
         }
         named = [(f"the deck of {deck['player']!r}", deck) for deck in decks] + [("its aggregate", aggregate)]
@@ -141,61 +200,205 @@ class MetaRepository:
                     f"{what} would be stored as {size / 1024:,.0f} KB, over DynamoDB's "
                     f"{MAX_ITEM_BYTES // 1024} KB item limit"
                 )
-        new_keys = {deck["sk"] for deck in decks}
-        stale = (
-            [
-                item["sk"]
-                for item in query_all(
-                    self.table,
-                    KeyConditionExpression=Key("pk").eq(pk) & Key("sk").begins_with("DECK#"),
-                    ProjectionExpression="sk",
-                )
-                if item["sk"] not in new_keys
-            ]
-            if replacing
-            else []
-        )
+        self.table.put_item(Item=_intent_item(tournament, digest))
         with self.table.batch_writer(overwrite_by_pkeys=["pk", "sk"]) as batch:
             for deck in decks:
                 batch.put_item(Item=deck)
-            for sk in stale:
-                batch.delete_item(Key={"pk": pk, "sk": sk})
-            batch.put_item(Item=aggregate)
+        self.table.put_item(Item=aggregate)
 
     @storage_operation
-    def put_event_header(self, tournament: ParsedTournament, digest: str) -> None:
-        self.table.put_item(
-            Item={
-                "pk": f"EVENT#{tournament.event_key}",
-                "sk": "#HEADER",
-                "format": tournament.format,
-                "date": tournament.date,
-                "name": tournament.name,
-                "uri": tournament.uri,
-                "source": tournament.source,
-                "source_file": tournament.source_file,
-                "digest": digest,
-                "decks": len(tournament.decks),
-            }
+    def commit_event(self, tournament: ParsedTournament, digest: str) -> CommitOutcome:
+        """Write the event's header (its commit marker) and drop its intent, in one transaction that checks the
+        stored aggregate is this version; then delete the decks of every other version.
+
+        ``superseded``: another writer stored another version of the event meanwhile (it commits its own);
+        ``unchanged``: another writer committed this very version meanwhile."""
+        client = self.table.meta.client
+        aggregate_key = {"pk": f"FMT#{tournament.format}#EVENTS", "sk": f"{tournament.date}#{tournament.event_key}"}
+        header = {
+            "pk": f"EVENT#{tournament.event_key}",
+            "sk": "#HEADER",
+            "digest": digest,
+            "decks": len(tournament.decks),
+            **_event_identity(tournament),
+        }
+        try:
+            client.transact_write_items(
+                TransactItems=[
+                    {
+                        "ConditionCheck": {
+                            "TableName": self.table.name,
+                            "Key": aggregate_key,
+                            "ConditionExpression": "digest = :d",
+                            "ExpressionAttributeValues": {":d": digest},
+                        }
+                    },
+                    {
+                        "Put": {
+                            "TableName": self.table.name,
+                            "Item": header,
+                            "ConditionExpression": "attribute_not_exists(pk) OR digest <> :d",
+                            "ExpressionAttributeValues": {":d": digest},
+                        }
+                    },
+                    {"Delete": {"TableName": self.table.name, "Key": _intent_key(tournament, digest)}},
+                ]
+            )
+        except ClientError as exc:
+            reasons = [reason.get("Code") for reason in exc.response.get("CancellationReasons", [])]
+            if exc.response.get("Error", {}).get("Code") != "TransactionCanceledException":
+                raise
+            if reasons[:1] == ["ConditionalCheckFailed"]:
+                return "superseded"
+            if reasons[1:2] == ["ConditionalCheckFailed"]:
+                self.table.delete_item(Key=_intent_key(tournament, digest))
+                return "unchanged"
+            raise
+        self.delete_other_versions(tournament.event_key, digest)
+        return "committed"
+
+    @storage_operation
+    def delete_other_versions(self, event_key: str, digest: str) -> int:
+        """Delete the deck items of ``event_key`` that are not of version ``digest``; how many were deleted."""
+        pk = f"EVENT#{event_key}"
+        stale = [
+            item["sk"]
+            for item in query_all(
+                self.table,
+                KeyConditionExpression=Key("pk").eq(pk) & Key("sk").begins_with("DECK#"),
+                ProjectionExpression="sk",
+                ConsistentRead=True,
+            )
+            if not item["sk"].startswith(f"DECK#{digest}#")
+        ]
+        with self.table.batch_writer() as batch:
+            for sk in stale:
+                batch.delete_item(Key={"pk": pk, "sk": sk})
+        return len(stale)
+
+    @storage_operation
+    def delete_version(self, fmt: str, date: str, event_key: str, digest: str) -> int:
+        """Delete an uncommitted version's decks and its intent (``repair``); how many decks were deleted."""
+        pk = f"EVENT#{event_key}"
+        decks = query_all(
+            self.table,
+            KeyConditionExpression=Key("pk").eq(pk) & Key("sk").begins_with(f"DECK#{digest}#"),
+            ProjectionExpression="sk",
+            ConsistentRead=True,
         )
+        with self.table.batch_writer() as batch:
+            for item in decks:
+                batch.delete_item(Key={"pk": pk, "sk": item["sk"]})
+        self.table.delete_item(Key={"pk": f"FMT#{fmt}#INTENTS", "sk": f"{date}#{event_key}#{digest}"})
+        return len(decks)
+
+    @storage_operation
+    def delete_event(self, event_key: str) -> None:
+        """Delete an event's header and every deck (``repair``, when its aggregate is lost)."""
+        pk = f"EVENT#{event_key}"
+        items = query_all(self.table, KeyConditionExpression=Key("pk").eq(pk), ProjectionExpression="sk")
+        with self.table.batch_writer() as batch:
+            for item in items:
+                batch.delete_item(Key={"pk": pk, "sk": item["sk"]})
+
+    @storage_operation
+    def delete_aggregate(self, fmt: str, date: str, event_key: str) -> None:
+        """Delete an event aggregate no header commits (``repair``)."""
+        self.table.delete_item(Key={"pk": f"FMT#{fmt}#EVENTS", "sk": f"{date}#{event_key}"})
+
+    @storage_operation
+    def stored_event(self, event_key: str) -> StoredEvent:
+        """The header and the deck versions of one event (one Query, no deck contents)."""
+        items = query_all(
+            self.table,
+            KeyConditionExpression=Key("pk").eq(f"EVENT#{event_key}"),
+            ProjectionExpression="sk, digest, #f, #d, decks, source_file",
+            ExpressionAttributeNames={"#f": "format", "#d": "date"},
+            ConsistentRead=True,
+        )
+        header = next((dict(item) for item in items if item["sk"] == "#HEADER"), None)
+        versions: dict[str, int] = {}
+        for item in items:
+            if item["sk"].startswith("DECK#"):
+                version = item["sk"][5:].rpartition("#")[0]
+                versions[version] = versions.get(version, 0) + 1
+        return StoredEvent(event_key, header, versions)
+
+    @storage_operation
+    def write_intents(self, fmt: str, since: str = "") -> list[WriteIntent]:
+        """The event versions of ``fmt`` dated ``since`` or later whose write began and was not committed."""
+        items = query_all(
+            self.table,
+            KeyConditionExpression=Key("pk").eq(f"FMT#{fmt}#INTENTS") & Key("sk").gte(since or "0"),
+            ConsistentRead=True,
+        )
+        intents = []
+        for item in items:
+            date, rest = item["sk"].split("#", 1)
+            event_key, _, digest = rest.rpartition("#")
+            intents.append(WriteIntent(fmt, date, event_key, digest, str(item.get("source_file", ""))))
+        return intents
+
+    @storage_operation
+    def stored_aggregates(self, fmt: str, since: str = "") -> list[StoredAggregate]:
+        """Every event aggregate of ``fmt`` dated ``since`` or later, without its data."""
+        items = query_all(
+            self.table,
+            KeyConditionExpression=Key("pk").eq(f"FMT#{fmt}#EVENTS") & Key("sk").gte(since or "0"),
+            ProjectionExpression="sk, digest, source_file",
+            ConsistentRead=True,
+        )
+        stored = []
+        for item in items:
+            date, event_key = item["sk"].split("#", 1)
+            digest = item.get("digest")
+            stored.append(
+                StoredAggregate(fmt, date, event_key, str(digest) if digest else None, str(item.get("source_file", "")))
+            )
+        return stored
+
+    @storage_operation
+    def aggregate_data(self, fmt: str, date: str, event_key: str) -> dict[str, Any] | None:
+        """One event aggregate's identity and unpacked data (``repair`` commits an interrupted write from it)."""
+        item = self.table.get_item(
+            Key={"pk": f"FMT#{fmt}#EVENTS", "sk": f"{date}#{event_key}"}, ConsistentRead=True
+        ).get("Item")
+        return {**item, "data": unpack(item["data"])} if item else None
+
+    @storage_operation
+    def commit_stored_version(self, aggregate: dict[str, Any]) -> CommitOutcome:
+        """Commit the version whose aggregate is stored (``repair`` finishing an interrupted ingest)."""
+        fmt = aggregate["pk"].removeprefix("FMT#").removesuffix("#EVENTS")
+        date, event_key = aggregate["sk"].split("#", 1)
+        tournament = ParsedTournament(
+            event_key=event_key,
+            name=str(aggregate.get("name", "")),
+            date=date,
+            format=fmt,
+            source=str(aggregate.get("source", "other")),
+            uri=str(aggregate.get("uri", "")),
+            source_file=str(aggregate.get("source_file", "")),
+            decks=[ParsedDeck("", "", {}, {})] * int(aggregate.get("decks", 0)),
+        )
+        return self.commit_event(tournament, str(aggregate["digest"]))
 
     # --- day aggregates -------------------------------------------------------------------
 
     @storage_operation
-    def committed_events(self, event_keys: Collection[str]) -> set[str]:
-        """Those of ``event_keys`` whose header (the commit marker) is stored (BatchGetItem)."""
+    def committed_events(self, event_keys: Collection[str]) -> dict[str, str]:
+        """Those of ``event_keys`` whose header (the commit marker) is stored, with the version it commits."""
         wanted = list(dict.fromkeys(event_keys))
-        found: set[str] = set()
+        found: dict[str, str] = {}
         client = self.table.meta.client
         for start in range(0, len(wanted), _BATCH_GET_LIMIT):
             keys = [{"pk": f"EVENT#{key}", "sk": "#HEADER"} for key in wanted[start : start + _BATCH_GET_LIMIT]]
             request: dict[str, Any] = {
-                self.table.name: {"Keys": keys, "ProjectionExpression": "pk", "ConsistentRead": True}
+                self.table.name: {"Keys": keys, "ProjectionExpression": "pk, digest", "ConsistentRead": True}
             }
             while request:
                 response = client.batch_get_item(RequestItems=request)
                 for item in response.get("Responses", {}).get(self.table.name, []):
-                    found.add(item["pk"].removeprefix("EVENT#"))
+                    found[item["pk"].removeprefix("EVENT#")] = str(item.get("digest", ""))
                 request = response.get("UnprocessedKeys") or {}
         return found
 
@@ -205,7 +408,10 @@ class MetaRepository:
         item = self.table.get_item(
             Key={"pk": f"FMT#{fmt}", "sk": f"DAY#{date}"},
             ConsistentRead=True,
-            ProjectionExpression="version, events, tournaments, decks, archetype_names, archetypes_version",
+            ProjectionExpression=(
+                "version, events, digests, tournaments, decks, archetype_names, archetypes_version, parts, "
+                "archetype_parts"
+            ),
         ).get("Item")
         if item is None:
             return None
@@ -216,25 +422,34 @@ class MetaRepository:
             decks=int(item.get("decks", 0)),
             archetypes=frozenset(item.get("archetype_names", [])) - {"-"},
             archetypes_version=int(item.get("archetypes_version", 0)),
+            digests={key: str(value) for key, value in item.get("digests", {}).items()},
+            parts=int(item.get("parts", 1)),
+            archetype_parts={name: int(n) for name, n in item.get("archetype_parts", {}).items()},
         )
 
     @storage_operation
     def stored_event_days(self, fmt: str, since: str = "") -> dict[str, set[str]]:
         """Every date of ``fmt`` on or after ``since`` with the event keys whose aggregates are stored."""
-        items = query_all(
-            self.table,
-            KeyConditionExpression=Key("pk").eq(f"FMT#{fmt}#EVENTS") & Key("sk").gte(since or "0"),
-            ProjectionExpression="sk",
-            ConsistentRead=True,
-        )
         days: dict[str, set[str]] = {}
-        for item in items:
-            date, key = item["sk"].split("#", 1)
-            days.setdefault(date, set()).add(key)
+        for stored in self.stored_aggregates(fmt, since):
+            days.setdefault(stored.date, set()).add(stored.event_key)
         return days
 
     @storage_operation
-    def rebuild_day(self, fmt: str, date: str, including: Collection[str] = ()) -> DayRebuild:
+    def day_dates(self, fmt: str, since: str = "") -> list[str]:
+        """Every date of ``fmt`` on or after ``since`` with a day item."""
+        items = query_all(
+            self.table,
+            KeyConditionExpression=Key("pk").eq(f"FMT#{fmt}") & Key("sk").between(f"DAY#{since}", "DAY#\uffff"),
+            ProjectionExpression="sk",
+            ConsistentRead=True,
+        )
+        return [item["sk"][4:] for item in items if not _is_part(item["sk"])]
+
+    @storage_operation
+    def rebuild_day(
+        self, fmt: str, date: str, including: Collection[str] = (), committed_only: bool = False
+    ) -> DayRebuild:
         """Recompute a day's aggregates from the event aggregates stored for that day; safe against
         concurrent writers of the same day.
 
@@ -242,7 +457,9 @@ class MetaRepository:
         ``including`` (the events this ingest commits next). Its write is conditional on the version
         read, so two writers of one day cannot both succeed from the same state: the loser reads the
         winner's day (and its events) and tries again. An event whose ingest failed before the day
-        counted it and before its header is not counted until a retry commits it."""
+        counted it and before its header is not counted until a retry (or ``repair``) commits it;
+        ``committed_only`` (``repair``) counts only the committed events and ``including``. Its format data
+        and each archetype's are split into parts that each fit an item."""
         for attempt in range(_DAY_WRITE_ATTEMPTS):
             before = self.day_state(fmt, date)
             stored = query_all(
@@ -251,48 +468,92 @@ class MetaRepository:
                 ConsistentRead=True,
             )
             keys = {item["sk"].split("#", 1)[1] for item in stored}
-            counted = (set(including) | (before.events if before else set())) & keys
-            counted |= self.committed_events(keys - counted)
+            kept = set() if committed_only or before is None else set(before.events)
+            counted = (set(including) | kept) & keys
+            counted |= set(self.committed_events(keys - counted))
             day_format: dict[str, Any] = {}
             day_cards: dict[str, dict[str, Any]] = {}
+            digests: dict[str, str] = {}
             for item in stored:
-                if item["sk"].split("#", 1)[1] not in counted:
+                event_key = item["sk"].split("#", 1)[1]
+                if event_key not in counted:
                     continue
+                digests[event_key] = str(item.get("digest", ""))
                 data = unpack(item["data"])
                 merge(day_format, data["format"])
                 for arch, stats in data["cards"].items():
                     merge(day_cards.setdefault(arch, {}), stats)
             version = (before.version if before else 0) + 1
+            format_parts = split_aggregate(day_format, FORMAT_SECTIONS)
+            card_parts = {arch: split_aggregate(stats, CARD_SECTIONS, CARD_LISTS) for arch, stats in day_cards.items()}
             day_item = {
                 "pk": f"FMT#{fmt}",
                 "sk": f"DAY#{date}",
                 "version": version,
                 "events": sorted(counted),
+                "digests": digests,
                 "tournaments": day_format.get("tournaments", 0),
                 "decks": day_format.get("decks", 0),
                 "matches": day_format.get("matches", 0),
                 "archetype_names": sorted(day_cards) or ["-"],
-                "data": pack(day_format),
+                "data": format_parts[0],
+                "parts": len(format_parts),
+                "archetype_parts": {arch: len(parts) for arch, parts in card_parts.items() if len(parts) > 1},
             }
-            expected = _unchanged_since(before.version if before else None)
             try:
-                self.table.put_item(Item=day_item, ConditionExpression=expected)
+                self._put_day(day_item, format_parts[1:], before)
             except ClientError as exc:
                 if not _condition_failed(exc):
                     raise
                 time.sleep(random.uniform(0, 0.02 * 2**attempt))  # another writer of this day won: read its day
                 continue
-            gone = (before.archetypes if before else frozenset()) - set(day_cards)
-            self._write_archetype_days(fmt, date, version, day_cards, gone)
+            self._write_archetype_days(fmt, date, version, card_parts, before)
             return DayRebuild(fmt, date, before, frozenset(counted), day_item["tournaments"], day_item["decks"])
         raise StorageUnavailable(
             f"{fmt} {date}: the day changed under this write {_DAY_WRITE_ATTEMPTS} times in a row; run it again"
         )
 
+    def _put_day(self, day_item: dict[str, Any], more_parts: list[bytes], before: DayState | None) -> None:
+        """Put the day item, conditional on the version read, with its further parts (if any) in one transaction."""
+        expected = _unchanged_since(before.version if before else None)
+        old_parts = before.parts if before else 1
+        if not more_parts and old_parts <= 1:
+            self.table.put_item(Item=day_item, ConditionExpression=expected)
+            return
+        base = {"pk": day_item["pk"], "sk": day_item["sk"]}
+        condition = (
+            ("attribute_not_exists(pk)", {})
+            if before is None
+            else ("attribute_not_exists(version)", {})
+            if before.version == 0
+            else ("version = :v", {":v": before.version})
+        )
+        put: dict[str, Any] = {"TableName": self.table.name, "Item": day_item, "ConditionExpression": condition[0]}
+        if condition[1]:
+            put["ExpressionAttributeValues"] = condition[1]
+        actions: list[dict[str, Any]] = [{"Put": put}]
+        actions += [
+            {"Put": {"TableName": self.table.name, "Item": {**base, "sk": _part_sk(base["sk"], n), "data": data}}}
+            for n, data in enumerate(more_parts, start=2)
+        ]
+        actions += [
+            {"Delete": {"TableName": self.table.name, "Key": {**base, "sk": _part_sk(base["sk"], n)}}}
+            for n in range(len(more_parts) + 2, old_parts + 1)
+        ]
+        try:
+            self.table.meta.client.transact_write_items(TransactItems=actions)
+        except ClientError as exc:
+            if _cancelled_by_condition(exc):
+                raise ClientError(
+                    {"Error": {"Code": "ConditionalCheckFailedException", "Message": "the day changed"}}, "PutItem"
+                ) from exc
+            raise
+
     def _write_archetype_days(
-        self, fmt: str, date: str, version: int, day_cards: dict[str, dict[str, Any]], gone: Collection[str]
+        self, fmt: str, date: str, version: int, card_parts: dict[str, list[bytes]], before: DayState | None
     ) -> None:
-        """Write a day's per-archetype items as of day ``version``, then mark the day as complete.
+        """Write a day's per-archetype items (each in one or more parts) as of day ``version``, delete those of
+        archetypes (or parts) it no longer holds, then mark the day as complete.
 
         Each transaction (at most 99 items) also checks that the day is still at ``version``, so a slow
         writer never puts an older day's cards over a newer day's: once a newer rebuild has written the day,
@@ -308,19 +569,27 @@ class MetaRepository:
                 "ExpressionAttributeValues": {":v": version},
             }
         }
+        old_parts = {arch: before.archetype_parts.get(arch, 1) for arch in before.archetypes} if before else {}
         # the resource's client takes Python values, as the table does
         actions: list[dict[str, Any]] = [
             {
                 "Put": {
                     "TableName": self.table.name,
-                    "Item": {"pk": f"ARCH#{fmt}#{arch}", "sk": f"DAY#{date}", "data": pack(stats)},
+                    "Item": {"pk": f"ARCH#{fmt}#{arch}", "sk": _part_sk(f"DAY#{date}", n), "data": data},
                 }
             }
-            for arch, stats in sorted(day_cards.items())
+            for arch, parts in sorted(card_parts.items())
+            for n, data in enumerate(parts, start=1)
         ]
         actions += [
-            {"Delete": {"TableName": self.table.name, "Key": {"pk": f"ARCH#{fmt}#{arch}", "sk": f"DAY#{date}"}}}
-            for arch in sorted(gone)
+            {
+                "Delete": {
+                    "TableName": self.table.name,
+                    "Key": {"pk": f"ARCH#{fmt}#{arch}", "sk": _part_sk(f"DAY#{date}", n)},
+                }
+            }
+            for arch, was in sorted(old_parts.items())
+            for n in range(len(card_parts.get(arch, [])) + 1, was + 1)
         ]
         client = self.table.meta.client
         try:
@@ -333,62 +602,70 @@ class MetaRepository:
                 ExpressionAttributeValues={":v": version},
             )
         except ClientError as exc:
-            if _condition_failed(exc) or (
-                exc.response.get("Error", {}).get("Code") == "TransactionCanceledException"
-                and any(
-                    reason.get("Code") == "ConditionalCheckFailed"
-                    for reason in exc.response.get("CancellationReasons", [])
-                )
-            ):
+            if _condition_failed(exc) or _cancelled_by_condition(exc):
                 return  # a newer rebuild of this day writes (or wrote) every archetype item itself
             raise
 
     @storage_operation
-    def refresh_format(self, fmt: str) -> None:
+    def refresh_format(self, fmt: str) -> bool:
         """Recompute the format's registry entry from its day items (ingest only), conditional on the
-        version read, so concurrent ingests of one format cannot leave an older total last.
+        version read, so concurrent ingests of one format cannot leave an older total last; whether it changed.
 
         Days whose events hold no deck count towards the totals but never set the format's first or
         last date (the default windows end at the last date)."""
         for attempt in range(_DAY_WRITE_ATTEMPTS):
             previous = self.table.get_item(Key={"pk": "FORMATS", "sk": fmt}, ConsistentRead=True).get("Item")
-            days = query_all(
-                self.table,
-                KeyConditionExpression=Key("pk").eq(f"FMT#{fmt}") & Key("sk").begins_with("DAY#"),
-                ProjectionExpression="sk, tournaments, decks, matches",
-                ConsistentRead=True,
-            )
-            with_decks = [day for day in days if int(day["decks"]) > 0]
+            summary = self._registry_summary(fmt)
             expected = _unchanged_since(int(previous.get("version", 0)) if previous else None)
-            if not previous and not with_decks:
-                return
-            summary = (
-                {
-                    "first_date": with_decks[0]["sk"][4:],
-                    "last_date": with_decks[-1]["sk"][4:],
-                    "tournaments": sum(int(d["tournaments"]) for d in days),
-                    "decks": sum(int(d["decks"]) for d in days),
-                    "matches": sum(int(d["matches"]) for d in days),
-                }
-                if with_decks
-                else {}
-            )
+            if not previous and not summary:
+                return False
             if previous and summary and all(previous.get(key) == value for key, value in summary.items()):
-                return  # nothing changed: no write
+                return False  # nothing changed: no write
             try:
-                if not with_decks:
+                if not summary:
                     self.table.delete_item(Key={"pk": "FORMATS", "sk": fmt}, ConditionExpression=expected)
-                    return
+                    return True
                 version = int(previous.get("version", 0)) + 1 if previous else 1
                 self.table.put_item(
                     Item={"pk": "FORMATS", "sk": fmt, "version": version, **summary}, ConditionExpression=expected
                 )
-                return
+                return True
             except ClientError as exc:
                 if not _condition_failed(exc):
                     raise
                 time.sleep(random.uniform(0, 0.02 * 2**attempt))
         raise StorageUnavailable(f"{fmt}: the format registry changed under this write {_DAY_WRITE_ATTEMPTS} times")
+
+    @storage_operation
+    def registry_entry(self, fmt: str) -> tuple[dict[str, Any] | None, dict[str, Any]]:
+        """The format's stored registry entry (without its version) and the one its day items add up to."""
+        previous = self.table.get_item(Key={"pk": "FORMATS", "sk": fmt}, ConsistentRead=True).get("Item")
+        stored = (
+            {key: value for key, value in previous.items() if key not in ("pk", "sk", "version")} if previous else None
+        )
+        return stored, self._registry_summary(fmt)
+
+    def _registry_summary(self, fmt: str) -> dict[str, Any]:
+        days = [
+            day
+            for day in query_all(
+                self.table,
+                KeyConditionExpression=Key("pk").eq(f"FMT#{fmt}") & Key("sk").begins_with("DAY#"),
+                ProjectionExpression="sk, tournaments, decks, matches",
+                ConsistentRead=True,
+            )
+            if not _is_part(day["sk"])
+        ]
+        with_decks = [day for day in days if int(day["decks"]) > 0]
+        if not with_decks:
+            return {}
+        return {
+            "first_date": with_decks[0]["sk"][4:],
+            "last_date": with_decks[-1]["sk"][4:],
+            "tournaments": sum(int(d["tournaments"]) for d in days),
+            "decks": sum(int(d["decks"]) for d in days),
+            "matches": sum(int(d["matches"]) for d in days),
+        }
 
     # --- the demo data's marker -------------------------------------------------------------
 
@@ -467,19 +744,23 @@ class MetaRepository:
             header = next((item for item in items if item["sk"] == "#HEADER"), None)
             if header is None:  # not committed: its ingest failed before the header
                 continue
+            version = f"DECK#{header.get('digest', '')}#"
             decks.extend(
-                _stored_deck(header, item) for item in items if item["sk"].startswith("DECK#") and item["archetype"]
+                _stored_deck(header, item) for item in items if item["sk"].startswith(version) and item["archetype"]
             )
         return decks
 
     def _days(self, pk: str, start: str, end: str) -> list[DayAggregate]:
         items = query_all(
             self.table,
-            KeyConditionExpression=Key("pk").eq(pk) & Key("sk").between(f"DAY#{start}", f"DAY#{end}"),
+            KeyConditionExpression=Key("pk").eq(pk) & Key("sk").between(f"DAY#{start}", f"DAY#{end}#\uffff"),
             ProjectionExpression="sk, #d",
             ExpressionAttributeNames={"#d": "data"},
         )
-        return [DayAggregate(item["sk"][4:], unpack(item["data"])) for item in items]
+        days: dict[str, dict[str, Any]] = {}
+        for item in items:  # a day's parts sum into it
+            merge(days.setdefault(item["sk"][4:14], {}), unpack(item["data"]))
+        return [DayAggregate(date, data) for date, data in sorted(days.items())]
 
     @staticmethod
     def _format_info(item: dict[str, Any]) -> FormatSummary:
@@ -493,10 +774,10 @@ class MetaRepository:
         )
 
 
-def _deck_item(pk: str, index: int, deck: ParsedDeck) -> dict[str, Any]:
+def _deck_item(pk: str, digest: str, index: int, deck: ParsedDeck) -> dict[str, Any]:
     return {
         "pk": pk,
-        "sk": f"DECK#{index:04d}",
+        "sk": f"DECK#{digest}#{index:04d}",
         "player": deck.player,
         "placing": deck.placing,
         "archetype": deck.archetype or "",
@@ -506,6 +787,41 @@ def _deck_item(pk: str, index: int, deck: ParsedDeck) -> dict[str, Any]:
             {"mainboard": deck.mainboard, "sideboard": deck.sideboard}, separators=(",", ":"), ensure_ascii=False
         ),
     }
+
+
+def _event_identity(tournament: ParsedTournament) -> dict[str, Any]:
+    """What a header says of its event (the aggregate carries it too, so ``repair`` can commit from it)."""
+    return {
+        "format": tournament.format,
+        "date": tournament.date,
+        "name": tournament.name,
+        "uri": tournament.uri,
+        "source": tournament.source,
+        "source_file": tournament.source_file,
+        "decks": len(tournament.decks),
+    }
+
+
+def _intent_key(tournament: ParsedTournament, digest: str) -> dict[str, str]:
+    return {"pk": f"FMT#{tournament.format}#INTENTS", "sk": f"{tournament.date}#{tournament.event_key}#{digest}"}
+
+
+def _intent_item(tournament: ParsedTournament, digest: str) -> dict[str, Any]:
+    return {
+        **_intent_key(tournament, digest),
+        "source_file": tournament.source_file,
+        "started_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+    }
+
+
+def _part_sk(sk: str, part: int) -> str:
+    """The sort key of a day item's ``part``-th part (the first is the day item itself)."""
+    return sk if part == 1 else f"{sk}#{part}"
+
+
+def _is_part(sk: str) -> bool:
+    """Whether a ``DAY#`` sort key is a further part of a day, not the day itself."""
+    return sk.count("#") > 1
 
 
 def item_size(item: dict[str, Any]) -> int:
@@ -533,6 +849,13 @@ def _unchanged_since(version: int | None) -> Any:
 
 def _condition_failed(exc: ClientError) -> bool:
     return exc.response.get("Error", {}).get("Code") == "ConditionalCheckFailedException"
+
+
+def _cancelled_by_condition(exc: ClientError) -> bool:
+    """A transaction cancelled because one of its conditions failed."""
+    return exc.response.get("Error", {}).get("Code") == "TransactionCanceledException" and any(
+        reason.get("Code") == "ConditionalCheckFailed" for reason in exc.response.get("CancellationReasons", [])
+    )
 
 
 def _transaction_chunks(actions: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:

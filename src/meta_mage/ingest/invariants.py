@@ -1,0 +1,202 @@
+"""The MetaTable's storage invariants, and a check that reads the table and reports every violation.
+
+1. **No write left half-done.** Every event version whose write began (its intent) was committed or removed.
+2. **Aggregates are committed.** Every stored event aggregate is the version its event's header commits.
+3. **Decks are the committed version's.** A committed event holds as many decks as its header says, all of
+   its version; no deck of another version is left.
+4. **Each committed event is counted exactly once, at its version.** A day counts exactly the committed events
+   of that date, each at the version its header commits, and its archetype items are all written.
+5. **The format registry is the sum of its days** (tournaments, decks, matches, first and last date).
+
+``meta-mage repair --check`` runs :func:`check_storage` (reads only); ``meta-mage repair`` fixes what it finds
+(``ingest/repair.py``). A kill at any write of ingest, repair or reseed leaves only violations repair can fix.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from meta_mage.models.tournaments import FORMATS
+from meta_mage.storage.meta import DayState, MetaRepository, StoredAggregate, WriteIntent
+
+
+@dataclass(frozen=True)
+class Violation:
+    """One broken invariant: which, where, and what was found."""
+
+    invariant: int
+    kind: str  # interrupted write | uncommitted aggregate | stale decks | missing decks | day | registry
+    format: str
+    date: str
+    event_key: str
+    detail: str
+    source_file: str = ""
+    digest: str = ""
+
+    def line(self) -> str:
+        where = " ".join(part for part in (self.format, self.date, self.event_key) if part)
+        return f"[{self.invariant}] {where}: {self.detail}"
+
+
+@dataclass
+class StorageCheck:
+    """What a check read and the violations it found."""
+
+    events: int = 0
+    days: int = 0
+    formats: int = 0
+    violations: list[Violation] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.violations
+
+    def lines(self) -> list[str]:
+        head = (
+            f"check: {self.events:,} events, {self.days:,} days, {self.formats} formats read; "
+            f"{len(self.violations)} violation(s)"
+        )
+        return [head] + [f"  {violation.line()}" for violation in self.violations]
+
+
+def check_storage(repository: MetaRepository, formats: Iterable[str] = FORMATS, since: str = "") -> StorageCheck:
+    """Every violation of the invariants among ``formats``' events and days dated ``since`` or later."""
+    result = StorageCheck()
+    for fmt in formats:
+        result.violations += event_violations(repository, fmt, since, result)
+        result.violations += day_violations(repository, fmt, since, result)
+        result.violations += registry_violations(repository, fmt)
+        result.formats += 1
+    return result
+
+
+def event_violations(
+    repository: MetaRepository, fmt: str, since: str = "", tally: StorageCheck | None = None
+) -> list[Violation]:
+    """Invariants 1-3 for one format."""
+    intents = repository.write_intents(fmt, since)
+    aggregates = repository.stored_aggregates(fmt, since)
+    found = [_interrupted(intent, aggregates) for intent in intents]
+    pending = {(intent.event_key, intent.digest) for intent in intents}
+    for aggregate in aggregates:
+        if tally:
+            tally.events += 1
+        event = repository.stored_event(aggregate.event_key)
+        committed = event.header.get("digest") if event.header else None
+        if committed is None or committed != aggregate.digest:
+            if (aggregate.event_key, aggregate.digest) not in pending:
+                found.append(_uncommitted(aggregate, str(committed) if committed else None))
+            continue
+        expected = int(event.header.get("decks", 0)) if event.header else 0
+        if event.deck_versions.get(committed, 0) != expected:
+            found.append(
+                Violation(
+                    3,
+                    "missing decks",
+                    fmt,
+                    aggregate.date,
+                    aggregate.event_key,
+                    f"its header says {expected} decks, {event.deck_versions.get(committed, 0)} are stored",
+                    aggregate.source_file,
+                    committed,
+                )
+            )
+        stale = {
+            version: n
+            for version, n in event.deck_versions.items()
+            if version != committed and (aggregate.event_key, version) not in pending
+        }
+        if stale:
+            found.append(
+                Violation(
+                    3,
+                    "stale decks",
+                    fmt,
+                    aggregate.date,
+                    aggregate.event_key,
+                    f"{sum(stale.values())} deck(s) of {len(stale)} other version(s) left beside the committed one",
+                    aggregate.source_file,
+                    committed,
+                )
+            )
+    return found
+
+
+def _interrupted(intent: WriteIntent, aggregates: list[StoredAggregate]) -> Violation:
+    stored = any(a.event_key == intent.event_key and a.digest == intent.digest for a in aggregates)
+    how = "its decks and aggregate are stored, not committed" if stored else "stopped before its aggregate"
+    return Violation(
+        1,
+        "interrupted write",
+        intent.format,
+        intent.date,
+        intent.event_key,
+        f"an ingest of {intent.source_file or 'an unnamed file'} was interrupted ({how})",
+        intent.source_file,
+        intent.digest,
+    )
+
+
+def _uncommitted(aggregate: StoredAggregate, committed: str | None) -> Violation:
+    what = "no header commits it" if committed is None else f"its header commits another version ({committed})"
+    return Violation(
+        2,
+        "uncommitted aggregate",
+        aggregate.format,
+        aggregate.date,
+        aggregate.event_key,
+        f"the aggregate of version {aggregate.digest or '(unversioned)'} is stored but {what}",
+        aggregate.source_file,
+        aggregate.digest or "",
+    )
+
+
+def day_violations(
+    repository: MetaRepository, fmt: str, since: str = "", tally: StorageCheck | None = None
+) -> list[Violation]:
+    """Invariant 4 for one format."""
+    by_date: dict[str, list[StoredAggregate]] = {}
+    for aggregate in repository.stored_aggregates(fmt, since):
+        by_date.setdefault(aggregate.date, []).append(aggregate)
+    found = []
+    for date in sorted(set(by_date) | set(repository.day_dates(fmt, since))):
+        if tally:
+            tally.days += 1
+        keys = {aggregate.event_key for aggregate in by_date.get(date, [])}
+        committed = repository.committed_events(keys)
+        state = repository.day_state(fmt, date)
+        problem = _day_problem(state, committed)
+        if problem:
+            found.append(Violation(4, "day", fmt, date, "", problem))
+    return found
+
+
+def _day_problem(state: DayState | None, committed: dict[str, str]) -> str | None:
+    if state is None:
+        return f"no day item, {len(committed)} committed event(s)" if committed else None
+    if state.events != set(committed):
+        extra, missing = sorted(state.events - set(committed)), sorted(set(committed) - state.events)
+        parts = ([f"counts {', '.join(extra)} (not committed)"] if extra else []) + (
+            [f"misses {', '.join(missing)}"] if missing else []
+        )
+        return "; ".join(parts)
+    wrong = sorted(key for key, digest in committed.items() if state.digests.get(key, digest) != digest)
+    if wrong:
+        return f"counts another version of {', '.join(wrong)} than its header commits"
+    if not state.complete:
+        return f"its archetype items stop at version {state.archetypes_version} of {state.version}"
+    return None
+
+
+def registry_violations(repository: MetaRepository, fmt: str) -> list[Violation]:
+    """Invariant 5 for one format."""
+    stored, expected = repository.registry_entry(fmt)
+    if (stored or {}) == expected:
+        return []
+    what = ", ".join(
+        f"{key} {(stored or {}).get(key, '-')} (days say {expected.get(key, '-')})"
+        for key in sorted(set(stored or {}) | set(expected))
+        if (stored or {}).get(key) != expected.get(key)
+    )
+    return [Violation(5, "registry", fmt, "", "", f"the registry differs from its days: {what}")]
