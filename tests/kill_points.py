@@ -49,3 +49,29 @@ def run_killed(client: Any, write: int, operation: Callable[[], object]) -> bool
     except Killed:
         return True
     return False
+
+
+@contextmanager
+def interleaved_at(client: Any, write: int, other: Callable[[], object]) -> Iterator[None]:
+    """Run ``other`` whole just before the ``write``-th write made through ``client`` (as a second process
+    would, had the scheduler switched there); its own writes are not counted."""
+    count = 0
+    running = False
+
+    def before_call(model: Any, **_: Any) -> None:
+        nonlocal count, running
+        if model.name not in WRITES or running:
+            return
+        count += 1
+        if count == write:
+            running = True
+            try:
+                other()
+            finally:
+                running = False
+
+    client.meta.events.register("before-call.dynamodb", before_call)
+    try:
+        yield
+    finally:
+        client.meta.events.unregister("before-call.dynamodb", before_call)

@@ -116,7 +116,7 @@ def _finish_or_remove(repository: MetaRepository, violation: Violation, report: 
 
 
 def _drop_stale_decks(repository: MetaRepository, violation: Violation, _: RepairReport) -> str:
-    removed = repository.delete_other_versions(violation.event_key, violation.digest)
+    removed = repository.delete_other_versions(violation.event_key, violation.digest, violation.format, violation.date)
     return f"deleted {removed} deck(s) of other versions"
 
 

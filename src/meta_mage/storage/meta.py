@@ -248,29 +248,45 @@ class MetaRepository:
             reasons = [reason.get("Code") for reason in exc.response.get("CancellationReasons", [])]
             if exc.response.get("Error", {}).get("Code") != "TransactionCanceledException":
                 raise
-            if reasons[:1] == ["ConditionalCheckFailed"]:
+            if reasons[:1] == ["ConditionalCheckFailed"]:  # drop what this version wrote: the other one stays
+                self.delete_version(tournament.format, tournament.date, tournament.event_key, digest)
                 return "superseded"
             if reasons[1:2] == ["ConditionalCheckFailed"]:
                 self.table.delete_item(Key=_intent_key(tournament, digest))
                 return "unchanged"
             raise
-        self.delete_other_versions(tournament.event_key, digest)
+        self.delete_other_versions(tournament.event_key, digest, tournament.format, tournament.date)
         return "committed"
 
     @storage_operation
-    def delete_other_versions(self, event_key: str, digest: str) -> int:
-        """Delete the deck items of ``event_key`` that are not of version ``digest``; how many were deleted."""
+    def delete_other_versions(self, event_key: str, digest: str, fmt: str = "", date: str = "") -> int:
+        """Delete the deck items of ``event_key`` that are not of version ``digest`` nor of a version another
+        writer is writing now (an intent of ``fmt`` on ``date``); how many were deleted.
+
+        The decks are read before the intents: a deck written meanwhile has its intent written before it."""
         pk = f"EVENT#{event_key}"
-        stale = [
-            item["sk"]
-            for item in query_all(
-                self.table,
-                KeyConditionExpression=Key("pk").eq(pk) & Key("sk").begins_with("DECK#"),
-                ProjectionExpression="sk",
-                ConsistentRead=True,
-            )
-            if not item["sk"].startswith(f"DECK#{digest}#")
-        ]
+        decks = query_all(
+            self.table,
+            KeyConditionExpression=Key("pk").eq(pk) & Key("sk").begins_with("DECK#"),
+            ProjectionExpression="sk",
+            ConsistentRead=True,
+        )
+        writing = (
+            {
+                intent["sk"].rpartition("#")[2]
+                for intent in query_all(
+                    self.table,
+                    KeyConditionExpression=Key("pk").eq(f"FMT#{fmt}#INTENTS")
+                    & Key("sk").begins_with(f"{date}#{event_key}#"),
+                    ProjectionExpression="sk",
+                    ConsistentRead=True,
+                )
+            }
+            if fmt
+            else set()
+        )
+        kept = {digest} | writing
+        stale = [item["sk"] for item in decks if item["sk"][5:].rpartition("#")[0] not in kept]
         with self.table.batch_writer() as batch:
             for sk in stale:
                 batch.delete_item(Key={"pk": pk, "sk": sk})
