@@ -841,19 +841,23 @@ def _is_part(sk: str) -> bool:
 
 
 def item_size(item: dict[str, Any]) -> int:
-    """An item's size as DynamoDB counts it (names plus values, UTF-8), for the flat items written here."""
-    size = 0
-    for name, value in item.items():
-        size += len(name.encode())
-        if isinstance(value, str):
-            size += len(value.encode())
-        elif isinstance(value, bytes):
-            size += len(value)
-        elif isinstance(value, list):
-            size += 3 + sum(len(str(v).encode()) + 1 for v in value)
-        else:
-            size += len(str(value)) + 1
-    return size
+    """An item's size as DynamoDB counts it: attribute names plus values (UTF-8 text, binaries, numbers,
+    lists and maps with their overhead), an upper bound for the items written here."""
+    return sum(len(name.encode()) + _value_size(value) for name, value in item.items())
+
+
+def _value_size(value: Any) -> int:
+    if isinstance(value, str):
+        return len(value.encode())
+    if hasattr(value, "value") and isinstance(value.value, bytes):  # boto3's Binary
+        return len(value.value)
+    if isinstance(value, bytes | bytearray):
+        return len(value)
+    if isinstance(value, dict):
+        return 3 + sum(len(str(k).encode()) + _value_size(v) + 1 for k, v in value.items())
+    if isinstance(value, list | set | frozenset):
+        return 3 + sum(_value_size(v) + 1 for v in value)
+    return len(str(value)) + 1
 
 
 def _unchanged_since(version: int | None) -> Any:
