@@ -46,6 +46,11 @@ class IngestReport:
         if storage:
             self.storage_failures.add(source)
 
+    def fail_step(self, what: str, reason: str) -> None:
+        """Record a failed step of the run that is not a file (a format registry): retried, not counted as a file."""
+        self.failures.append((what, reason))
+        self.storage_failures.add(what)
+
     def file_lines(self) -> list[str]:
         """One line per file: ``stored``, ``unchanged``, ``replaced``, ``FAILED <file>: <reason>`` and the like."""
         return [
@@ -62,6 +67,8 @@ class IngestReport:
         if totals:
             lines.append("  " + ", ".join(totals))
         lines += self.file_lines()
+        files = {source for source, _, _ in self.files}
+        lines += [f"  FAILED {what}: {reason}" for what, reason in self.failures if what not in files]
         lines += [f"  note: {note}" for note in self.notes]
         return "\n".join(lines)
 

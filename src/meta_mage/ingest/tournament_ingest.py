@@ -179,8 +179,8 @@ class _IngestRun:
         except StorageUnavailable as exc:
             self._storage_failure(name, exc, " while committing it")
             return
-        if outcome == "committed":
-            self.report.file(name, "replaced" if event.replacing else "added")
+        if outcome in ("committed", "replaced"):
+            self.report.file(name, "replaced" if event.replacing or outcome == "replaced" else "added")
         elif outcome == "unchanged":
             self.report.file(name, "unchanged", "stored meanwhile by another ingest")
         else:
@@ -191,4 +191,4 @@ class _IngestRun:
             try:
                 self.repository.refresh_format(fmt)
             except StorageUnavailable as exc:
-                self.report.fail(f"{fmt} format registry", f"DynamoDB error while refreshing it: {exc}", storage=True)
+                self.report.fail_step(f"{fmt} format registry", f"DynamoDB error while refreshing it: {exc}")

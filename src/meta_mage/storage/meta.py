@@ -155,7 +155,7 @@ class StoredEvent:
     deck_versions: dict[str, int]  # digest ("" for decks written before versions) -> deck items
 
 
-CommitOutcome = Literal["committed", "unchanged", "superseded"]
+CommitOutcome = Literal["committed", "replaced", "unchanged", "superseded"]
 
 
 class MetaRepository:
@@ -211,9 +211,11 @@ class MetaRepository:
         """Write the event's header (its commit marker) and drop its intent, in one transaction that checks the
         stored aggregate is this version; then delete the decks of every other version.
 
-        ``superseded``: another writer stored another version of the event meanwhile (it commits its own);
-        ``unchanged``: another writer committed this very version meanwhile."""
+        ``replaced``: committed over another committed version; ``superseded``: another writer stored another
+        version of the event meanwhile (it commits its own); ``unchanged``: another writer committed this very
+        version meanwhile."""
         client = self.table.meta.client
+        previous = self.get_event_header(tournament.event_key)
         aggregate_key = {"pk": f"FMT#{tournament.format}#EVENTS", "sk": f"{tournament.date}#{tournament.event_key}"}
         header = {
             "pk": f"EVENT#{tournament.event_key}",
@@ -256,7 +258,7 @@ class MetaRepository:
                 return "unchanged"
             raise
         self.delete_other_versions(tournament.event_key, digest, tournament.format, tournament.date)
-        return "committed"
+        return "replaced" if previous else "committed"
 
     @storage_operation
     def delete_other_versions(self, event_key: str, digest: str, fmt: str = "", date: str = "") -> int:
