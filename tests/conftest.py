@@ -81,14 +81,22 @@ def settings() -> Settings:
 
 @pytest.fixture()
 def dynamodb(settings: Settings) -> Iterator[Any]:
-    """A fresh moto DynamoDB with every table of template.yaml (dropped afterwards: moto's backend is
-    shared with the session-wide world below, which uses other table names)."""
+    """A fresh moto DynamoDB with every table of template.yaml; every table the test made is dropped afterwards
+    (moto's backend is shared with the session-wide world below, whose tables are named ``world-…``)."""
     with mock_aws():
         db = dynamodb_resource(settings)
+        before = table_names(db) - set(settings.table_names().values())
         create_tables(db, settings)
         yield db
-        for name in settings.table_names().values():
-            db.Table(name).delete()
+        for name in table_names(db) - before:
+            if not name.startswith("world-"):
+                db.Table(name).delete()
+
+
+def table_names(db: Any) -> set[str]:
+    """Every table's name (ListTables pages at 100)."""
+    pages = db.meta.client.get_paginator("list_tables").paginate()
+    return {name for page in pages for name in page["TableNames"]}
 
 
 def demo_members(prefix: str = "", formats: tuple[str, ...] = ()) -> list[tuple[str, bytes]]:

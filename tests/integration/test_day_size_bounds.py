@@ -135,3 +135,16 @@ def test_a_day_dynamodb_refuses_stops_no_other_day_and_is_not_retried(
     # and once DynamoDB takes it, repair finishes the interrupted write
     assert repair_storage(repository, ["Pioneer"]).ok
     assert repository.get_format("Pioneer").tournaments == 2  # type: ignore[union-attr]
+
+
+def test_an_event_too_wide_for_one_item_is_refused_before_anything_is_written(
+    dynamodb: Any, settings: Settings
+) -> None:
+    # Given one event within every bound of the validator whose own aggregate cannot fit an item
+    event = widest_event(9, 24, random.Random(34))
+    repository = MetaRepository(dynamodb.Table(settings.meta_table))
+    # When it is ingested, Then it is one failed file naming the limit, and nothing of it is stored
+    report = ingest_tournament_sources([event], repository, get_classifier(settings.archetype_rules_dir))
+    assert report.outcomes["failed"] == 1 and report.storage_failures == set(), report.summary()
+    assert "over DynamoDB's 400 KB item limit" in report.summary()
+    assert all_items(repository) == []

@@ -100,13 +100,13 @@ def _huge_deck() -> bytes:
 
 BAD_FILES: dict[str, tuple[Callable[[], bytes], str]] = {
     "nested 5,000 deep": (_deep, "nested more than 64 deep"),
-    "an item over DynamoDB's limit": (_huge_deck, "KB item limit"),
+    "a list of 20,000 card lines": (_huge_deck, "20,000 card lines; a list has at most 250"),
     "a .json.gz bomb": (lambda: b"".join(zeros_gzip(128 * MB)), "a decompression bomb"),
     "an unpaired surrogate": (_surrogate, "unpaired surrogate"),
     "not UTF-8": (lambda: a_tournament()[1].decode().encode("utf-16"), "not UTF-8"),
     "a JSON string": (lambda: b'"Tournament"', "expected a JSON object"),
     "a JSON list": (lambda: b"[1, 2]", "expected a JSON object"),
-    "truncated gzip": (lambda: gzip.compress(a_tournament()[1])[:200], "truncated compressed data"),
+    "truncated gzip": (lambda: gzip.compress(a_tournament()[1])[:200], "truncated or corrupt gzip data"),
 }
 
 

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
+import math
 import unicodedata
 from typing import Any
 
 from pydantic import ValidationError
 
+from meta_mage.errors import echo
 from meta_mage.ingest.errors import InputFileError
 from meta_mage.models.cards import (
     Card,
@@ -31,16 +34,18 @@ _SKIPPED_LAYOUTS = {
 
 
 def _number(obj: dict[str, Any], key: str) -> float | None:
-    """A numeric field (``cmc``, ``manaValue``), or a ValueError naming it."""
+    """A numeric field (``cmc``, ``manaValue``), or a ValueError naming it: also for text such as ``"nan"`` or
+    ``"1e400"``, or 5,000 digits, which ``float`` reads as NaN or infinity (DynamoDB stores neither)."""
     value = obj.get(key)
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, int | float | str):
-        raise ValueError(f"{key} is {value!r}, not a number")
-    try:
-        return float(value)
-    except ValueError:
-        raise ValueError(f"{key} is {value!r}, not a number") from None
+    number = None
+    if not isinstance(value, bool) and isinstance(value, int | float | str):
+        with contextlib.suppress(ValueError, OverflowError):
+            number = float(value)
+    if number is None or not math.isfinite(number):
+        raise ValueError(f"{key} is {echo(value)}, not a number")
+    return number
 
 
 def _letters(obj: dict[str, Any], key: str) -> list[str] | None:

@@ -14,7 +14,7 @@ from pydantic import ValidationError
 from meta_mage.decks.enrich import closest_names
 from meta_mage.errors import StorageUnavailable
 from meta_mage.ingest.errors import InputFileError
-from meta_mage.ingest.files import SourceFile
+from meta_mage.ingest.files import MAX_DRAFT_BYTES, SourceFile, read_source
 from meta_mage.ingest.report import IngestReport
 from meta_mage.models.cards import card_key
 from meta_mage.models.drafts import REDACTED, DraftImport
@@ -49,7 +49,7 @@ def _read_csv(path: Path, columns: tuple[str, ...]) -> list[dict[str, str]]:
 
 
 def _draft_document(source: SourceFile) -> dict[str, Any]:
-    data = source.json()
+    data = source.json(MAX_DRAFT_BYTES)
     if not isinstance(data, dict):
         raise InputFileError(source.name, "a draft file must be a JSON object")
     return data
@@ -87,10 +87,7 @@ def load_draft(
     document: dict[str, Any] = {}
     source = str(path or pool_csv or "draft")
     if path is not None:
-        try:
-            document = _draft_document(SourceFile(source, path.read_bytes()))
-        except OSError as exc:
-            raise InputFileError(source, f"cannot read ({exc.strerror})") from exc
+        document = _draft_document(read_source(path, MAX_DRAFT_BYTES))
     document.update({k: v for k, v in (overrides or {}).items() if v is not None})
     base = path.parent if path else Path(".")
     pool_csv = pool_csv or (base / document.pop("pool_csv") if "pool_csv" in document else None)

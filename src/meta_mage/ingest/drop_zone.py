@@ -38,11 +38,15 @@ from meta_mage.ingest.errors import InputFileError
 from meta_mage.ingest.files import (
     ARCHIVE_SUFFIXES,
     JSON_SUFFIXES,
+    MAX_DRAFT_BYTES,
+    MAX_JSON_BYTES,
+    MAX_TOURNAMENT_BYTES,
     SourceFile,
     expand_paths,
     is_archive_name,
     is_json_name,
     iter_archive,
+    read_source,
 )
 from meta_mage.ingest.report import IngestReport, progress
 from meta_mage.ingest.tournament_ingest import ingest_tournament_sources
@@ -60,15 +64,22 @@ ErrorCode = Literal[
     "unsupported_file",  # the key's extension is not one the prefix accepts
     "invalid_file",  # the content failed validation (bad JSON, missing Rounds, unknown cube card, ...)
     "not_found",  # the object was deleted before it could be read
-    "too_large",  # over MAX_OBJECT_BYTES
+    "too_large",  # over MAX_OBJECT_BYTES (an archive) or its kind's cap (a file, compressed or not)
     "internal_error",  # a bug: an unexpected exception while ingesting this object
     "storage_error",  # DynamoDB failed (retryable)
     "s3_error",  # reading the object failed for another reason than its absence (retryable)
 ]
 RETRYABLE: frozenset[ErrorCode] = frozenset({"storage_error", "s3_error"})
 
-# The whole object is held in memory and parsed; beyond this, fail with a message, not an OOM.
+# The whole object is held in memory and parsed; beyond this, fail with a message, not an OOM. An archive is
+# read as a stream (each member capped at MAX_TOURNAMENT_BYTES); a single file may be no larger, compressed,
+# than its kind's cap once decompressed.
 MAX_OBJECT_BYTES = 512 * 1024 * 1024
+MAX_FILE_BYTES: dict[IngestKind, int] = {
+    "tournaments": MAX_TOURNAMENT_BYTES,
+    "cards": MAX_JSON_BYTES,
+    "drafts": MAX_DRAFT_BYTES,
+}
 
 _CONTENT_TYPES = {".json": "application/json", ".gz": "application/gzip", ".tgz": "application/gzip"}
 
@@ -210,7 +221,7 @@ def _check_key(bucket: str, key: str) -> IngestKind | ObjectResult:
 
 def _read_object(bucket: str, key: str, kind: IngestKind, objects: DropZoneBucket) -> bytes | ObjectResult:
     try:
-        return objects.read(bucket, key, MAX_OBJECT_BYTES)
+        return objects.read(bucket, key, MAX_OBJECT_BYTES if is_archive_name(key) else MAX_FILE_BYTES[kind])
     except ObjectMissing as exc:
         return failed(bucket, key, kind, exc.message, "not_found")
     except ObjectTooLarge as exc:
@@ -220,7 +231,8 @@ def _read_object(bucket: str, key: str, kind: IngestKind, objects: DropZoneBucke
 
 
 def _sources(key: str, data: bytes) -> Iterable[SourceFile | InputFileError]:
-    return iter_archive(key, data) if is_archive_name(key) else [SourceFile(key, data)]
+    """The files of an object: the members of a tar archive (tournament files), else the object itself."""
+    return iter_archive(key, data, MAX_TOURNAMENT_BYTES) if is_archive_name(key) else [SourceFile(key, data)]
 
 
 def _result(bucket: str, key: str, kind: IngestKind, report: IngestReport) -> ObjectResult:
@@ -291,11 +303,13 @@ def guess_kind(path: Path) -> IngestKind:
         return "tournaments"
     hint = "; say which with --kind tournaments|cards|drafts"
     try:
-        document = SourceFile(str(path), path.read_bytes()).json()
+        source = read_source(path)
+    except InputFileError as exc:
+        raise DropZoneError(f"cannot read {path} ({exc.reason})", field="paths") from None
+    try:
+        document = source.json()
     except InputFileError as exc:
         raise DropZoneError(f"cannot tell what {path} holds: {exc.reason}{hint}", field="paths") from None
-    except OSError as exc:
-        raise DropZoneError(f"cannot read {path} ({exc.strerror})", field="paths") from None
     if isinstance(document, dict) and "Tournament" in document:
         return "tournaments"
     if isinstance(document, dict) and ("draft_id" in document or "cube" in document):
@@ -313,8 +327,8 @@ def combined_draft(path: Path) -> bytes | None:
     """A draft header naming ``pool_csv``/``picks_csv``, read with its CSV files and checked, as the
     single-file JSON draft the drop zone takes; None for a file that is not such a header."""
     try:
-        document = SourceFile(str(path), path.read_bytes()).json()
-    except (InputFileError, OSError):
+        document = read_source(path).json()
+    except InputFileError:
         return None  # the drop zone names the problem; --kind drafts asked to send it anyway
     if not (isinstance(document, dict) and ("pool_csv" in document or "picks_csv" in document)):
         return None

@@ -1,20 +1,41 @@
-"""Reading input files: plain or gzipped JSON, and folders or tar archives of them."""
+"""Reading input files: plain or gzipped JSON, and folders or tar archives of them, every one bounded
+(:mod:`meta_mage.ingest.bounded`): a byte cap per file or archive member, a compression-ratio cap on
+whatever is decompressed, and JSON numbers of a sane length."""
 
 from __future__ import annotations
 
 import io
-import json
 import tarfile
-import zlib
 from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
+from meta_mage.ingest.bounded import (
+    GZIP_MAGIC,
+    MAX_RATIO,
+    MB,
+    BadFile,
+    InflatingReader,
+    Limits,
+    OverLimit,
+    decode_json,
+    size_text,
+)
 from meta_mage.ingest.errors import InputFileError
 
-MAX_JSON_BYTES = 1024**3  # card corpora (MTGJSON's AtomicCards) are the largest inputs; tournaments pass their own
-MAX_TOURNAMENT_BYTES = 64 * 1024**2  # the largest real tournament file is about 2 MB
+# Once decompressed. Card corpora are the largest inputs (MTGJSON's AtomicCards and Scryfall's oracle cards are
+# 100+ MB, the shared oracle corpus 15 MB); the largest real tournament file is about 2 MB (the sync's cap on the
+# same files is 20 MB); a draft of 2,000 cube cards and 64 drafters' picks is a few MB.
+MAX_JSON_BYTES = 256 * MB
+MAX_TOURNAMENT_BYTES = 20 * MB
+MAX_DRAFT_BYTES = 16 * MB
+# A whole tar archive, once decompressed (members are capped on their own): the 376 shared tournament files
+# are 40 MB; past this, split the archive.
+MAX_ARCHIVE_BYTES = 4 * 1024 * MB
+ARCHIVE_LIMITS = Limits(MAX_ARCHIVE_BYTES, MAX_RATIO)
+MEMBER_READ_STEP = MB
 
 
 @dataclass(frozen=True)
@@ -25,43 +46,19 @@ class SourceFile:
     data: bytes
 
     def json(self, max_bytes: int = MAX_JSON_BYTES) -> Any:
-        """Decode the file as JSON (gzip-compressed or not; a UTF-8 byte order mark is ignored, as
-        RFC 8259 allows), or raise ``InputFileError``: also for more than ``max_bytes`` once decompressed
-        (a gzip bomb stops there), nesting deeper than Python's JSON decoder goes, or too little memory."""
-        raw = _gunzip(self.name, self.data, max_bytes) if self.data[:2] == b"\x1f\x8b" else self.data
-        if len(raw) > max_bytes:
-            raise InputFileError(self.name, f"larger than {max_bytes:,} bytes")
-        if not raw.strip():
-            raise InputFileError(self.name, "file is empty")
-        try:
-            return json.loads(raw.decode("utf-8-sig"))
-        except UnicodeDecodeError as exc:
-            raise InputFileError(self.name, f"not UTF-8 text ({exc.reason})") from exc
-        except json.JSONDecodeError as exc:
-            raise InputFileError(self.name, f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from exc
-        except RecursionError:
-            raise InputFileError(self.name, "JSON nested too deeply to decode") from None
-        except MemoryError:
-            reason = f"too large to decode in the memory available ({len(raw):,} bytes)"
-            raise InputFileError(self.name, reason) from None
+        """Decode the file as JSON (gzip-compressed or not) under ``max_bytes`` once decompressed and
+        ``MAX_RATIO``, or raise ``InputFileError`` (see :func:`meta_mage.ingest.bounded.decode_json`)."""
+        return decode_json(self.name, self.data, Limits(max_bytes, MAX_RATIO))
 
 
-def _gunzip(name: str, data: bytes, max_bytes: int) -> bytes:
-    """Decompress gzip ``data`` (every member, as ``gzip.decompress`` does), stopping as soon as the output passes
-    ``max_bytes``."""
-    out = bytearray()
+def read_source(path: Path, max_bytes: int = MAX_JSON_BYTES) -> SourceFile:
+    """A local file, refused (``InputFileError``) without reading it when larger than ``max_bytes``."""
     try:
-        while data:
-            inflater = zlib.decompressobj(wbits=zlib.MAX_WBITS | 16)
-            out += inflater.decompress(data, max_bytes + 1 - len(out))
-            if len(out) > max_bytes:
-                raise InputFileError(name, f"larger than {max_bytes:,} bytes once decompressed")
-            if not inflater.eof:
-                raise InputFileError(name, "truncated or corrupt gzip data (the stream ends early)")
-            data = inflater.unused_data.lstrip(b"\0")  # the next member, if any (trailing zeros are padding)
-    except zlib.error as exc:
-        raise InputFileError(name, f"truncated or corrupt gzip data ({exc})") from exc
-    return bytes(out)
+        if path.stat().st_size > max_bytes:
+            raise InputFileError(str(path), f"larger than {size_text(max_bytes)}")
+        return SourceFile(str(path), path.read_bytes())
+    except OSError as exc:
+        raise InputFileError(str(path), f"cannot read ({exc.strerror})") from exc
 
 
 JSON_SUFFIXES = (".json", ".json.gz")
@@ -78,20 +75,63 @@ def is_archive_name(name: str) -> bool:
     return name.endswith(ARCHIVE_SUFFIXES)
 
 
-def iter_archive(name: str, data: bytes | Path) -> Iterator[SourceFile | InputFileError]:
-    """The JSON members of a tar archive, in memory (an S3 object) or on disk (read member by
-    member), named ``name:member``; an archive without any is an error."""
+def iter_archive(
+    name: str, data: bytes | Path, max_member_bytes: int = MAX_JSON_BYTES
+) -> Iterator[SourceFile | InputFileError]:
+    """The JSON members of a tar archive (gzipped or not), in memory (an S3 object) or on disk, named
+    ``name:member``. The archive is read as a stream, decompressed under ``ARCHIVE_LIMITS``, each member in
+    steps: a member over ``max_member_bytes`` is an error and the next ones are still read; an archive past
+    the ratio cap (a bomb), truncated or corrupt is an error from that point on (the members before it were
+    yielded). An archive without any JSON member is an error."""
+    found, member_name = 0, ""
     try:
-        with tarfile.open(data) if isinstance(data, Path) else tarfile.open(fileobj=io.BytesIO(data)) as archive:
-            members = [m for m in archive.getmembers() if m.isfile() and is_json_name(m.name)]
-            if not members:
-                yield InputFileError(name, "archive holds no .json or .json.gz file")
-            for member in members:
-                handle = archive.extractfile(member)
-                if handle is not None:
-                    yield SourceFile(f"{name}:{member.name}", handle.read())
-    except (tarfile.TarError, OSError, EOFError) as exc:
+        with _tar_stream(data) as archive:
+            for member in archive:
+                member_name = member.name
+                if _is_json_member(member):
+                    found += 1
+                    yield _read_member(f"{name}:{member.name}", archive, member, max_member_bytes)
+    except OverLimit as exc:
+        after = f" in {member_name}; the members after it were not read" if member_name else ""
+        yield InputFileError(name, exc.reason + after)
+        return
+    except (BadFile, tarfile.TarError, OSError, EOFError) as exc:
         yield InputFileError(name, f"unreadable archive ({exc})")
+        return
+    if not found:
+        yield InputFileError(name, "archive holds no .json or .json.gz file")
+
+
+@contextmanager
+def _tar_stream(data: bytes | Path) -> Iterator[tarfile.TarFile]:
+    """A tar archive opened as a stream (``r|``): gzip is decompressed by ``InflatingReader``, nothing else."""
+    with ExitStack() as stack:
+        raw: IO[bytes] = io.BytesIO(data) if isinstance(data, bytes) else stack.enter_context(data.open("rb"))
+        compressed = raw.read(2) == GZIP_MAGIC
+        raw.seek(0)
+        stream = io.BufferedReader(InflatingReader(raw, ARCHIVE_LIMITS), MB) if compressed else raw
+        yield stack.enter_context(tarfile.open(fileobj=stream, mode="r|"))
+
+
+def _is_json_member(member: tarfile.TarInfo) -> bool:
+    return member.isfile() and is_json_name(member.name)
+
+
+def _read_member(
+    source: str, archive: tarfile.TarFile, member: tarfile.TarInfo, max_bytes: int
+) -> SourceFile | InputFileError:
+    """The current member of a streamed archive, read in steps, or an error when larger than ``max_bytes``
+    (its header says so: it is skipped unread)."""
+    if member.size > max_bytes:
+        return InputFileError(source, f"larger than {size_text(max_bytes)}")
+    handle = archive.extractfile(member)
+    if handle is None:
+        return InputFileError(source, "not a regular file")
+    chunks, total = [], 0
+    while total < member.size and (chunk := handle.read(min(MEMBER_READ_STEP, member.size - total))):
+        chunks.append(chunk)
+        total += len(chunk)
+    return SourceFile(source, b"".join(chunks))
 
 
 def expand_paths(paths: list[Path]) -> list[Path]:
@@ -107,9 +147,10 @@ def expand_paths(paths: list[Path]) -> list[Path]:
     return found
 
 
-def iter_source_files(paths: list[Path]) -> Iterator[SourceFile | InputFileError]:
-    """Yield every input file (archives are opened member by member); unreadable ones as errors,
-    and a folder holding no input file as an error too (a mistyped folder is not "nothing to do")."""
+def iter_source_files(paths: list[Path], max_bytes: int = MAX_JSON_BYTES) -> Iterator[SourceFile | InputFileError]:
+    """Yield every input file (archives are opened member by member); unreadable ones as errors, files and
+    members larger than ``max_bytes`` too (unread), and a folder holding no input file as an error too (a
+    mistyped folder is not "nothing to do")."""
     for folder in paths:
         if folder.is_dir() and not expand_paths([folder]):
             yield InputFileError(str(folder), "folder holds no .json, .json.gz or tar archive file")
@@ -118,24 +159,29 @@ def iter_source_files(paths: list[Path]) -> Iterator[SourceFile | InputFileError
             yield InputFileError(str(path), "no such file or folder")
             continue
         if is_archive_name(path.name):
-            yield from iter_archive(str(path), path)
+            yield from iter_archive(str(path), path, max_bytes)
             continue
         try:
-            yield SourceFile(str(path), path.read_bytes())
-        except OSError as exc:
-            yield InputFileError(str(path), f"cannot read ({exc.strerror})")
+            yield read_source(path, max_bytes)
+        except InputFileError as exc:
+            yield exc
 
 
 def count_source_files(paths: list[Path]) -> int:
     """Number of files :func:`iter_source_files` will yield (for progress bars)."""
     total = sum(1 for folder in paths if folder.is_dir() and not expand_paths([folder]))
     for path in expand_paths(paths):
-        if path.exists() and is_archive_name(path.name):
-            try:
-                with tarfile.open(path) as archive:
-                    total += max(1, sum(1 for m in archive.getmembers() if m.isfile() and is_json_name(m.name)))
-            except (tarfile.TarError, OSError, EOFError):
-                total += 1
-        else:
-            total += 1
+        total += _count_members(path) if path.exists() and is_archive_name(path.name) else 1
     return total
+
+
+def _count_members(path: Path) -> int:
+    """How many files :func:`iter_archive` yields for ``path`` (the archive streamed once, headers only)."""
+    count = 0
+    try:
+        with _tar_stream(path) as archive:
+            for member in archive:
+                count += _is_json_member(member)
+    except (BadFile, tarfile.TarError, OSError, EOFError):
+        return count + 1
+    return max(1, count)

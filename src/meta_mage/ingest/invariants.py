@@ -82,44 +82,35 @@ def event_violations(
     for aggregate in aggregates:
         if tally:
             tally.events += 1
-        event = repository.stored_event(aggregate.event_key)
-        committed = event.header.get("digest") if event.header else None
-        if committed is None or committed != aggregate.digest:
-            if (aggregate.event_key, aggregate.digest) not in pending:
-                found.append(_uncommitted(aggregate, str(committed) if committed else None))
-            continue
-        expected = int(event.header.get("decks", 0)) if event.header else 0
-        if event.deck_versions.get(committed, 0) != expected:
-            found.append(
-                Violation(
-                    3,
-                    "missing decks",
-                    fmt,
-                    aggregate.date,
-                    aggregate.event_key,
-                    f"its header says {expected} decks, {event.deck_versions.get(committed, 0)} are stored",
-                    aggregate.source_file,
-                    committed,
-                )
-            )
-        stale = {
-            version: n
-            for version, n in event.deck_versions.items()
-            if version != committed and (aggregate.event_key, version) not in pending
-        }
-        if stale:
-            found.append(
-                Violation(
-                    3,
-                    "stale decks",
-                    fmt,
-                    aggregate.date,
-                    aggregate.event_key,
-                    f"{sum(stale.values())} deck(s) of {len(stale)} other version(s) left beside the committed one",
-                    aggregate.source_file,
-                    committed,
-                )
-            )
+        found += _event_problems(repository, aggregate, pending)
+    return found
+
+
+def _event_problems(
+    repository: MetaRepository, aggregate: StoredAggregate, pending: set[tuple[str, str]]
+) -> list[Violation]:
+    """What is wrong with one stored event: an aggregate nothing commits, decks missing or left over."""
+    event = repository.stored_event(aggregate.event_key)
+    committed = str(event.header.get("digest", "")) if event.header else None
+    if committed is None or committed != aggregate.digest:
+        if (aggregate.event_key, aggregate.digest) in pending:
+            return []  # reported as an interrupted write
+        return [_uncommitted(aggregate, committed)]
+    where = (aggregate.format, aggregate.date, aggregate.event_key)
+    found = []
+    expected = int(event.header.get("decks", 0)) if event.header else 0
+    stored = event.deck_versions.get(committed, 0)
+    if stored != expected:
+        detail = f"its header says {expected} decks, {stored} are stored"
+        found.append(Violation(3, "missing decks", *where, detail, aggregate.source_file, committed))
+    stale = {
+        version: n
+        for version, n in event.deck_versions.items()
+        if version != committed and (aggregate.event_key, version) not in pending
+    }
+    if stale:
+        detail = f"{sum(stale.values())} deck(s) of {len(stale)} other version(s) left beside the committed one"
+        found.append(Violation(3, "stale decks", *where, detail, aggregate.source_file, committed))
     return found
 
 

@@ -54,8 +54,9 @@ class IngestReport:
     def file_lines(self) -> list[str]:
         """One line per file: ``stored``, ``unchanged``, ``replaced``, ``FAILED <file>: <reason>`` and the like."""
         return [
-            f"  FAILED {source}: {detail}" if outcome == "failed" else f"  {source}: {_SHOWN.get(outcome, outcome)}"
-            f"{': ' + detail if detail else ''}"
+            f"  FAILED {source}: {detail}"
+            if outcome == "failed"
+            else f"  {source}: {_SHOWN.get(outcome, outcome)}{': ' + detail if detail else ''}"
             for source, outcome, detail in self.files
         ]
 

@@ -27,7 +27,9 @@ def _is_land(lands: dict[str, str], name: str) -> bool:
 def ingest_tournaments(paths: list[Path], repository: MetaRepository, classifier: ArchetypeClassifier) -> IngestReport:
     """Parse, classify and store every tournament file under ``paths`` (see :func:`ingest_tournament_sources`)."""
     return ingest_tournament_sources(
-        progress(iter_source_files(paths), count_source_files(paths), "tournaments"), repository, classifier
+        progress(iter_source_files(paths, MAX_TOURNAMENT_BYTES), count_source_files(paths), "tournaments"),
+        repository,
+        classifier,
     )
 
 
@@ -80,7 +82,7 @@ class _IngestRun:
         except InputFileError as exc:
             self.report.fail(exc.source, exc.reason)
             return
-        self.report.notes.extend(f"{source.name}: {warning}" for warning in getattr(tournament, "warnings", ()))
+        self.report.notes.extend(f"{source.name}: {warning}" for warning in tournament.warnings)
         self.formats_seen.add(tournament.format)
         digest = content_digest(tournament, self.classifier.fingerprint())
         if not self._first_in_run(tournament, digest, source.name):

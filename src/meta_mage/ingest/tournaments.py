@@ -4,6 +4,9 @@ See ``../shared/data/MANIFEST.md``: winners sit in Player1; ``Player2 == "-"`` i
 (``2-0-0``) or an assigned loss (``0-2-0``), never detected by substring; ``0-0-0`` is
 unreported; equal game wins are a draw; card names are normalised to their front face; the
 same event may arrive under several file names and is keyed by its URI's event id.
+
+A file is first validated against :mod:`meta_mage.models.tournament_file` (its shape and bounds), so nothing
+unbounded reaches the coach; what is reported rather than refused comes back in ``ParsedTournament.warnings``.
 """
 
 from __future__ import annotations
@@ -13,20 +16,40 @@ import hashlib
 import json
 import re
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
+
+from pydantic import ValidationError
+from pydantic_core import ErrorDetails
 
 from meta_mage.analytics.aggregate import AGGREGATE_VERSION
 from meta_mage.archetypes.classifier import Classification
 from meta_mage.errors import echo
 from meta_mage.ingest.errors import InputFileError
 from meta_mage.models.cards import front_face
+from meta_mage.models.tournament_file import (
+    ANY_NUMBER_ALLOWED,
+    BASIC_LANDS,
+    FOUR_OF_LIMIT,
+    MAX_BASIC_COPIES,
+    MAX_COPIES,
+    MAX_GAME_DIGITS,
+    MAX_MAINBOARD_CARDS,
+    MAX_NUMBER_DIGITS,
+    MAX_PLAYER_NAME_CHARS,
+    MAX_SIDEBOARD_CARDS,
+    MAX_WARNINGS,
+    TOURNAMENT_FILE,
+    CardLine,
+    DeckEntry,
+    MatchEntry,
+)
 from meta_mage.models.tournaments import FORMAT_STARTS, FORMATS, ParsedDeck, ParsedMatch, ParsedTournament
 
 NO_OPPONENT = "-"
+SPLIT = " // "  # split cards, and melee's full names of double-faced ones (see models.cards.front_face)
 _MTGO_ID = re.compile(r"\d{4}-\d{2}-\d{2}(\d+)/?$")
 _MELEE_ID = re.compile(r"melee\.gg/Tournament/View/(\d+)", re.IGNORECASE)
-_RESULT = re.compile(r"^(\d+)-(\d+)-(\d+)$")
 
 Classifier = Callable[[str, dict[str, int], dict[str, int]], Classification]
 
@@ -41,12 +64,12 @@ def event_key(uri: str, name: str, date: str, fmt: str) -> str:
     return "uri:" + hashlib.sha256(basis.encode()).hexdigest()[:20]
 
 
-def _format_of(header: dict[str, Any], source: str) -> str:
+def _format_of(header: Mapping[str, object], source: str) -> str:
     raw = header.get("Formats") or header.get("Format")
     if isinstance(raw, list):
         raw = raw[0] if len(raw) == 1 else None
     candidates = [raw] if isinstance(raw, str) else []
-    name = str(header.get("Name", ""))
+    name = str(header.get("Name") or "")
     if not candidates:  # Badaro-era files have no Formats: infer from the event name's whole words
         named = [f for f in FORMATS if re.search(rf"(?<!\w){f}(?!\w)", name, re.I)]
         variant = re.search(r"\b(cube|premodern|highlander|commander|duel)\b", name, re.I)
@@ -56,7 +79,7 @@ def _format_of(header: dict[str, Any], source: str) -> str:
             also = f" and names '{variant.group(1)}'" if variant else ""
             raise InputFileError(
                 source,
-                f"Tournament.Formats is missing and the event name {name!r} names {', '.join(named)}{also}; "
+                f"Tournament.Formats is missing and the event name {echo(name)} names {', '.join(named)}{also}; "
                 "add Tournament.Formats",
             )
     for candidate in candidates:
@@ -65,35 +88,82 @@ def _format_of(header: dict[str, Any], source: str) -> str:
                 return fmt
     raise InputFileError(
         source,
-        f"Tournament.Formats is {raw!r}; expected one of {', '.join(FORMATS)}",
+        f"Tournament.Formats is {echo(raw)}; expected one of {', '.join(FORMATS)}",
     )
 
 
-def _cards(entries: Any, where: str, source: str) -> dict[str, int]:
-    if entries is None:
-        return {}
-    if not isinstance(entries, list):
-        raise InputFileError(source, f"{where} must be a list")
+def _summed(lines: list[CardLine] | None) -> dict[str, int]:
     cards: dict[str, int] = {}
-    for entry in entries:
-        if not isinstance(entry, dict) or not isinstance(entry.get("CardName"), str):
-            raise InputFileError(source, f"{where} has an entry without a CardName")
-        count = entry.get("Count")
-        if not isinstance(count, int) or count < 1:
-            raise InputFileError(source, f"{where}: {entry['CardName']!r} has Count {count!r}")
-        name = front_face(entry["CardName"])
-        cards[name] = cards.get(name, 0) + count  # upstream does not promise one line per name
+    for line in lines or ():
+        name = line["CardName"]  # stripped by the model, so only a split card's name needs its front face
+        if SPLIT in name:
+            name = front_face(name)
+        cards[name] = cards.get(name, 0) + line["Count"]  # upstream does not promise one line per name
     return cards
 
 
-def _match(raw: Any, round_name: str, source: str) -> ParsedMatch:
-    if not isinstance(raw, dict):
-        raise InputFileError(source, f"round {round_name!r} has a match that is not an object")
-    p1, p2, result = raw.get("Player1"), raw.get("Player2"), raw.get("Result")
-    parsed = _RESULT.match(result) if isinstance(result, str) else None
-    if not isinstance(p1, str) or not isinstance(p2, str) or parsed is None:
-        raise InputFileError(source, f"round {round_name!r}: match {raw!r} needs Player1, Player2 and Result 'W-L-D'")
-    g1, g2, gd = (int(x) for x in parsed.groups())
+def _list_problem(mainboard: dict[str, int], sideboard: dict[str, int]) -> str | None:
+    """Why a list cannot be a real deck's (too many copies of a card, too many cards), or None."""
+    lists = (("Mainboard", mainboard, MAX_MAINBOARD_CARDS), ("Sideboard", sideboard, MAX_SIDEBOARD_CARDS))
+    for label, cards, most in lists:
+        for card, copies in cards.items():
+            limit = MAX_BASIC_COPIES if copies > MAX_COPIES and card.casefold() in BASIC_LANDS else MAX_COPIES
+            if copies > limit:
+                return f"{label} has {copies:,} {echo(card)} (at most {limit})"
+        if (total := sum(cards.values())) > most:
+            return f"{label} has {total:,} cards (at most {most})"
+    return None
+
+
+def _over_four(player: str, mainboard: dict[str, int], sideboard: dict[str, int]) -> list[str]:
+    """A warning per non-basic the deck holds more than four of (main and side together), bar cards that allow it."""
+    copies = {card: count for card, count in mainboard.items() if count > FOUR_OF_LIMIT}
+    for card, count in sideboard.items():
+        if (total := count + mainboard.get(card, 0)) > FOUR_OF_LIMIT:
+            copies[card] = total
+    return [
+        f"deck of {echo(player)} has {count} copies of {echo(card)} (a constructed deck holds at most {FOUR_OF_LIMIT})"
+        for card, count in copies.items()
+        if card.casefold() not in BASIC_LANDS and card.casefold() not in ANY_NUMBER_ALLOWED
+    ]
+
+
+def _decks(entries: list[DeckEntry], fmt: str, classify: Classifier, warnings: list[str]) -> list[ParsedDeck]:
+    """One deck per player (the first listed; names compared case-insensitively), each list within bounds or left
+    out, every list classified; what was left out is reported in ``warnings``."""
+    decks: list[ParsedDeck] = []
+    listed: dict[str, list[str]] = {}  # case-folded player -> the names their decks are listed under
+    for entry in entries:
+        player = entry["Player"]
+        names = listed.setdefault(player.casefold(), [])
+        names.append(player)
+        if len(names) > 1:
+            continue
+        main, side = _summed(entry.get("Mainboard")), _summed(entry.get("Sideboard"))
+        if problem := _list_problem(main, side):
+            warnings.append(f"deck of {echo(player)}: {problem}; its list is left out, its matches still count")
+            main, side = {}, {}
+        else:
+            warnings.extend(_over_four(player, main, side))
+        deck = ParsedDeck(player, entry.get("Result") or "", main, side)
+        if main:
+            verdict = classify(fmt, main, side)
+            deck.archetype = verdict.archetype
+            deck.colors = verdict.colors
+            deck.strategy = verdict.strategy
+            deck.classification = verdict.kind
+        decks.append(deck)
+    warnings.extend(
+        f"player {echo(names[0])} has {len(names)} decks in this file; only the first is kept"
+        for names in listed.values()
+        if len(names) > 1
+    )
+    return decks
+
+
+def _match(raw: MatchEntry, round_name: str) -> ParsedMatch:
+    p1, p2 = raw["Player1"], raw["Player2"]
+    g1, g2, gd = (int(games) for games in raw["Result"].split("-"))
     if NO_OPPONENT in (p1, p2):
         outcome = "bye" if (g1 > g2) == (p2 == NO_OPPONENT) else "assigned_loss"
     elif g1 == g2 == gd == 0:
@@ -102,7 +172,7 @@ def _match(raw: Any, round_name: str, source: str) -> ParsedMatch:
         outcome = "draw"
     else:
         outcome = "result"
-    return ParsedMatch(round_name, p1.strip(), p2.strip(), g1, g2, gd, outcome)
+    return ParsedMatch(round_name, p1, p2, g1, g2, gd, outcome)
 
 
 def tournament_format(document: Any, source: str) -> str:
@@ -118,48 +188,37 @@ def parse_tournament(
 ) -> ParsedTournament:
     """Validate and parse one tournament file, classifying every deck with a mainboard.
 
-    Refused, naming why: a date that is not one, later than a day after ``today`` (the ingest clock, UTC)
-    or earlier than the format; more rounds, or more meetings of a player or a pair, than an event's
-    structure allows (which would let one file skew a format's window or an archetype's record)."""
+    The file must fit :mod:`meta_mage.models.tournament_file` (its shape and bounds: decks, rounds, pairings,
+    card lines, counts, names). Also refused, naming why: a date that is not one, later than a day after
+    ``today`` (the ingest clock, UTC) or earlier than the format; more meetings of a player or a pair than an
+    event's structure allows (which would let one file skew a format's window or an archetype's record).
+    Reported in ``warnings``, not refused: a list past a deck's bounds (left out, the player kept), a player
+    listed with several decks (the first kept), a non-basic over four copies."""
     if not isinstance(document, dict):
         raise InputFileError(source, "expected a JSON object with Tournament, Decks and Rounds")
     for key in ("Tournament", "Decks", "Rounds"):
         if key not in document:
             raise InputFileError(source, f"missing '{key}'")
-    header = document["Tournament"]
-    if not isinstance(header, dict):
-        raise InputFileError(source, "'Tournament' must be an object")
+    try:
+        event = TOURNAMENT_FILE.validate_python(document)
+    except ValidationError as exc:
+        raise InputFileError(source, _refusal(document, exc.errors(include_url=False)[0])) from None
+    header = event["Tournament"]
     fmt = _format_of(header, source)
     date = _event_date(header.get("Date"), fmt, source, today or dt.datetime.now(dt.UTC).date())
-    uri = str(header.get("Uri") or "")
-    name = str(header.get("Name") or "").strip()
-    if not isinstance(document["Decks"], list) or not isinstance(document["Rounds"], list):
-        raise InputFileError(source, "'Decks' and 'Rounds' must be lists")
-
-    decks: list[ParsedDeck] = []
-    for index, raw in enumerate(document["Decks"]):
-        if not isinstance(raw, dict) or not isinstance(raw.get("Player"), str):
-            raise InputFileError(source, f"deck #{index + 1} has no Player")
-        main = _cards(raw.get("Mainboard"), f"deck of {raw['Player']!r} Mainboard", source)
-        side = _cards(raw.get("Sideboard"), f"deck of {raw['Player']!r} Sideboard", source)
-        deck = ParsedDeck(raw["Player"].strip(), str(raw.get("Result") or ""), main, side)
-        if main:
-            verdict = classify(fmt, main, side)
-            deck.archetype = verdict.archetype
-            deck.colors = verdict.colors
-            deck.strategy = verdict.strategy
-            deck.classification = verdict.kind
-        decks.append(deck)
-
-    matches: list[ParsedMatch] = []
-    for round_index, raw_round in enumerate(document["Rounds"]):
-        if not isinstance(raw_round, dict) or not isinstance(raw_round.get("Matches"), list):
-            raise InputFileError(source, f"round #{round_index + 1} has no Matches list")
-        round_name = str(raw_round.get("RoundName") or f"Round {round_index + 1}")
-        matches.extend(_match(m, round_name, source) for m in raw_round["Matches"])
-
-    _check_structure(document["Rounds"], matches, source)
+    uri = header.get("Uri") or ""
+    name = header.get("Name") or ""
+    warnings: list[str] = []
+    decks = _decks(event["Decks"], fmt, classify, warnings)
+    matches = [
+        _match(raw, raw_round.get("RoundName") or f"Round {index + 1}")
+        for index, raw_round in enumerate(event["Rounds"])
+        for raw in raw_round["Matches"]
+    ]
+    _check_structure(matches, source)
     source_kind = "MTGO" if "mtgo.com" in uri else "melee" if "melee.gg" in uri else "other"
+    if len(warnings) > MAX_WARNINGS:
+        warnings[MAX_WARNINGS:] = [f"and {len(warnings) - MAX_WARNINGS:,} more warnings"]
     return ParsedTournament(
         event_key=event_key(uri, name, date, fmt),
         name=name,
@@ -170,7 +229,111 @@ def parse_tournament(
         source_file=source,
         decks=decks,
         matches=matches,
+        warnings=warnings,
     )
+
+
+# --- one sentence for pydantic's first error: where in the file (whose deck, which card, which round), and what.
+# Places and messages are keyed by the error's location with list indexes as "#" and Mainboard/Sideboard as "List".
+_MATCH_NEEDS = (
+    "round {round}: match {match} needs Player1, Player2 and Result 'W-L-D' "
+    f"(game counts of at most {MAX_GAME_DIGITS} digits)"
+)
+_WRONG_SHAPE = {  # a missing field or one of the wrong type (these sentences predate the model)
+    ("Tournament",): "'Tournament' must be an object",
+    ("Decks",): "'Decks' and 'Rounds' must be lists",
+    ("Rounds",): "'Decks' and 'Rounds' must be lists",
+    ("Decks", "#"): "deck #{deck_number} has no Player",
+    ("Decks", "#", "Player"): "deck #{deck_number} has no Player",
+    ("Decks", "#", "List"): "{deck} {list} must be a list",
+    ("Decks", "#", "List", "#"): "{deck} {list} has an entry without a CardName",
+    ("Decks", "#", "List", "#", "CardName"): "{deck} {list} has an entry without a CardName",
+    ("Rounds", "#"): "round #{round_number} has no Matches list",
+    ("Rounds", "#", "Matches"): "round #{round_number} has no Matches list",
+    ("Rounds", "#", "Matches", "#"): _MATCH_NEEDS,
+    ("Rounds", "#", "Matches", "#", "Player1"): _MATCH_NEEDS,
+    ("Rounds", "#", "Matches", "#", "Player2"): _MATCH_NEEDS,
+}
+_WHATEVER_WENT_WRONG = {  # fields whose every error reads the same
+    ("Decks", "#", "List", "#", "Count"): (
+        "{deck} {list}: {card} has Count {value}; expected a whole number of copies, at least 1 and at most "
+        f"{MAX_NUMBER_DIGITS} digits"
+    ),
+    ("Rounds", "#", "Matches", "#", "Result"): _MATCH_NEEDS,
+}
+_TOO_MANY = {
+    ("Decks",): "{actual_length:,} decks; an event has at most {max_length:,}",
+    ("Rounds",): "{actual_length:,} rounds; an event has at most {max_length}",
+    ("Rounds", "#", "Matches"): "round {round} lists {actual_length:,} matches; a round has at most {max_length:,}",
+    ("Decks", "#", "List"): "{deck} {list} has {actual_length:,} card lines; a list has at most {max_length}",
+}
+_BAD_TEXT = {  # what is wrong with a text field (a player's name, a card's, the event's...)
+    "string_too_short": "is empty",
+    "string_too_long": "is longer than {max_length} characters",
+    "string_pattern_mismatch": "holds a control character or a line break",
+    "string_unicode": "is not valid Unicode text",
+    "string_type": "must be text",
+}
+_FIELDS = {  # how a text field is named, by its shape or its container's ("*")
+    ("Tournament", "*"): "Tournament.{field}",
+    ("Decks", "#", "Player"): "deck #{deck_number}: Player",
+    ("Decks", "#", "*"): "{deck}: {field}",
+    ("Decks", "#", "List", "#", "*"): "{deck} {list}: {field}",
+    ("Rounds", "#", "*"): "round #{round_number}: {field}",
+    ("Rounds", "#", "Matches", "#", "*"): "round {round}: {field}",
+}
+_SPECIFIC_TEXT_ERRORS = frozenset(_BAD_TEXT) - {"string_type"}  # a name's flaw beats "has no Player"
+
+
+def _item(container: object, key: int | str) -> object:
+    if isinstance(container, list) and isinstance(key, int) and key < len(container):
+        return container[key]
+    return container.get(key) if isinstance(container, dict) and isinstance(key, str) else None
+
+
+def _names_at(document: dict[str, Any], loc: tuple[int | str, ...]) -> dict[str, object]:
+    """What the raw document calls the places along ``loc``: the deck's player, the list, the card, the round."""
+    if len(loc) < 2 or not isinstance(loc[1], int):
+        return {}
+    index = loc[1]
+    entry = _item(_item(document, loc[0]), index)
+    if loc[0] == "Rounds":
+        name = _item(entry, "RoundName")
+        shown = name.strip() if isinstance(name, str) and name.strip() else f"Round {index + 1}"
+        match = _item(_item(entry, "Matches"), loc[3]) if len(loc) > 3 else None
+        return {"round_number": index + 1, "round": echo(shown), "match": echo(match)}
+    player = _item(entry, "Player")
+    named = isinstance(player, str) and 0 < len(player.strip()) <= MAX_PLAYER_NAME_CHARS
+    names: dict[str, object] = {
+        "deck_number": index + 1,
+        "deck": f"deck of {echo(player.strip())}" if isinstance(player, str) and named else f"deck #{index + 1}",
+        "list": loc[2] if len(loc) > 2 else "",
+    }
+    if len(loc) > 3 and isinstance(loc[3], int):
+        card = _item(_item(_item(entry, loc[2]), loc[3]), "CardName")
+        names["card"] = echo(card.strip()) if isinstance(card, str) else f"line #{loc[3] + 1}"
+    return names
+
+
+def _refusal(document: dict[str, Any], error: ErrorDetails) -> str:
+    """The reason a file is refused, from pydantic's first error: the place (whose deck, which card, which round)
+    and what is wrong there, in the words of the checks that predate the model where there were such."""
+    loc = tuple(error["loc"])
+    shape = tuple("#" if isinstance(p, int) else "List" if p in ("Mainboard", "Sideboard") else p for p in loc)
+    kind = error["type"]
+    names = {**_names_at(document, loc), **error.get("ctx", {})}
+    names["value"] = echo(error["input"]) if kind != "missing" else None
+    if kind == "too_long" and shape in _TOO_MANY:
+        return _TOO_MANY[shape].format(**names)
+    if shape in _WHATEVER_WENT_WRONG:
+        return _WHATEVER_WENT_WRONG[shape].format(**names)
+    if shape in _WRONG_SHAPE and kind not in _SPECIFIC_TEXT_ERRORS:
+        return _WRONG_SHAPE[shape].format(**names)
+    named = _FIELDS.get(shape) or _FIELDS.get((*shape[:-1], "*")) or ".".join(str(p) for p in loc)
+    field = named.format(**{**names, "field": loc[-1]})
+    if kind in _BAD_TEXT:
+        return f"{field} {names['value']} {_BAD_TEXT[kind].format(**names)}"
+    return f"{field} {names['value']}: {error['msg']}" if kind != "missing" else f"{field} is missing"
 
 
 _DATE = re.compile(r"(\d{4}-\d{2}-\d{2})(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?")
@@ -192,15 +355,13 @@ def _event_date(raw: Any, fmt: str, source: str, today: dt.date) -> str:
     return date.isoformat()
 
 
-MAX_ROUNDS = 30  # the largest real event (two days of Swiss and a top 8) has 18
 MAX_MATCHES_PER_ROUND = 2  # a player's one match, listed twice in some melee.gg files
 MAX_PAIR_MEETINGS = 3  # Swiss, a top 8 rematch, and one duplicate listing
 
 
-def _check_structure(rounds: list[Any], matches: list[ParsedMatch], source: str) -> None:
-    """Refuse pairings no event can have: they would weigh one player's or one pair's results without bound."""
-    if len(rounds) > MAX_ROUNDS:
-        raise InputFileError(source, f"{len(rounds):,} rounds; an event has at most {MAX_ROUNDS}")
+def _check_structure(matches: list[ParsedMatch], source: str) -> None:
+    """Refuse pairings no event can have: they would weigh one player's or one pair's results without bound
+    (the number of rounds is bounded by the file's model, ``MAX_ROUNDS``)."""
     per_round: Counter[tuple[str, str]] = Counter()
     pairs: Counter[tuple[str, str]] = Counter()
     for match in matches:

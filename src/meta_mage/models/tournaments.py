@@ -64,3 +64,4 @@ class ParsedTournament:
     source_file: str
     decks: list[ParsedDeck] = field(default_factory=list)
     matches: list[ParsedMatch] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)  # reported, not refused: a list left out, a repeated player

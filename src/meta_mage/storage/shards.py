@@ -71,4 +71,3 @@ def _part(
         if name in data:
             part[name] = [value for value in data[name] if value in keys]
     return part
-
