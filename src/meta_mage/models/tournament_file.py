@@ -8,10 +8,11 @@ with a safety margin; each names the real maximum it was chosen from. Keys other
 
 from __future__ import annotations
 
-from typing import Annotated, Any, NotRequired, TypedDict
+from typing import Annotated, Any, NotRequired
 
 from pydantic import BeforeValidator, Field, StringConstraints, TypeAdapter
 from pydantic_core import PydanticCustomError
+from typing_extensions import TypedDict  # pydantic reads typing.TypedDict only from Python 3.12
 
 # --- sizes of an event ---------------------------------------------------------------------------------------
 MAX_DECKS = 4_000  # the largest real event file known has 965 decks (a Legacy championship); 583 in ../shared/data
