@@ -40,6 +40,10 @@ _REANIMATES = re.compile(
 )
 _CHEATS_IN = re.compile(r"(?:return|put)s? [^.]*(?:to|onto) the battlefield", re.I)
 _FETCH = re.compile(r"sacrifice [^:.]*:\s*search your library for an? [^.]*\bcard", re.I)
+_LEVELS = re.compile(r"^LEVEL \d", re.M)  # a leveler's later abilities are not there from the start
+_PROTECTION = re.compile(r"^protection from ([^.\n(]+)", re.I | re.M)
+_WARD = re.compile(r"^ward\s*(?:(\{[^\n]*?\})|[—-]\s*([^.\n]+))", re.I | re.M)
+COLOUR_NAMES = {"white": "W", "blue": "U", "black": "B", "red": "R", "green": "G"}
 
 
 @dataclass(frozen=True)
@@ -87,7 +91,44 @@ class CardFacts:
 
     @property
     def colours(self) -> set[str]:
+        """Its colours by the rules: none for Devoid (702.114a), else the stored colours or its mana cost's."""
+        if self.devoid:
+            return set()
         return set(self.colors) if self.colors is not None else set(mana_colors(self.mana_cost))
+
+    @property
+    def devoid(self) -> bool:
+        return self._keyword("devoid")
+
+    @cached_property
+    def _static_text(self) -> str:
+        """The text it has from the start (a leveler's levels cut off)."""
+        return _LEVELS.split(self.text)[0]
+
+    def _static_keyword(self, word: str) -> bool:
+        return re.search(rf"^(?:[\w ]+, )*{word}\b(?! from)", self._static_text, re.I | re.M) is not None
+
+    @property
+    def hexproof(self) -> bool:
+        """Hexproof or shroud, unconditional: no spell of an opponent can target it."""
+        return self._static_keyword("hexproof") or self._static_keyword("shroud")
+
+    @cached_property
+    def protection_from(self) -> frozenset[str]:
+        """What it has protection from, unconditionally: colour letters, or "everything"."""
+        found: set[str] = set()
+        for match in _PROTECTION.finditer(self._static_text):
+            words = match.group(1).lower()
+            if "everything" in words or "each color" in words or "all colors" in words:
+                found |= {"everything"} if "everything" in words else set(COLOUR_NAMES.values())
+            found |= {letter for name, letter in COLOUR_NAMES.items() if re.search(rf"\b{name}\b", words)}
+        return frozenset(found)
+
+    @property
+    def ward(self) -> str | None:
+        """Its ward cost as printed ("{2}", "Pay 3 life"), or None."""
+        match = _WARD.search(self._static_text)
+        return (match.group(1) or match.group(2)).strip() if match else None
 
     @property
     def mana_value(self) -> float:

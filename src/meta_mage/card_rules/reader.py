@@ -433,4 +433,5 @@ def roles_of(card: CardFacts) -> tuple[Role, ...]:
         for pattern, make in EFFECTS:
             for match in pattern.finditer(sentence):
                 found += make(match, text)
-    return tuple(dict.fromkeys(found))
+    source = frozenset(card.colours)
+    return tuple(dict.fromkeys(replace(role, source=source) for role in found))

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from meta_mage.card_rules.facts import CardFacts
-from meta_mage.card_rules.filters import Filter
+from meta_mage.card_rules.filters import COLOUR_WORDS, Filter
 
 Kind = Literal[
     "counter",
@@ -71,6 +71,7 @@ class Role:
     soft: str = ""  # "unless they pay {3}"
     lock: Lock = ""
     colours: frozenset[str] = frozenset()  # protection from these colours
+    source: frozenset[str] = frozenset()  # the colours of the card the role is on (protection stops them)
 
     def describe(self) -> str:
         """The role in words, printed from its fields ("destroys nonartifact, nonblack creatures")."""
@@ -169,6 +170,8 @@ def _removal(role: Role, target: CardFacts) -> tuple[Outcome, str]:
         return "no", "a fetchland is sacrificed in response"
     if target.indestructible and (role.effect == "destroys" or role.effect == "deals damage to"):
         return "no", "it is indestructible"
+    if role.kind == "removal" and role.chooser == "you" and (shield := _untargetable(role, target)):
+        return "no", shield
     outcome: Outcome
     outcome, detail = role.filter.check(target)
     if outcome == "no":
@@ -177,7 +180,20 @@ def _removal(role: Role, target: CardFacts) -> tuple[Outcome, str]:
         outcome, detail = _damage(role.amount, target, outcome, detail)
     if outcome != "no" and role.chooser == "them":
         return "choice", "they choose what to sacrifice"
+    if outcome != "no" and role.kind == "removal" and role.chooser == "you" and target.ward:
+        return "if", f"paying its ward ({target.ward})"
     return outcome, detail
+
+
+def _untargetable(role: Role, target: CardFacts) -> str:
+    """Why a targeted spell of ``role``'s colours cannot target ``target`` (hexproof, shroud, protection), or ""."""
+    if target.hexproof:
+        return "it has hexproof"
+    if "everything" in target.protection_from:
+        return "it has protection from everything"
+    if blocked := sorted(role.source & target.protection_from):
+        return f"it has protection from {' and '.join(COLOUR_WORDS.get(c, c) for c in blocked)}"
+    return ""
 
 
 def _damage(amount: Amount, target: CardFacts, outcome: Outcome, detail: str) -> tuple[Outcome, str]:
