@@ -44,6 +44,7 @@ _LEVELS = re.compile(r"^LEVEL \d", re.M)  # a leveler's later abilities are not 
 _PROTECTION = re.compile(r"^protection from ([^.\n(]+)", re.I | re.M)
 _WARD = re.compile(r"^ward\s*(?:(\{[^\n]*?\})|[—-]\s*([^.\n]+))", re.I | re.M)
 COLOUR_NAMES = {"white": "W", "blue": "U", "black": "B", "red": "R", "green": "G"}
+_SYMBOL = re.compile(r"\{([^}]+)\}")
 
 
 @dataclass(frozen=True)
@@ -95,6 +96,16 @@ class CardFacts:
         if self.devoid:
             return set()
         return set(self.colors) if self.colors is not None else set(mana_colors(self.mana_cost))
+
+    def castable_with(self, colours: set[str]) -> bool:
+        """Whether mana of only ``colours`` (and colourless) pays its mana cost: a hybrid symbol needs one of its
+        colours, a Phyrexian one can be paid with life, a "{2/W}" with two generic."""
+        for symbol in _SYMBOL.findall(self.mana_cost or ""):
+            parts = set(symbol.upper().split("/"))
+            coloured = parts & set(COLOUR_NAMES.values())
+            if coloured and not coloured & colours and not parts & {"P", "2"}:
+                return False
+        return True
 
     @property
     def devoid(self) -> bool:

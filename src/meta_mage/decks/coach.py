@@ -284,12 +284,19 @@ class Matchup:
         return 1
 
     def moon_misses(self, card: CardFacts) -> bool:
-        """A Blood Moon against a deck whose key spells are all of the basic type's colour (or colourless)."""
+        """A Blood Moon against a deck whose key spells can all be cast with the basic type's colour alone (a
+        mono-red deck whose nonbasics make red anyway: its hybrid {R/G} Manamorphose too)."""
         found = _MOON.search(card.text)
         if not found:
             return False
-        colours = {c for t in self.targets if not t.is_land for c in t.colours}
-        return colours <= {_BASIC_COLOUR[found.group(1).lower()]}
+        colour = _BASIC_COLOUR[found.group(1).lower()]
+        return all(t.castable_with({colour}) for t in self.targets if not t.is_land)
+
+    @staticmethod
+    def land_plan(land: CardFacts) -> bool:
+        """A land whose abilities the deck's plan uses beyond its mana (Urza's Saga, a manland), which a Moon
+        takes away even when its colour is not needed; a fetchland only finds a land of the needed colour."""
+        return land.triggered or "saga" in land.subtypes or (land.activated and not land.fetchland)
 
 
 def _pct(part: int, whole: int) -> float:
@@ -451,14 +458,15 @@ class DeckCoach:
     def _answers(card: CardDetail, matchup: Matchup, main: list[CardDetail] | None = None) -> dict[str, str]:
         """The opponent's key cards ``card`` answers by the rules, with how (the first way). With the user's
         ``main`` deck, a sweeper that would also kill the deck's own creatures (12 or more) does not count; a
-        Blood Moon does not count against a deck whose spells are all of its colour."""
+        Blood Moon counts against a deck whose spells can all be cast with its colour only on the lands whose
+        abilities that deck uses."""
         facts = _facts_of_detail(card)
         spare = own_creatures_from(main or [])
         skip_lands = matchup.moon_misses(facts)
         return {
             t.name: ways[0]
             for t in matchup.targets
-            if not (skip_lands and t.is_land) and (ways := answered_by(facts, t, spare))
+            if not (skip_lands and t.is_land and not matchup.land_plan(t)) and (ways := answered_by(facts, t, spare))
         }
 
     def _with_card(
