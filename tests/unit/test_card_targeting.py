@@ -29,3 +29,27 @@ def test_protection_and_hexproof_say_why_in_words() -> None:
         "it has protection from red"
     ]
     assert {v.detail for v in verdicts(card("Journey to Nowhere"), card("Slippery Bogle"))} == {"it has hexproof"}
+
+
+def test_sunburst_reaches_only_as_many_colours_as_the_deck_spends() -> None:
+    explosives, karn = card("Engineered Explosives"), card("Karn, the Great Creator")
+    assert answered_by(explosives, karn) != []  # five colours could reach mana value 4
+    assert answered_by(explosives, karn, colours_available=2) == []  # a blue-black deck reaches 2 at most
+    [words] = answered_by(explosives, card("Ragavan, Nimble Pilferer"), colours_available=2)
+    assert "2" in words and "5" not in words
+    assert answered_by(card("Prismatic Ending"), karn, colours_available=3) == []  # converge alike
+
+
+def test_a_deck_spends_the_colours_its_spells_name() -> None:
+    from meta_mage.decks.coach import deck_colours
+    from meta_mage.models.decks import CardDetail
+
+    dimir = [
+        CardDetail(name="Counterspell", quantity=4, section="mainboard", mana_cost="{U}{U}", type_line="Instant"),
+        CardDetail(name="Fatal Push", quantity=4, section="mainboard", mana_cost="{B}", type_line="Instant"),
+        CardDetail(name="Watery Grave", quantity=4, section="mainboard", mana_cost=None, type_line="Land"),
+        CardDetail(
+            name="Engineered Explosives", quantity=1, section="mainboard", mana_cost="{X}", type_line="Artifact"
+        ),
+    ]
+    assert deck_colours(dimir) == {"U", "B"}

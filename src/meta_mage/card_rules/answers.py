@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from meta_mage.card_rules.facts import CardFacts
-from meta_mage.card_rules.reader import roles_of
-from meta_mage.card_rules.roles import Verdict, answer
+from meta_mage.card_rules.filters import Clause
+from meta_mage.card_rules.reader import SUNBURST_CONDITION, roles_of
+from meta_mage.card_rules.roles import Role, Verdict, answer
 
 
 def verdicts(answer_card: CardFacts, target: CardFacts) -> list[Verdict]:
@@ -12,15 +15,25 @@ def verdicts(answer_card: CardFacts, target: CardFacts) -> list[Verdict]:
     return [answer(role, target) for role in roles_of(answer_card)]
 
 
-def answered_by(answer_card: CardFacts, target: CardFacts, own_creatures_from: float | None = None) -> list[str]:
+def answered_by(
+    answer_card: CardFacts,
+    target: CardFacts,
+    own_creatures_from: float | None = None,
+    colours_available: int | None = None,
+) -> list[str]:
     """Every way ``answer_card`` deals with ``target`` by the rules, in words (the opponent's choices are not
     answers: an edict or "target opponent discards" only lets them pick what goes).
 
     ``own_creatures_from``: the lowest mana value among the user's own creatures when the deck relies on
     them. A sweeper that would kill those too only counts when its reach is set when cast (Wrath of the
-    Skies, Engineered Explosives) and the target's mana value is below it, so the user's board survives."""
+    Skies, Engineered Explosives) and the target's mana value is below it, so the user's board survives.
+
+    ``colours_available``: how many colours the user's deck makes; a sunburst or converge number (Engineered
+    Explosives, Prismatic Ending) reaches that many at most, not five."""
     ways = []
     for role in roles_of(answer_card):
+        if colours_available is not None:
+            role = within_colours(role, colours_available)
         verdict = answer(role, target)
         if not verdict:
             continue
@@ -37,3 +50,15 @@ def answered_by(answer_card: CardFacts, target: CardFacts, own_creatures_from: f
 def role_labels(card: CardFacts) -> list[str]:
     """The card's roles in words ("destroys nonartifact creatures", "counters noncreature spells")."""
     return list(dict.fromkeys(role.describe() for role in roles_of(card)))
+
+
+def within_colours(role: Role, colours: int) -> Role:
+    """``role`` with its sunburst or converge number capped at the ``colours`` a deck can spend."""
+    clauses = tuple(
+        replace(c, raised=min(c.raised or colours, colours)) if _counts_colours(c) else c for c in role.filter.clauses
+    )
+    return replace(role, filter=replace(role.filter, clauses=clauses))
+
+
+def _counts_colours(clause: Clause) -> bool:
+    return clause.kind == "number" and clause.condition == SUNBURST_CONDITION

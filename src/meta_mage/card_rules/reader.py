@@ -55,7 +55,7 @@ def target_filter(phrase: str, noun: str = "permanent", text: str = "") -> Filte
     phrase = _NUMBER.sub(" ", phrase)
     if _VARIABLE.search(phrase):
         sunburst = any(w in text for w in ("sunburst", "charge counter", "colors of mana spent"))
-        cap, condition = (5, "one per colour spent") if sunburst else (PAYABLE_CAP, "with X paid")
+        cap, condition = (5, SUNBURST_CONDITION) if sunburst else (PAYABLE_CAP, "with X paid")
         clauses.append(Clause("number", raised=cap, condition=condition))
         phrase = _VARIABLE.sub(" ", phrase)
     if _ONE_OR_MORE.search(phrase):
@@ -422,6 +422,9 @@ EFFECTS: tuple[tuple[re.Pattern[str], Maker], ...] = tuple(
 def _sentences(text: str) -> list[str]:
     parts = re.split(r"\n|•|(?<=\.)\s+", text.lower())
     return [p.strip(" .—") for p in parts if p.strip(" .—")]
+
+
+SUNBURST_CONDITION = "one per colour spent"  # a number the colours of mana spent set (at most five)
 
 
 @lru_cache(maxsize=8192)  # cards repeat across every pairing of a tool call; CardFacts is frozen

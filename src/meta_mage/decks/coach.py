@@ -21,7 +21,7 @@ from meta_mage.decks.names import closest_names
 from meta_mage.decks.parse import parse_deck_text
 from meta_mage.errors import InvalidArgument, NotFound
 from meta_mage.models.aggregates import merge
-from meta_mage.models.cards import Card, card_key
+from meta_mage.models.cards import Card, card_key, mana_colors
 from meta_mage.models.decks import (
     AnsweredCard,
     CardDetail,
@@ -120,6 +120,11 @@ def own_creatures_from(main: list[CardDetail]) -> float | None:
     if sum(c.quantity for c in creatures) < 12:
         return None
     return min(_facts_of_detail(c).mana_value for c in creatures)
+
+
+def deck_colours(main: list[CardDetail]) -> set[str]:
+    """The colours a deck spends: those its nonland spells' mana costs name (a Devoid spell's too)."""
+    return {c for card in main if "Land" not in (card.type_line or "") for c in mana_colors(card.mana_cost)}
 
 
 def group_ways(how: dict[str, str], limit: int = 3) -> str:
@@ -462,11 +467,13 @@ class DeckCoach:
         abilities that deck uses."""
         facts = _facts_of_detail(card)
         spare = own_creatures_from(main or [])
+        colours = len(deck_colours(main)) if main else None
         skip_lands = matchup.moon_misses(facts)
         return {
             t.name: ways[0]
             for t in matchup.targets
-            if not (skip_lands and t.is_land and not matchup.land_plan(t)) and (ways := answered_by(facts, t, spare))
+            if not (skip_lands and t.is_land and not matchup.land_plan(t))
+            and (ways := answered_by(facts, t, spare, colours))
         }
 
     def _with_card(
