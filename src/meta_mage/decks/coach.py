@@ -61,6 +61,8 @@ CANDIDATE_INCLUSION = 30.0
 KEY_INCLUSION = 40.0  # an opponent's card in at least this share of its lists is a key card
 GUIDE_MAX_IN = 7  # cards brought in against one opponent, at most
 GUIDE_MAX_TRIMS = 3  # four-ofs cut down to three to make room, at most
+ENGINE_INCLUSION = 90.0  # an engine piece: in this share of the archetype's lists or more...
+ENGINE_COPIES = 3.0  # ...at this many copies or more, and not interaction: never out on the rules alone
 CORE_GUARD = 90.0  # a card in this share of the archetype's lists (or named by its rule) goes out only on evidence
 WORTH_CAP = 3.0  # the most a card's worth in a matchup counts, however many of their cards it reaches
 WEAK_BY = 2.0  # an answer spell makes room for a sideboard card worth this many times more in the matchup
@@ -317,6 +319,139 @@ def _stats_period(stats: dict[str, Any]) -> Window | None:
         return None
 
 
+@dataclass(frozen=True)
+class OutCandidate:
+    """What a guide knows of one main-deck card in one matchup: what it answers, how the archetype plays it,
+    and the record of the lists that play it against this opponent."""
+
+    card: CardDetail
+    facts: CardFacts
+    how: dict[str, str]  # their key cards it answers, with how
+    worth: float
+    share: float  # % of the archetype's lists that play it
+    copies: float  # average copies in those lists
+    core: str | None  # "defining" (the archetype's rule names it), "common", or None
+    in_lists: WinRate | None
+    gap: float | None  # points by which lists with it did better (negative: worse) against this opponent
+    slow: str  # why it is among the weakest in this kind of matchup, or ""
+    trick: bool = False  # a combat trick in a deck whose creatures do not trigger when targeted
+
+    @classmethod
+    def of(
+        cls,
+        card: CardDetail,
+        how: dict[str, str],
+        matchup: Matchup,
+        share: float,
+        copies: float,
+        core: str | None,
+        in_lists: WinRate | None,
+        base: WinRate | None,
+    ) -> OutCandidate:
+        facts = _facts_of_detail(card)
+        worth = _worth(card, how, matchup.targets, matchup.weights)[0]
+        slow = "" if how else matchup.slow_here(facts)
+        trick = bool(_TRICK.search(facts.text)) and not matchup.tricks_matter
+        gap = evidence_gap(in_lists, base)
+        return cls(card, facts, how, worth, share, copies, core, in_lists, gap, slow, trick)
+
+    @property
+    def spell(self) -> bool:
+        return bool(self.facts.types & {"instant", "sorcery"})
+
+    @property
+    def reaches_face(self) -> bool:
+        """Burn that can go to the face is never idle."""
+        return self.spell and _FACE.search(self.facts.text) is not None
+
+    @property
+    def interaction(self) -> bool:
+        return bool(_answer_kinds(self.facts))
+
+    @property
+    def engine(self) -> bool:
+        """A piece of what the deck does: in ``ENGINE_INCLUSION`` % of the lists at ``ENGINE_COPIES`` or more
+        copies, and neither interaction nor a combat trick (Manamorphose in Ruby Storm, a madness deck's discard
+        outlets; a heroic deck's tricks are its engine)."""
+        played = self.share >= ENGINE_INCLUSION and self.copies >= ENGINE_COPIES
+        return played and not self.interaction and not self.trick
+
+    @property
+    def by_rules(self) -> bool:
+        """Whether the rules alone may take it out: not a card the archetype's rule names, not an engine piece."""
+        return self.core != "defining" and not self.engine
+
+    @property
+    def dead(self) -> bool:
+        """Interaction with nothing to hit among their key cards."""
+        kinds = _answer_kinds(self.facts)
+        hate = bool(kinds) and kinds <= HATE_KINDS and not self.facts.types & {"creature", "planeswalker"}
+        return not self.how and not self.reaches_face and ((self.spell and bool(kinds)) or hate)
+
+    def weak(self, best_in: float) -> bool:
+        """An answer spell that reaches little of what they play, against a much better card coming in."""
+        answer_spell = bool(self.how) and self.spell and not self.reaches_face
+        return answer_spell and self.by_rules and best_in >= WEAK_BY * self.worth
+
+    def answers_enough(self, best_in: float) -> bool:
+        return bool(self.how) and not self.weak(best_in)
+
+    @property
+    def note(self) -> str:
+        return " (a core card, out on the rules)" if self.core else ""
+
+
+@dataclass(frozen=True)
+class OutRule:
+    """One reason a main-deck card goes out: its ``rank`` (lower goes first), the test, the words; ``trim``
+    takes one copy only. Changing the guide's policy is a row of ``OUT_RULES`` and its test."""
+
+    rank: int
+    test: Callable[[OutCandidate, float], bool]
+    words: Callable[[OutCandidate, str], str]
+    trim: bool = False
+
+    def holds(self, candidate: OutCandidate, best_in: float) -> bool:
+        return self.test(candidate, best_in)
+
+    def reason(self, candidate: OutCandidate, best_in_name: str) -> str:
+        return self.words(candidate, best_in_name)
+
+
+def _worse_here(c: OutCandidate, _: float) -> bool:
+    return c.gap is not None and c.gap <= -BETTER_BY and c.in_lists is not None
+
+
+# Never out: a card whose lists did better against this opponent
+STAYS: tuple[Callable[[OutCandidate], bool], ...] = (lambda c: c.gap is not None and c.gap >= BETTER_BY,)
+OUT_RULES: tuple[OutRule, ...] = (
+    OutRule(0, lambda c, _: c.dead and c.by_rules, lambda c, _: "nothing to hit among their key cards" + c.note),
+    OutRule(
+        1,
+        lambda c, best: c.weak(best),
+        lambda c, best: f"answers only {' / '.join(c.how)} here; {best} answers more of what they play" + c.note,
+    ),
+    OutRule(2, lambda c, _: bool(c.slow) and c.by_rules, lambda c, _: c.slow + c.note),
+    OutRule(
+        3,
+        _worse_here,
+        lambda c, _: f"lists with it went {c.in_lists.wins}-{c.in_lists.losses} here, below the archetype's record"  # type: ignore[union-attr]
+        + (" (a core card, out on that evidence)" if c.core else ""),
+    ),
+    OutRule(
+        4,
+        lambda c, _: c.core is None and not c.engine and c.share < CORE_INCLUSION,
+        lambda c, _: f"a flex slot (in {c.share:g}% of the lists): the first to go when nothing misses in a matchup",
+    ),
+    OutRule(
+        5,
+        lambda c, _: c.core is None and not c.engine and c.card.quantity >= 4,
+        lambda c, _: f"one copy of a four-of (in {c.share:g}% of the lists), trimmed when nothing misses in a matchup",
+        trim=True,
+    ),
+)
+
+
 class DeckCoach:
     """Deck tools over the archetype card statistics and the card data."""
 
@@ -559,66 +694,36 @@ class DeckCoach:
         lists' record, a "common" one also on the rules: nothing or little to hit, or weakest in this kind of
         matchup)."""
         lists = own_stats.get("decks") or 0
-        inclusion = {card_key(c): _pct(r[0], lists) for c, r in own_stats.get("main", {}).items()}
+        usage = {
+            card_key(c): (_pct(r[0], lists), r[1] / r[0] if r[0] else 0.0) for c, r in own_stats.get("main", {}).items()
+        }
         speed = matchup.tie_rule()
         scored = self._bring_in(opponent, base, side, main, matchup, own_stats)
         ranked = [guide_card for _, guide_card in scored]
         best_in = scored[0][0] if scored else 0.0
         coming = {card_key(c.name) for c in ranked}
-        # what can go: (order, share of the lists, tie rule, card, why); core cards only on evidence
+        # what can go: (order, share of the lists, tie rule, card, why), by the first out-rule that holds
         outs: list[tuple[int, float, tuple[float, ...], CardDetail, str]] = []
         trims: list[tuple[int, float, tuple[float, ...], CardDetail, str]] = []
         for card in main:
             key = card_key(card.name)
             if "Land" in (card.type_line or "") or key in coming or card.unknown:  # an unknown card is not judged
                 continue
-            facts = _facts_of_detail(card)
-            spell = bool(facts.types & {"instant", "sorcery"})
-            how = self._answers(card, matchup, main)
-            worth = _worth(card, how, matchup.targets, matchup.weights)[0]
-            by_rules = core.get(key) != "defining"  # a core card the rule does not name may go out on the rules
-            reach = spell and _FACE.search(facts.text) is not None  # burn that can go to the face is never idle
-            weak = bool(how) and spell and by_rules and not reach and best_in >= WEAK_BY * worth
-            if how and not weak:
-                continue
+            share, copies = usage.get(key, (0.0, 0.0))
             in_lists = self._with_card(own_stats, card.name, opponent, "main_vs")
-            gap = evidence_gap(in_lists, base)
-            if gap is not None and gap >= BETTER_BY:  # lists with it did better here: it stays
+            candidate = OutCandidate.of(
+                card, self._answers(card, matchup, main), matchup, share, copies, core.get(key), in_lists, base
+            )
+            if candidate.answers_enough(best_in) or any(rule(candidate) for rule in STAYS):
                 continue
-            share = inclusion.get(key, 0.0)
-            tie = speed(card)
-            core_note = " (a core card, out on that evidence)" if key in core else ""
-            rules_note = " (a core card, out on the rules)" if key in core else ""
-            kinds = _answer_kinds(facts)
-            hate = bool(kinds) and kinds <= HATE_KINDS and not facts.types & {"creature", "planeswalker"}
-            dead = not how and not reach and ((spell and bool(kinds)) or hate)  # nothing to hit here
-            slow = "" if how else matchup.slow_here(facts)
-            if dead and by_rules:
-                outs.append((0, share, tie, card, "nothing to hit among their key cards" + rules_note))
-            elif weak:  # an answer spell that reaches little of what they play
-                why = f"answers only {' / '.join(how)} here; {ranked[0].name} answers more of what they play"
-                outs.append((1, share, tie, card, why + rules_note))
-            elif slow and by_rules:
-                outs.append((2, share, tie, card, slow + rules_note))
-            elif gap is not None and gap <= -BETTER_BY and in_lists is not None:
-                why = f"lists with it went {in_lists.wins}-{in_lists.losses} here, below the archetype's record"
-                outs.append((3, share, tie, card, why + core_note))
-            elif key in core:
+            rule = next((r for r in OUT_RULES if r.holds(candidate, best_in)), None)
+            if rule is None:
                 continue
-            elif share < CORE_INCLUSION:
-                why = f"a flex slot (in {share:g}% of the lists): the first to go when nothing misses in a matchup"
-                outs.append((4, share, tie, card, why))
-            elif card.quantity >= 4:  # a four-of most lists play can lose one copy
-                trim = card.model_copy(update={"quantity": 1})
-                trims.append(
-                    (
-                        5,
-                        share,
-                        tie,
-                        trim,
-                        f"one copy of a four-of (in {share:g}% of the lists), trimmed when nothing misses in a matchup",
-                    )
-                )
+            why = rule.reason(candidate, ranked[0].name if ranked else "")
+            if rule.trim:
+                trims.append((rule.rank, share, speed(card), card.model_copy(update={"quantity": 1}), why))
+            else:
+                outs.append((rule.rank, share, speed(card), card, why))
         outs += sorted(trims, key=lambda t: (t[1], t[2]))[:GUIDE_MAX_TRIMS]
         room = min(GUIDE_MAX_IN, sum(o[3].quantity for o in outs))
         bring_in: list[GuideCard] = []
