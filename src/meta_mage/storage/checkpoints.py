@@ -112,7 +112,9 @@ class CheckpointRepository(UnifiedRepository):  # type: ignore[misc]
             if exc.response["Error"]["Code"] == "TransactionCanceledException" and reasons[:1] == [
                 "ConditionalCheckFailed"
             ]:
-                logger.warning("turn of %s not stored: it no longer held the conversation's lock", thread_id)
+                # INFO: a turn stopped (its client gone, or its lease lost, which the lease logs as a warning) may
+                # still be writing in its worker thread when the lock is released; the fence refusing it is the design
+                logger.info("turn of %s not stored: it no longer held the conversation's lock", thread_id)
                 raise LockLost(
                     "This answer was not saved: it took so long that the conversation was freed for another "
                     "message. Please ask again.",
