@@ -167,10 +167,12 @@ def _guide_lines(guide: SideboardGuide) -> list[str]:
     held = f"Also worth a slot if you find room: {', '.join(guide.held_back)}." if guide.held_back else ""
     if not guide.bring_in:
         if held:
+            # never "stay with the main deck" beside cards to bring in: the two read as opposite advice
             return [
-                f"{head}: stay with the main deck. Each main-deck spell answers something of theirs or is core "
-                "to the archetype (its rule names it, or 90%+ of its lists play it) with no record against them "
-                f"to cut it on. If you make room yourself, the best to bring in: {', '.join(guide.held_back)}."
+                f"{head}: no main-deck card has a reason to come out. Each main-deck spell answers something of "
+                "theirs or is core to the archetype (its rule names it, or 90%+ of its lists play it) with no record "
+                f"against them to cut it on. Your sideboard's best against them, for a card you judge weaker "
+                f"yourself: {', '.join(guide.held_back)}."
             ]
         return [head + ": nothing in your sideboard lines up against their key cards; stay with the main deck."]
     lines = [head + ":", "In:"]
