@@ -1,0 +1,155 @@
+"""How to play against an opponent, composed from data: the speed of both decks, their cards that decide
+games (by how often they play them) with what of yours answers each, and what an opening hand should hold
+(with the chance a random seven holds it)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from math import comb
+from typing import Literal
+
+from meta_mage.card_rules.facts import CardFacts
+from meta_mage.models.meta import WinRate
+from meta_mage.models.play_plan import Decider, KeepRule, PlayPlan, Speed
+
+DECIDERS = 5  # their cards named, most played first
+CURVE_GAP = 0.4  # mana of average curve by which one deck counts as the faster
+HAND = 7
+LANDS_KEPT = (2, 4)  # an opening seven with this many lands is a keep on lands alone
+
+
+@dataclass(frozen=True)
+class TheirCard:
+    facts: CardFacts
+    inclusion_rate: float
+    weight: float  # inclusion × copies: how often it shows up
+    record_with: WinRate | None = None
+
+
+@dataclass(frozen=True)
+class YourCard:
+    facts: CardFacts
+    quantity: int
+
+
+Answers = Callable[[CardFacts, CardFacts], str]  # (your card, their card) → how it answers, or ""
+
+
+def _turn(card: CardFacts) -> int:
+    return max(1, round(card.mana_value))
+
+
+def _curve(cards: list[tuple[CardFacts, float]]) -> float:
+    spells = [(c.mana_value, n) for c, n in cards if not c.is_land]
+    total = sum(n for _, n in spells)
+    return round(sum(v * n for v, n in spells) / total, 2) if total else 0.0
+
+
+def at_least_one(copies: int, deck: int, drawn: int = HAND) -> float:
+    """Percent of ``drawn``-card hands from ``deck`` cards holding at least one of ``copies`` (hypergeometric)."""
+    if deck <= 0 or copies <= 0:
+        return 0.0
+    return round(100 * (1 - comb(deck - copies, drawn) / comb(deck, drawn)), 1)
+
+
+def lands_between(lands: int, deck: int, low: int, high: int) -> float:
+    """Percent of opening sevens with ``low`` to ``high`` lands."""
+    if deck < HAND:
+        return 0.0
+    hits = sum(comb(lands, k) * comb(deck - lands, HAND - k) for k in range(low, high + 1))
+    return round(100 * hits / comb(deck, HAND), 1)
+
+
+def speed_of(theirs: list[TheirCard], yours: list[YourCard]) -> Speed:
+    their_curve = _curve([(c.facts, c.weight) for c in theirs])
+    your_curve = _curve([(c.facts, c.quantity) for c in yours])
+    their_spells = [_turn(c.facts) for c in theirs if not c.facts.is_land]
+    your_spells = [_turn(c.facts) for c in yours if not c.facts.is_land]
+    role: Literal["beatdown", "control", "even"] = "even"
+    if your_curve and their_curve and abs(your_curve - their_curve) >= CURVE_GAP:
+        role = "beatdown" if your_curve < their_curve else "control"
+    return Speed(
+        their_curve=their_curve,
+        your_curve=your_curve,
+        their_first_turn=min(their_spells, default=None),
+        your_first_turn=min(your_spells, default=None),
+        role=role,
+    )
+
+
+def deciders(theirs: list[TheirCard], yours: list[YourCard], answers: Answers) -> list[Decider]:
+    """Their most played nonland cards, each with your main-deck cards that answer it."""
+    ranked = sorted((c for c in theirs if not c.facts.is_land), key=lambda c: (-c.weight, c.facts.name))
+    found = []
+    for card in ranked[:DECIDERS]:
+        ways = [(mine.facts.name, how) for mine in yours if (how := answers(mine.facts, card.facts))]
+        found.append(
+            Decider(
+                name=card.facts.name,
+                inclusion_rate=card.inclusion_rate,
+                turn=_turn(card.facts),
+                record_with=card.record_with,
+                your_answers=[f"{name} ({how})" for name, how in ways],
+            )
+        )
+    return found
+
+
+def _keep(advice: str, cards: list[YourCard], yours: list[YourCard]) -> KeepRule:
+    copies = sum(c.quantity for c in cards)
+    deck = sum(c.quantity for c in yours)
+    return KeepRule(
+        advice=advice,
+        cards=[c.facts.name for c in cards],
+        copies=copies,
+        chance=at_least_one(copies, deck) if cards else None,
+    )
+
+
+def keep_rules(speed: Speed, found: list[Decider], yours: list[YourCard]) -> list[KeepRule]:
+    """What a seven should hold: 2-4 lands; against a faster deck an answer in time for their first key cards;
+    as the faster deck, a threat by turn 2; and one of your answers to the card they play most."""
+    deck = sum(c.quantity for c in yours)
+    lands = sum(c.quantity for c in yours if c.facts.is_land)
+    low, high = LANDS_KEPT
+    rules = [
+        KeepRule(
+            advice=f"{low} to {high} lands ({lands} in your {deck})",
+            copies=lands,
+            chance=lands_between(lands, deck, low, high),
+        )
+    ]
+    if speed.role == "control":
+        early = [d for d in found if speed.their_first_turn is not None and d.turn <= speed.their_first_turn + 1]
+        turn = max((d.turn for d in early), default=2)
+        cards = [
+            c for c in yours if c.facts.name in _answering(early) and _turn(c.facts) <= turn and not c.facts.is_land
+        ]
+        rules.append(
+            _keep(f"an answer that comes down by turn {turn} for {' / '.join(d.name for d in early)}", cards, yours)
+        )
+    elif speed.role == "beatdown":
+        threats = [c for c in yours if _is_threat(c.facts) and _turn(c.facts) <= 2]
+        rules.append(_keep("a threat by turn 2: you are the faster deck, make them answer you", threats, yours))
+    if found and found[0].your_answers:
+        top = found[0]
+        cards = [c for c in yours if c.facts.name in _answering([top])]
+        rules.append(_keep(f"an answer to {top.name}, their most played card", cards, yours))
+    elif found:
+        rules.append(KeepRule(advice=f"nothing in your main deck answers {found[0].name}; race it or board in"))
+    return rules
+
+
+def _answering(found: list[Decider]) -> set[str]:
+    return {a.split(" (")[0] for d in found for a in d.your_answers}
+
+
+def _is_threat(card: CardFacts) -> bool:
+    return bool(card.types & {"creature", "planeswalker"}) or "create" in card.text.lower()
+
+
+def play_plan(theirs: list[TheirCard], yours: list[YourCard], answers: Answers) -> PlayPlan:
+    speed = speed_of(theirs, yours)
+    found = deciders(theirs, yours, answers)
+    return PlayPlan(speed=speed, deciders=found, keep=keep_rules(speed, found, yours))

@@ -1,0 +1,46 @@
+"""How to play a matchup, composed from the data: who is faster, their cards that decide games and yours that
+answer each, what an opening hand should hold."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from meta_mage.models.meta import WinRate
+
+
+class Speed(BaseModel):
+    their_curve: float = Field(description="Average mana value of their key nonland spells")
+    your_curve: float = Field(description="Average mana value of your nonland spells")
+    their_first_turn: int | None = Field(description="The earliest turn one of their key spells comes down")
+    your_first_turn: int | None = Field(description="The earliest turn one of your spells comes down")
+    role: Literal["beatdown", "control", "even"] = Field(
+        description="beatdown: you are the faster deck and must end it before their bigger cards matter; "
+        "control: they are faster and you win the long game; even: neither curve is clearly lower"
+    )
+
+
+class Decider(BaseModel):
+    """One of their cards that decides games, and what of yours answers it."""
+
+    name: str
+    inclusion_rate: float = Field(description="Percent of their lists that play it")
+    turn: int = Field(description="The turn it comes down on curve (its mana value, at least 1)")
+    record_with: WinRate | None = Field(default=None, description="Their lists with it against your archetype")
+    your_answers: list[str] = Field(description="Your main-deck cards that answer it by the rules, with how")
+
+
+class KeepRule(BaseModel):
+    """What an opening seven should hold, with the chance a random seven of your 60 holds it."""
+
+    advice: str
+    cards: list[str] = Field(default_factory=list)
+    copies: int = 0
+    chance: float | None = Field(default=None, description="Percent of opening sevens holding at least one")
+
+
+class PlayPlan(BaseModel):
+    speed: Speed
+    deciders: list[Decider]
+    keep: list[KeepRule]

@@ -1,0 +1,80 @@
+"""The play plan's parts on real cards: speed, deciders with answers, keeps with their chances."""
+
+from __future__ import annotations
+
+from math import comb
+
+import pytest
+
+from meta_mage.card_rules.answers import answered_by
+from meta_mage.card_rules.facts import CardFacts
+from meta_mage.decks.play_plan import TheirCard, YourCard, at_least_one, lands_between, play_plan
+from tests.unit.test_card_answers_table import card
+
+
+def _answers(mine: CardFacts, theirs: CardFacts) -> str:
+    ways = answered_by(mine, theirs)
+    return ways[0] if ways else ""
+
+
+def _yours(cards: dict[str, int]) -> list[YourCard]:
+    return [YourCard(card(name), n) for name, n in cards.items()]
+
+
+def _theirs(cards: dict[str, float]) -> list[TheirCard]:
+    return [TheirCard(card(name), rate, rate / 25) for name, rate in cards.items()]
+
+
+BURN_CONTROL = {
+    "Counterspell": 4,
+    "Lightning Bolt": 4,
+    "Fire // Ice": 2,
+    "Archmage's Charm": 3,
+    "Island": 20,
+    "Teferi, Hero of Dominaria": 2,
+    "Supreme Verdict": 2,
+    "Snapcaster Mage": 4,
+    "Memory Deluge": 3,
+    "Mountain": 16,
+}
+AGGRO = {
+    "Ragavan, Nimble Pilferer": 100.0,
+    "Guide of Souls": 90.0,
+    "Ocelot Pride": 80.0,
+    "Phlage, Titan of Fire's Fury": 70.0,
+    "Sacred Foundry": 100.0,
+}
+
+
+def test_against_a_faster_deck_you_are_the_control_and_keep_early_answers() -> None:
+    # Given a control deck against Boros Energy's key cards
+    plan = play_plan(_theirs(AGGRO), _yours(BURN_CONTROL), _answers)
+    # Then it is the control deck; their first key spells come down on turn 1
+    assert plan.speed.role == "control" and plan.speed.their_first_turn == 1
+    # their most played card is named with the answers to it
+    top = plan.deciders[0]
+    assert top.name == "Ragavan, Nimble Pilferer"
+    assert any(a.startswith("Lightning Bolt (") for a in top.your_answers)
+    # the keep rules give the chance a seven holds each, computed from the 60
+    early = plan.keep[1]
+    assert "Lightning Bolt" in early.cards and "Supreme Verdict" not in early.cards
+    assert early.chance == at_least_one(early.copies, 60)
+    assert plan.keep[0].chance == lands_between(36, 60, 2, 4)
+
+
+def test_the_faster_deck_is_the_beatdown() -> None:
+    mine = _yours({"Ragavan, Nimble Pilferer": 4, "Guide of Souls": 4, "Lightning Bolt": 4, "Mountain": 20})
+    theirs = _theirs({"Teferi, Hero of Dominaria": 90.0, "Memory Deluge": 80.0, "Supreme Verdict": 70.0})
+    plan = play_plan(theirs, mine, _answers)
+    assert plan.speed.role == "beatdown"
+    assert "Ragavan, Nimble Pilferer" in plan.keep[1].cards
+
+
+@pytest.mark.parametrize(("copies", "deck"), [(4, 60), (8, 60), (1, 40), (0, 60)])
+def test_at_least_one_is_the_hypergeometric_complement(copies: int, deck: int) -> None:
+    expected = 0.0 if copies == 0 else round(100 * (1 - comb(deck - copies, 7) / comb(deck, 7)), 1)
+    assert at_least_one(copies, deck) == expected
+
+
+def test_lands_between_sums_to_all_hands() -> None:
+    assert lands_between(24, 60, 0, 7) == 100.0
