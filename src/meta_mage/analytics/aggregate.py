@@ -16,19 +16,22 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 from meta_mage.models.aggregates import add_counts
-from meta_mage.models.tournaments import ParsedDeck, ParsedTournament
+from meta_mage.models.tournaments import ParsedDeck, ParsedMatch, ParsedTournament
 
 NO_DECKLIST = "(no decklist)"
 AGGREGATE_VERSION = 2  # part of each event's digest: a new aggregate shape re-ingests unchanged files (2: main_vs)
 
 
-def summarise_event(
-    tournament: ParsedTournament, is_land: Callable[[str], bool]
-) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
-    """The format-level and per-archetype card aggregates of one parsed tournament."""
+# Matches not played, and the format total each counts towards.
+_UNPLAYED_TOTALS = {"bye": "byes", "assigned_loss": "assigned_losses", "unreported": "unreported"}
+
+
+def _deck_finder(tournament: ParsedTournament) -> Callable[[str], ParsedDeck | None]:
+    """A player's deck with an archetype, by name as the pairing spells it, else case-insensitively."""
     by_player: dict[str, ParsedDeck] = {}
     for deck in tournament.decks:
         if deck.archetype:
@@ -38,35 +41,85 @@ def summarise_event(
     def deck_of(player: str) -> ParsedDeck | None:
         return by_player.get(player) or by_player.get(player.casefold())
 
-    totals = {"matches": 0, "draws": 0, "byes": 0, "assigned_losses": 0, "unreported": 0}
-    results: dict[str, dict[str, list[int]]] = defaultdict(lambda: defaultdict(lambda: [0, 0, 0]))
-    deck_records: dict[int, list[int]] = defaultdict(lambda: [0, 0, 0])
-    deck_vs: dict[int, dict[str, list[int]]] = defaultdict(lambda: defaultdict(lambda: [0, 0]))
+    return deck_of
 
-    for match in tournament.matches:
-        if match.outcome in ("bye", "assigned_loss", "unreported"):
-            totals[{"bye": "byes", "assigned_loss": "assigned_losses"}.get(match.outcome, "unreported")] += 1
-            continue
-        totals["matches"] += 1
+
+def _player1_record(match: ParsedMatch, draw: bool) -> list[int]:
+    """Player 1's ``[wins, losses, draws]``; player 1 wins a decided match (MANIFEST §8), counted from games anyway."""
+    if draw:
+        return [0, 0, 1]
+    return [1, 0, 0] if match.p1_games > match.p2_games else [0, 1, 0]
+
+
+@dataclass
+class _MatchTally:
+    """The event's match totals, archetype-against-archetype results, and each deck's non-mirror record."""
+
+    deck_of: Callable[[str], ParsedDeck | None]
+    totals: dict[str, int] = field(
+        default_factory=lambda: {"matches": 0, "draws": 0, "byes": 0, "assigned_losses": 0, "unreported": 0}
+    )
+    results: dict[str, dict[str, list[int]]] = field(
+        default_factory=lambda: defaultdict(lambda: defaultdict(lambda: [0, 0, 0]))
+    )
+    deck_records: dict[int, list[int]] = field(default_factory=lambda: defaultdict(lambda: [0, 0, 0]))
+    deck_vs: dict[int, dict[str, list[int]]] = field(
+        default_factory=lambda: defaultdict(lambda: defaultdict(lambda: [0, 0]))
+    )
+
+    def add(self, match: ParsedMatch) -> None:
+        unplayed = _UNPLAYED_TOTALS.get(match.outcome)
+        if unplayed is not None:
+            self.totals[unplayed] += 1
+            return
+        self.totals["matches"] += 1
         draw = match.outcome == "draw"
-        totals["draws"] += draw
-        d1, d2 = deck_of(match.player1), deck_of(match.player2)
-        # Player1 is the winner of a decided match (MANIFEST §8); compute from games anyway.
-        p1_record = [0, 0, 1] if draw else ([1, 0, 0] if match.p1_games > match.p2_games else [0, 1, 0])
+        self.totals["draws"] += draw
+        d1, d2 = self.deck_of(match.player1), self.deck_of(match.player2)
+        p1_record = _player1_record(match, draw)
         p2_record = [p1_record[1], p1_record[0], p1_record[2]]
         a1 = d1.archetype if d1 else None
         a2 = d2.archetype if d2 else None
-        if a1 and a2 and a1 == a2:
-            add_counts(results[a1][a1], [0, 0, 1] if draw else [1, 1, 0])
-            continue
-        for player_deck, arch, record, opponent in ((d1, a1, p1_record, a2), (d2, a2, p2_record, a1)):
-            if player_deck is None or arch is None:
-                continue
-            add_counts(results[arch][opponent or NO_DECKLIST], record)
-            add_counts(deck_records[id(player_deck)], record)
-            if opponent:
-                add_counts(deck_vs[id(player_deck)][opponent], record[:2])
+        if a1 and a1 == a2:  # a mirror counts in results[A][A] only, not in the decks' records
+            add_counts(self.results[a1][a1], [0, 0, 1] if draw else [1, 1, 0])
+            return
+        self._add_side(d1, a1, p1_record, a2)
+        self._add_side(d2, a2, p2_record, a1)
 
+    def _add_side(self, deck: ParsedDeck | None, arch: str | None, record: list[int], opponent: str | None) -> None:
+        """One player's side of a non-mirror match, when the player has a deck with an archetype."""
+        if deck is None or arch is None:
+            return
+        add_counts(self.results[arch][opponent or NO_DECKLIST], record)
+        add_counts(self.deck_records[id(deck)], record)
+        if opponent:
+            add_counts(self.deck_vs[id(deck)][opponent], record[:2])
+
+
+def _new_card_stats() -> dict[str, Any]:
+    return {"decks": 0, "record": [0, 0, 0], "main": {}, "side": {}, "side_vs": {}, "main_vs": {}, "lands": []}
+
+
+def _add_deck_cards(stats: dict[str, Any], deck: ParsedDeck, tally: _MatchTally) -> None:
+    """Count one deck into its archetype's card aggregate: every card with the deck's record, and per opponent."""
+    record = tally.deck_records.get(id(deck), [0, 0, 0])
+    stats["decks"] += 1
+    add_counts(stats["record"], record)
+    for section, pile in (("main", deck.mainboard), ("side", deck.sideboard)):
+        for card, count in pile.items():
+            row = stats[section].setdefault(card, [0, 0, 0, 0])
+            add_counts(row, [1, count, record[0], record[1]])
+    against = tally.deck_vs.get(id(deck), {})
+    for section, pile in (("side_vs", deck.sideboard), ("main_vs", deck.mainboard)):
+        for card in pile:
+            for opponent, wl in against.items():
+                add_counts(stats[section].setdefault(card, {}).setdefault(opponent, [0, 0]), wl)
+
+
+def _deck_parts(
+    tournament: ParsedTournament, tally: _MatchTally, is_land: Callable[[str], bool]
+) -> tuple[dict[str, dict[str, Any]], dict[str, dict[str, Any]]]:
+    """Per archetype: its decks, colours and strategy; and its card aggregate."""
     archetypes: dict[str, dict[str, Any]] = {}
     cards: dict[str, dict[str, Any]] = {}
     for deck in tournament.decks:
@@ -76,30 +129,26 @@ def summarise_event(
         entry = archetypes.setdefault(arch, {"decks": 0, "colors": {}, "strategy": deck.strategy})
         entry["decks"] += 1
         entry["colors"][deck.colors] = entry["colors"].get(deck.colors, 0) + 1
-        stats = cards.setdefault(
-            arch,
-            {"decks": 0, "record": [0, 0, 0], "main": {}, "side": {}, "side_vs": {}, "main_vs": {}, "lands": []},
-        )
-        record = deck_records.get(id(deck), [0, 0, 0])
-        stats["decks"] += 1
-        add_counts(stats["record"], record)
-        for section, pile in (("main", deck.mainboard), ("side", deck.sideboard)):
-            for card, count in pile.items():
-                row = stats[section].setdefault(card, [0, 0, 0, 0])
-                add_counts(row, [1, count, record[0], record[1]])
-        for section, pile in (("side_vs", deck.sideboard), ("main_vs", deck.mainboard)):
-            for card in pile:
-                for opponent, wl in deck_vs.get(id(deck), {}).items():
-                    add_counts(stats[section].setdefault(card, {}).setdefault(opponent, [0, 0]), wl)
+        _add_deck_cards(cards.setdefault(arch, _new_card_stats()), deck, tally)
     for stats in cards.values():
         stats["lands"] = sorted(c for c in stats["main"] if is_land(c))
+    return archetypes, cards
 
+
+def summarise_event(
+    tournament: ParsedTournament, is_land: Callable[[str], bool]
+) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
+    """The format-level and per-archetype card aggregates of one parsed tournament."""
+    tally = _MatchTally(_deck_finder(tournament))
+    for match in tournament.matches:
+        tally.add(match)
+    archetypes, cards = _deck_parts(tournament, tally, is_land)
     format_part: dict[str, Any] = {
         "tournaments": 1,
         "decks": sum(a["decks"] for a in archetypes.values()),
         "decks_without_list": sum(1 for d in tournament.decks if not d.archetype),
-        **totals,
+        **tally.totals,
         "archetypes": archetypes,
-        "results": {a: {b: list(r) for b, r in row.items()} for a, row in results.items()},
+        "results": {a: {b: list(r) for b, r in row.items()} for a, row in tally.results.items()},
     }
     return format_part, cards

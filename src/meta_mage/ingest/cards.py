@@ -73,32 +73,43 @@ def _faces(obj: dict[str, Any]) -> list[dict[str, Any]]:
     return faces
 
 
-def _from_scryfall(obj: dict[str, Any]) -> Card:
-    faces = [
-        CardFace(
-            name=f.get("name", ""),
-            mana_cost=f.get("mana_cost"),
-            type_line=f.get("type_line"),
-            oracle_text=f.get("oracle_text"),
-        )
-        for f in _faces(obj)
-    ]
-    front = (_faces(obj) or [{}])[0]
-    mana_cost = _text(obj, "mana_cost") or _text(front, "mana_cost")
+def _own_or_front(obj: dict[str, Any], front: dict[str, Any], key: str) -> str | None:
+    """A text field of the card, else of its front face (a double-faced card keeps most fields there)."""
+    return _text(obj, key) or _text(front, key)
+
+
+def _scryfall_colors(obj: dict[str, Any], front: dict[str, Any], mana_cost: str | None) -> list[str]:
     colors = _letters(obj, "colors")
     if colors is None:
         colors = _letters(front, "colors") or mana_colors(mana_cost)
+    return colors
+
+
+def _scryfall_face(face: dict[str, Any]) -> CardFace:
+    return CardFace(
+        name=face.get("name", ""),
+        mana_cost=face.get("mana_cost"),
+        type_line=face.get("type_line"),
+        oracle_text=face.get("oracle_text"),
+    )
+
+
+def _from_scryfall(obj: dict[str, Any]) -> Card:
+    faces = [_scryfall_face(f) for f in _faces(obj)]
+    front = (_faces(obj) or [{}])[0]
+    mana_cost = _own_or_front(obj, front, "mana_cost")
+    colors = _scryfall_colors(obj, front, mana_cost)
     return Card(
         name=obj["name"],
         mana_cost=mana_cost or None,
         cmc=_number(obj, "cmc") or 0.0,
-        type_line=_text(obj, "type_line") or _text(front, "type_line") or "",
+        type_line=_own_or_front(obj, front, "type_line") or "",
         colors=wubrg(colors),
         color_identity=_letters(obj, "color_identity") or [],
         oracle_text=obj.get("oracle_text") if "oracle_text" in obj else front.get("oracle_text"),
-        power=_text(obj, "power") or _text(front, "power") or None,
-        toughness=_text(obj, "toughness") or _text(front, "toughness") or None,
-        loyalty=_text(obj, "loyalty") or _text(front, "loyalty") or None,
+        power=_own_or_front(obj, front, "power") or None,
+        toughness=_own_or_front(obj, front, "toughness") or None,
+        loyalty=_own_or_front(obj, front, "loyalty") or None,
         layout=obj.get("layout", "normal"),
         faces=faces,
     )
@@ -127,56 +138,90 @@ def _from_mtgjson(obj: dict[str, Any], name: str | None = None) -> Card:
     )
 
 
+def _atomic_entries(data: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    """MTGJSON AtomicCards' ``{"Name": [face, ...]}``: the first face is the front."""
+    return [
+        ("mtgjson-atomic:" + name, faces[0])
+        for name, faces in data.items()
+        if isinstance(faces, list) and faces and isinstance(faces[0], dict)
+    ]
+
+
+def _list_entries(document: list[Any], source: str) -> list[tuple[str, dict[str, Any]]]:
+    """A list of Scryfall or MTGJSON-derived cards, each of which needs a name."""
+    entries: list[tuple[str, dict[str, Any]]] = []
+    for index, obj in enumerate(document):
+        if not isinstance(obj, dict) or not isinstance(obj.get("name"), str) or not obj["name"].strip():
+            raise InputFileError(source, f"card #{index + 1}: every card needs a 'name' field (text)")
+        kind = "scryfall" if "type_line" in obj or obj.get("object") == "card" else "mtgjson"
+        entries.append((kind, obj))
+    return entries
+
+
+def _corpus_entries(document: Any, source: str) -> list[tuple[str, dict[str, Any]]]:
+    """``(kind, card object)`` for every card of a corpus; kind names the parser, "mtgjson-atomic:<name>" the name."""
+    if isinstance(document, dict) and isinstance(document.get("data"), dict):
+        return _atomic_entries(document["data"])
+    if isinstance(document, list):
+        return _list_entries(document, source)
+    raise InputFileError(
+        source,
+        "not a card corpus: expected a JSON list of cards (Scryfall oracle cards or the "
+        "project's MTGJSON-derived corpus) or MTGJSON AtomicCards ({'data': {...}})",
+    )
+
+
+def _skipped(kind: str, obj: dict[str, Any]) -> bool:
+    """Not a card for a deck; or an Un-set card (not tournament legal, and Unstable's variants repeat one name)."""
+    return obj.get("layout") in _SKIPPED_LAYOUTS or (kind == "scryfall" and obj.get("set_type") == "funny")
+
+
+def _parsed(kind: str, obj: dict[str, Any]) -> Card:
+    if kind == "scryfall":
+        return _from_scryfall(obj)
+    if kind.startswith("mtgjson-atomic:"):
+        return _from_mtgjson(obj, name=kind.split(":", 1)[1])
+    return _from_mtgjson(obj)
+
+
+def _entry_card(kind: str, obj: dict[str, Any], source: str) -> Card:
+    """The card of one corpus entry, or an :class:`InputFileError` saying which card is malformed and how."""
+    try:
+        return _parsed(kind, obj)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        raise InputFileError(source, f"card {obj.get('name')!r} is malformed ({where}: {first['msg']})") from None
+    except (KeyError, TypeError, ValueError) as exc:
+        raise InputFileError(source, f"card {obj.get('name')!r} is malformed ({exc})") from exc
+
+
+def _check_unseen(card: Card, seen_names: dict[str, str], source: str) -> None:
+    """Refuse a name seen before (whole, Unicode-normalised and case-folded); remember it otherwise."""
+    name_key = unicodedata.normalize("NFC", card.name).casefold()
+    if name_key in seen_names:
+        earlier = seen_names[name_key]
+        also = "" if earlier == card.name else f" ({earlier!r} differs from it only in case or Unicode form)"
+        raise InputFileError(source, f"card name {card.name!r} appears more than once{also}")
+    seen_names[name_key] = card.name
+
+
+def _keeps(current: Card | None, card: Card) -> bool:
+    """Whether ``card`` takes a key ``current`` holds: two cards can share a front face ("Fire" vs "Fire // Ice"),
+    and the single-faced one wins."""
+    return current is None or (" // " in current.name and " // " not in card.name)
+
+
 def parse_card_corpus(document: Any, source: str) -> list[Card]:
     """Cards of a corpus file in any supported shape; a repeated card name is an error."""
-    entries: list[tuple[str, dict[str, Any]]] = []
-    if isinstance(document, dict) and isinstance(document.get("data"), dict):
-        # MTGJSON AtomicCards: {"data": {"Name": [face, ...]}}; the first face is the front.
-        for name, faces in document["data"].items():
-            if isinstance(faces, list) and faces and isinstance(faces[0], dict):
-                entries.append(("mtgjson-atomic:" + name, faces[0]))
-    elif isinstance(document, list):
-        for index, obj in enumerate(document):
-            if not isinstance(obj, dict) or not isinstance(obj.get("name"), str) or not obj["name"].strip():
-                raise InputFileError(source, f"card #{index + 1}: every card needs a 'name' field (text)")
-            kind = "scryfall" if "type_line" in obj or obj.get("object") == "card" else "mtgjson"
-            entries.append((kind, obj))
-    else:
-        raise InputFileError(
-            source,
-            "not a card corpus: expected a JSON list of cards (Scryfall oracle cards or the "
-            "project's MTGJSON-derived corpus) or MTGJSON AtomicCards ({'data': {...}})",
-        )
-
     cards: dict[str, Card] = {}
     seen_names: dict[str, str] = {}  # the whole name, Unicode-normalised and case-folded → as first seen
-    for kind, obj in entries:
-        if obj.get("layout") in _SKIPPED_LAYOUTS:
+    for kind, obj in _corpus_entries(document, source):
+        if _skipped(kind, obj):
             continue
-        if kind == "scryfall" and obj.get("set_type") == "funny":
-            continue  # Un-set cards: not tournament legal, and Unstable's variants repeat one name
-        try:
-            if kind == "scryfall":
-                card = _from_scryfall(obj)
-            elif kind.startswith("mtgjson-atomic:"):
-                card = _from_mtgjson(obj, name=kind.split(":", 1)[1])
-            else:
-                card = _from_mtgjson(obj)
-        except ValidationError as exc:
-            first = exc.errors()[0]
-            where = ".".join(str(p) for p in first["loc"])
-            raise InputFileError(source, f"card {obj.get('name')!r} is malformed ({where}: {first['msg']})") from None
-        except (KeyError, TypeError, ValueError) as exc:
-            raise InputFileError(source, f"card {obj.get('name')!r} is malformed ({exc})") from exc
-        name_key = unicodedata.normalize("NFC", card.name).casefold()
-        if name_key in seen_names:
-            earlier = seen_names[name_key]
-            also = "" if earlier == card.name else f" ({earlier!r} differs from it only in case or Unicode form)"
-            raise InputFileError(source, f"card name {card.name!r} appears more than once{also}")
-        seen_names[name_key] = card.name
-        # Two cards can share a front face ("Fire" vs "Fire // Ice"); the single-faced one wins.
-        current = cards.get(card.key)
-        if current is None or (" // " in current.name and " // " not in card.name):
+        card = _entry_card(kind, obj, source)
+        _check_unseen(card, seen_names, source)
+        if _keeps(cards.get(card.key), card):
             cards[card.key] = card
     if not cards:
         raise InputFileError(source, "no cards found")

@@ -6,6 +6,8 @@ import csv
 import hashlib
 import io
 import json
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -76,6 +78,47 @@ def load_draft_source(source: SourceFile) -> DraftImport:
         raise InputFileError(source.name, _validation_message(exc)) from None
 
 
+def _cube_row(row: dict[str, str]) -> dict[str, Any]:
+    return {"name": row["name"].strip(), "quantity": int(row["quantity"] or 1)}
+
+
+def _pick_row(row: dict[str, str]) -> dict[str, Any]:
+    return {"pick_n": int(row["pick_n"]), "drafter": row["drafter"].strip(), "card": row["card"].strip()}
+
+
+@dataclass(frozen=True)
+class _CsvPart:
+    """A draft field read from a CSV file: its columns, how a row becomes an item, what a bad number says."""
+
+    columns: tuple[str, ...]
+    item: Callable[[dict[str, str]], dict[str, Any]]
+    bad_number: str
+
+
+_CUBE_CSV = _CsvPart(("name", "quantity"), _cube_row, "quantity must be a whole number")
+_PICKS_CSV = _CsvPart(("pick_n", "drafter", "card"), _pick_row, "pick_n must be a whole number")
+
+
+def _csv_items(path: Path, part: _CsvPart) -> list[dict[str, Any]]:
+    rows = _read_csv(path, part.columns)
+    try:
+        return [part.item(row) for row in rows]
+    except ValueError:
+        raise InputFileError(str(path), part.bad_number) from None
+
+
+def _linked_csv(document: dict[str, Any], key: str, base: Path) -> Path | None:
+    """The CSV file a header names under ``key`` (taken out of the document), relative to the header."""
+    return base / document.pop(key) if key in document else None
+
+
+def _header_document(path: Path | None, overrides: dict[str, Any] | None) -> dict[str, Any]:
+    """The draft file's JSON object (empty without a file), with the ``overrides`` that are set put over it."""
+    document = _draft_document(read_source(path, MAX_DRAFT_BYTES)) if path is not None else {}
+    document.update({k: v for k, v in (overrides or {}).items() if v is not None})
+    return document
+
+
 def load_draft(
     path: Path | None,
     overrides: dict[str, Any] | None = None,
@@ -84,28 +127,15 @@ def load_draft(
 ) -> DraftImport:
     """Read a draft: a full JSON file, a header JSON naming ``pool_csv``/``picks_csv``, or CSVs
     given directly with the header fields in ``overrides``."""
-    document: dict[str, Any] = {}
     source = str(path or pool_csv or "draft")
-    if path is not None:
-        document = _draft_document(read_source(path, MAX_DRAFT_BYTES))
-    document.update({k: v for k, v in (overrides or {}).items() if v is not None})
+    document = _header_document(path, overrides)
     base = path.parent if path else Path(".")
-    pool_csv = pool_csv or (base / document.pop("pool_csv") if "pool_csv" in document else None)
-    picks_csv = picks_csv or (base / document.pop("picks_csv") if "picks_csv" in document else None)
+    pool_csv = pool_csv or _linked_csv(document, "pool_csv", base)
+    picks_csv = picks_csv or _linked_csv(document, "picks_csv", base)
     if pool_csv:
-        rows = _read_csv(pool_csv, ("name", "quantity"))
-        try:
-            document["cube"] = [{"name": r["name"].strip(), "quantity": int(r["quantity"] or 1)} for r in rows]
-        except ValueError:
-            raise InputFileError(str(pool_csv), "quantity must be a whole number") from None
+        document["cube"] = _csv_items(pool_csv, _CUBE_CSV)
     if picks_csv:
-        rows = _read_csv(picks_csv, ("pick_n", "drafter", "card"))
-        try:
-            document["picks"] = [
-                {"pick_n": int(r["pick_n"]), "drafter": r["drafter"].strip(), "card": r["card"].strip()} for r in rows
-            ]
-        except ValueError:
-            raise InputFileError(str(picks_csv), "pick_n must be a whole number") from None
+        document["picks"] = _csv_items(picks_csv, _PICKS_CSV)
         document.setdefault("drafters", list(dict.fromkeys(p["drafter"] for p in document["picks"])))
     try:
         return DraftImport.model_validate(document)

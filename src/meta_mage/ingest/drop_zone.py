@@ -339,6 +339,40 @@ def combined_draft(path: Path) -> bytes | None:
     return draft.model_dump_json().encode()
 
 
+def _files_under(root: Path) -> list[Path]:
+    """The files ``meta-mage ingest`` reads under ``root`` (``root`` itself for a file); refused when there are none."""
+    if not root.exists():
+        raise DropZoneError(f"no such file or folder: {root}", field="paths")
+    files = expand_paths([root])
+    if root.is_dir() and not files:
+        raise DropZoneError(f"{root} holds no .json, .json.gz or tar archive file", field="paths")
+    return files
+
+
+def _checked_kind(path: Path, kind: IngestKind | None) -> IngestKind:
+    """``kind``, else the kind ``path``'s content shows, once the drop zone can read ``path`` as that kind."""
+    if not (is_json_name(path.name) or is_archive_name(path.name)):
+        raise DropZoneError(
+            f"{path}: the drop zone reads {', '.join(JSON_SUFFIXES + ARCHIVE_SUFFIXES)} files", field="paths"
+        )
+    file_kind = kind or guess_kind(path)
+    if not path.name.endswith(accepted_suffixes(file_kind)):
+        raise DropZoneError(
+            f"{path}: {file_kind} files must end with {', '.join(accepted_suffixes(file_kind))}", field="paths"
+        )
+    if file_kind == "drafts":
+        combined_draft(path)  # a CSV-form draft must read cleanly before anything goes up
+    return file_kind
+
+
+def _add_planned(planned: dict[str, tuple[Path, IngestKind]], key: str, path: Path, kind: IngestKind) -> None:
+    """Plan ``path`` for ``key``; the same file named twice goes up once, two files for one key are refused."""
+    previous = planned.get(key)
+    if previous is not None and previous[0].resolve() != path.resolve():
+        raise DropZoneError(f"{previous[0]} and {path} would both be uploaded as {key}", field="paths")
+    planned[key] = (path, kind)
+
+
 def plan_upload(paths: Sequence[Path], kind: IngestKind | None = None) -> list[tuple[Path, str, IngestKind]]:
     """``(local file, key, kind)`` for every file under ``paths``, checked before anything is uploaded.
 
@@ -350,29 +384,10 @@ def plan_upload(paths: Sequence[Path], kind: IngestKind | None = None) -> list[t
         raise DropZoneError(f"kind must be one of {', '.join(KINDS)}", field="kind", allowed=list(KINDS))
     planned: dict[str, tuple[Path, IngestKind]] = {}
     for root in paths:
-        if not root.exists():
-            raise DropZoneError(f"no such file or folder: {root}", field="paths")
-        files = expand_paths([root])
-        if root.is_dir() and not files:
-            raise DropZoneError(f"{root} holds no .json, .json.gz or tar archive file", field="paths")
-        for path in files:
+        for path in _files_under(root):
             name = path.relative_to(root).as_posix() if root.is_dir() else path.name
-            if not (is_json_name(path.name) or is_archive_name(path.name)):
-                raise DropZoneError(
-                    f"{path}: the drop zone reads {', '.join(JSON_SUFFIXES + ARCHIVE_SUFFIXES)} files", field="paths"
-                )
-            file_kind = kind or guess_kind(path)
-            if not path.name.endswith(accepted_suffixes(file_kind)):
-                raise DropZoneError(
-                    f"{path}: {file_kind} files must end with {', '.join(accepted_suffixes(file_kind))}", field="paths"
-                )
-            if file_kind == "drafts":
-                combined_draft(path)  # a CSV-form draft must read cleanly before anything goes up
-            key = f"{file_kind}/{name}"
-            previous = planned.get(key)
-            if previous is not None and previous[0].resolve() != path.resolve():
-                raise DropZoneError(f"{previous[0]} and {path} would both be uploaded as {key}", field="paths")
-            planned[key] = (path, file_kind)
+            file_kind = _checked_kind(path, kind)
+            _add_planned(planned, f"{file_kind}/{name}", path, file_kind)
     return [(path, key, file_kind) for key, (path, file_kind) in planned.items()]
 
 

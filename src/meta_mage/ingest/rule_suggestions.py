@@ -25,7 +25,7 @@ import stat
 import sys
 import unicodedata
 from collections import Counter
-from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -367,120 +367,193 @@ def suggest_rules(
     Clusters without distinctive cards, from fewer than ``min_events`` events (one team's list at one
     event is not yet an archetype), or whose rule names under ``min_coverage`` of them, give no
     suggestion. Largest cluster first."""
-    classifier = (
-        existing_rules_dir
-        if isinstance(existing_rules_dir, ArchetypeClassifier)
-        else ArchetypeClassifier(Path(existing_rules_dir))
-    )
-    rules = classifier.rules_for(format_name)
-    spelled: dict[str, Counter[str]] = {}
-    window: list[_Deck] = []
-    for record in sorted(decks, key=lambda d: (d.date, d.event_key, d.player)):
-        main = {card_key(n): c for n, c in record.mainboard.items()}
-        side = {card_key(n): c for n, c in record.sideboard.items()}
-        if not main:
-            continue
-        for name in record.mainboard:
-            spelled.setdefault(card_key(name), Counter())[name] += 1
-        verdict = rules.classify(main, side)
-        distinct = frozenset(main) - BASIC_LANDS
-        window.append(
-            _Deck(record, main, side, distinct, verdict.kind, verdict.archetype, verdict.colors, verdict.strategy)
-        )
-    display = {key: names.most_common(1)[0][0] for key, names in spelled.items()}
-    unnamed = [d for d in window if d.kind != "archetype"][-MAX_CLUSTERED_DECKS:]
-    named = [d for d in window if d.kind == "archetype"]
-    taken = _rule_names(rules)
+    window = _Window.of(decks, _classifier_of(existing_rules_dir).rules_for(format_name))
+    taken = _rule_names(window.rules)
+    limits = _Limits(core_share, require_share, max_outside_share, examples)
     suggestions: list[RuleSuggestion] = []
-    for members in cluster_decks([d.cards for d in unnamed], min_similarity):
+    for members in cluster_decks([d.cards for d in window.unnamed], min_similarity):
         if len(members) < min_cluster:
             break
-        chosen = {id(unnamed[i]) for i in members}
-        cluster = [unnamed[i] for i in members]
+        cluster = [window.unnamed[i] for i in members]
         if len({d.record.event_key for d in cluster}) < min_events:
             continue
-        others = [d for d in window if id(d) not in chosen]
-        suggestion = _suggest(
-            cluster,
-            others,
-            named,
-            [d for d in unnamed if id(d) not in chosen],
-            rules,
-            display,
-            taken,
-            core_share=core_share,
-            require_share=require_share,
-            max_outside_share=max_outside_share,
-            examples=examples,
-        )
+        suggestion = _suggest(window, cluster, taken, limits)
         if suggestion is not None and suggestion.coverage >= min_coverage:
             taken.add(suggestion.name.casefold())
             suggestions.append(suggestion)
     return suggestions
 
 
-def _suggest(
-    cluster: Sequence[_Deck],
-    others: Sequence[_Deck],
-    named: Sequence[_Deck],
-    other_unnamed: Sequence[_Deck],
-    rules: FormatRules,
-    display: Mapping[str, str],
-    taken: set[str],
-    *,
-    core_share: float,
-    require_share: float,
-    max_outside_share: float,
-    examples: int,
-) -> RuleSuggestion | None:
-    inside, outside = _shares(cluster), _shares(others)
-    in_share = {card: n / len(cluster) for card, n in inside.items()}
-    out_share = {card: outside[card] / len(others) if others else 0.0 for card in inside}
-    ranked = sorted(
-        (c for c in inside if in_share[c] >= core_share and out_share[c] <= max_outside_share),
+def _classifier_of(existing_rules_dir: Path | ArchetypeClassifier) -> ArchetypeClassifier:
+    if isinstance(existing_rules_dir, ArchetypeClassifier):
+        return existing_rules_dir
+    return ArchetypeClassifier(Path(existing_rules_dir))
+
+
+def _classified(record: StoredDeck, rules: FormatRules) -> _Deck | None:
+    """A stored deck as the current rules name it; None without a mainboard."""
+    main = {card_key(n): c for n, c in record.mainboard.items()}
+    side = {card_key(n): c for n, c in record.sideboard.items()}
+    if not main:
+        return None
+    verdict = rules.classify(main, side)
+    distinct = frozenset(main) - BASIC_LANDS
+    return _Deck(record, main, side, distinct, verdict.kind, verdict.archetype, verdict.colors, verdict.strategy)
+
+
+@dataclass(frozen=True)
+class _Window:
+    """One format's decks with a mainboard, oldest first, as the current rules name them."""
+
+    rules: FormatRules
+    decks: list[_Deck]
+    unnamed: list[_Deck]  # the newest MAX_CLUSTERED_DECKS of them
+    named: list[_Deck]
+    display: dict[str, str]  # each card's most used spelling
+
+    @classmethod
+    def of(cls, records: Iterable[StoredDeck], rules: FormatRules) -> _Window:
+        spelled: dict[str, Counter[str]] = {}
+        decks: list[_Deck] = []
+        for record in sorted(records, key=lambda d: (d.date, d.event_key, d.player)):
+            deck = _classified(record, rules)
+            if deck is None:
+                continue
+            for name in record.mainboard:
+                spelled.setdefault(card_key(name), Counter())[name] += 1
+            decks.append(deck)
+        return cls(
+            rules,
+            decks,
+            unnamed=[d for d in decks if d.kind != "archetype"][-MAX_CLUSTERED_DECKS:],
+            named=[d for d in decks if d.kind == "archetype"],
+            display={key: names.most_common(1)[0][0] for key, names in spelled.items()},
+        )
+
+    def split(self, cluster: Sequence[_Deck]) -> tuple[_Cluster, list[_Deck]]:
+        """``cluster`` beside the window's other decks; and the unnamed decks outside it."""
+        chosen = {id(d) for d in cluster}
+        view = _Cluster.of(cluster, [d for d in self.decks if id(d) not in chosen])
+        return view, [d for d in self.unnamed if id(d) not in chosen]
+
+
+@dataclass(frozen=True)
+class _Limits:
+    """The shares and counts :func:`suggest_rules` applies to each cluster (see there)."""
+
+    core_share: float
+    require_share: float
+    max_outside_share: float
+    examples: int
+
+
+@dataclass(frozen=True)
+class _Cluster:
+    """A cluster's decks and the window's other decks, with how many of each play each card."""
+
+    decks: Sequence[_Deck]
+    others: Sequence[_Deck]
+    inside: Counter[str]
+    outside: Counter[str]
+    in_share: dict[str, float]  # share (0–1) of the cluster's decks, per card of the cluster
+    out_share: dict[str, float]  # share of the other decks, per card of the cluster
+
+    @classmethod
+    def of(cls, decks: Sequence[_Deck], others: Sequence[_Deck]) -> _Cluster:
+        inside, outside = _shares(decks), _shares(others)
+        in_share = {card: n / len(decks) for card, n in inside.items()}
+        out_share = {card: outside[card] / len(others) if others else 0.0 for card in inside}
+        return cls(decks, others, inside, outside, in_share, out_share)
+
+
+def _distinctive(cluster: _Cluster, display: Mapping[str, str], limits: _Limits) -> list[str]:
+    """Cards in most of the cluster and few other decks, the widest gap first."""
+    in_share, out_share = cluster.in_share, cluster.out_share
+    return sorted(
+        (c for c in cluster.inside if in_share[c] >= limits.core_share and out_share[c] <= limits.max_outside_share),
         key=lambda c: (-(in_share[c] - out_share[c]), -in_share[c], display[c]),
     )
-    if not ranked:
-        return None
-    # the most specific way of writing them that still holds for nearly all the cluster (else the widest)
-    options = _condition_options(ranked, in_share, require_share)
-    coverage = [sum(_holds(option, d) for d in cluster) / len(cluster) for option in options]
-    conditions = next(
-        (o for o, c in zip(options, coverage, strict=True) if c >= 0.9), options[coverage.index(max(coverage))]
-    )
 
-    def body(excluded: Sequence[str]) -> dict[str, Any]:
-        conds = [{"Type": kind, "Cards": [display[c] for c in cards]} for kind, cards in conditions]
+
+def _chosen_conditions(ranked: Sequence[str], cluster: _Cluster, require_share: float) -> Conditions:
+    """The most specific way of writing ``ranked`` that still holds for nearly all the cluster (else the widest)."""
+    options = _condition_options(ranked, cluster.in_share, require_share)
+    decks = cluster.decks
+    coverage = [sum(_holds(option, d) for d in decks) / len(decks) for option in options]
+    return next((o for o, c in zip(options, coverage, strict=True) if c >= 0.9), options[coverage.index(max(coverage))])
+
+
+def _names_a_colour(name: str) -> bool:
+    return bool(_COLOR_WORDS & set(name.casefold().split()))
+
+
+def _free_name(ranked: Sequence[str], display: Mapping[str, str], taken: set[str]) -> str:
+    """The most distinctive card not already a rule's name, one without a colour's name first ("Jeskai Jeskai …")."""
+    names = [short_card_name(display[c]) for c in ranked]
+    free = sorted((n for n in names if n.casefold() not in taken), key=_names_a_colour)
+    return free[0] if free else f"{names[0]} {len(taken) + 1}"
+
+
+def _main_strategy(decks: Sequence[_Deck]) -> str:
+    strategies = Counter(d.strategy for d in decks if d.strategy != "unknown")
+    return strategies.most_common(1)[0][0] if strategies else "unknown"
+
+
+@dataclass(frozen=True)
+class _Candidate:
+    """A candidate rule: everything but the cards it excludes."""
+
+    name: str
+    strategy: str
+    conditions: Conditions
+    display: Mapping[str, str]
+
+    def body(self, excluded: Sequence[str]) -> dict[str, Any]:
+        """The rule file's JSON body."""
+        display = self.display
+        conds = [{"Type": kind, "Cards": [display[c] for c in cards]} for kind, cards in self.conditions]
         if excluded:
             conds.append({"Type": "DoesNotContainMainboard", "Cards": [display[c] for c in excluded]})
-        return {"Name": name, "IncludeColorInName": True, "Strategy": strategy, "Conditions": conds}
+        return {"Name": self.name, "IncludeColorInName": True, "Strategy": self.strategy, "Conditions": conds}
 
-    # the most distinctive card not already a rule's name, one without a colour's name first ("Jeskai Jeskai …")
-    names = [short_card_name(display[c]) for c in ranked]
-    free = sorted(
-        (n for n in names if n.casefold() not in taken),
-        key=lambda n: bool(_COLOR_WORDS & set(n.casefold().split())),
+    def rule(self, excluded: Sequence[str]) -> ArchetypeRule:
+        return parse_rule(self.body(excluded), "suggested")
+
+
+def _next_exclusion(
+    overlapping: Sequence[_Deck], cluster: _Cluster, excluded: Sequence[str], display: Mapping[str, str]
+) -> str | None:
+    """The card the overlapping decks play most and the cluster (almost) never, or None."""
+    theirs = _shares(overlapping)
+    inside, size = cluster.inside, len(cluster.decks)
+    candidates = sorted(
+        (c for c in theirs if inside[c] / size <= 0.05 and c not in excluded),
+        key=lambda c: (-(theirs[c] / len(overlapping) - inside[c] / size), display[c]),
     )
-    name = free[0] if free else f"{names[0]} {len(taken) + 1}"
-    strategies = Counter(d.strategy for d in cluster if d.strategy != "unknown")
-    strategy = strategies.most_common(1)[0][0] if strategies else "unknown"
+    return candidates[0] if candidates else None
 
-    # Keep the rule off decks the current rules name: exclude cards they play and the cluster does not.
+
+def _kept_off_named(
+    candidate: _Candidate, cluster: _Cluster, named: Sequence[_Deck]
+) -> tuple[list[str], ArchetypeRule, list[_Deck]]:
+    """Keep the rule off decks the current rules name by excluding cards they play and the cluster does not.
+
+    Returns the excluded cards, the rule with them, and the named decks it still matches."""
     excluded: list[str] = []
-    rule = parse_rule(body(excluded), "suggested")
+    rule = candidate.rule(excluded)
     overlapping = [d for d in named if rule.matches(d.main, d.side)]
     while overlapping and len(excluded) < MAX_CONDITION_CARDS:
-        theirs = _shares(overlapping)
-        candidates = sorted(
-            (c for c in theirs if inside[c] / len(cluster) <= 0.05 and c not in excluded),
-            key=lambda c: (-(theirs[c] / len(overlapping) - inside[c] / len(cluster)), display[c]),
-        )
-        if not candidates:
+        card = _next_exclusion(overlapping, cluster, excluded, candidate.display)
+        if card is None:
             break
-        excluded.append(candidates[0])
-        rule = parse_rule(body(excluded), "suggested")
+        excluded.append(card)
+        rule = candidate.rule(excluded)
         overlapping = [d for d in named if rule.matches(d.main, d.side)]
+    return excluded, rule, overlapping
 
+
+def _renamer(rules: FormatRules, rule: ArchetypeRule) -> Callable[[_Deck], bool]:
+    """Whether a deck would get ``rule``'s name once ``rule`` is added to ``rules``."""
     with_rule = FormatRules(
         rules.format, [*rules.archetypes, rule], rules.fallbacks, rules.land_colors, rules.nonland_colors
     )
@@ -488,44 +561,76 @@ def _suggest(
     def renamed(deck: _Deck) -> bool:
         return with_rule.classify(deck.main, deck.side).base_name == rule.name
 
-    colors = Counter(d.colors for d in cluster)
-    dominant = min(colors.items(), key=lambda kv: (-kv[1], kv[0]))[0]
-    role = {card: kind for kind, cards in conditions for card in cards} | dict.fromkeys(
+    return renamed
+
+
+def _card_shares(
+    cluster: _Cluster, ranked: Sequence[str], candidate: _Candidate, excluded: Sequence[str]
+) -> list[CardShare]:
+    """The rule's cards, then up to :data:`MAX_EXTRA_CARDS` other distinctive ones, then the excluded ones."""
+    role = {card: kind for kind, cards in candidate.conditions for card in cards} | dict.fromkeys(
         excluded, "DoesNotContainMainboard"
     )
-    shown = [*(c for _, cards in conditions for c in cards), *[c for c in ranked if c not in role][:MAX_EXTRA_CARDS]]
-    # examples: the newest deck of each event first, so they show how widely the deck is played
-    newest_first = sorted(cluster, key=lambda d: (d.record.date, d.record.event_key), reverse=True)
+    shown = [
+        *(c for _, cards in candidate.conditions for c in cards),
+        *[c for c in ranked if c not in role][:MAX_EXTRA_CARDS],
+    ]
+    inside, outside, size, others = cluster.inside, cluster.outside, len(cluster.decks), cluster.others
+    return [
+        CardShare(
+            candidate.display[c],
+            round(inside[c] / size, 3),
+            round(outside[c] / len(others) if others else 0.0, 3),
+            role.get(c, ""),
+        )
+        for c in [*shown, *excluded]
+    ]
+
+
+def _colour_counts(decks: Sequence[_Deck]) -> list[tuple[str, int]]:
+    """The decks' colours, most decks first."""
+    return sorted(Counter(d.colors for d in decks).items(), key=lambda kv: (-kv[1], kv[0]))
+
+
+def _by_event_spread(decks: Sequence[_Deck]) -> list[_Deck]:
+    """The newest deck of each event first, then each event's second newest …: examples show how widely it is played."""
+    newest_first = sorted(decks, key=lambda d: (d.record.date, d.record.event_key), reverse=True)
     seen: Counter[str] = Counter()
     nth_of_event = []
     for deck in newest_first:
         nth_of_event.append(seen[deck.record.event_key])
         seen[deck.record.event_key] += 1
-    picked = [d for _, _, d in sorted(zip(nth_of_event, range(len(newest_first)), newest_first, strict=True))]
+    return [d for _, _, d in sorted(zip(nth_of_event, range(len(newest_first)), newest_first, strict=True))]
+
+
+def _suggest(window: _Window, decks: Sequence[_Deck], taken: set[str], limits: _Limits) -> RuleSuggestion | None:
+    """The rule suggested for one cluster of unnamed decks; None when no card is distinctive of it."""
+    cluster, other_unnamed = window.split(decks)
+    display, rules = window.display, window.rules
+    ranked = _distinctive(cluster, display, limits)
+    if not ranked:
+        return None
+    conditions = _chosen_conditions(ranked, cluster, limits.require_share)
+    candidate = _Candidate(_free_name(ranked, display, taken), _main_strategy(decks), conditions, display)
+    excluded, rule, overlapping = _kept_off_named(candidate, cluster, window.named)
+    renamed = _renamer(rules, rule)
+    colors = _colour_counts(decks)
     return RuleSuggestion(
         format=rules.format,
-        name=name,
-        display_name=f"{color_name(dominant)} {name}",
-        file_stem=file_stem(name),
-        rule=body(excluded),
-        decks=len(cluster),
-        matched=sum(renamed(d) for d in cluster),
+        name=candidate.name,
+        display_name=f"{color_name(colors[0][0])} {candidate.name}",
+        file_stem=file_stem(candidate.name),
+        rule=candidate.body(excluded),
+        decks=len(decks),
+        matched=sum(renamed(d) for d in decks),
         also_unnamed=sum(renamed(d) for d in other_unnamed),
-        events=len(seen),
-        cards=[
-            CardShare(
-                display[c],
-                round(inside[c] / len(cluster), 3),
-                round(outside[c] / len(others) if others else 0.0, 3),
-                role.get(c, ""),
-            )
-            for c in [*shown, *excluded]
-        ],
-        colors={color or "C": n for color, n in sorted(colors.items(), key=lambda kv: (-kv[1], kv[0]))},
-        previous_names=dict(Counter(d.current for d in cluster).most_common()),
+        events=len({d.record.event_key for d in decks}),
+        cards=_card_shares(cluster, ranked, candidate, excluded),
+        colors={color or "C": n for color, n in colors},
+        previous_names=dict(Counter(d.current for d in decks).most_common()),
         examples=[
             DeckExample(d.record.player, d.record.event_name, d.record.date, d.record.placing)
-            for d in picked[:examples]
+            for d in _by_event_spread(decks)[: limits.examples]
         ],
         overlaps=dict(Counter(d.current for d in overlapping).most_common()),
         takes_over=dict(Counter(d.current for d in overlapping if renamed(d)).most_common()),
@@ -764,29 +869,42 @@ def write_suggestions(
             output.check_readme(force)
         paths: list[Path] = []
         for suggestion in suggestions:
-            output = outputs[suggestion.format]
-            assert output.archetypes is not None  # made above
-            data = (json.dumps(suggestion.rule, indent=2, ensure_ascii=False) + "\n").encode()
-            number = 1
-            while True:
-                name = f"{suggestion.file_stem}{f'-{number}' if number > 1 else ''}{SUGGESTED_SUFFIX}"
-                path = output.shown / "Archetypes" / name
-                if path not in paths:
-                    existing = _head(output.archetypes, name, len(data) + 1, path)
-                    if existing is None and _create(output.archetypes, name, data):
-                        break
-                    if existing == data:
-                        break
-                    if existing is None:  # made meanwhile: look at it again
-                        continue
-                number += 1
-            paths.append(path)
+            paths.append(_write_rule(outputs[suggestion.format], suggestion, paths))
         for fmt, output in outputs.items():
             written = [(s, p) for s, p in zip(suggestions, paths, strict=True) if s.format == fmt]
             text = _readme(fmt, written, share if share and share.format == fmt else None)
             assert output.folder is not None
             _replace(output.folder, README, text.encode())
     return paths
+
+
+def _suggested_name(stem: str, number: int) -> str:
+    """``<stem>.suggested.json``, then ``<stem>-2.suggested.json`` …"""
+    return f"{stem}{f'-{number}' if number > 1 else ''}{SUGGESTED_SUFFIX}"
+
+
+def _holds_data(folder: int, name: str, data: bytes, shown: Path) -> bool:
+    """Whether the file ``name`` holds ``data`` once this returns: made here when missing, else compared."""
+    while True:
+        existing = _head(folder, name, len(data) + 1, shown)
+        if existing is not None:
+            return existing == data
+        if _create(folder, name, data):
+            return True
+        # made meanwhile: look at it again
+
+
+def _write_rule(output: _Output, suggestion: RuleSuggestion, paths: Sequence[Path]) -> Path:
+    """Write ``suggestion``'s rule file under the first name free of other content (and of ``paths``, this run's)."""
+    assert output.archetypes is not None  # made by the caller
+    data = (json.dumps(suggestion.rule, indent=2, ensure_ascii=False) + "\n").encode()
+    number = 1
+    while True:
+        name = _suggested_name(suggestion.file_stem, number)
+        path = output.shown / "Archetypes" / name
+        if path not in paths and _holds_data(output.archetypes, name, data, path):
+            return path
+        number += 1
 
 
 def _count(n: int, noun: str) -> str:
@@ -878,21 +996,16 @@ def cmd_rules_suggest(args: argparse.Namespace) -> int:
         days, min_decks, min_events = (_option(args, name) for name in ("days", "min_decks", "min_events"))
         check_output(out_dir, rules_dir)  # before any query: the folder alone
     except ValueError as exc:  # a number out of range, or OutputRefused
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+        return _failed(exc, 2)
     meta = Wiring(settings).meta
-    known = {info.format.lower(): info for info in meta.list_formats()}
-    info = known.get(str(args.format).strip().lower())
+    info = _format_with_data(meta, args.format)
     if info is None:
-        listed = ", ".join(sorted(i.format for i in known.values())) or "none"
-        print(f"error: no tournament data for {args.format}; formats with data: {listed}", file=sys.stderr)
         return 2
     fmt = info.format
     try:
         check_output(out_dir, rules_dir, [fmt], force)  # before the clustering, which takes seconds
     except OutputRefused as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+        return _failed(exc, 2)
     classifier = ArchetypeClassifier(rules_dir)
     share = fallback_share(meta, classifier, info, days)
     print(share.line())
@@ -901,11 +1014,33 @@ def cmd_rules_suggest(args: argparse.Namespace) -> int:
     try:
         paths = write_suggestions(suggestions, out_dir, share, rules_dir, force)
     except OutputRefused as exc:  # changed since the check
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+        return _failed(exc, 2)
     except OSError as exc:
-        print(f"error: cannot write the suggestions to {out_dir}: {exc.strerror or exc}", file=sys.stderr)
-        return 1
+        return _failed(f"cannot write the suggestions to {out_dir}: {exc.strerror or exc}", 1)
+    _print_written(suggestions, paths, min_decks, min_events)
+    print(f"evidence: {_format_dir(out_dir, fmt) / 'README.md'}")
+    return 0
+
+
+def _failed(error: object, status: int) -> int:
+    """Print ``error`` as the command's one error line; return ``status``."""
+    print(f"error: {error}", file=sys.stderr)
+    return status
+
+
+def _format_with_data(meta: MetaRepository, wanted: object) -> FormatSummary | None:
+    """The stored format named ``wanted`` (any case); None, with an error naming those there are, when none is."""
+    known = {info.format.lower(): info for info in meta.list_formats()}
+    info = known.get(str(wanted).strip().lower())
+    if info is None:
+        listed = ", ".join(sorted(i.format for i in known.values())) or "none"
+        _failed(f"no tournament data for {wanted}; formats with data: {listed}", 2)
+    return info
+
+
+def _print_written(
+    suggestions: Sequence[RuleSuggestion], paths: Sequence[Path], min_decks: int, min_events: int
+) -> None:
     for suggestion, path in zip(suggestions, paths, strict=True):
         overlap = sum(suggestion.overlaps.values())
         print(
@@ -917,5 +1052,3 @@ def cmd_rules_suggest(args: argparse.Namespace) -> int:
         print(
             f"  no cluster of {min_decks} or more unnamed decks from {min_events} or more events with distinctive cards"
         )
-    print(f"evidence: {_format_dir(out_dir, fmt) / 'README.md'}")
-    return 0

@@ -64,28 +64,41 @@ def event_key(uri: str, name: str, date: str, fmt: str) -> str:
     return "uri:" + hashlib.sha256(basis.encode()).hexdigest()[:20]
 
 
-def _format_of(header: Mapping[str, object], source: str) -> str:
+def _declared_format(header: Mapping[str, object]) -> object:
+    """``Formats`` (else ``Format``) as the file gives it; a list counts only when it holds one format."""
     raw = header.get("Formats") or header.get("Format")
     if isinstance(raw, list):
-        raw = raw[0] if len(raw) == 1 else None
-    candidates = [raw] if isinstance(raw, str) else []
+        return raw[0] if len(raw) == 1 else None
+    return raw
+
+
+def _formats_in_name(name: str, source: str) -> list[str]:
+    """The format an event name names as a whole word (Badaro-era files have no Formats), or none.
+
+    A name naming several formats, or one beside a variant ("Vintage Cube"), is refused: a guess could be wrong."""
+    named = [f for f in FORMATS if re.search(rf"(?<!\w){f}(?!\w)", name, re.I)]
+    variant = re.search(r"\b(cube|premodern|highlander|commander|duel)\b", name, re.I)
+    if named and (len(named) > 1 or variant):
+        also = f" and names '{variant.group(1)}'" if variant else ""
+        raise InputFileError(
+            source,
+            f"Tournament.Formats is missing and the event name {echo(name)} names {', '.join(named)}{also}; "
+            "add Tournament.Formats",
+        )
+    return named
+
+
+def _known_format(candidate: str) -> str | None:
+    return next((fmt for fmt in FORMATS if candidate.strip().lower() == fmt.lower()), None)
+
+
+def _format_of(header: Mapping[str, object], source: str) -> str:
+    raw = _declared_format(header)
     name = str(header.get("Name") or "")
-    if not candidates:  # Badaro-era files have no Formats: infer from the event name's whole words
-        named = [f for f in FORMATS if re.search(rf"(?<!\w){f}(?!\w)", name, re.I)]
-        variant = re.search(r"\b(cube|premodern|highlander|commander|duel)\b", name, re.I)
-        if len(named) == 1 and not variant:
-            candidates = named
-        elif named:
-            also = f" and names '{variant.group(1)}'" if variant else ""
-            raise InputFileError(
-                source,
-                f"Tournament.Formats is missing and the event name {echo(name)} names {', '.join(named)}{also}; "
-                "add Tournament.Formats",
-            )
+    candidates = [raw] if isinstance(raw, str) else _formats_in_name(name, source)
     for candidate in candidates:
-        for fmt in FORMATS:
-            if candidate.strip().lower() == fmt.lower():
-                return fmt
+        if fmt := _known_format(candidate):
+            return fmt
     raise InputFileError(
         source,
         f"Tournament.Formats is {echo(raw)}; expected one of {', '.join(FORMATS)}",
