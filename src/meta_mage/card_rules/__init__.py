@@ -3,4 +3,5 @@
 ``facts.py``: what the rules look at on a card. ``filters.py``: the clauses of "what it can reach".
 ``roles.py``: a role (counter, removal, sweeper, edict, discard, locks, hate...) and how it meets a card.
 ``reader.py``: the rules text read into roles, table-driven. ``answers.py``: what the coach asks.
+``profile.py``: a card's kind, the abilities it stops and what sets its X, read once from the same roles.
 """

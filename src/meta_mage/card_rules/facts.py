@@ -45,6 +45,8 @@ _PROTECTION = re.compile(r"^protection from ([^.\n(]+)", re.I | re.M)
 _WARD = re.compile(r"^ward\s*(?:(\{[^\n]*?\})|[—-]\s*([^.\n]+))", re.I | re.M)
 COLOUR_NAMES = {"white": "W", "blue": "U", "black": "B", "red": "R", "green": "G"}
 _SYMBOL = re.compile(r"\{([^}]+)\}")
+# Simian and Elvish Spirit Guide: pitched from hand for mana, practically never cast.
+_EXILED_FOR_MANA = re.compile(r"^exile this (?:card|creature) from your hand: add\b", re.I | re.M)
 
 
 @dataclass(frozen=True)
@@ -175,6 +177,11 @@ class CardFacts:
     def puts_onto_battlefield(self) -> bool:
         """Puts creatures onto the battlefield without casting them (reanimation, blink, Aether Vial)."""
         return _CHEATS_IN.search(self.text) is not None
+
+    @property
+    def exiled_for_mana(self) -> bool:
+        """Exiled from hand for mana ("Exile this card from your hand: Add {R}"): played that way, never cast."""
+        return _EXILED_FOR_MANA.search(self.text) is not None
 
     @property
     def is_land(self) -> bool:

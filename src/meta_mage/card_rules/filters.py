@@ -8,6 +8,7 @@ that failed; its description is printed from the same clauses, so the reason and
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
@@ -75,48 +76,87 @@ class Clause:
     def words(self) -> str:
         """The clause in words, as the card would say it."""
         if self.kind == "number":
-            if self.limit is not None and self.compare != "or less":
-                return f"{self.number} {self.limit:g}" + (" or greater" if self.compare == "or greater" else "")
-            base = f"{self.number} {self.limit:g} or less" if self.limit is not None else f"{self.number} up to"
-            if self.raised is None:
-                return base
-            return (
-                f"{base} ({self.raised:g} {self.condition})"
-                if self.limit is not None
-                else f"{base} {self.raised:g} ({self.condition})"
-            )
+            return self._number_words()
         if self.kind == "colourless":
             return "coloured" if self.negated else "colourless"
-        names = sorted(COLOUR_WORDS.get(v, v) for v in self.values) if self.kind == "colour" else sorted(self.values)
-        if self.kind == "property":
-            names = [PROPERTIES.get(n, n) for n in names]
-        if self.kind == "subtype":
-            names = [n.title() for n in names]
+        names = _names(self.kind, self.values)
         if self.negated:
-            return ", ".join(f"non-{n}" if self.kind == "subtype" else f"non{n}" for n in names)
+            prefix = "non-" if self.kind == "subtype" else "non"
+            return ", ".join(prefix + n for n in names)
         return " or ".join(names)
+
+    def _number_words(self) -> str:
+        """ "mana value 2 or less (4 with revolt)", "power 4 or greater", "mana value up to 5 (one per ...)"."""
+        if self.limit is not None and self.compare != "or less":
+            return f"{self.number} {self.limit:g}" + (" or greater" if self.compare == "or greater" else "")
+        if self.limit is None:
+            base = f"{self.number} up to"
+            return base if self.raised is None else f"{base} {self.raised:g} ({self.condition})"
+        base = f"{self.number} {self.limit:g} or less"
+        return base if self.raised is None else f"{base} ({self.raised:g} {self.condition})"
 
     def miss(self, card: CardFacts) -> str:
         """Why ``card`` fails this clause, in words ("total 12", "it is black", "a land")."""
-        if self.kind == "number":
-            value = self.value_of(card)
-            label = "total" if self.number == "power + toughness" else self.number
-            return f"{label} {value:g}" if value is not None else f"no printed {self.number}"
-        if self.kind == "colour":
-            mine = "".join(sorted(card.colours)) or "colourless"
-            return f"it is {' and '.join(COLOUR_WORDS.get(c, c) for c in mine) if card.colours else mine}"
-        if self.kind == "colourless":
-            return "it is colourless" if self.negated else "it has a colour"
-        if self.kind == "property":
-            return f"it has no {self.words()}" if not self.negated else f"it has {self.words()[3:]}"
-        if self.negated:
-            hit = sorted(self.values & (card.types if self.kind == "type" else card.subtypes))
-            if not hit:
-                return "excluded"
-            word = hit[0].title() if self.kind == "subtype" else hit[0]
-            return f"it is {'an' if word[0] in 'aeiouAEIOU' else 'a'} {word}"
-        article = "an" if self.words()[:1] in "aeiou" else "a"
-        return f"not {article} {self.words()}"
+        return _MISSES[self.kind](self, card)
+
+
+# How a clause's values read: colour letters as words (sorted by the word), property names as phrases,
+# subtypes capitalised (sorted by the name); anything else as it is, sorted.
+_NAME_WORDS: dict[str, Callable[[str], str]] = {
+    "property": lambda name: PROPERTIES.get(name, name),
+    "subtype": str.title,
+}
+
+
+def _names(kind: str, values: frozenset[str]) -> list[str]:
+    if kind == "colour":
+        return sorted(COLOUR_WORDS.get(v, v) for v in values)
+    words = _NAME_WORDS.get(kind, str)  # as it is
+    return [words(v) for v in sorted(values)]
+
+
+def _number_miss(clause: Clause, card: CardFacts) -> str:
+    value = clause.value_of(card)
+    label = "total" if clause.number == "power + toughness" else clause.number
+    return f"{label} {value:g}" if value is not None else f"no printed {clause.number}"
+
+
+def _colour_miss(clause: Clause, card: CardFacts) -> str:
+    letters = "".join(sorted(card.colours))
+    return f"it is {' and '.join(COLOUR_WORDS.get(c, c) for c in letters)}" if letters else "it is colourless"
+
+
+def _colourless_miss(clause: Clause, card: CardFacts) -> str:
+    return "it is colourless" if clause.negated else "it has a colour"
+
+
+def _property_miss(clause: Clause, card: CardFacts) -> str:
+    return f"it has {clause.words()[3:]}" if clause.negated else f"it has no {clause.words()}"
+
+
+def _type_miss(clause: Clause, card: CardFacts) -> str:
+    """A type or subtype clause: the excluded type it has ("it is a land"), or the type it lacks."""
+    if not clause.negated:
+        return f"not {_article(clause.words())} {clause.words()}"
+    hit = sorted(clause.values & (card.types if clause.kind == "type" else card.subtypes))
+    if not hit:
+        return "excluded"
+    word = hit[0].title() if clause.kind == "subtype" else hit[0]
+    return f"it is {_article(word, 'aeiouAEIOU')} {word}"
+
+
+def _article(word: str, vowels: str = "aeiou") -> str:
+    return "an" if word[:1] in vowels else "a"
+
+
+_MISSES: dict[str, Callable[[Clause, CardFacts], str]] = {
+    "number": _number_miss,
+    "colour": _colour_miss,
+    "colourless": _colourless_miss,
+    "property": _property_miss,
+    "type": _type_miss,
+    "subtype": _type_miss,
+}
 
 
 def _has(card: CardFacts, prop: str) -> bool:
@@ -162,19 +202,24 @@ class Filter:
 
     def describe(self) -> str:
         """The filter in words: "nonartifact, nonblack creatures", "creatures with mana value 2 or less"."""
-        before = [
-            c.words()
-            for c in self.clauses
-            if c.kind in ("colour", "colourless") or (c.negated and c.kind != "property")
-        ]
-        nouns = [c for c in self.clauses if not c.negated and c.kind in ("type", "subtype")]
-        if nouns and self.noun == "spell":  # "artifact or enchantment spells"
-            head = " ".join(c.words() for c in nouns) + " spells"
-        else:
-            head = " or ".join(plural(c.words()) for c in nouns) if nouns else plural(self.noun)
+        before = [c.words() for c in self.clauses if _before_noun(c)]
         after = [c.words() for c in self.clauses if c.kind in ("number", "property")]
-        text = ", ".join(before) + (" " if before else "") + head
+        text = ", ".join(before) + (" " if before else "") + self._head()
         return text + (" with " + " and ".join(after) if after else "")
+
+    def _head(self) -> str:
+        """The noun: "creatures or planeswalkers", "artifact or enchantment spells", or ``noun`` in plural."""
+        nouns = [c.words() for c in self.clauses if not c.negated and c.kind in ("type", "subtype")]
+        if not nouns:
+            return plural(self.noun)
+        if self.noun == "spell":  # "artifact or enchantment spells"
+            return " ".join(nouns) + " spells"
+        return " or ".join(plural(n) for n in nouns)
+
+
+def _before_noun(clause: Clause) -> bool:
+    """Colours and exclusions come before the noun ("nonartifact, nonblack creatures")."""
+    return clause.kind in ("colour", "colourless") or (clause.negated and clause.kind != "property")
 
 
 def plural(words: str) -> str:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from meta_mage.card_rules.facts import CARD_TYPES, SUPERTYPES, CardFacts
@@ -80,51 +80,76 @@ def _condition(text: str) -> str:
     return "with its condition met"
 
 
+@dataclass(frozen=True)
+class _WordRule:
+    """A plain word of a target phrase (no "non-"): when ``applies`` to the word (singular) and its kind, the
+    ``slot`` it fills ("type", "colour", "colourless", "subtype") or the ``clause`` it adds as it is."""
+
+    applies: Callable[[str, str], bool]
+    slot: str = ""
+    clause: Clause | None = None
+
+
+_PLAIN_WORDS = (
+    _WordRule(lambda word, kind: kind == "type", slot="type"),
+    _WordRule(lambda word, kind: kind == "colour", slot="colour"),
+    _WordRule(lambda word, kind: word == "colorless", slot="colourless"),
+    _WordRule(lambda word, kind: word == "colored", clause=Clause("colourless", negated=True)),
+    _WordRule(lambda word, kind: word == "monocolored", clause=Clause("property", frozenset({"monocoloured"}))),
+    _WordRule(lambda word, kind: word in SUBTYPES, slot="subtype"),
+)
+# The clause each filled slot makes, in this order (the words' own clauses follow).
+_SLOT_CLAUSES: tuple[tuple[str, Callable[[frozenset[str]], Clause]], ...] = (
+    ("non type", lambda values: Clause("type", values, negated=True)),
+    ("non subtype", lambda values: Clause("subtype", values, negated=True)),
+    ("non colour", lambda values: Clause("colour", values, negated=True)),
+    ("supertype", lambda values: Clause("type", values)),  # "legendary creature": both, not either
+    ("colour", lambda values: Clause("colour", values)),
+    ("colourless", lambda values: Clause("colourless")),
+    ("type", lambda values: Clause("type", values)),
+    ("subtype", lambda values: Clause("subtype", values)),
+)
+
+
 def _word_clauses(phrase: str) -> list[Clause]:
-    types: set[str] = set()
-    subtypes: set[str] = set()
-    colours: set[str] = set()
-    negated: dict[str, set[str]] = {"type": set(), "subtype": set(), "colour": set()}
-    colourless = False
+    slots: dict[str, set[str]] = {}
     extra: list[Clause] = []
     for raw in re.split(r"[,\s]+", phrase):
         word = raw.strip(".;:")
         if not word or word in ("none", "nontoken"):  # cards in a deck are never tokens
             continue
-        non = re.match(r"non-?(.+)", word)
-        base = _singular(non.group(1) if non else word)
-        kind = _word_kind(base)
-        if non and kind:
-            negated[kind].add(COLOURS.get(base, base))
-        elif non:
-            negated["subtype"] |= OUTLAWS if base == "outlaw" else {base}
-        elif kind == "type":
-            types.add(base)
-        elif kind == "colour":
-            colours.add(COLOURS[base])
-        elif base == "colorless":
-            colourless = True
-        elif base in ("colored", "monocolored"):
-            extra.append(
-                Clause("colourless", negated=True)
-                if base == "colored"
-                else Clause("property", frozenset({"monocoloured"}))
-            )
-        elif base in SUBTYPES:
-            subtypes.add(base)
-    clauses = [Clause(k, frozenset(v), negated=True) for k, v in negated.items() if v]  # type: ignore[arg-type]
-    if types & set(SUPERTYPES) and types - set(SUPERTYPES):  # "legendary creature": both, not either
-        clauses.append(Clause("type", frozenset(types & set(SUPERTYPES))))
-        types -= set(SUPERTYPES)
-    if colours:
-        clauses.append(Clause("colour", frozenset(colours)))
-    if colourless:
-        clauses.append(Clause("colourless"))
-    if types:
-        clauses.append(Clause("type", frozenset(types)))
-    if subtypes:
-        clauses.append(Clause("subtype", frozenset(subtypes)))
-    return clauses + extra
+        slot, values, clause = _read_word(word)
+        if clause is not None:
+            extra.append(clause)
+        elif slot:
+            slots.setdefault(slot, set()).update(values)
+    _split_supertypes(slots)
+    return [make(frozenset(slots[slot])) for slot, make in _SLOT_CLAUSES if slots.get(slot)] + extra
+
+
+def _read_word(word: str) -> tuple[str, set[str], Clause | None]:
+    """The slot one word fills and its values ("nonblack": "non colour", {"B"}), or a clause of its own."""
+    non = re.match(r"non-?(.+)", word)
+    base = _singular(non.group(1) if non else word)
+    kind = _word_kind(base)
+    if non:
+        if kind:
+            return f"non {kind}", {COLOURS.get(base, base)}, None
+        return "non subtype", OUTLAWS if base == "outlaw" else {base}, None
+    for rule in _PLAIN_WORDS:
+        if rule.applies(base, kind):
+            return rule.slot, {COLOURS.get(base, base)}, rule.clause
+    return "", set(), None
+
+
+def _split_supertypes(slots: dict[str, set[str]]) -> None:
+    """ "legendary creature" is a legendary one and a creature, not either: the supertypes go to a clause of
+    their own when the phrase also names a card type."""
+    types = slots.get("type", set())
+    supertypes = types & set(SUPERTYPES)
+    if supertypes and types - supertypes:
+        slots["supertype"] = supertypes
+        slots["type"] = types - supertypes
 
 
 def _word_kind(word: str) -> str:

@@ -75,34 +75,54 @@ class Role:
 
     def describe(self) -> str:
         """The role in words, printed from its fields ("destroys nonartifact, nonblack creatures")."""
-        if self.kind in ("graveyard", "spell_limit", "lifegain", "land", "protection") or (
-            self.kind == "ability"
-            and self.lock in ("named", "many mana", "enters", "all", "uncast creatures", "your turn")
-        ):
+        if self.kind in _EFFECT_ONLY_KINDS or (self.kind == "ability" and self.lock in _EFFECT_ONLY_LOCKS):
             return self.effect
         if self.kind == "ability":
             return f"{self.effect} {self.filter.describe()}"
-        reach = self.filter.describe()
-        if self.abilities:
-            kinds = " or ".join(sorted(self.abilities)) + " abilities"
-            reach = kinds if not self.filter.clauses and self.filter.noun == "ability" else f"{kinds} and {reach}"
-        if self.amount is not None:
-            verb = "gives" if self.effect.startswith("gives") else "deals"
-            what = (
-                f"-{self.amount.words()}/-{self.amount.words()} to"
-                if verb == "gives"
-                else f"{self.amount.words()} damage to"
-            )
-            text = f"{verb} {what} {'all ' if self.kind == 'sweeper' else ''}{reach}"
-        elif self.kind == "sweeper":
-            text = f"{self.effect} all {reach}"
-        elif self.kind == "edict":
-            text = f"{self.effect} {reach} (their choice)"
-        elif self.kind == "discard" and self.chooser == "them":
-            text = f"{self.effect} (their choice)"
-        else:
-            text = self.effect.format(reach) if "{}" in self.effect else f"{self.effect} {reach}"
+        reach = self._reach()
+        text = self._effect_words(reach) if self.amount is None else _amount_words(self.amount, self, reach)
         return text + (f" ({self.soft})" if self.soft else "")
+
+    def _reach(self) -> str:
+        """What it reaches in words, the abilities it counters first ("triggered abilities and colorless spells")."""
+        reach = self.filter.describe()
+        if not self.abilities:
+            return reach
+        kinds = " or ".join(sorted(self.abilities)) + " abilities"
+        return kinds if not self.filter.clauses and self.filter.noun == "ability" else f"{kinds} and {reach}"
+
+    def _effect_words(self, reach: str) -> str:
+        for row in _PHRASINGS:
+            if row.applies(self):
+                return row.template.format(effect=self.effect, reach=reach)
+        return self.effect.format(reach) if "{}" in self.effect else f"{self.effect} {reach}"
+
+
+def _amount_words(amount: Amount, role: Role, reach: str) -> str:
+    """ "deals 3 damage to creatures", "gives -2/-2 to all creatures"."""
+    n = amount.words()
+    what = f"gives -{n}/-{n} to" if role.effect.startswith("gives") else f"deals {n} damage to"
+    return f"{what} {'all ' if role.kind == 'sweeper' else ''}{reach}"
+
+
+# Roles whose effect words say it all (no filter printed after them).
+_EFFECT_ONLY_KINDS = frozenset({"graveyard", "spell_limit", "lifegain", "land", "protection"})
+_EFFECT_ONLY_LOCKS = frozenset({"named", "many mana", "enters", "all", "uncast creatures", "your turn"})
+
+
+@dataclass(frozen=True)
+class _Phrasing:
+    """A role the effect and reach are printed around: when it ``applies``, the ``template`` it reads as."""
+
+    applies: Callable[[Role], bool]
+    template: str  # with {effect} and {reach}
+
+
+_PHRASINGS = (
+    _Phrasing(lambda role: role.kind == "sweeper", "{effect} all {reach}"),
+    _Phrasing(lambda role: role.kind == "edict", "{effect} {reach} (their choice)"),
+    _Phrasing(lambda role: role.kind == "discard" and role.chooser == "them", "{effect} (their choice)"),
+)
 
 
 @dataclass(frozen=True)
@@ -153,36 +173,70 @@ def _counter(role: Role, target: CardFacts) -> tuple[Outcome, str]:
         return "yes", "its activated ability"
     if role.filter.noun == "ability" and not role.filter.clauses:
         return "no", "it has no such ability"
-    if target.is_land:
-        return "no", "a land is never cast"
-    if target.uncounterable and role.effect == "counters":
-        return "no", "it can't be countered"
+    for blocked in _COUNTER_BLOCKS:
+        if why := blocked(role, target):
+            return "no", why
     outcome, detail = role.filter.check(target)
     if outcome == "yes" and role.soft:
         detail = role.soft
     return outcome, detail
 
 
+def _never_cast_land(role: Role, target: CardFacts) -> str:
+    return "a land is never cast" if target.is_land else ""
+
+
+def _exiled_for_mana(role: Role, target: CardFacts) -> str:
+    return "it is exiled from hand for mana, not cast" if target.exiled_for_mana else ""
+
+
+def _uncounterable(role: Role, target: CardFacts) -> str:
+    return "it can't be countered" if target.uncounterable and role.effect == "counters" else ""
+
+
+# Why a counter cannot meet a card as a spell at all, in the order the words are given ("" when it can).
+_COUNTER_BLOCKS: tuple[Callable[[Role, CardFacts], str], ...] = (_never_cast_land, _exiled_for_mana, _uncounterable)
+
+
 def _removal(role: Role, target: CardFacts) -> tuple[Outcome, str]:
-    if not target.is_permanent:
-        return "no", "not a permanent"
-    if target.fetchland and role.kind != "sweeper":
-        return "no", "a fetchland is sacrificed in response"
-    if target.indestructible and (role.effect == "destroys" or role.effect == "deals damage to"):
-        return "no", "it is indestructible"
-    if role.kind == "removal" and role.chooser == "you" and (shield := _untargetable(role, target)):
-        return "no", shield
+    for blocked in _REMOVAL_BLOCKS:
+        if why := blocked(role, target):
+            return "no", why
     outcome: Outcome
     outcome, detail = role.filter.check(target)
     if outcome == "no":
         return outcome, detail
     if role.amount is not None:
         outcome, detail = _damage(role.amount, target, outcome, detail)
-    if outcome != "no" and role.chooser == "them":
+    if outcome == "no":
+        return outcome, detail
+    if role.chooser == "them":
         return "choice", "they choose what to sacrifice"
-    if outcome != "no" and role.kind == "removal" and role.chooser == "you" and target.ward:
+    if role.kind == "removal" and target.ward:
         return "if", f"paying its ward ({target.ward})"
     return outcome, detail
+
+
+def _not_permanent(role: Role, target: CardFacts) -> str:
+    return "" if target.is_permanent else "not a permanent"
+
+
+def _fetchland(role: Role, target: CardFacts) -> str:
+    return "a fetchland is sacrificed in response" if target.fetchland and role.kind != "sweeper" else ""
+
+
+def _indestructible(role: Role, target: CardFacts) -> str:
+    destroys = role.effect in ("destroys", "deals damage to")
+    return "it is indestructible" if target.indestructible and destroys else ""
+
+
+def _shielded(role: Role, target: CardFacts) -> str:
+    """A targeted removal spell (yours to aim) against hexproof, shroud or protection."""
+    return _untargetable(role, target) if role.kind == "removal" and role.chooser == "you" else ""
+
+
+# Why removal cannot reach a card at all, in the order the words are given ("" when it can).
+_REMOVAL_BLOCKS: tuple[Callable[[Role, CardFacts], str], ...] = (_not_permanent, _fetchland, _indestructible, _shielded)
 
 
 def _untargetable(role: Role, target: CardFacts) -> str:
