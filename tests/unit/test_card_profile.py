@@ -10,13 +10,14 @@ from functools import cache
 
 import pytest
 
-from meta_mage.card_rules.answers import answered_by
+from meta_mage.card_rules.answers import answered_by, verdicts
 from meta_mage.card_rules.facts import CardFacts
 from meta_mage.card_rules.profile import KINDS, NOT_ANSWERS, STOPS, X_RULES, CardProfile, profile_of
 from meta_mage.card_rules.reader import roles_of
 from meta_mage.card_rules.roles import answer
 from meta_mage.config import DEMO_DATA_DIR
 from meta_mage.ingest.cards import parse_card_corpus
+from tests.unit.test_card_answers_table import card as any_card  # the shared corpus: every card
 
 
 @cache
@@ -64,6 +65,20 @@ PROFILES = [
     ("Solitude", "interaction", "", "", "removal"),
     ("Leyline of the Void", "interaction", "", "", "graveyard"),
     ("Kozilek's Return", "interaction", "", "", "sweeper"),  # Devoid: a colourless instant
+    ("Hushbringer", "interaction", "triggered", "", "ability"),  # creatures entering or dying trigger nothing
+    ("Gaddock Teeg", "interaction", "", "", "spell_limit"),  # noncreature spells of mana value 4+ can't be cast
+    ("Living End", "interaction", "", "", "sweeper"),  # each player sacrifices all creatures
+    ("Emrakul, the Aeons Torn", "interaction", "", "", "edict"),  # annihilator 6
+    ("Kaito, Bane of Nightmares", "interaction", "", "", "removal"),  # tap target creature, two stun counters
+    ("Flowstone Infusion", "interaction", "", "", "removal"),  # +2/-2
+    ("Goblin Charbelcher", "interaction", "", "", "removal"),  # damage equal to the cards revealed
+    ("Screaming Nemesis", "interaction", "", "", "removal"),  # "any other target"
+    ("Marang River Regent", "interaction", "", "", "removal"),  # "up to two other target nonland permanents"
+    # taxes and life locks: interaction by what they do to opponents, and no answer to any card
+    ("Thalia, Guardian of Thraben", "interaction", "", "", ""),
+    ("Sphere of Resistance", "interaction", "", "", ""),
+    ("Anointed Peacekeeper", "interaction", "", "", ""),
+    ("Sunspine Lynx", "interaction", "", "", ""),  # "Players can't gain life"
     # mana: its own text adds mana (a spirit guide's from the hand)
     ("Manamorphose", "mana", "", "", ""),
     ("Dark Ritual", "mana", "", "", ""),
@@ -80,6 +95,9 @@ PROFILES = [
     ("Smuggler's Copter", "threat", "", "", ""),
     ("Crashing Footfalls", "threat", "", "", ""),
     ("Primeval Titan", "threat", "", "", ""),
+    ("Nettlecyst", "threat", "", "", ""),  # living weapon: its Germ token is only in the reminder text
+    ("Black Mage's Rod", "threat", "", "", ""),  # job select: a Hero token
+    ("Batterskull", "threat", "", "", ""),
     # card flow: draws, looks at the top of the library, tutors a nonland card
     ("Expressive Iteration", "card_flow", "", "", ""),
     ("Brainstorm", "card_flow", "", "", ""),
@@ -132,6 +150,34 @@ def test_the_profile_and_the_answers_cannot_disagree() -> None:
     assert profile_of(card("Kor Firewalker")).answer_kinds == frozenset()  # lifegain and protection only
 
 
+TAXES = ["Thalia, Guardian of Thraben", "Sphere of Resistance", "Anointed Peacekeeper", "Sunspine Lynx"]
+TAXED = ["Lightning Bolt", "Counterspell", "Ragavan, Nimble Pilferer", "Walking Ballista", "Thoughtseize"]
+
+
+@pytest.mark.parametrize("tax", TAXES)
+def test_a_tax_is_interaction_but_answers_nothing(tax: str) -> None:
+    # Given a tax on opponents' spells or a life lock, Then it is interaction, and the coach never says it answers a
+    # card (no role: nothing to answer with)
+    assert profile_of(card(tax)).kind == "interaction" and roles_of(card(tax)) == ()
+    assert not any(answered_by(card(tax), card(target)) for target in TAXED)
+
+
+@pytest.mark.parametrize(
+    ("name", "kind"),
+    [
+        ("Fireball", "other"),  # "This spell costs {1} more to cast for each target beyond the first"
+        ("Derelor", "threat"),  # "Black spells you cast cost {B} more": its own controller's
+        ("Geist-Fueled Scarecrow", "threat"),  # "Creature spells you cast cost {1} more"
+        ("Icefall Regent", "threat"),  # "Spells your opponents cast that target this creature cost {2} more"
+        ("Gloom", "interaction"),  # "White spells cost {3} more to cast"
+        ("Lodestone Golem", "interaction"),  # "Nonartifact spells cost {1} more to cast"
+    ],
+)
+def test_only_a_tax_on_opponents_is_interaction(name: str, kind: str) -> None:
+    # A cost the caster pays, a cost of one's own spells or a tax only on spells that target it is no hate
+    assert profile_of(any_card(name)).kind == kind
+
+
 def test_a_profile_is_read_once() -> None:
     assert profile_of(card("Null Rod")) is profile_of(card("Null Rod"))
 
@@ -152,9 +198,24 @@ def test_no_counterspell_answers_a_spirit_guide(counter: str, guide: str) -> Non
     assert not any("counters" in way for way in answered_by(card(counter), card(guide)))
 
 
-def test_only_the_counter_role_skips_a_spirit_guide() -> None:
-    # Hydroblast's other mode destroys a red permanent; discard still takes a guide from the hand
-    assert answered_by(card("Hydroblast"), card("Simian Spirit Guide")) == ["destroys red permanents"]
+GUIDE_MISSES = ["Hydroblast", "Pyroblast", "Dress Down", "Wrath of God", "Lightning Bolt", "Swords to Plowshares"]
+
+
+@pytest.mark.parametrize("guide", SPIRIT_GUIDES)
+@pytest.mark.parametrize("other", GUIDE_MISSES)
+def test_a_spirit_guide_is_never_on_the_battlefield(other: str, guide: str) -> None:
+    # Given removal, a sweeper or a lock (Hydroblast's "destroy target permanent if it's red" too) and a spirit
+    # guide, When the rules are applied, Then nothing meets it: it goes from the hand to exile, never cast
+    found = verdicts(card(other), card(guide))
+    assert found and not any(found)
+    assert answered_by(card(other), card(guide)) == []
+
+
+def test_only_discard_reaches_a_spirit_guide() -> None:
+    # it is only ever in the hand, where discard takes it
     assert answered_by(card("Thoughtseize"), card("Simian Spirit Guide")) == ["takes nonland cards"]
+    assert answered_by(card("Hydroblast"), card("Simian Spirit Guide")) == []
+    [_, destroys] = verdicts(card("Hydroblast"), card("Simian Spirit Guide"))
+    assert destroys.detail == "it is exiled from hand for mana, never cast nor on the battlefield"
     assert card("Simian Spirit Guide").exiled_for_mana and card("Elvish Spirit Guide").exiled_for_mana
     assert not card("Manamorphose").exiled_for_mana and not card("Ragavan, Nimble Pilferer").exiled_for_mana

@@ -101,6 +101,19 @@ ROLES = [
     ("Arid Mesa", []),
     ("Ocelot Pride", []),
     ("Walking Ballista", ["removal"]),
+    ("Hushbringer", ["ability"]),  # creatures entering or dying don't cause abilities to trigger
+    ("Gaddock Teeg", ["spell_limit"]),  # noncreature spells with mana value 4 or greater can't be cast
+    ("Living End", ["sweeper"]),  # each player sacrifices all creatures they control
+    ("All Is Dust", ["sweeper"]),
+    ("Emrakul, the Aeons Torn", ["edict"]),  # annihilator 6: the defending player's choice
+    ("Kaito, Bane of Nightmares", ["removal"]),  # tap target creature, two stun counters
+    ("Flowstone Infusion", ["removal"]),  # +2/-2
+    ("Goblin Charbelcher", ["removal"]),  # damage equal to the nonland cards revealed, to any target
+    ("Skred", ["removal"]),  # damage to target creature equal to the snow permanents
+    ("Screaming Nemesis", ["removal"]),  # that much damage to any other target
+    ("Marang River Regent // Coil and Catch", ["removal"]),  # up to two other target nonland permanents
+    ("Thalia, Guardian of Thraben", []),  # a tax answers no card (its profile makes it interaction)
+    ("Sphere of Resistance", []),
 ]
 
 
@@ -163,6 +176,22 @@ ANSWERS = [
     ("High Noon", "Ephemerate", None),
     ("High Noon", "Consign to Memory", None),
     ("Kor Firewalker", "Lightning Bolt", "yes"),
+    # spell limits by mana value and {X}; enters and dies locks; +N/-N; sacrifice-all sweepers
+    ("Gaddock Teeg", "Wrath of God", "yes"),
+    ("Gaddock Teeg", "Engineered Explosives", "yes"),  # {X} in its cost
+    ("Gaddock Teeg", "Lightning Bolt", None),
+    ("Gaddock Teeg", "Primeval Titan", None),  # a creature spell
+    ("Hushbringer", "Solitude", "yes"),
+    ("Hushbringer", "Ragavan, Nimble Pilferer", None),
+    ("Flowstone Infusion", "Ragavan, Nimble Pilferer", "yes"),
+    ("Flowstone Infusion", "Endurance", None),  # toughness 4
+    ("Living End", "Endurance", "yes"),
+    ("Kaito, Bane of Nightmares", "Ragavan, Nimble Pilferer", "yes"),
+    ("Goblin Charbelcher", "Ragavan, Nimble Pilferer", "if"),
+    # Spirit guides are exiled from the hand for mana: never on the battlefield
+    ("Hydroblast", "Simian Spirit Guide", None),
+    ("Dress Down", "Simian Spirit Guide", None),
+    ("Thoughtseize", "Simian Spirit Guide", "yes"),
 ]
 
 

@@ -41,9 +41,28 @@ _REANIMATES = re.compile(
 _CHEATS_IN = re.compile(r"(?:return|put)s? [^.]*(?:to|onto) the battlefield", re.I)
 _FETCH = re.compile(r"sacrifice [^:.]*:\s*search your library for an? [^.]*\bcard", re.I)
 _LEVELS = re.compile(r"^LEVEL \d", re.M)  # a leveler's later abilities are not there from the start
-_PROTECTION = re.compile(r"^protection from ([^.\n(]+)", re.I | re.M)
+# "Protection from black and from red", "First strike, protection from multicolored", "Flying, protection from spells
+# that are one or more colors, annihilator 6", "This creature has protection from the chosen player": the qualities
+# up to the end of the keyword (a comma not followed by another "from").
+_KEYWORD_LIST = r"(?:[\w'-]+(?: [\w'-]+){0,2}, )*"
+_PROTECTION = re.compile(
+    rf"^(?:{_KEYWORD_LIST}|this \w+ has )protection from ([^.\n(,;]+(?:,? (?:and )?from [^.\n(,;]+)*)", re.I | re.M
+)
+_QUALITY_SPLIT = re.compile(r",? (?:and )?from ")
 _WARD = re.compile(r"^ward\s*(?:(\{[^\n]*?\})|[—-]\s*([^.\n]+))", re.I | re.M)
 COLOUR_NAMES = {"white": "W", "blue": "U", "black": "B", "red": "R", "green": "G"}
+# What a protection is from, beside a colour (its letter): the words the rules give it (and the table spells).
+EVERYTHING = "everything"
+MULTICOLOURED = "multicolored"  # no multicoloured source can target, damage, enchant or block it
+MONOCOLOURED = "monocolored"
+COLOURED_SPELLS = "spells that are one or more colors"  # Emrakul, the Aeons Torn: spells only, not abilities
+CHOSEN_PLAYER = "the chosen player"  # True-Name Nemesis: its controller chooses an opponent, the coach's user
+_QUALITIES: dict[str, frozenset[str]] = {
+    **{name: frozenset({letter}) for name, letter in COLOUR_NAMES.items()},
+    "each color": frozenset(COLOUR_NAMES.values()),
+    "all colors": frozenset(COLOUR_NAMES.values()),
+    **{word: frozenset({word}) for word in (EVERYTHING, MULTICOLOURED, MONOCOLOURED, COLOURED_SPELLS, CHOSEN_PLAYER)},
+}
 _SYMBOL = re.compile(r"\{([^}]+)\}")
 # Simian and Elvish Spirit Guide: pitched from hand for mana, practically never cast.
 _EXILED_FOR_MANA = re.compile(r"^exile this (?:card|creature) from your hand: add\b", re.I | re.M)
@@ -128,13 +147,13 @@ class CardFacts:
 
     @cached_property
     def protection_from(self) -> frozenset[str]:
-        """What it has protection from, unconditionally: colour letters, or "everything"."""
+        """What it has protection from, unconditionally: colour letters, ``EVERYTHING``, ``MULTICOLOURED``,
+        ``MONOCOLOURED``, ``COLOURED_SPELLS`` or ``CHOSEN_PLAYER`` (other qualities, such as a card type or a
+        creature type, are not read)."""
         found: set[str] = set()
         for match in _PROTECTION.finditer(self._static_text):
-            words = match.group(1).lower()
-            if "everything" in words or "each color" in words or "all colors" in words:
-                found |= {"everything"} if "everything" in words else set(COLOUR_NAMES.values())
-            found |= {letter for name, letter in COLOUR_NAMES.items() if re.search(rf"\b{name}\b", words)}
+            for quality in _QUALITY_SPLIT.split(match.group(1).lower()):
+                found |= _QUALITIES.get(quality.strip(), frozenset())
         return frozenset(found)
 
     @property
@@ -198,8 +217,21 @@ class CardFacts:
     @property
     def enters_trigger(self) -> bool:
         """A triggered ability of its own entering ("When Solitude enters, ..."), which Torpor Orb stops."""
+        return self._own_trigger("enters")
+
+    @property
+    def dies_trigger(self) -> bool:
+        """A triggered ability of its own dying ("When this creature dies, ..."), which Hushbringer stops too."""
+        return self._own_trigger("dies")
+
+    def _own_trigger(self, event: str) -> bool:
         own = rf"(?:{re.escape(self.name.split(' // ')[0])}|this creature|{re.escape(self.name.split(',')[0])})"
-        return re.search(rf"\bwhen(?:ever)? {own} enters\b", self.text, re.I) is not None
+        return re.search(rf"\bwhen(?:ever)? {own} {event}\b", self.text, re.I) is not None
+
+    @property
+    def x_in_cost(self) -> bool:
+        """An {X} in its (front face's) mana cost."""
+        return "{X}" in (self.mana_cost or "").split("//")[0].upper()
 
     def _abilities(self) -> list[tuple[str, str]]:
         """(cost, effect) of each activated ability: a line "<cost>: <effect>" whose cost has a mana

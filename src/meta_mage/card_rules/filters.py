@@ -25,6 +25,7 @@ PROPERTIES = {
     "flying": "flying",
     "monocoloured": "exactly one colour",
     "hurts itself": "power at least its toughness (twice with flying, any with deathtouch)",
+    "x cost": "{X} in the mana cost",
 }
 
 
@@ -167,6 +168,7 @@ def _has(card: CardFacts, prop: str) -> bool:
         "flying": lambda: card.flying,
         "monocoloured": lambda: len(card.colours) == 1,
         "hurts itself": lambda: _hurts_itself(card),
+        "x cost": lambda: card.x_in_cost,
     }[prop]()
 
 

@@ -63,6 +63,7 @@ _LOCK_STOPS: dict[str, frozenset[str]] = {
     "activated nonmana": frozenset({"activated"}),
     "named": frozenset({"activated"}),
     "enters": frozenset({"triggered"}),  # Torpor Orb
+    "enters or dies": frozenset({"triggered"}),  # Hushbringer
     "all": frozenset({"static"}),  # Dress Down; an Aura whose creature loses all abilities
 }
 # Tishana's Tidebinder ("that permanent loses all abilities"), Turn to Frog, Kenrith's Transformation: a permanent not
@@ -124,11 +125,33 @@ def _searches_nonland(text: str) -> bool:
     return False
 
 
+# Keywords whose creature token is only in their reminder text (which the text read here leaves out): living weapon
+# (Nettlecyst's Germ), job select (Black Mage's Rod's Hero), For Mirrodin! (a Rebel), amass (an Army).
+_TOKEN_KEYWORDS = re.compile(r"^(?:living weapon|job select|for mirrodin!)|\bamass\b", re.M)
+
+
 def _is_threat(reading: Reading) -> bool:
     facts = reading.facts
     if facts.types & _THREAT_TYPES or "vehicle" in facts.subtypes:
         return True
-    return bool(_CREATURE_TOKENS.search(reading.text) or _DAMAGES_PLAYER.search(reading.text))
+    text = reading.text
+    return bool(_CREATURE_TOKENS.search(text) or _TOKEN_KEYWORDS.search(text) or _DAMAGES_PLAYER.search(text))
+
+
+# Hate that answers no card and stops no ability but holds opponents back all the same: a tax on their spells or
+# abilities (Thalia, Sphere of Resistance, Anointed Peacekeeper; not "this spell costs", a cost the caster pays,
+# nor a tax only on spells that target it), or a lock on their life (Sunspine Lynx: "Players can't gain life").
+_TAXES_OR_LOCKS = re.compile(
+    r"^(?![^.]*\b(?:this spell|this ability|you cast|that target|cast this way|to cast it\b))[^.]*\b(?:"
+    r"spells? (?:[^.]*? )?costs? (?:\{[^}]+\})+ more to cast"
+    r"|activated abilities (?:[^.]*? )?cost (?:\{[^}]+\})+ more to activate"
+    r"|(?:players|your opponents|each opponent|enchanted player|that player|they) can't gain life)",
+    re.M,
+)
+
+
+def _taxes_or_locks(reading: Reading) -> bool:
+    return any(_TAXES_OR_LOCKS.search(sentence) for sentence in re.split(r"(?<=\.)\s+|\n", reading.text))
 
 
 def _flows_cards(reading: Reading) -> bool:
@@ -147,6 +170,7 @@ class KindRule:
 KIND_RULES = (
     KindRule("land", lambda reading: reading.facts.is_land),  # the front face's type line
     KindRule("interaction", lambda reading: bool(reading.answer_kinds or reading.stops)),
+    KindRule("interaction", _taxes_or_locks),  # interaction by what it does to opponents, answering no card
     KindRule("mana", lambda reading: reading.facts.exiled_for_mana or _ADDS_MANA.search(reading.text) is not None),
     KindRule("threat", _is_threat),
     KindRule("card_flow", _flows_cards),

@@ -227,12 +227,15 @@ def _sweep(effect: str) -> Maker:
 
 
 def _damage(match: re.Match[str], text: str) -> list[Role]:
-    amount_word, phrase = match.group(1), match.group(2)
+    """ "deals 3 damage to any target", "deals that much damage to any other target" (Screaming Nemesis), "deals
+    damage equal to ... to any target" (Goblin Charbelcher: X), "deals damage to target creature equal to" (Skred)."""
+    amount_word, phrase = match.group("amount") or "x", match.group("what")
     if amount_word == "that much":
         chosen = re.search(r"choose target ([^.]+?)(?:\.|$)", text)
         phrase = chosen.group(1) if chosen else phrase
-    if "any target" in phrase:
-        phrase = phrase.replace("any target", "creature or planeswalker")
+    if "you control" in re.split(r",| and | where ", phrase)[0]:  # its own creatures are no answer
+        return []
+    phrase = _ANY_TARGET.sub("creature or planeswalker", phrase)
     target = target_filter(phrase, "permanent", text)
     reached = target.types() & {"creature", "planeswalker", "battle"}
     if not reached:
@@ -241,8 +244,11 @@ def _damage(match: re.Match[str], text: str) -> list[Role]:
         kept = tuple(c for c in target.clauses if c.kind != "type")
         target = replace(target, clauses=(*kept, Clause("type", frozenset(reached))))
     amount = _amount(amount_word, text)
-    kind = "sweeper" if re.search(r"\beach\b", match.group(2)) else "removal"
+    kind = "sweeper" if re.search(r"\beach\b", match.group("what")) else "removal"
     return [Role(kind, "deals damage to", target, amount)]  # type: ignore[arg-type]
+
+
+_ANY_TARGET = re.compile(r"\bany (?:other )?target\b")
 
 
 def _amount(word: str, text: str) -> Amount:
@@ -260,12 +266,52 @@ def _amount(word: str, text: str) -> Amount:
 
 
 def _shrink(match: re.Match[str], text: str) -> list[Role]:
+    """-N/-N, or +N/-N (Flowstone Infusion: the toughness it loses is what kills)."""
     sweeping = not match.group(1).startswith("target")
     target = Filter((Clause("type", frozenset({"creature"})),))
-    size = int(match.group(3)) if match.group(3).isdigit() else None
+    size = int(match.group(4)) if match.group(4).isdigit() else None
     raised = re.search(r"gets -\d+/-(\d+)(?: until end of turn)? instead", text)
     amount = Amount(size, int(raised.group(1)), _condition(text)) if raised else Amount(size)
-    return [Role("sweeper" if sweeping else "removal", "gives -N/-N to", target, amount)]
+    effect = "gives -N/-N to" if match.group(2) == "-" else f"gives +{match.group(3)}/-N to"
+    return [Role("sweeper" if sweeping else "removal", effect, target, amount)]
+
+
+def _tap_and_stun(match: re.Match[str], text: str) -> list[Role]:
+    """Kaito, Bane of Nightmares: "Tap target creature. Put two stun counters on it." (kept tapped for turns)."""
+    stun = re.search(r"put (\w+) stun counters? on (?:it|them)", text)
+    if stun is None or "you control" in match.group(1):
+        return []
+    target = target_filter(match.group(1), "permanent", text)
+    counters = "a stun counter" if stun.group(1) in ("a", "one") else f"{stun.group(1)} stun counters"
+    return [Role("removal", f"taps {{}} and puts {counters} on them", target)]
+
+
+def _sacrifice_all(match: re.Match[str], text: str) -> list[Role]:
+    """ "each player ... sacrifices all creatures they control" (Living End), "... all permanents they control that
+    are one or more colors" (All Is Dust): a sweeper no indestructible creature survives."""
+    if "chooses" in match.group(0):  # Slaughter the Strong: each keeps what it chooses
+        return []
+    phrase = match.group(1) + (" that's one or more colors" if match.group(2) else "")
+    target = target_filter(phrase, "permanent", text)
+    if not target.types() and "permanent" not in phrase:
+        return []
+    return [Role("sweeper", "makes them sacrifice", target)]
+
+
+def _annihilator(match: re.Match[str], text: str) -> list[Role]:
+    """ "Annihilator N": whenever it attacks, the defending player sacrifices N permanents (their choice)."""
+    return [Role("edict", f"makes them sacrifice {match.group(1)} of their", Filter(), chooser="them")]
+
+
+def _cannot_be_cast(match: re.Match[str], text: str) -> list[Role]:
+    """Gaddock Teeg: "Noncreature spells with mana value 4 or greater can't be cast", "Noncreature spells with {X}
+    in their mana costs can't be cast"."""
+    phrase = match.group(1)
+    x_cost = re.search(r"with \{x\} in their mana costs?", phrase)
+    target = target_filter(phrase[: x_cost.start()] if x_cost else phrase, "spell", text)
+    if x_cost:
+        target = replace(target, clauses=(*target.clauses, Clause("property", frozenset({"x cost"}))))
+    return [Role("spell_limit", "stops {} being cast", target)] if target.clauses else []
 
 
 def _hurts_itself(match: re.Match[str], text: str) -> list[Role]:
@@ -329,7 +375,7 @@ EFFECTS: tuple[tuple[re.Pattern[str], Maker], ...] = tuple(
             _targeted("exiles"),
         ),
         (
-            r"return (?:up to one )?(?:other )?target ([^.]+?) to (?:its|their) owner's hand",
+            rf"return {_HOW_MANY}target ([^.]+?) to (?:its|their) owner(?:'s|s') hands?",
             _targeted("returns to hand"),
         ),
         (
@@ -340,12 +386,26 @@ EFFECTS: tuple[tuple[re.Pattern[str], Maker], ...] = tuple(
         (r"destroy (?:all|each) ([^.]+?)(?:$|\.)", _sweep("destroys")),
         (r"exile (?:all|each) ([^.]+?)(?:$|\.| until)", _sweep("exiles")),
         (r"return (?:all|each) ([^.]+?) to (?:its|their) owners?'? hands?", _sweep("returns to hand")),
-        (r"deals (\d+|x|that much) damage (?:divided as you choose among any number of |to )([^.]+)", _damage),
+        (
+            r"deals (?P<amount>\d+|x|that much) damage (?:divided as you choose among any number of |to )"
+            r"(?P<what>[^.]+)",
+            _damage,
+        ),
+        (r"deals damage equal to [^.]*? to (?P<what>any (?:other )?target|[^.]*?\btarget [^.]+)(?P<amount>)", _damage),
+        (r"deals damage to (?P<what>[^.]*?\btarget [^.]+?) equal to (?P<amount>)", _damage),
         (
             r"(target creature(?: an opponent controls| you don't control)?|creatures your opponents control"
-            r"|all other creatures|all creatures|each creature) gets? -(\d+|x)/-(\d+|x)",
+            r"|all other creatures|all creatures|each creature) gets? ([+-])(\d+|x)/-(\d+|x)",
             _shrink,
         ),
+        (r"\btap (?:up to (?:one|two) )?target ([^.]+?)$", _tap_and_stun),
+        (
+            r"(?:each player|each opponent|target player|target opponent) (?:[^.]*?, then )?sacrifices all "
+            r"(?:other )?([^.,]+?) they control( that are one or more colou?rs)?",
+            _sacrifice_all,
+        ),
+        (r"\bannihilator (\d+)", _annihilator),
+        (r"^((?:\w+ )?spells(?: with (?![^.]*chosen)[^.]+?)?) can't be cast$", _cannot_be_cast),
         (
             r"(?:each opponent|target player|target opponent|each player) sacrifices an? ((?:non\w+ )?\w+(?: or \w+)?)",
             _edict,
@@ -374,6 +434,10 @@ EFFECTS: tuple[tuple[re.Pattern[str], Maker], ...] = tuple(
         (
             r"creatures entering (?:the battlefield )?(?:don't|do not) cause abilities to trigger",
             _lock("enters", "stops creatures' enters triggers"),
+        ),
+        (
+            r"creatures entering (?:the battlefield )?or dying (?:don't|do not) cause abilities to trigger",
+            _lock("enters or dies", "stops creatures' enters and dies triggers"),
         ),
         (r"creatures lose all abilities", _lock("all", "makes creatures lose all abilities")),
         (r"enchanted creature [^.]*loses all abilities", _lock("all", "makes a creature lose all abilities")),
@@ -461,5 +525,5 @@ def roles_of(card: CardFacts) -> tuple[Role, ...]:
         for pattern, make in EFFECTS:
             for match in pattern.finditer(sentence):
                 found += make(match, text)
-    source = frozenset(card.colours)
-    return tuple(dict.fromkeys(replace(role, source=source) for role in found))
+    source, spell = frozenset(card.colours), bool(card.types & {"instant", "sorcery"})
+    return tuple(dict.fromkeys(replace(role, source=source, spell=spell) for role in found))

@@ -13,7 +13,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
-from meta_mage.card_rules.facts import CardFacts
+from meta_mage.card_rules.facts import (
+    CHOSEN_PLAYER,
+    COLOURED_SPELLS,
+    EVERYTHING,
+    MONOCOLOURED,
+    MULTICOLOURED,
+    CardFacts,
+)
 from meta_mage.card_rules.filters import COLOUR_WORDS, Filter
 
 Kind = Literal[
@@ -36,6 +43,7 @@ Lock = Literal[
     "activated nonmana",
     "named",
     "enters",
+    "enters or dies",
     "all",
     "many mana",
     "graveyard cast",
@@ -72,16 +80,24 @@ class Role:
     lock: Lock = ""
     colours: frozenset[str] = frozenset()  # protection from these colours
     source: frozenset[str] = frozenset()  # the colours of the card the role is on (protection stops them)
+    spell: bool = False  # the effect of a spell (an instant or sorcery), not an ability of a permanent
 
     def describe(self) -> str:
         """The role in words, printed from its fields ("destroys nonartifact, nonblack creatures")."""
-        if self.kind in _EFFECT_ONLY_KINDS or (self.kind == "ability" and self.lock in _EFFECT_ONLY_LOCKS):
+        if self._effect_only():
             return self.effect
         if self.kind == "ability":
             return f"{self.effect} {self.filter.describe()}"
         reach = self._reach()
         text = self._effect_words(reach) if self.amount is None else _amount_words(self.amount, self, reach)
         return text + (f" ({self.soft})" if self.soft else "")
+
+    def _effect_only(self) -> bool:
+        """Its effect words say it all: a kind of role with no filter (a spell limit with one prints it: Gaddock
+        Teeg), or a lock whose words name what it stops."""
+        if self.kind == "ability":
+            return self.lock in _EFFECT_ONLY_LOCKS
+        return self.kind in _EFFECT_ONLY_KINDS and not self.filter.clauses
 
     def _reach(self) -> str:
         """What it reaches in words, the abilities it counters first ("triggered abilities and colorless spells")."""
@@ -99,15 +115,17 @@ class Role:
 
 
 def _amount_words(amount: Amount, role: Role, reach: str) -> str:
-    """ "deals 3 damage to creatures", "gives -2/-2 to all creatures"."""
+    """ "deals 3 damage to creatures", "gives -2/-2 to all creatures", "gives +2/-2 to creatures"."""
     n = amount.words()
-    what = f"gives -{n}/-{n} to" if role.effect.startswith("gives") else f"deals {n} damage to"
+    what = role.effect.replace("-N", f"-{n}") if role.effect.startswith("gives") else f"deals {n} damage to"
     return f"{what} {'all ' if role.kind == 'sweeper' else ''}{reach}"
 
 
 # Roles whose effect words say it all (no filter printed after them).
 _EFFECT_ONLY_KINDS = frozenset({"graveyard", "spell_limit", "lifegain", "land", "protection"})
-_EFFECT_ONLY_LOCKS = frozenset({"named", "many mana", "enters", "all", "uncast creatures", "your turn"})
+_EFFECT_ONLY_LOCKS = frozenset(
+    {"named", "many mana", "enters", "enters or dies", "all", "uncast creatures", "your turn"}
+)
 
 
 @dataclass(frozen=True)
@@ -150,18 +168,36 @@ def answer(role: Role, target: CardFacts) -> Verdict:
 
 
 def _evaluate(role: Role, target: CardFacts) -> tuple[Outcome, str]:
-    if role.kind == "counter":
-        return _counter(role, target)
-    if role.kind in ("removal", "sweeper", "edict"):
-        return _removal(role, target)
-    if role.kind == "discard":
-        if role.chooser == "them":
-            return "choice", "they choose what to discard"
-        return role.filter.check(target)
-    if role.kind == "ability":
-        return _lock(role, target)
-    if role.kind == "protection":
-        return ("yes", "") if role.colours & target.colours else ("no", "not of that colour")
+    if target.exiled_for_mana and role.kind not in _REACH_A_SPIRIT_GUIDE:
+        return "no", "it is exiled from hand for mana, never cast nor on the battlefield"
+    return _EVALUATORS.get(role.kind, _kind_check)(role, target)
+
+
+# Simian and Elvish Spirit Guide are only ever in the hand: discard reaches them there (a counter says why not).
+_REACH_A_SPIRIT_GUIDE = frozenset({"discard", "counter"})
+
+
+def _discard(role: Role, target: CardFacts) -> tuple[Outcome, str]:
+    if role.chooser == "them":
+        return "choice", "they choose what to discard"
+    return role.filter.check(target)
+
+
+def _protection_role(role: Role, target: CardFacts) -> tuple[Outcome, str]:
+    return ("yes", "") if role.colours & target.colours else ("no", "not of that colour")
+
+
+def _spell_limit(role: Role, target: CardFacts) -> tuple[Outcome, str]:
+    """Casting many spells in a turn (Deafening Silence), or the spells its filter names (Gaddock Teeg)."""
+    if not role.filter.clauses:
+        return _kind_check(role, target)
+    for blocked in (_never_cast_land, _exiled_for_mana):
+        if why := blocked(role, target):
+            return "no", why
+    return role.filter.check(target)
+
+
+def _kind_check(role: Role, target: CardFacts) -> tuple[Outcome, str]:
     hit, why = _KIND_CHECKS["graveyard cast" if role.lock == "graveyard cast" else role.kind]
     return ("yes", "") if hit(target) else ("no", why)
 
@@ -235,19 +271,60 @@ def _shielded(role: Role, target: CardFacts) -> str:
     return _untargetable(role, target) if role.kind == "removal" and role.chooser == "you" else ""
 
 
+def _damage_prevented(role: Role, target: CardFacts) -> str:
+    """Damage to each creature (Anger of the Gods) from a source it has protection from is prevented (702.16e)."""
+    if role.effect != "deals damage to" or not (words := _protected_from(role, target)):
+        return ""
+    return f"its protection from {words} prevents the damage"
+
+
 # Why removal cannot reach a card at all, in the order the words are given ("" when it can).
-_REMOVAL_BLOCKS: tuple[Callable[[Role, CardFacts], str], ...] = (_not_permanent, _fetchland, _indestructible, _shielded)
+_REMOVAL_BLOCKS: tuple[Callable[[Role, CardFacts], str], ...] = (
+    _not_permanent,
+    _fetchland,
+    _indestructible,
+    _shielded,
+    _damage_prevented,
+)
 
 
 def _untargetable(role: Role, target: CardFacts) -> str:
-    """Why a targeted spell of ``role``'s colours cannot target ``target`` (hexproof, shroud, protection), or ""."""
+    """Why a targeted spell or ability of ``role``'s source cannot target ``target`` (hexproof, shroud,
+    protection), or ""."""
     if target.hexproof:
         return "it has hexproof"
-    if "everything" in target.protection_from:
-        return "it has protection from everything"
-    if blocked := sorted(role.source & target.protection_from):
-        return f"it has protection from {' and '.join(COLOUR_WORDS.get(c, c) for c in blocked)}"
+    if words := _protected_from(role, target):
+        return f"it has protection from {words}"
     return ""
+
+
+# A protection (CardFacts.protection_from) and whether it stops a role by the role's source: its colours and whether
+# it is a spell. A colour letter stops a source of that colour. True-Name Nemesis's chosen player is the opponent of
+# its controller, the coach's user: nothing the user controls can target or damage it.
+_PROTECTION_STOPS: dict[str, Callable[[Role], bool]] = {
+    EVERYTHING: lambda role: True,
+    MULTICOLOURED: lambda role: len(role.source) > 1,
+    MONOCOLOURED: lambda role: len(role.source) == 1,
+    COLOURED_SPELLS: lambda role: role.spell and bool(role.source),
+    CHOSEN_PLAYER: lambda role: True,
+}
+
+
+def _protection_stops(protection: str, role: Role) -> bool:
+    stops = _PROTECTION_STOPS.get(protection)
+    return stops(role) if stops else protection in role.source
+
+
+def _protected_from(role: Role, target: CardFacts) -> str:
+    """The protections of ``target`` that stop ``role``'s source, in words ("black and red", "multicolored"), or ""
+    (everything says it alone). Colour letters sort first."""
+    if EVERYTHING in target.protection_from:
+        return EVERYTHING
+    stops = sorted(p for p in target.protection_from if _protection_stops(p, role))
+    return " and ".join(_PROTECTION_WORDS.get(p, p) for p in stops)
+
+
+_PROTECTION_WORDS = {**COLOUR_WORDS, CHOSEN_PLAYER: "the chosen player (you)"}
 
 
 def _damage(amount: Amount, target: CardFacts, outcome: Outcome, detail: str) -> tuple[Outcome, str]:
@@ -296,6 +373,10 @@ _LOCK_CHECKS: dict[str, Check] = {
     "activated nonmana": (lambda card: card.activated, "it has no activated ability but mana abilities"),
     "named": (lambda card: card.is_permanent and card.activated, "it has no activated ability but mana abilities"),
     "enters": (lambda card: "creature" in card.types and card.enters_trigger, "it has no enters trigger"),
+    "enters or dies": (
+        lambda card: "creature" in card.types and (card.enters_trigger or card.dies_trigger),
+        "it has no enters or dies trigger",
+    ),
     "all": (
         lambda card: "creature" in card.types and (card.triggered or card.any_activated),
         "nothing to lose",
@@ -303,4 +384,15 @@ _LOCK_CHECKS: dict[str, Check] = {
     "many mana": (lambda card: card.taps_for_more, "it does not tap for two or more mana"),
     "uncast creatures": (lambda card: card.puts_onto_battlefield, "it puts nothing onto the battlefield uncast"),
     "your turn": (lambda card: "instant" in card.types or card.has_flash, "it is not cast at instant speed"),
+}
+# How each kind of role meets a card (the rest: a check of the card alone, ``_KIND_CHECKS``).
+_EVALUATORS: dict[str, Callable[[Role, CardFacts], tuple[Outcome, str]]] = {
+    "counter": _counter,
+    "removal": _removal,
+    "sweeper": _removal,
+    "edict": _removal,
+    "discard": _discard,
+    "ability": _lock,
+    "protection": _protection_role,
+    "spell_limit": _spell_limit,
 }
