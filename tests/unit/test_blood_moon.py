@@ -4,7 +4,7 @@ abilities its plan uses."""
 
 from __future__ import annotations
 
-from meta_mage.decks.coach import Matchup
+from meta_mage.decks.matchup import Matchup
 from tests.unit.test_card_answers_table import card
 
 RUBY_STORM = ["Ruby Medallion", "Manamorphose", "Desperate Ritual", "Pyretic Ritual", "Grapeshot", "Past in Flames"]

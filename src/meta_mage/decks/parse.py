@@ -41,44 +41,49 @@ def parse_deck_text(text: str) -> ParsedDeckList:
     deck = ParsedDeckList()
     section = deck.mainboard
     for number, raw in enumerate(lines, start=1):
-        line = " ".join(_CONTROL.sub(" ", raw).split())  # tabs, NULs and other control characters are spaces
-        if not line:
-            if deck.mainboard and section is deck.mainboard:
-                section = deck.sideboard
-            continue
-        if _SIDEBOARD_HEADER.match(line):
-            section = deck.sideboard
-            continue
-        if _IGNORED_HEADERS.match(line):
-            continue
-        match = _LINE.match(line)
-        if not match:
-            deck.skipped_lines.append(line)
-            continue
-        name = _ARENA_SET.sub("", match.group("name")).strip()
-        if len(name) > MAX_NAME_CHARS:
-            raise InvalidArgument(
-                f"line {number}: a card name of {len(name)} characters ({name[:40]!r}...); "
-                f"at most {MAX_NAME_CHARS} are accepted",
-                field="deck",
-            )
-        target = deck.sideboard if match.group("sb") else section
-        if name not in target and len(deck.mainboard) + len(deck.sideboard) >= MAX_CARDS:
-            raise InvalidArgument(
-                f"line {number} ({line[:60]!r}): the deck names more than {MAX_CARDS} different cards "
-                f"(mainboard and sideboard counted apart); at most {MAX_CARDS} are accepted",
-                field="deck",
-            )
-        count = int(match.group("count"))
-        if count < 1 or count > MAX_COPIES:
-            raise InvalidArgument(f"line {line!r}: a count must be between 1 and {MAX_COPIES}", field="deck")
-        target[name] = target.get(name, 0) + count
-        if target[name] > MAX_COPIES:
-            raise InvalidArgument(
-                f"deck: {name} has {target[name]} copies in total; at most {MAX_COPIES}", field="deck"
-            )
+        section = _read_line(deck, section, number, raw)
     if not deck.mainboard and not deck.sideboard:
         raise InvalidArgument("no card lines found; each line should look like '4 Lightning Bolt'", field="deck")
     if not deck.mainboard:  # everything landed after a leading blank line
         deck.mainboard, deck.sideboard = deck.sideboard, {}
     return deck
+
+
+def _read_line(deck: ParsedDeckList, section: dict[str, int], number: int, raw: str) -> dict[str, int]:
+    """Read line ``number`` into ``deck``; the section the next line goes to."""
+    line = " ".join(_CONTROL.sub(" ", raw).split())  # tabs, NULs and other control characters are spaces
+    if not line:
+        return deck.sideboard if deck.mainboard and section is deck.mainboard else section
+    if _SIDEBOARD_HEADER.match(line):
+        return deck.sideboard
+    if _IGNORED_HEADERS.match(line):
+        return section
+    match = _LINE.match(line)
+    if not match:
+        deck.skipped_lines.append(line)
+        return section
+    _add_card(deck, deck.sideboard if match.group("sb") else section, number, line, match)
+    return section
+
+
+def _add_card(deck: ParsedDeckList, target: dict[str, int], number: int, line: str, match: re.Match[str]) -> None:
+    """Add a card line's copies to ``target``, within the bounds on one list."""
+    name = _ARENA_SET.sub("", match.group("name")).strip()
+    if len(name) > MAX_NAME_CHARS:
+        raise InvalidArgument(
+            f"line {number}: a card name of {len(name)} characters ({name[:40]!r}...); "
+            f"at most {MAX_NAME_CHARS} are accepted",
+            field="deck",
+        )
+    if name not in target and len(deck.mainboard) + len(deck.sideboard) >= MAX_CARDS:
+        raise InvalidArgument(
+            f"line {number} ({line[:60]!r}): the deck names more than {MAX_CARDS} different cards "
+            f"(mainboard and sideboard counted apart); at most {MAX_CARDS} are accepted",
+            field="deck",
+        )
+    count = int(match.group("count"))
+    if count < 1 or count > MAX_COPIES:
+        raise InvalidArgument(f"line {line!r}: a count must be between 1 and {MAX_COPIES}", field="deck")
+    target[name] = target.get(name, 0) + count
+    if target[name] > MAX_COPIES:
+        raise InvalidArgument(f"deck: {name} has {target[name]} copies in total; at most {MAX_COPIES}", field="deck")

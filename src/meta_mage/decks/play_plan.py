@@ -107,37 +107,59 @@ def _keep(advice: str, cards: list[YourCard], yours: list[YourCard]) -> KeepRule
     )
 
 
-def keep_rules(speed: Speed, found: list[Decider], yours: list[YourCard]) -> list[KeepRule]:
-    """What a seven should hold: 2-4 lands; against a faster deck an answer in time for their first key cards;
-    as the faster deck, a threat by turn 2; and one of your answers to the card they play most."""
+def _lands_rule(yours: list[YourCard]) -> KeepRule:
     deck = sum(c.quantity for c in yours)
     lands = sum(c.quantity for c in yours if c.facts.is_land)
     low, high = LANDS_KEPT
-    rules = [
-        KeepRule(
-            advice=f"{low} to {high} lands ({lands} in your {deck})",
-            copies=lands,
-            chance=lands_between(lands, deck, low, high),
-        )
-    ]
-    if speed.role == "control":
-        early = [d for d in found if speed.their_first_turn is not None and d.turn <= speed.their_first_turn + 1]
-        turn = max((d.turn for d in early), default=2)
-        cards = [
-            c for c in yours if c.facts.name in _answering(early) and _turn(c.facts) <= turn and not c.facts.is_land
-        ]
-        rules.append(
-            _keep(f"an answer that comes down by turn {turn} for {' / '.join(d.name for d in early)}", cards, yours)
-        )
-    elif speed.role == "beatdown":
-        threats = [c for c in yours if _is_threat(c.facts) and _turn(c.facts) <= 2]
-        rules.append(_keep("a threat by turn 2: you are the faster deck, make them answer you", threats, yours))
-    if found and found[0].your_answers:
-        top = found[0]
-        cards = [c for c in yours if c.facts.name in _answering([top])]
-        rules.append(_keep(f"an answer to {top.name}, their most played card", cards, yours))
-    elif found:
-        rules.append(KeepRule(advice=f"nothing in your main deck answers {found[0].name}; race it or board in"))
+    return KeepRule(
+        advice=f"{low} to {high} lands ({lands} in your {deck})",
+        copies=lands,
+        chance=lands_between(lands, deck, low, high),
+    )
+
+
+def _answer_in_time(speed: Speed, found: list[Decider], yours: list[YourCard]) -> KeepRule:
+    """Against a faster deck: an answer in time for their first key cards."""
+    first = speed.their_first_turn
+    early = [d for d in found if first is not None and d.turn <= first + 1]
+    turn = max((d.turn for d in early), default=2)
+    answering = _answering(early)
+    cards = [c for c in yours if c.facts.name in answering and _turn(c.facts) <= turn and not c.facts.is_land]
+    return _keep(f"an answer that comes down by turn {turn} for {' / '.join(d.name for d in early)}", cards, yours)
+
+
+def _early_threat(speed: Speed, found: list[Decider], yours: list[YourCard]) -> KeepRule:
+    """As the faster deck: a threat by turn 2."""
+    threats = [c for c in yours if _is_threat(c.facts) and _turn(c.facts) <= 2]
+    return _keep("a threat by turn 2: you are the faster deck, make them answer you", threats, yours)
+
+
+# what a seven should also hold, by the player's role in the matchup
+ROLE_RULES: dict[str, Callable[[Speed, list[Decider], list[YourCard]], KeepRule]] = {
+    "control": _answer_in_time,
+    "beatdown": _early_threat,
+}
+
+
+def _top_answer_rule(found: list[Decider], yours: list[YourCard]) -> KeepRule | None:
+    """One of your answers to the card they play most, or the words that you have none."""
+    if not found:
+        return None
+    top = found[0]
+    if not top.your_answers:
+        return KeepRule(advice=f"nothing in your main deck answers {top.name}; race it or board in")
+    cards = [c for c in yours if c.facts.name in _answering([top])]
+    return _keep(f"an answer to {top.name}, their most played card", cards, yours)
+
+
+def keep_rules(speed: Speed, found: list[Decider], yours: list[YourCard]) -> list[KeepRule]:
+    """What a seven should hold: 2-4 lands; against a faster deck an answer in time for their first key cards;
+    as the faster deck, a threat by turn 2; and one of your answers to the card they play most."""
+    rules = [_lands_rule(yours)]
+    if speed.role in ROLE_RULES:
+        rules.append(ROLE_RULES[speed.role](speed, found, yours))
+    if (top := _top_answer_rule(found, yours)) is not None:
+        rules.append(top)
     return rules
 
 

@@ -35,6 +35,7 @@ from botocore.exceptions import ClientError
 
 from meta_mage.errors import MetaMageError, StorageUnavailable
 from meta_mage.models.aggregates import merge
+from meta_mage.models.evidence import ArchetypeStats, CardRow, FormatStats, Record
 from meta_mage.models.meta import FormatSummary
 from meta_mage.models.tournaments import ParsedDeck, ParsedTournament
 from meta_mage.storage.dynamo import pack, query_all, storage_operation, unpack
@@ -747,6 +748,16 @@ class MetaRepository:
         return self._days(f"ARCH#{fmt}#{archetype}", start, end)
 
     @storage_operation
+    def archetype_stats(self, fmt: str, archetype: str, start: str, end: str) -> ArchetypeStats:
+        """An archetype's card statistics summed over the window, typed (one Query)."""
+        return archetype_stats_of(_summed(self._days(f"ARCH#{fmt}#{archetype}", start, end)))
+
+    @storage_operation
+    def format_stats(self, fmt: str, start: str, end: str) -> FormatStats:
+        """A format's totals summed over the window, typed (one Query)."""
+        return format_stats_of(_summed(self._days(f"FMT#{fmt}", start, end)))
+
+    @storage_operation
     def format_decks(self, fmt: str, start: str, end: str) -> list[StoredDeck]:
         """Every decklist of ``fmt``'s committed events with ``start <= date <= end``: one Query on the format's
         event index, then one Query per event (its header and decks). For offline tools (``meta-mage rules
@@ -790,6 +801,44 @@ class MetaRepository:
             decks=int(item["decks"]),
             matches=int(item["matches"]),
         )
+
+
+def _summed(days: list[DayAggregate]) -> dict[str, Any]:
+    total: dict[str, Any] = {}
+    for day in days:
+        merge(total, day.data)
+    return total
+
+
+def _record(counts: list[int]) -> Record:
+    """``[wins, losses]`` or ``[wins, losses, draws]``."""
+    return Record(*counts)
+
+
+def _versus(section: dict[str, dict[str, list[int]]]) -> dict[str, dict[str, Record]]:
+    return {name: {opponent: _record(wl) for opponent, wl in rows.items()} for name, rows in section.items()}
+
+
+def archetype_stats_of(data: dict[str, Any]) -> ArchetypeStats:
+    """An archetype aggregate's JSON (``analytics/aggregate.py``'s ``card_part``) as typed records."""
+    return ArchetypeStats(
+        decks=data.get("decks", 0),
+        record=_record(data.get("record", [0, 0, 0])),
+        main={card: CardRow(*row) for card, row in data.get("main", {}).items()},
+        side={card: CardRow(*row) for card, row in data.get("side", {}).items()},
+        main_vs=_versus(data.get("main_vs", {})),
+        side_vs=_versus(data.get("side_vs", {})),
+        lands=tuple(data.get("lands", [])),
+    )
+
+
+def format_stats_of(data: dict[str, Any]) -> FormatStats:
+    """A format aggregate's JSON (``format_part``) as typed records: list counts and results."""
+    return FormatStats(
+        decks=data.get("decks", 0),
+        archetype_decks={name: entry["decks"] for name, entry in data.get("archetypes", {}).items()},
+        results=_versus(data.get("results", {})),
+    )
 
 
 def _deck_item(pk: str, digest: str, index: int, deck: ParsedDeck) -> dict[str, Any]:

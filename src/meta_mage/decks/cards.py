@@ -1,0 +1,76 @@
+"""A player's list and an opponent's key cards as the card rules read them."""
+
+from __future__ import annotations
+
+from meta_mage.card_rules.facts import CardFacts
+from meta_mage.card_rules.reader import roles_of
+from meta_mage.models.cards import card_key, mana_colors
+from meta_mage.models.decks import CardDetail, KeyCard
+
+OWN_CREATURES = 12  # a deck with this many creatures or more loses them to its own sweeper
+
+
+def facts_of_detail(card: CardDetail) -> CardFacts:
+    return CardFacts(
+        card.name, card.type_line or "", card.oracle_text or "", card.mana_cost, cmc=card.cmc, colors=tuple(card.colors)
+    )
+
+
+def facts_of_key(card: KeyCard) -> CardFacts:
+    return CardFacts(
+        card.name,
+        card.type_line or "",
+        card.oracle_text or "",
+        card.mana_cost,
+        card.toughness,
+        card.power,
+        loyalty=card.loyalty,
+        colors=tuple(card.colors) if card.colors is not None else None,
+    )
+
+
+def is_land(card: CardDetail) -> bool:
+    return "Land" in (card.type_line or "")
+
+
+def is_creature(card: CardDetail) -> bool:
+    return "Creature" in (card.type_line or "")
+
+
+def section_of(cards: list[CardDetail], section: str) -> dict[str, CardDetail]:
+    """One section of a list by card key, the copies of a card named on several lines added up."""
+    out: dict[str, CardDetail] = {}
+    for card in cards:
+        if card.section != section:
+            continue
+        key = card_key(card.name)
+        if key in out:
+            out[key] = out[key].model_copy(update={"quantity": out[key].quantity + card.quantity})
+        else:
+            out[key] = card
+    return out
+
+
+def own_creatures_from(main: list[CardDetail]) -> float | None:
+    """The lowest mana value of the deck's creatures when it plays 12 or more of them, else None."""
+    creatures = [c for c in main if is_creature(c)]
+    if sum(c.quantity for c in creatures) < OWN_CREATURES:
+        return None
+    return min(facts_of_detail(c).mana_value for c in creatures)
+
+
+def deck_colours(main: list[CardDetail]) -> set[str]:
+    """The colours a deck spends: those its nonland spells' mana costs name (a Devoid spell's too)."""
+    return {c for card in main if not is_land(card) for c in mana_colors(card.mana_cost)}
+
+
+def answer_kinds(card: CardFacts) -> set[str]:
+    """The kinds of the card's roles that answer something of theirs (life gain and protection do not)."""
+    kinds: set[str] = {r.kind for r in roles_of(card)}
+    return kinds - {"lifegain", "protection"}
+
+
+def mana_curve(main: list[CardDetail]) -> float:
+    """The deck's average nonland mana value (0 for a deck of lands)."""
+    spells = [(c.cmc or 0, c.quantity) for c in main if not is_land(c) and not c.unknown]
+    return sum(v * n for v, n in spells) / max(1, sum(n for _, n in spells))

@@ -1,0 +1,396 @@
+"""Sideboard guides: what comes in against one opponent (``IN_RULES``) and what goes out (``OUT_RULES``), each
+a declared table of rules over one card's typed evidence in the matchup."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from meta_mage.archetypes.classifier import ArchetypeClassifier
+from meta_mage.card_rules.facts import CardFacts
+from meta_mage.decks.cards import answer_kinds, facts_of_detail, is_land, section_of
+from meta_mage.decks.evidence import (
+    BETTER_BY,
+    CORE_INCLUSION,
+    ArchetypeEvidence,
+    did_better,
+    evidence_gap,
+)
+from meta_mage.decks.matchup import TRICK, Matchup, answers, group_ways
+from meta_mage.models.cards import card_key
+from meta_mage.models.decks import CardDetail, GuideCard, SideboardGuide
+from meta_mage.models.meta import WinRate
+
+GUIDE_MAX_IN = 7  # cards brought in against one opponent, at most
+GUIDE_MAX_TRIMS = 3  # four-ofs cut down to three to make room, at most
+ENGINE_INCLUSION = 90.0  # an engine piece: in this share of the archetype's lists or more...
+ENGINE_COPIES = 3.0  # ...at this many copies or more, and not interaction: never out on the rules alone
+CORE_GUARD = 90.0  # a card in this share of the archetype's lists (or named by its rule) goes out only on evidence
+WORTH_CAP = 3.0  # the most a card's worth in a matchup counts, however many of their cards it reaches
+WEAK_BY = 2.0  # an answer spell makes room for a sideboard card worth this many times more in the matchup
+HATE_KINDS = {"graveyard", "spell_limit", "ability", "land"}  # what a noncreature hate permanent does
+COLOUR_LETTERS = {"white": "W", "blue": "U", "black": "B", "red": "R", "green": "G"}
+_CHEAPER_VS_COLOUR = re.compile(r"costs? \{(\d+)\} less to cast if it targets an? (white|blue|black|red|green)")
+_FACE = re.compile(r"damage to (?:any target|target player|each opponent|target opponent)", re.I)
+
+
+def worth(
+    card: CardDetail, how: dict[str, str], targets: list[CardFacts], weights: dict[str, float]
+) -> tuple[float, str]:
+    """What a card is worth in a matchup: each key card it answers, weighted by the share of their lists that
+    play it (their key lands count as one card together; ``WORTH_CAP`` at most, as one card answers one threat at
+    a time); halved when its cost reduction needs a colour none of their key cards has (Mystical Dispute against
+    a deck without blue), with the words that say so."""
+    lands = {t.name for t in targets if t.is_land}
+    spells = sum(weights.get(name, 0.5) for name in how if name not in lands)
+    land_hate = min(1.0, sum(weights.get(name, 0.5) for name in how if name in lands))  # their mana base: one card
+    value = min(WORTH_CAP, spells + land_hate)
+    cheaper = _CHEAPER_VS_COLOUR.search(card.oracle_text or "")
+    if cheaper and value:
+        colour = COLOUR_LETTERS[cheaper.group(2)]
+        if not any(colour in t.colours for t in targets if t.name in how):
+            return value / 2, f" (full cost here: none of theirs is {cheaper.group(2)})"
+    return value, ""
+
+
+def core_cards(
+    classifier: ArchetypeClassifier, fmt: str, evidence: ArchetypeEvidence, deck: list[CardDetail]
+) -> dict[str, str]:
+    """The archetype's core cards (normalised), each "defining" (the player's ``deck`` would no longer meet
+    the archetype's rule without it: what the deck is) or "common" (in ``CORE_GUARD`` % of its lists)."""
+    rows = evidence.rows("mainboard").items()
+    core = {card_key(c): "common" for c, row in rows if evidence.inclusion(row) >= CORE_GUARD}
+    counts = [{k: c.quantity for k, c in section_of(deck, part).items()} for part in ("mainboard", "sideboard")]
+    return core | dict.fromkeys(classifier.defining_cards(fmt, evidence.name, *counts), "defining")
+
+
+@dataclass(frozen=True)
+class GuideCase:
+    """One deck against one opponent, as a guide reads it: the opponent, the archetype's record against it,
+    the player's sideboard and main deck, the kind of matchup, the archetype's evidence and its core cards."""
+
+    opponent: str
+    base: WinRate | None
+    side: list[CardDetail]
+    main: list[CardDetail]
+    matchup: Matchup
+    own: ArchetypeEvidence
+    core: dict[str, str]
+
+
+# --- what comes in -------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class InCandidate:
+    """What a guide knows of one sideboard card in one matchup: what it answers and is worth there, and the
+    record of the lists that play it against this opponent."""
+
+    card: CardDetail
+    facts: CardFacts
+    how: dict[str, str]  # their key cards it answers, with how
+    worth: float
+    full_cost: str  # the words when its cost reduction needs a colour none of their key cards has, or ""
+    with_card: WinRate | None
+    better: bool  # its lists did better against them
+
+    @classmethod
+    def of(cls, card: CardDetail, case: GuideCase) -> InCandidate:
+        how = answers(card, case.matchup, case.main)
+        with_card = case.own.with_card(card.name, case.opponent)
+        value, full_cost = worth(card, how, case.matchup.targets, case.matchup.weights)
+        better = did_better(with_card, case.base)
+        return cls(card, facts_of_detail(card), how, value, full_cost, with_card, better)
+
+    @property
+    def interaction(self) -> bool:
+        return bool(answer_kinds(self.facts))
+
+    @property
+    def value(self) -> float:
+        """Its worth here, and 2 more when its lists did better against them."""
+        return self.worth + 2 * self.better
+
+    @property
+    def record_words(self) -> str:
+        rate = self.with_card
+        return f"lists with it went {rate.wins}-{rate.losses}" if rate is not None and rate.wins + rate.losses else ""
+
+
+@dataclass(frozen=True)
+class InRule:
+    """One reason a sideboard card comes in: its ``rank`` (its place in ``IN_RULES``: the first that holds gives
+    the reason; cards come in by their worth), the test, the words."""
+
+    rank: int
+    test: Callable[[InCandidate], bool]
+    words: Callable[[InCandidate], str]
+
+
+# Never in: a colour hoser against a deck without that colour, whatever its lists did
+STAYS_OUT: tuple[Callable[[InCandidate], bool], ...] = (lambda c: bool(c.full_cost),)
+IN_RULES: tuple[InRule, ...] = (
+    InRule(0, lambda c: bool(c.how), lambda c: group_ways(c.how, limit=2)),
+    # its lists did better against them; an answer with nothing to hit stays out whatever they did (Pyroblast
+    # against a deck with no blue card)
+    InRule(1, lambda c: c.better and not c.interaction, lambda _: ""),
+)
+
+
+def _in_reason(candidate: InCandidate) -> str | None:
+    """Why the card comes in (by the first of ``IN_RULES`` that holds), or None when it stays out."""
+    if any(rule(candidate) for rule in STAYS_OUT):
+        return None
+    rule = next((r for r in IN_RULES if r.test(candidate)), None)
+    if rule is None:
+        return None
+    why, evidence = rule.words(candidate), candidate.record_words
+    return why + ("; " if why and evidence else "") + evidence
+
+
+def bring_in(case: GuideCase) -> list[tuple[float, GuideCard]]:
+    """Sideboard cards worth bringing in, best first, each with its worth here (``InCandidate.value``); among
+    equals, the kind of answer the matchup wants first (``Matchup.answer_order``), then the cheaper."""
+    scored: list[tuple[tuple[float, int, float, str], float, GuideCard]] = []
+    for card in case.side:
+        candidate = InCandidate.of(card, case)
+        why = _in_reason(candidate)
+        if why is None:
+            continue
+        order = (-candidate.value, case.matchup.answer_order(candidate.facts), candidate.facts.mana_value, card.name)
+        scored.append((order, candidate.value, GuideCard(name=card.name, quantity=card.quantity, why=why)))
+    return [(value, guide_card) for _, value, guide_card in sorted(scored, key=lambda s: s[0])]
+
+
+# --- what goes out -------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class OutCandidate:
+    """What a guide knows of one main-deck card in one matchup: what it answers, how the archetype plays it,
+    and the record of the lists that play it against this opponent."""
+
+    card: CardDetail
+    facts: CardFacts
+    how: dict[str, str]  # their key cards it answers, with how
+    worth: float
+    share: float  # % of the archetype's lists that play it
+    copies: float  # average copies in those lists
+    core: str | None  # "defining" (the archetype's rule names it), "common", or None
+    in_lists: WinRate | None
+    gap: float | None  # points by which lists with it did better (negative: worse) against this opponent
+    slow: str  # why it is among the weakest in this kind of matchup, or ""
+    trick: bool = False  # a combat trick in a deck whose creatures do not trigger when targeted
+
+    @classmethod
+    def of(
+        cls,
+        card: CardDetail,
+        how: dict[str, str],
+        matchup: Matchup,
+        share: float,
+        copies: float,
+        core: str | None,
+        in_lists: WinRate | None,
+        base: WinRate | None,
+    ) -> OutCandidate:
+        facts = facts_of_detail(card)
+        value = worth(card, how, matchup.targets, matchup.weights)[0]
+        slow = "" if how else matchup.slow_here(facts)
+        trick = bool(TRICK.search(facts.text)) and not matchup.tricks_matter
+        gap = evidence_gap(in_lists, base)
+        return cls(card, facts, how, value, share, copies, core, in_lists, gap, slow, trick)
+
+    @property
+    def spell(self) -> bool:
+        return bool(self.facts.types & {"instant", "sorcery"})
+
+    @property
+    def reaches_face(self) -> bool:
+        """Burn that can go to the face is never idle."""
+        return self.spell and _FACE.search(self.facts.text) is not None
+
+    @property
+    def interaction(self) -> bool:
+        return bool(answer_kinds(self.facts))
+
+    @property
+    def engine(self) -> bool:
+        """A piece of what the deck does: in ``ENGINE_INCLUSION`` % of the lists at ``ENGINE_COPIES`` or more
+        copies, and neither interaction nor a combat trick (Manamorphose in Ruby Storm, a madness deck's discard
+        outlets; a heroic deck's tricks are its engine)."""
+        played = self.share >= ENGINE_INCLUSION and self.copies >= ENGINE_COPIES
+        return played and not self.interaction and not self.trick
+
+    @property
+    def by_rules(self) -> bool:
+        """Whether the rules alone may take it out: not a card the archetype's rule names, not an engine piece."""
+        return self.core != "defining" and not self.engine
+
+    @property
+    def dead(self) -> bool:
+        """Interaction with nothing to hit among their key cards."""
+        kinds = answer_kinds(self.facts)
+        hate = bool(kinds) and kinds <= HATE_KINDS and not self.facts.types & {"creature", "planeswalker"}
+        return not self.how and not self.reaches_face and ((self.spell and bool(kinds)) or hate)
+
+    def weak(self, best_in: float) -> bool:
+        """An answer spell that reaches little of what they play, against a much better card coming in."""
+        answer_spell = bool(self.how) and self.spell and not self.reaches_face
+        return answer_spell and self.by_rules and best_in >= WEAK_BY * self.worth
+
+    def answers_enough(self, best_in: float) -> bool:
+        return bool(self.how) and not self.weak(best_in)
+
+    @property
+    def note(self) -> str:
+        return " (a core card, out on the rules)" if self.core else ""
+
+
+@dataclass(frozen=True)
+class OutRule:
+    """One reason a main-deck card goes out: its ``rank`` (lower goes first), the test, the words; ``trim``
+    takes one copy only. Changing the guide's policy is a row of ``OUT_RULES`` and its test."""
+
+    rank: int
+    test: Callable[[OutCandidate, float], bool]
+    words: Callable[[OutCandidate, str], str]
+    trim: bool = False
+
+    def holds(self, candidate: OutCandidate, best_in: float) -> bool:
+        return self.test(candidate, best_in)
+
+    def reason(self, candidate: OutCandidate, best_in_name: str) -> str:
+        return self.words(candidate, best_in_name)
+
+
+def _worse_here(c: OutCandidate, _: float) -> bool:
+    return c.gap is not None and c.gap <= -BETTER_BY and c.in_lists is not None
+
+
+# Never out: a card whose lists did better against this opponent
+STAYS: tuple[Callable[[OutCandidate], bool], ...] = (lambda c: c.gap is not None and c.gap >= BETTER_BY,)
+OUT_RULES: tuple[OutRule, ...] = (
+    OutRule(0, lambda c, _: c.dead and c.by_rules, lambda c, _: "nothing to hit among their key cards" + c.note),
+    OutRule(
+        1,
+        lambda c, best: c.weak(best),
+        lambda c, best: f"answers only {' / '.join(c.how)} here; {best} answers more of what they play" + c.note,
+    ),
+    OutRule(2, lambda c, _: bool(c.slow) and c.by_rules, lambda c, _: c.slow + c.note),
+    OutRule(
+        3,
+        _worse_here,
+        lambda c, _: (
+            f"lists with it went {c.in_lists.wins}-{c.in_lists.losses} here, below the archetype's record"  # type: ignore[union-attr]
+            + (" (a core card, out on that evidence)" if c.core else "")
+        ),
+    ),
+    OutRule(
+        4,
+        lambda c, _: c.core is None and not c.engine and c.share < CORE_INCLUSION,
+        lambda c, _: f"a flex slot (in {c.share:g}% of the lists): the first to go when nothing misses in a matchup",
+    ),
+    OutRule(
+        5,
+        lambda c, _: c.core is None and not c.engine and c.card.quantity >= 4,
+        lambda c, _: f"one copy of a four-of (in {c.share:g}% of the lists), trimmed when nothing misses in a matchup",
+        trim=True,
+    ),
+)
+
+
+@dataclass(frozen=True)
+class Out:
+    """A card that can go out, by the first out-rule that holds: the rule's rank, the card's share of the
+    lists, the matchup's tie rule, the card (one copy when trimmed) and why."""
+
+    rank: int
+    share: float
+    tie: tuple[float, ...]
+    card: CardDetail
+    why: str
+
+    @property
+    def order(self) -> tuple[int, float, tuple[float, ...], str]:
+        return (self.rank, self.share, self.tie, self.card.name)
+
+    @property
+    def guide_card(self) -> GuideCard:
+        return GuideCard(name=self.card.name, quantity=self.card.quantity, why=self.why)
+
+
+def _out_candidate(card: CardDetail, case: GuideCase) -> OutCandidate:
+    key = card_key(card.name)
+    share, copies = case.own.main_usage.get(key, (0.0, 0.0))
+    in_lists = case.own.with_card(card.name, case.opponent, "mainboard")
+    how = answers(card, case.matchup, case.main)
+    return OutCandidate.of(card, how, case.matchup, share, copies, case.core.get(key), in_lists, case.base)
+
+
+def _outs(case: GuideCase, coming: set[str], best_in: float, best_name: str) -> list[Out]:
+    """The main-deck cards that can go out (lands, cards coming in and unknown cards are not judged), and one
+    copy of up to ``GUIDE_MAX_TRIMS`` four-ofs."""
+    tie = case.matchup.tie_rule()
+    outs: list[Out] = []
+    trims: list[Out] = []
+    for card in case.main:
+        if is_land(card) or card_key(card.name) in coming or card.unknown:
+            continue
+        candidate = _out_candidate(card, case)
+        if candidate.answers_enough(best_in) or any(rule(candidate) for rule in STAYS):
+            continue
+        rule = next((r for r in OUT_RULES if r.holds(candidate, best_in)), None)
+        if rule is None:
+            continue
+        why = rule.reason(candidate, best_name)
+        if rule.trim:
+            trims.append(Out(rule.rank, candidate.share, tie(card), card.model_copy(update={"quantity": 1}), why))
+        else:
+            outs.append(Out(rule.rank, candidate.share, tie(card), card, why))
+    return outs + sorted(trims, key=lambda t: (t.share, t.tie))[:GUIDE_MAX_TRIMS]
+
+
+def _taken(cards: list[GuideCard], room: int) -> list[GuideCard]:
+    """The first of ``cards`` that fit ``room`` copies."""
+    taken: list[GuideCard] = []
+    for card in cards:
+        take = min(card.quantity, room)
+        if take <= 0:
+            break
+        taken.append(card.model_copy(update={"quantity": take}))
+        room -= take
+    return taken
+
+
+def _copies(cards: Iterable[GuideCard | CardDetail]) -> int:
+    return sum(c.quantity for c in cards)
+
+
+def _held_back(ranked: list[GuideCard], brought: list[GuideCard]) -> list[str]:
+    """The cards worth bringing in that found no room."""
+    brought_keys = {card_key(b.name) for b in brought}
+    return [c.name for c in ranked if card_key(c.name) not in brought_keys]
+
+
+def sideboard_guide(case: GuideCase) -> SideboardGuide:
+    """What to bring in (``bring_in``) and as many cards to take out against one opponent: out by the first of
+    ``OUT_RULES`` that holds, never a card ``STAYS`` keeps or one that answers enough of theirs; equal cards by
+    ``Matchup.tie_rule``."""
+    scored = bring_in(case)
+    ranked = [guide_card for _, guide_card in scored]
+    best_in, best_name = (scored[0][0], ranked[0].name) if scored else (0.0, "")
+    outs = sorted(_outs(case, {card_key(c.name) for c in ranked}, best_in, best_name), key=lambda o: o.order)
+    brought = _taken(ranked, min(GUIDE_MAX_IN, _copies(o.card for o in outs)))
+    taken_out = _taken([o.guide_card for o in outs], _copies(brought))
+    moved = _copies(brought) - _copies(taken_out)
+    return SideboardGuide(
+        opponent=case.opponent,
+        record=case.base,
+        bring_in=brought,
+        take_out=taken_out,
+        held_back=_held_back(ranked, brought),
+        mainboard_after=_copies(case.main) + moved,
+        sideboard_after=_copies(case.side) - moved,
+    )

@@ -1,0 +1,309 @@
+"""One opponent as the deck tools read it: its key cards (what the card rules are checked against), the kind
+of matchup it makes (``Matchup``), and which of its key cards one of the player's cards answers."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from meta_mage.archetypes.classifier import ArchetypeClassifier
+from meta_mage.card_rules.answers import answered_by
+from meta_mage.card_rules.facts import CardFacts
+from meta_mage.card_rules.reader import roles_of
+from meta_mage.decks.cards import (
+    deck_colours,
+    facts_of_detail,
+    facts_of_key,
+    is_creature,
+    is_land,
+    mana_curve,
+    own_creatures_from,
+)
+from meta_mage.decks.context import CoachContext
+from meta_mage.decks.evidence import ArchetypeEvidence, pct
+from meta_mage.errors import NotFound
+from meta_mage.models.cards import Card, card_key
+from meta_mage.models.decks import CardDetail, KeyCard
+from meta_mage.models.evidence import CardRow
+
+KEY_INCLUSION = 40.0  # an opponent's card in at least this share of its lists is a key card
+KEY_CARDS = 12  # key cards named per opponent, at most
+FAST_DECK = 2.5  # an opponent whose key spells average under this mana value is fast
+
+_MOON = re.compile(r"nonbasic lands are (mountains|islands|plains|swamps|forests)", re.I)
+_BASIC_COLOUR = {"mountains": "R", "islands": "U", "plains": "W", "swamps": "B", "forests": "G"}
+_CHEAPER = re.compile(r"\b(?:delve|evoke|affinity for|warp|convoke|improvise|emerge|costs? \{\d+\} less)\b", re.I)
+_DISCARDS_OWN = re.compile(r"\bdiscard (?:up to )?(?:a|one|two|three|x|that many)? ?cards?\b", re.I)
+TRICK = re.compile(r"target creature(?: you control)? gets \+\d+/\+\d+", re.I)  # a pump spell, a combat trick
+# heroic, valiant: the deck's creatures trigger when targeted, so its tricks are its engine
+_TARGETED = re.compile(r"spell that targets|becomes the target of a spell", re.I)
+_CARD_FLOW = re.compile(r"\bdraws? (?:a|two|three|x|that many)? ?cards?\b|look at the top|exile the top", re.I)
+
+
+@dataclass(frozen=True)
+class Matchup:
+    """The kind of matchup a guide is for: the opponent's declared strategy, whether it is fast (an aggro or
+    tempo deck; without a strategy, one whose key spells average under ``FAST_DECK`` mana), what its key cards
+    are and weigh, and the player's own curve (the deck's average nonland mana value)."""
+
+    strategy: str
+    targets: list[CardFacts]
+    weights: dict[str, float]
+    own_curve: float
+    cheats_in: bool = False  # the player's deck puts creatures onto the battlefield without casting them
+    tricks_matter: bool = False  # the player's creatures trigger when targeted (heroic, valiant)
+
+    @property
+    def curve(self) -> float:
+        spells = [t.mana_value for t in self.targets if not t.is_land]
+        return sum(spells) / len(spells) if spells else 0.0
+
+    @property
+    def fast(self) -> bool:
+        if self.strategy != "unknown":
+            return self.strategy in ("aggro", "tempo")
+        return 0 < self.curve < FAST_DECK
+
+    @property
+    def combo(self) -> bool:
+        return self.strategy == "combo"
+
+    def described(self) -> str:
+        kind = "" if self.strategy == "unknown" else f"{self.strategy} "
+        return f"a {'fast ' if self.fast else ''}{kind}deck (key spells average {self.curve:.1f} mana)"
+
+    def slow_here(self, card: CardFacts) -> str:
+        """Why a card that answers nothing here is among the weakest in this kind of matchup (the first of
+        ``WEAK_HERE`` that holds), or ""."""
+        if card.is_land:
+            return ""
+        rule = next((r for r in WEAK_HERE if r.test(self, card)), None)
+        return rule.words(self, card) if rule else ""
+
+    def tie_rule(self) -> Callable[[CardDetail], tuple[float, ...]]:
+        """How a guide orders cards that are otherwise equal to take out: against a fast deck the most
+        expensive first, it comes down too late; against a slower one the cheapest first, it trades worst
+        with their bigger cards; then the fewer copies first."""
+        sign = -1 if self.fast else 1
+
+        def order(card: CardDetail) -> tuple[float, ...]:
+            return (sign * facts_of_detail(card).mana_value, card.quantity)
+
+        return order
+
+    def answer_order(self, card: CardFacts) -> int:
+        """Among cards worth the same here, which come in first: against a fast deck answers to what is on the
+        board (removal, sweepers); against combo, what stops a spell before it resolves (counters, discard,
+        graveyard hate, locks); 1 for the rest."""
+        kinds = {r.kind for r in roles_of(card)}
+        if self.fast:
+            return 0 if kinds & {"removal", "sweeper"} else 1
+        if self.combo:
+            return 0 if kinds & {"counter", "discard", "graveyard", "spell_limit", "ability"} else 1
+        return 1
+
+    def moon_misses(self, card: CardFacts) -> bool:
+        """A Blood Moon against a deck whose key spells can all be cast with the basic type's colour alone (a
+        mono-red deck whose nonbasics make red anyway: its hybrid {R/G} Manamorphose too)."""
+        found = _MOON.search(card.text)
+        if not found:
+            return False
+        colour = _BASIC_COLOUR[found.group(1).lower()]
+        return all(t.castable_with({colour}) for t in self.targets if not t.is_land)
+
+    @staticmethod
+    def land_plan(land: CardFacts) -> bool:
+        """A land whose abilities the deck's plan uses beyond its mana (Urza's Saga, a manland), which a Moon
+        takes away even when its colour is not needed; a fetchland only finds a land of the needed colour."""
+        return land.triggered or "saga" in land.subtypes or (land.activated and not land.fetchland)
+
+
+# --- the weakest cards in a kind of matchup ------------------------------------------------------------------
+
+
+def _spell(card: CardFacts) -> bool:
+    """An instant or sorcery, not one cheapened by affinity."""
+    return bool(card.types & {"instant", "sorcery"}) and "affinity for" not in card.text.lower()
+
+
+def _card_flow_against_fast(m: Matchup, card: CardFacts) -> bool:
+    """Card draw or selection of 2+ mana that leaves the board alone, against a fast deck."""
+    leaves_board = "create" not in card.text.lower()
+    return m.fast and _spell(card) and leaves_board and card.mana_value >= 2 and bool(_CARD_FLOW.search(card.text))
+
+
+def _late_against_combo(m: Matchup, card: CardFacts) -> bool:
+    """A sorcery-speed card two or more mana above the deck's own curve (and 4+) against combo; a creature the
+    deck puts onto the battlefield without casting it is not late."""
+    late = card.mana_value >= max(4.0, m.own_curve + 2) and not _CHEAPER.search(card.text)
+    cast = not (m.cheats_in and "creature" in card.types)
+    sorcery_speed = not (card.has_flash or "instant" in card.types)
+    return m.combo and late and cast and sorcery_speed
+
+
+def _trick_against_combo(m: Matchup, card: CardFacts) -> bool:
+    """A combat trick (a pump spell that answers nothing) against combo, unless the deck's creatures trigger on
+    being targeted."""
+    trick = not roles_of(card) and bool(TRICK.search(card.text))
+    return m.combo and _spell(card) and trick and not m.tricks_matter
+
+
+def _life_gain_against_slow(m: Matchup, card: CardFacts) -> bool:
+    """Life gain that neither is a body nor moves cards (not a loot like Faithful Mending), against a deck that is
+    not fast."""
+    body = bool(card.types & {"creature", "planeswalker"})
+    moves_cards = _CARD_FLOW.search(card.text) or _DISCARDS_OWN.search(card.text)
+    roles = roles_of(card)
+    only_life = bool(roles) and all(r.kind == "lifegain" for r in roles)
+    return not m.fast and not body and not moves_cards and only_life
+
+
+@dataclass(frozen=True)
+class WeakHere:
+    """Why a card that answers nothing is among the weakest in one kind of matchup: its test and its words."""
+
+    test: Callable[[Matchup, CardFacts], bool]
+    words: Callable[[Matchup, CardFacts], str]
+
+
+WEAK_HERE: tuple[WeakHere, ...] = (
+    WeakHere(
+        _card_flow_against_fast,
+        lambda m, _: f"card advantage that leaves the board alone, slow against {m.described()}",
+    ),
+    WeakHere(
+        _late_against_combo,
+        lambda m, c: (
+            f"{c.mana_value:g} mana at sorcery speed (the deck averages {m.own_curve:.1f}), "
+            f"late against {m.described()}"
+        ),
+    ),
+    WeakHere(
+        _trick_against_combo,
+        lambda m, _: f"a combat trick, the least of the deck against {m.described()}: their game is not in combat",
+    ),
+    WeakHere(_life_gain_against_slow, lambda m, _: f"life gain does little against {m.described()}"),
+)
+
+
+# --- reading an opponent -------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Opponent:
+    """An opponent over a window: its lists, its key cards (mainboard first) and what roles are checked
+    against (its key mainboard cards and key lands)."""
+
+    name: str
+    evidence: ArchetypeEvidence
+    key_cards: list[KeyCard]
+    targets: list[CardFacts]
+
+    @property
+    def lists(self) -> int:
+        return self.evidence.lists
+
+
+@dataclass(frozen=True)
+class _KeyRow:
+    name: str
+    row: CardRow
+    section: str
+
+
+def _key_rows(evidence: ArchetypeEvidence) -> tuple[list[_KeyRow], list[str]]:
+    """An opponent's key spells (in ``KEY_INCLUSION`` % of its lists or more, mainboard first, ``KEY_CARDS`` at
+    most) and its key lands."""
+    lands = set(evidence.stats.lands)
+    rows = [_KeyRow(c, r, "mainboard") for c, r in evidence.rows("mainboard").items()]
+    rows += [_KeyRow(c, r, "sideboard") for c, r in evidence.rows("sideboard").items()]
+    spells = [k for k in rows if k.name not in lands and evidence.inclusion(k.row) >= KEY_INCLUSION]
+    spells.sort(key=lambda k: (k.section != "mainboard", -k.row.decks, k.name))
+    key_lands = [
+        c for c, r in evidence.rows("mainboard").items() if c in lands and evidence.inclusion(r) >= KEY_INCLUSION
+    ]
+    return spells[:KEY_CARDS], key_lands
+
+
+def _key_card(key: _KeyRow, lists: int, detail: Card | None) -> KeyCard:
+    return KeyCard(
+        name=key.name,
+        inclusion_rate=pct(key.row.decks, lists),
+        average_copies=round(key.row.copies / key.row.decks, 2),
+        section=key.section,
+        type_line=detail.type_line if detail else None,
+        mana_cost=detail.mana_cost if detail else None,
+        oracle_text=detail.oracle_text if detail else None,
+        power=detail.power if detail else None,
+        toughness=detail.toughness if detail else None,
+        loyalty=detail.loyalty if detail else None,
+        colors=detail.colors if detail else None,
+    )
+
+
+def read_opponents(ctx: CoachContext, fmt: str, names: list[str], start: str, end: str) -> dict[str, Opponent]:
+    """Each opponent's key cards and targets: one Query per opponent, one card read for all of them; NotFound
+    for an opponent without lists in the window."""
+    found: dict[str, tuple[ArchetypeEvidence, list[_KeyRow], list[str]]] = {}
+    for name in names:
+        evidence = ctx.evidence(fmt, name, start, end)
+        if not evidence.lists:
+            raise NotFound(f"no {name} lists in {fmt} between {start} and {end}", field="opponent_archetype")
+        found[name] = (evidence, *_key_rows(evidence))
+    wanted = [c for _, rows, lands in found.values() for c in [*(r.name for r in rows), *lands]]
+    details = ctx.cards.get_many([card_key(c) for c in wanted])
+    out = {}
+    for name, (evidence, rows, lands) in found.items():
+        key_cards = [_key_card(k, evidence.lists, details.get(card_key(k.name))) for k in rows]
+        targets = [facts_of_key(k) for k in key_cards if k.section == "mainboard"]
+        targets += [CardFacts.of(details[card_key(c)]) for c in lands if card_key(c) in details]
+        out[name] = Opponent(name, evidence, key_cards, targets)
+    return out
+
+
+def read_opponent(ctx: CoachContext, fmt: str, name: str, start: str, end: str) -> Opponent:
+    return read_opponents(ctx, fmt, [name], start, end)[name]
+
+
+def weights(key_cards: list[KeyCard]) -> dict[str, float]:
+    """How much answering each of an opponent's key mainboard cards is worth: the share of its lists playing it."""
+    return {k.name: k.inclusion_rate / 100 for k in key_cards if k.section == "mainboard"}
+
+
+def matchup_for(classifier: ArchetypeClassifier, fmt: str, opponent: Opponent, main: list[CardDetail]) -> Matchup:
+    """The kind of matchup ``opponent`` makes for a deck whose main deck is ``main``."""
+    cheats_in = any(facts_of_detail(c).puts_onto_battlefield for c in main if not is_land(c))
+    tricks_matter = any(_TARGETED.search(c.oracle_text or "") for c in main if is_creature(c))
+    strategy = classifier.strategy_of(fmt, opponent.name)
+    return Matchup(strategy, opponent.targets, weights(opponent.key_cards), mana_curve(main), cheats_in, tricks_matter)
+
+
+def answers(card: CardDetail, matchup: Matchup, main: list[CardDetail] | None = None) -> dict[str, str]:
+    """The opponent's key cards ``card`` answers by the rules, with how (the first way). With the user's
+    ``main`` deck, a sweeper that would also kill the deck's own creatures (12 or more) does not count; a
+    Blood Moon counts against a deck whose spells can all be cast with its colour only on the lands whose
+    abilities that deck uses."""
+    facts = facts_of_detail(card)
+    spare = own_creatures_from(main or [])
+    colours = len(deck_colours(main)) if main else None
+    skip_lands = matchup.moon_misses(facts)
+    return {
+        t.name: ways[0]
+        for t in matchup.targets
+        if not (skip_lands and t.is_land and not matchup.land_plan(t))
+        and (ways := answered_by(facts, t, spare, colours))
+    }
+
+
+def group_ways(how: dict[str, str], limit: int = 3) -> str:
+    """ "exiles it: Phlage, Titan of Fire's Fury / Ragavan, Nimble Pilferer; turns it into a basic Mountain:
+    Arena of Glory / Arid Mesa and 8 more" (card names hold commas, so they are parted by slashes)."""
+    by_way: dict[str, list[str]] = {}
+    for target, way in how.items():
+        by_way.setdefault(way, []).append(target)
+    parts = []
+    for way, names in by_way.items():
+        more = f" and {len(names) - limit} more" if len(names) > limit else ""
+        parts.append(f"{way}: {' / '.join(names[:limit])}{more}")
+    return "; ".join(parts)

@@ -1,0 +1,111 @@
+"""The matchup strategy tool's facts: the record against one opponent, its key cards, the player's sideboard
+cards that answer them (by the rules, or by their lists' record) and the sideboard guide for the matchup."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import ValidationError
+
+from meta_mage.card_rules.answers import role_labels
+from meta_mage.decks.cards import facts_of_detail, is_creature, is_land, section_of
+from meta_mage.decks.context import CoachContext
+from meta_mage.decks.evidence import ArchetypeEvidence, did_better
+from meta_mage.decks.guide import GuideCase, core_cards, sideboard_guide
+from meta_mage.decks.matchup import Matchup, answers, group_ways, matchup_for, read_opponent
+from meta_mage.errors import InvalidArgument
+from meta_mage.models.decks import CardDetail, SideboardAnswer, StrategyFacts, StrategyInput, StrategyMetadata
+from meta_mage.models.meta import Window, WinRate
+
+
+def _stats_period(stats: dict[str, Any]) -> Window | None:
+    """The window of a get_deck_matchup_stats output (``metadata.period``), or None when it has none."""
+    metadata = stats.get("metadata")
+    try:
+        return Window.model_validate(metadata.get("period") if isinstance(metadata, dict) else None)
+    except ValidationError:
+        return None
+
+
+def _cell(stats: dict[str, Any], opponent: str) -> dict[str, Any] | None:
+    """The matchup row of ``stats`` against ``opponent`` (its name in any case), or None."""
+    rows = stats.get("matchups", [])
+    return next((m for m in rows if str(m.get("opponent", "")).lower() == opponent.lower()), None)
+
+
+def _answer(
+    card: CardDetail,
+    matchup: Matchup,
+    main: list[CardDetail],
+    own: ArchetypeEvidence,
+    opponent: str,
+    base: WinRate | None,
+) -> SideboardAnswer | None:
+    """A sideboard card as an answer to ``opponent``: what it answers by the rules and its lists' record against
+    them; None when it answers nothing and its lists did not do better."""
+    how = answers(card, matchup, main)
+    with_vs = own.with_card(card.name, opponent)
+    if not how and not did_better(with_vs, base):
+        return None
+    reason = group_ways(how)
+    if with_vs is not None:
+        reason += ("; " if reason else "") + (
+            f"{own.name} lists with it went {with_vs.wins}-{with_vs.losses} against {opponent}"
+        )
+    return SideboardAnswer(
+        name=card.name,
+        quantity=card.quantity,
+        answers=list(how)[:6],
+        reason=reason,
+        roles=role_labels(facts_of_detail(card)),
+        with_card_vs_opponent=with_vs,
+    )
+
+
+def deck_profile(main: list[CardDetail]) -> dict[str, Any]:
+    """The player's main deck in numbers: cards, lands, creatures and average nonland mana value."""
+    spells = [c for c in main if not is_land(c)]
+    return {
+        "mainboard_cards": sum(c.quantity for c in main),
+        "lands": sum(c.quantity for c in main if is_land(c)),
+        "creatures": sum(c.quantity for c in main if is_creature(c)),
+        "average_mana_value": round(
+            sum((c.cmc or 0) * c.quantity for c in spells) / max(1, sum(c.quantity for c in spells)), 2
+        ),
+    }
+
+
+def matchup_facts(ctx: CoachContext, params: StrategyInput) -> StrategyFacts:
+    """Record, the opponent's key cards and the user's sideboard answers to them."""
+    stats_in = params.matchup_stats
+    fmt = params.format or stats_in.get("format")
+    period = _stats_period(stats_in)
+    if not fmt or period is None or not period.start or not period.end:
+        raise InvalidArgument(
+            "matchup_stats must be the output of get_deck_matchup_stats (format and metadata.period)",
+            field="matchup_stats",
+        )
+    cell = _cell(stats_in, params.opponent_archetype)
+    record_vs = WinRate.model_validate(cell) if cell else None
+    opponent = cell["opponent"] if cell else params.opponent_archetype
+    archetype = stats_in.get("archetype") or params.archetype
+    them = read_opponent(ctx, fmt, opponent, period.start, period.end)
+    own = ctx.evidence(fmt, archetype, period.start, period.end)
+    side = list(section_of(params.card_details, "sideboard").values())
+    main = list(section_of(params.card_details, "mainboard").values())
+    matchup = matchup_for(ctx.classifier, fmt, them, main)
+    found = [_answer(card, matchup, main, own, opponent, record_vs) for card in side]
+    core = core_cards(ctx.classifier, fmt, own, params.card_details)
+    guide = sideboard_guide(GuideCase(opponent, record_vs, side, main, matchup, own, core))
+    return StrategyFacts(
+        format=fmt,
+        archetype=archetype,
+        opponent_archetype=opponent,
+        record=record_vs,
+        opponent_lists=them.lists,
+        opponent_key_cards=them.key_cards,
+        sideboard_answers=[a for a in found if a is not None],
+        sideboard_guide=guide,
+        your_deck_profile=deck_profile(main),
+        metadata=StrategyMetadata(period=period),
+    )
