@@ -18,6 +18,7 @@ from meta_mage.archetypes.classifier import get_classifier
 from meta_mage.card_rules.answers import role_labels
 from meta_mage.card_rules.facts import CardFacts
 from meta_mage.config import Settings
+from meta_mage.decks.parse import parse_deck_text
 from meta_mage.local.seed import seed_demo
 from meta_mage.storage.dynamo import dynamodb_resource
 from meta_mage.storage.tables import create_tables
@@ -31,6 +32,7 @@ DAYS = 60
 EVIDENCE = (
     "went",
     "answers only",
+    "answers none",
     "nothing to hit",
     "slow against",
     "late against",
@@ -55,6 +57,32 @@ STATED = (
     "combat trick",
 )
 LETTER = {"white": "W", "blue": "U", "black": "B", "red": "R", "green": "G"}
+# a card that gets value back from a graveyard, read apart from the card rules: cast from one, returned from
+# one to the battlefield, delve, dredge
+GRAVEYARD_VALUE = re.compile(
+    r"\b(flashback|escape|unearth|delve|dredge|jump-start|retrace|disturb|embalm|eternalize|encore)\b"
+    r"|(?:cast|play)s? [^.]*from (?:your|a) graveyard|from (?:your|a|their) graveyards? (?:to|onto) the battlefield",
+    re.I,
+)
+# hate that only reaches graveyards: "exile ... graveyard", "cards in graveyards can't"
+GRAVEYARD_ONLY = {
+    "Surgical Extraction",
+    "Rest in Peace",
+    "Leyline of the Void",
+    "Nihil Spellbomb",
+    "Relic of Progenitus",
+    "Tormod's Crypt",
+    "Soul-Guide Lantern",
+    "Ground Seal",
+    "Cling to Dust",
+    "Faerie Macabre",
+}
+BASICS = {
+    f"{snow}{kind}": (snow, kind)
+    for snow in ("", "Snow-Covered ")
+    for kind in ("Plains", "Island", "Swamp", "Mountain", "Forest", "Wastes")
+}
+RECORD = re.compile(r"went (\d+-\d+)")
 
 
 @pytest.fixture(scope="module")
@@ -165,13 +193,55 @@ def decisions(world: dict[str, Any], fmt: str, archetype: str, text: str) -> dic
             named = {LETTER[w.lower()] for m in HOSER.findall(oracle.get(card["name"], "")) for w in m if w}
             if named and not named & their_colours:
                 found["colour hoser without the colour"].append(f"{where}: {card['name']}")
+        key_text = " ".join(
+            k.get("oracle_text") or "" for k in plan["opponent_key_cards"] if k["section"] == "mainboard"
+        )
+        found["graveyard hate without a graveyard plan"] += [
+            f"{where}: {c['name']}"
+            for c in guide["bring_in"]
+            if c["name"] in GRAVEYARD_ONLY and not GRAVEYARD_VALUE.search(key_text)
+        ]
+        records = [m for c in guide["bring_in"] for m in RECORD.findall(c["why"])]
+        found["one record repeated as each card's evidence"] += [
+            f"{where}: {r}" for r in sorted(set(records)) if records.count(r) > 1
+        ]
+        accounted = {c["name"] for c in guide["bring_in"] + guide["left_out"]} | set(guide["held_back"])
+        found["sideboard card not accounted for"] += [
+            f"{where}: {c['name']}" for c in cards if c["section"] == "sideboard" and c["name"] not in accounted
+        ]
+        found["post-board 75 not the guide's"] += [f"{where}"] if not post_board_matches(cards, guide) else []
+        decided = plan["play_plan"] or {}
+        if not decided.get("deciders") or not decided.get("keep"):
+            found["no play plan"].append(where)
         for g in (guide, other):
             if (g["mainboard_after"], g["sideboard_after"]) != own:
                 found["not the player's own 60 + 15"].append(
                     f"{where}: {g['mainboard_after']} + {g['sideboard_after']}"
                 )
+    found["basic for a basic of another kind"] += [
+        f"{archetype}: {s['cut']} → {s['add']}"
+        for s in mainboard["swaps"]
+        if s["cut"] in BASICS and s["add"] in BASICS and BASICS[s["cut"]] != BASICS[s["add"]]
+    ]
     found["kept and cut"] = [f"{archetype}: {name}" for name in sorted(kept & cut)]
     return found
+
+
+def post_board_matches(cards: list[dict[str, Any]], guide: dict[str, Any]) -> bool:
+    """The guide's pasteable 75 is the player's list with the guide's moves made, and parses back as a deck."""
+    main = collections.Counter({c["name"]: c["quantity"] for c in cards if c["section"] == "mainboard"})
+    side = collections.Counter({c["name"]: c["quantity"] for c in cards if c["section"] == "sideboard"})
+    for c in guide["bring_in"]:
+        main[c["name"]] += c["quantity"]
+        side[c["name"]] -= c["quantity"]
+    for c in guide["take_out"]:
+        main[c["name"]] -= c["quantity"]
+        side[c["name"]] += c["quantity"]
+    parsed = parse_deck_text(guide["post_board"])
+    return (parsed.mainboard, parsed.sideboard) == (
+        {k: v for k, v in main.items() if v},
+        {k: v for k, v in side.items() if v},
+    )
 
 
 def top_decks(world: dict[str, Any], fmt: str) -> list[str]:
@@ -202,5 +272,78 @@ def test_deck_tools_decide_each_card_once_and_by_the_matchup(world: dict[str, An
         "not the player's own 60 + 15",
         "kept and cut",
         "in one guide, out in the other",
+        "graveyard hate without a graveyard plan",
+        "one record repeated as each card's evidence",
+        "sideboard card not accounted for",
+        "post-board 75 not the guide's",
+        "no play plan",
+        "basic for a basic of another kind",
     ):
         assert total[check] == [], check
+
+
+# --- the issue's examples, each on the real demo lists ------------------------------------------------------
+
+
+def _deck(world: dict[str, Any], fmt: str, archetype: str) -> list[dict[str, Any]]:
+    cards: list[dict[str, Any]] = call(world, "get_enriched_deck", deck=demo_lists()[fmt][archetype])["card_details"]
+    return cards
+
+
+def test_hydroblast_does_not_count_devoid_eldrazi_or_spirit_guides(world: dict[str, Any]) -> None:
+    # Given Legacy's Eldrazi Stompy, whose Eldrazi are Devoid (colourless) and whose Simian Spirit Guides are
+    # exiled for mana, never cast
+    found = call(world, "get_card_evidence", card="Hydroblast", opponent_archetype="Eldrazi Stompy", format="Legacy")
+    # Then Hydroblast answers none of them
+    answered = {a["name"] for a in found["answers"]}
+    assert not {n for n in answered if n.startswith("Eldrazi") or n == "Simian Spirit Guide"}, answered
+
+
+def test_blood_moon_answers_no_land_of_a_deck_that_casts_everything_with_red(world: dict[str, Any]) -> None:
+    # Given Ritual Storm, whose spells are all cast with red (its Manamorphose is hybrid)
+    found = call(world, "get_card_evidence", card="Blood Moon", opponent_archetype="Ritual Storm", format="Modern")
+    # Then Blood Moon answers none of its lands
+    assert [a["name"] for a in found["answers"] if a["is_land"]] == []
+
+
+def test_a_card_off_the_decks_colours_says_so_and_what_a_splash_costs(world: dict[str, Any]) -> None:
+    # Given a Jeskai deck asking about Fatal Push
+    found = call(
+        world,
+        "get_card_evidence",
+        card="Fatal Push",
+        opponent_archetype="Boros Energy",
+        format="Modern",
+        card_details=_deck(world, "Modern", "Jeskai Blink"),
+    )
+    # Then the answer says it is off the deck's colours, naming the colour and the lands that make it
+    assert "off your deck's colours" in found["off_colours"] and "black" in found["off_colours"]
+    # and a card in the deck's colours is not
+    again = call(
+        world,
+        "get_card_evidence",
+        card="Lightning Bolt",
+        format="Modern",
+        card_details=_deck(world, "Modern", "Boros Energy"),
+    )
+    assert again["off_colours"] == ""
+
+
+def test_a_strong_sideboard_is_not_held_back_by_an_all_core_main_deck(world: dict[str, Any]) -> None:
+    # Given Boros Energy, whose main deck is nearly all core, against Affinity (the restructure's finding)
+    cards = _deck(world, "Modern", "Boros Energy")
+    stats = call(world, "get_deck_matchup_stats", archetype="Boros Energy", format="Modern", days=DAYS)
+    plan = call(
+        world,
+        "generate_deck_matchup_strategy",
+        card_details=cards,
+        archetype="Boros Energy",
+        opponent_archetype="Affinity",
+        matchup_stats=stats,
+    )
+    guide = plan["sideboard_guide"]
+    # Then artifact hate comes in for the main deck's weakest slot here, each with its reason
+    assert {"Meltdown", "Wear // Tear"} <= {c["name"] for c in guide["bring_in"]}
+    assert guide["take_out"] and all("answers" in c["why"] for c in guide["take_out"])
+    # and the post-board 75 is there to paste
+    assert post_board_matches(cards, guide)

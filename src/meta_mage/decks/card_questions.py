@@ -9,6 +9,7 @@ from typing import Any
 from meta_mage.analytics.stats import FEW_MATCHES
 from meta_mage.card_rules.answers import role_labels
 from meta_mage.card_rules.facts import CardFacts
+from meta_mage.decks.cards import deck_colours, facts_of_detail, is_land
 from meta_mage.decks.context import CoachContext
 from meta_mage.decks.enrich import card_detail
 from meta_mage.decks.evidence import (
@@ -23,6 +24,7 @@ from meta_mage.decks.evidence import (
 )
 from meta_mage.decks.matchup import Opponent, answers, matchup_for, read_opponent, read_opponents, weights
 from meta_mage.decks.names import closest_names
+from meta_mage.decks.splash import splash_for
 from meta_mage.errors import NotFound
 from meta_mage.models.cards import Card, card_key
 from meta_mage.models.decks import (
@@ -174,6 +176,16 @@ def _matches_against(field: FormatStats, opponent: str | None) -> int:
     return sum(field.versus(a).get(opponent, Record()).decided for a in played)
 
 
+def _off_colours(card: Card, deck: list[CardDetail]) -> str:
+    """The words when ``card`` is off the colours the player's main deck spends (with what a splash costs)."""
+    main = [c for c in deck if c.section == "mainboard" and not c.unknown]
+    if not main:
+        return ""
+    lands = [(facts_of_detail(c), c.quantity) for c in main if is_land(c)]
+    splash = splash_for(CardFacts.of(card), deck_colours(main), lands)
+    return splash.words() if splash else ""
+
+
 def card_evidence(ctx: CoachContext, params: CardEvidenceInput) -> CardEvidenceOutput:
     """What a card answers among an opponent's key cards (or the top decks'), how each of the most played
     archetypes' lists with it did against its lists without it (against the opponent, or overall), and how
@@ -195,6 +207,7 @@ def card_evidence(ctx: CoachContext, params: CardEvidenceInput) -> CardEvidenceO
     records = [r for own in owns for s in SECTIONS if (r := _card_record(own, s, card.name, opponent))]
     records.sort(key=lambda r: (-(r.with_card.wins + r.with_card.losses), r.archetype, r.section))
     return CardEvidenceOutput(
+        off_colours=_off_colours(card, params.card_details or []),
         format=fmt,
         card=card.name,
         read_as=read_as,

@@ -12,7 +12,14 @@ OWN_CREATURES = 12  # a deck with this many creatures or more loses them to its 
 
 def facts_of_detail(card: CardDetail) -> CardFacts:
     return CardFacts(
-        card.name, card.type_line or "", card.oracle_text or "", card.mana_cost, cmc=card.cmc, colors=tuple(card.colors)
+        card.name,
+        card.type_line or "",
+        card.oracle_text or "",
+        card.mana_cost,
+        card.toughness,
+        card.power,
+        card.cmc,
+        colors=tuple(card.colors),
     )
 
 

@@ -27,6 +27,8 @@ def card_detail(card: Card, quantity: int, section: str) -> CardDetail:
         colors=card.colors,
         color_identity=card.color_identity,
         oracle_text=card.oracle_text,
+        power=card.power,
+        toughness=card.toughness,
     )
 
 

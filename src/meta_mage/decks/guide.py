@@ -18,6 +18,7 @@ from meta_mage.decks.evidence import (
     evidence_gap,
 )
 from meta_mage.decks.matchup import TRICK, Matchup, answers, group_ways
+from meta_mage.decks.post_board import deck_text, post_board
 from meta_mage.models.cards import card_key
 from meta_mage.models.decks import CardDetail, GuideCard, SideboardGuide
 from meta_mage.models.meta import WinRate
@@ -26,8 +27,11 @@ GUIDE_MAX_IN = 7  # cards brought in against one opponent, at most
 GUIDE_MAX_TRIMS = 3  # four-ofs cut down to three to make room, at most
 ENGINE_INCLUSION = 90.0  # an engine piece: in this share of the archetype's lists or more...
 ENGINE_COPIES = 3.0  # ...at this many copies or more, and not interaction: never out on the rules alone
+COPIES_ROUNDING = 0.05  # an average of 2.97 copies is a three-of that a few lists trimmed
 CORE_GUARD = 90.0  # a card in this share of the archetype's lists (or named by its rule) goes out only on evidence
 WORTH_CAP = 3.0  # the most a card's worth in a matchup counts, however many of their cards it reaches
+OUTCLASSED_BY = 1.5  # a card the rules may cut makes room for a sideboard card worth this many times more here
+LAND_PLAN = 1.0  # their key lands that tap for more or carry a plan weigh this much: land hate is worth more
 WEAK_BY = 2.0  # an answer spell makes room for a sideboard card worth this many times more in the matchup
 HATE_KINDS = {"graveyard", "spell_limit", "ability", "land"}  # what a noncreature hate permanent does
 COLOUR_LETTERS = {"white": "W", "blue": "U", "black": "B", "red": "R", "green": "G"}
@@ -35,17 +39,25 @@ _CHEAPER_VS_COLOUR = re.compile(r"costs? \{(\d+)\} less to cast if it targets an
 _FACE = re.compile(r"damage to (?:any target|target player|each opponent|target opponent)", re.I)
 
 
+def _land_hate(how: dict[str, str], lands: dict[str, CardFacts], weights: dict[str, float]) -> float:
+    """Their key lands a card hits, as worth: their mana base counts as one card, unless the lands hit are their
+    plan (lands that tap for more, sagas, manlands weighing ``LAND_PLAN``)."""
+    hit = [name for name in how if name in lands]
+    plan = sum(weights.get(n, 0.5) for n in hit if lands[n].taps_for_more or Matchup.land_plan(lands[n]))
+    return min(WORTH_CAP if plan >= LAND_PLAN else 1.0, sum(weights.get(name, 0.5) for name in hit))
+
+
 def worth(
     card: CardDetail, how: dict[str, str], targets: list[CardFacts], weights: dict[str, float]
 ) -> tuple[float, str]:
     """What a card is worth in a matchup: each key card it answers, weighted by the share of their lists that
-    play it (their key lands count as one card together; ``WORTH_CAP`` at most, as one card answers one threat at
+    play it (their key lands count as one card together unless the lands hit are their plan: lands that tap for
+    more, sagas, manlands weighing ``LAND_PLAN``; ``WORTH_CAP`` at most, as one card answers one threat at
     a time); halved when its cost reduction needs a colour none of their key cards has (Mystical Dispute against
     a deck without blue), with the words that say so."""
-    lands = {t.name for t in targets if t.is_land}
+    lands = {t.name: t for t in targets if t.is_land}
     spells = sum(weights.get(name, 0.5) for name in how if name not in lands)
-    land_hate = min(1.0, sum(weights.get(name, 0.5) for name in how if name in lands))  # their mana base: one card
-    value = min(WORTH_CAP, spells + land_hate)
+    value = min(WORTH_CAP, spells + _land_hate(how, lands, weights))
     cheaper = _CHEAPER_VS_COLOUR.search(card.oracle_text or "")
     if cheaper and value:
         colour = COLOUR_LETTERS[cheaper.group(2)]
@@ -94,6 +106,7 @@ class InCandidate:
     full_cost: str  # the words when its cost reduction needs a colour none of their key cards has, or ""
     with_card: WinRate | None
     better: bool  # its lists did better against them
+    matchup: Matchup
 
     @classmethod
     def of(cls, card: CardDetail, case: GuideCase) -> InCandidate:
@@ -101,11 +114,17 @@ class InCandidate:
         with_card = case.own.with_card(card.name, case.opponent)
         value, full_cost = worth(card, how, case.matchup.targets, case.matchup.weights)
         better = did_better(with_card, case.base)
-        return cls(card, facts_of_detail(card), how, value, full_cost, with_card, better)
+        return cls(card, facts_of_detail(card), how, value, full_cost, with_card, better, case.matchup)
 
     @property
     def interaction(self) -> bool:
         return bool(answer_kinds(self.facts))
+
+    @property
+    def graveyard_hate(self) -> bool:
+        """Hate that only reaches graveyards (Surgical Extraction, Rest in Peace, Nihil Spellbomb)."""
+        kinds = answer_kinds(self.facts)
+        return bool(kinds) and kinds <= {"graveyard"}
 
     @property
     def value(self) -> float:
@@ -120,47 +139,78 @@ class InCandidate:
 
 @dataclass(frozen=True)
 class InRule:
-    """One reason a sideboard card comes in: its ``rank`` (its place in ``IN_RULES``: the first that holds gives
-    the reason; cards come in by their worth), the test, the words."""
+    """One reason a sideboard card comes in, or (``comes_in`` False) stays out: its ``rank`` (its place in the
+    table: the first that holds decides; cards come in by their worth), the test, the words."""
 
     rank: int
     test: Callable[[InCandidate], bool]
     words: Callable[[InCandidate], str]
+    comes_in: bool = True
 
 
-# Never in: a colour hoser against a deck without that colour, whatever its lists did
-STAYS_OUT: tuple[Callable[[InCandidate], bool], ...] = (lambda c: bool(c.full_cost),)
+def _no_graveyard_plan(c: InCandidate) -> bool:
+    return c.graveyard_hate and not c.matchup.graveyard_plan
+
+
+def _graveyard_words(c: InCandidate) -> str:
+    users = c.matchup.graveyard_users
+    few = f" (only {' / '.join(users)} uses one)" if users else ""
+    return f"graveyard hate, and their deck has no graveyard plan{few}"
+
+
+def _moon_words(c: InCandidate) -> str:
+    return "their spells are all cast with the colour a Moon leaves them, and no land of theirs loses a plan"
+
+
+# The first row that holds decides; the stays-out rows come first (never in, whatever the lists did).
 IN_RULES: tuple[InRule, ...] = (
-    InRule(0, lambda c: bool(c.how), lambda c: group_ways(c.how, limit=2)),
+    InRule(0, lambda c: bool(c.full_cost), lambda c: c.full_cost.strip(" ()"), comes_in=False),
+    InRule(1, _no_graveyard_plan, _graveyard_words, comes_in=False),
+    InRule(2, lambda c: not c.how and c.matchup.moon_misses(c.facts), _moon_words, comes_in=False),
+    InRule(3, lambda c: bool(c.how), lambda c: group_ways(c.how, limit=2)),
     # its lists did better against them; an answer with nothing to hit stays out whatever they did (Pyroblast
     # against a deck with no blue card)
-    InRule(1, lambda c: c.better and not c.interaction, lambda _: ""),
+    InRule(4, lambda c: c.better and not c.interaction, lambda _: ""),
+    InRule(5, lambda c: c.interaction, lambda _: "answers none of their key cards", comes_in=False),
+    InRule(6, lambda _: True, lambda _: "no answer to their key cards, and no record against them", comes_in=False),
 )
 
 
-def _in_reason(candidate: InCandidate) -> str | None:
-    """Why the card comes in (by the first of ``IN_RULES`` that holds), or None when it stays out."""
-    if any(rule(candidate) for rule in STAYS_OUT):
-        return None
-    rule = next((r for r in IN_RULES if r.test(candidate)), None)
-    if rule is None:
-        return None
-    why, evidence = rule.words(candidate), candidate.record_words
-    return why + ("; " if why and evidence else "") + evidence
+@dataclass(frozen=True)
+class Ranked:
+    """A sideboard card judged for one matchup: its order, worth, the card with its reason, the rule's verdict
+    and the record words of the lists that play it."""
+
+    order: tuple[float, int, float, str]
+    value: float
+    card: GuideCard
+    comes_in: bool
+    record: str
+
+
+def _judged(candidate: InCandidate) -> tuple[bool, str]:
+    rule = next(r for r in IN_RULES if r.test(candidate))
+    return rule.comes_in, rule.words(candidate)
+
+
+def judge_sideboard(case: GuideCase) -> list[Ranked]:
+    """Every sideboard card judged against this opponent by the first of ``IN_RULES`` that holds, best first;
+    among equals the kind of answer the matchup wants first (``Matchup.answer_order``), then the cheaper."""
+    ranked = []
+    for card in case.side:
+        candidate = InCandidate.of(card, case)
+        comes_in, why = _judged(candidate)
+        evidence = candidate.record_words if comes_in else ""
+        why += ("; " if why and evidence else "") + evidence
+        order = (-candidate.value, case.matchup.answer_order(candidate.facts), candidate.facts.mana_value, card.name)
+        guide_card = GuideCard(name=card.name, quantity=card.quantity, why=why)
+        ranked.append(Ranked(order, candidate.value, guide_card, comes_in, evidence))
+    return sorted(ranked, key=lambda r: r.order)
 
 
 def bring_in(case: GuideCase) -> list[tuple[float, GuideCard]]:
-    """Sideboard cards worth bringing in, best first, each with its worth here (``InCandidate.value``); among
-    equals, the kind of answer the matchup wants first (``Matchup.answer_order``), then the cheaper."""
-    scored: list[tuple[tuple[float, int, float, str], float, GuideCard]] = []
-    for card in case.side:
-        candidate = InCandidate.of(card, case)
-        why = _in_reason(candidate)
-        if why is None:
-            continue
-        order = (-candidate.value, case.matchup.answer_order(candidate.facts), candidate.facts.mana_value, card.name)
-        scored.append((order, candidate.value, GuideCard(name=card.name, quantity=card.quantity, why=why)))
-    return [(value, guide_card) for _, value, guide_card in sorted(scored, key=lambda s: s[0])]
+    """Sideboard cards worth bringing in, best first, each with its worth here (``InCandidate.value``)."""
+    return [(r.value, r.card) for r in judge_sideboard(case) if r.comes_in]
 
 
 # --- what goes out -------------------------------------------------------------------------------------------
@@ -220,7 +270,7 @@ class OutCandidate:
         """A piece of what the deck does: in ``ENGINE_INCLUSION`` % of the lists at ``ENGINE_COPIES`` or more
         copies, and neither interaction nor a combat trick (Manamorphose in Ruby Storm, a madness deck's discard
         outlets; a heroic deck's tricks are its engine)."""
-        played = self.share >= ENGINE_INCLUSION and self.copies >= ENGINE_COPIES
+        played = self.share >= ENGINE_INCLUSION and self.copies >= ENGINE_COPIES - COPIES_ROUNDING
         return played and not self.interaction and not self.trick
 
     @property
@@ -240,8 +290,24 @@ class OutCandidate:
         answer_spell = bool(self.how) and self.spell and not self.reaches_face
         return answer_spell and self.by_rules and best_in >= WEAK_BY * self.worth
 
+    def outclassed(self, best_in: float) -> bool:
+        """A card the rules may take out (not an engine piece, a staple, nor named by the archetype's rule) that
+        does not reach their face and is worth ``OUTCLASSED_BY`` times less here than the best card coming in: the main
+        deck's weakest slot in this matchup, even when most lists play it."""
+        return self.by_rules and not self.staple and not self.reaches_face and 0 < OUTCLASSED_BY * self.worth <= best_in
+
+    @property
+    def staple(self) -> bool:
+        """A playset-like card of nearly every list (``ENGINE_INCLUSION`` %, ``ENGINE_COPIES`` or more), threat or
+        answer: the rules alone never call it the deck's weakest slot."""
+        return self.share >= ENGINE_INCLUSION and self.copies >= ENGINE_COPIES - COPIES_ROUNDING
+
+    def outclassed_words(self, best_name: str) -> str:
+        reach = f"answers only {' / '.join(self.how)} here" if self.how else "answers none of their key cards"
+        return f"{reach}; {best_name} answers more of what they play"
+
     def answers_enough(self, best_in: float) -> bool:
-        return bool(self.how) and not self.weak(best_in)
+        return bool(self.how) and not self.weak(best_in) and not self.outclassed(best_in)
 
     @property
     def note(self) -> str:
@@ -292,8 +358,9 @@ OUT_RULES: tuple[OutRule, ...] = (
         lambda c, _: c.core is None and not c.engine and c.share < CORE_INCLUSION,
         lambda c, _: f"a flex slot (in {c.share:g}% of the lists): the first to go when nothing misses in a matchup",
     ),
+    OutRule(5, lambda c, best: c.outclassed(best), lambda c, best: c.outclassed_words(best) + c.note),
     OutRule(
-        5,
+        6,
         lambda c, _: c.core is None and not c.engine and c.card.quantity >= 4,
         lambda c, _: f"one copy of a four-of (in {c.share:g}% of the lists), trimmed when nothing misses in a matchup",
         trim=True,
@@ -374,23 +441,60 @@ def _held_back(ranked: list[GuideCard], brought: list[GuideCard]) -> list[str]:
     return [c.name for c in ranked if card_key(c.name) not in brought_keys]
 
 
+def _shared_record(brought: list[GuideCard], ranked: list[Ranked]) -> tuple[list[GuideCard], str]:
+    """A record that several cards brought in share comes from the same few lists: it is said once, for all of
+    them, and not beside each card as if each had its own evidence."""
+    records = {r.card.name: r.record for r in ranked if r.record}
+    by_record: dict[str, list[str]] = {}
+    for card in brought:
+        if card.name in records:
+            by_record.setdefault(records[card.name], []).append(card.name)
+    shared = {record: names for record, names in by_record.items() if len(names) > 1}
+    if not shared:
+        return brought, ""
+    cleaned = [
+        c.model_copy(update={"why": _without(c.why, records[c.name])}) if records.get(c.name) in shared else c
+        for c in brought
+    ]
+    words = "; ".join(
+        f"lists with {_names(names)} {record.removeprefix('lists with it ')} against them (the same lists: "
+        "one record, not one each)"
+        for record, names in shared.items()
+    )
+    return cleaned, words
+
+
+def _without(why: str, record: str) -> str:
+    return why.replace(f"; {record}", "").replace(record, "").strip("; ")
+
+
+def _names(names: list[str]) -> str:
+    return ", ".join(names[:-1]) + f" and {names[-1]}" if len(names) > 1 else names[0]
+
+
 def sideboard_guide(case: GuideCase) -> SideboardGuide:
-    """What to bring in (``bring_in``) and as many cards to take out against one opponent: out by the first of
+    """What to bring in (``IN_RULES``) and as many cards to take out against one opponent: out by the first of
     ``OUT_RULES`` that holds, never a card ``STAYS`` keeps or one that answers enough of theirs; equal cards by
-    ``Matchup.tie_rule``."""
-    scored = bring_in(case)
-    ranked = [guide_card for _, guide_card in scored]
-    best_in, best_name = (scored[0][0], ranked[0].name) if scored else (0.0, "")
+    ``Matchup.tie_rule``. Every other sideboard card is listed with why it stays out, and the 75 after it as
+    text a client imports."""
+    judged = judge_sideboard(case)
+    ranked = [r.card for r in judged if r.comes_in]
+    best_in, best_name = (judged[0].value, ranked[0].name) if ranked else (0.0, "")
     outs = sorted(_outs(case, {card_key(c.name) for c in ranked}, best_in, best_name), key=lambda o: o.order)
     brought = _taken(ranked, min(GUIDE_MAX_IN, _copies(o.card for o in outs)))
     taken_out = _taken([o.guide_card for o in outs], _copies(brought))
     moved = _copies(brought) - _copies(taken_out)
+    brought, shared = _shared_record(brought, judged)
+    main, side = post_board(case.main + case.side, brought, taken_out)
     return SideboardGuide(
         opponent=case.opponent,
         record=case.base,
         bring_in=brought,
         take_out=taken_out,
         held_back=_held_back(ranked, brought),
+        left_out=[r.card for r in judged if not r.comes_in],
+        shared_record=shared,
         mainboard_after=_copies(case.main) + moved,
         sideboard_after=_copies(case.side) - moved,
+        post_board=deck_text(main, side),
     )

@@ -3,9 +3,13 @@ cards the deck lacks, and swaps that never cut a flex card a top deck's matchup 
 
 from __future__ import annotations
 
-from meta_mage.decks.cards import section_of
+from collections.abc import Callable
+
+from meta_mage.card_rules.facts import CardFacts
+from meta_mage.decks.cards import deck_colours, facts_of_detail, section_of
 from meta_mage.decks.context import CoachContext, Scope
 from meta_mage.decks.evidence import CORE_INCLUSION, ArchetypeEvidence, did_better
+from meta_mage.decks.mana_rules import swap_breaks_mana
 from meta_mage.decks.matchup import Matchup, answers, matchup_for, read_opponents
 from meta_mage.errors import InvalidArgument
 from meta_mage.models.cards import card_key
@@ -77,18 +81,46 @@ def _swap_reason(cut: CardUsage, add: CardUsage, own: ArchetypeEvidence) -> str:
     return reason
 
 
+Lookup = Callable[[str], CardFacts | None]
+
+
+def _card_lookup(ctx: CoachContext) -> Lookup:
+    def lookup(name: str) -> CardFacts | None:
+        card = ctx.cards.get_many([card_key(name)]).get(card_key(name))
+        return CardFacts.of(card) if card is not None else None
+
+    return lookup
+
+
+def _keeps_mana(cut: CardUsage, add: CardUsage, mine: dict[str, CardDetail], lookup: Lookup) -> bool:
+    """Whether a land swap keeps the deck's mana working (``MANA_RULES``); a swap of spells always does."""
+    cut_card = mine.get(card_key(cut.name))
+    add_facts = lookup(add.name)
+    if cut_card is None or add_facts is None:
+        return False
+    main = list(mine.values())
+    deck = [facts_of_detail(c) for c in main if not c.unknown]
+    return not swap_breaks_mana(facts_of_detail(cut_card), add_facts, deck, deck_colours(main))
+
+
 def _swaps(
-    flex: list[CardUsage], candidates: list[CardUsage], mine: dict[str, CardDetail], own: ArchetypeEvidence, most: int
+    flex: list[CardUsage],
+    candidates: list[CardUsage],
+    mine: dict[str, CardDetail],
+    own: ArchetypeEvidence,
+    most: int,
+    lookup: Lookup,
 ) -> list[Swap]:
-    """Each flex card no top deck keeps for the next unused candidate of its kind (land for land), ``most`` at
-    most."""
+    """Each flex card no top deck keeps for the next unused candidate of its kind (land for land, keeping the
+    mana working), ``most`` at most."""
     swaps: list[Swap] = []
     used: set[str] = set()
     for cut in flex:
         if cut.better_against or cut.answers_against:
             continue
         land = _is_land(cut, mine, own)
-        add = next((c for c in candidates if c.name not in used and _is_land(c, mine, own) == land), None)
+        fits = (c for c in candidates if c.name not in used and _is_land(c, mine, own) == land)
+        add = next((c for c in fits if not land or _keeps_mana(cut, c, mine, lookup)), None)
         if add is None:
             continue
         used.add(add.name)
@@ -121,7 +153,7 @@ def optimize_mainboard(ctx: CoachContext, params: OptimizeInput) -> OptimizeMain
         core_cards=core,
         flex_spots=flex[: max(params.top_n, 5)],
         candidates=candidates[: max(params.top_n * 2, 10)],
-        swaps=_swaps(flex, candidates, mine, own, params.top_n),
+        swaps=_swaps(flex, candidates, mine, own, params.top_n, _card_lookup(ctx)),
         top_matchups=top,
         metadata=MainboardMetadata(
             period=scope.window,

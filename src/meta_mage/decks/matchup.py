@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from meta_mage.archetypes.classifier import ArchetypeClassifier
-from meta_mage.card_rules.answers import answered_by
+from meta_mage.card_rules.answers import answered_by, verdicts
 from meta_mage.card_rules.facts import CardFacts
 from meta_mage.card_rules.reader import roles_of
 from meta_mage.decks.cards import (
@@ -30,6 +30,9 @@ from meta_mage.models.evidence import CardRow
 KEY_INCLUSION = 40.0  # an opponent's card in at least this share of its lists is a key card
 KEY_CARDS = 12  # key cards named per opponent, at most
 FAST_DECK = 2.5  # an opponent whose key spells average under this mana value is fast
+# a graveyard plan: their key spells that use a graveyard (flashback, escape, delve, reanimation...) weigh this
+# much together (each weighs the share of their lists that play it: two cards in three quarters of the lists)
+GRAVEYARD_PLAN = 1.5
 
 _MOON = re.compile(r"nonbasic lands are (mountains|islands|plains|swamps|forests)", re.I)
 _BASIC_COLOUR = {"mountains": "R", "islands": "U", "plains": "W", "swamps": "B", "forests": "G"}
@@ -38,6 +41,16 @@ _DISCARDS_OWN = re.compile(r"\bdiscard (?:up to )?(?:a|one|two|three|x|that many
 TRICK = re.compile(r"target creature(?: you control)? gets \+\d+/\+\d+", re.I)  # a pump spell, a combat trick
 # heroic, valiant: the deck's creatures trigger when targeted, so its tricks are its engine
 _TARGETED = re.compile(r"spell that targets|becomes the target of a spell", re.I)
+_TRIGGERED = re.compile(r"\b(when|whenever|at the beginning of)\b", re.I)
+_OWN_ENTERS = re.compile(r"^(?:when|as) (?:this land|[^.\n]*?) enters[^\n]*$", re.I | re.M)
+_SELF_DRAW = re.compile(r"sacrifice [^:.]*:\s*draw a card", re.I)
+_DELVE_DREDGE = re.compile(r"\b(?:delve|dredge)\b", re.I)
+
+
+def _gets_graveyard_value(card: CardFacts) -> bool:
+    return card.graveyard_cast_or_reanimate or _DELVE_DREDGE.search(card.text) is not None
+
+
 _CARD_FLOW = re.compile(r"\bdraws? (?:a|two|three|x|that many)? ?cards?\b|look at the top|exile the top", re.I)
 
 
@@ -68,6 +81,18 @@ class Matchup:
     @property
     def combo(self) -> bool:
         return self.strategy == "combo"
+
+    @property
+    def graveyard_users(self) -> list[str]:
+        """Their key spells that get value back from a graveyard: cast from one (flashback, escape...), return
+        cards from one to the battlefield, delve or dredge; not a card that only counts or mills one."""
+        return [t.name for t in self.targets if not t.is_land and _gets_graveyard_value(t)]
+
+    @property
+    def graveyard_plan(self) -> bool:
+        """Whether their deck's plan runs through a graveyard: its key spells that use one weigh
+        ``GRAVEYARD_PLAN`` or more together."""
+        return sum(self.weights.get(name, 0.0) for name in self.graveyard_users) >= GRAVEYARD_PLAN
 
     def described(self) -> str:
         kind = "" if self.strategy == "unknown" else f"{self.strategy} "
@@ -114,9 +139,13 @@ class Matchup:
 
     @staticmethod
     def land_plan(land: CardFacts) -> bool:
-        """A land whose abilities the deck's plan uses beyond its mana (Urza's Saga, a manland), which a Moon
-        takes away even when its colour is not needed; a fetchland only finds a land of the needed colour."""
-        return land.triggered or "saga" in land.subtypes or (land.activated and not land.fetchland)
+        """A land whose abilities the deck's plan uses beyond its mana (Urza's Saga, a manland, Valakut), which a
+        Moon takes away even when its colour is not needed; not a fetchland (it only finds a land of the needed
+        colour), a land whose only trigger is its own entering (surveil, scry) or one that sacrifices itself to
+        draw a card."""
+        triggered = _TRIGGERED.search(_OWN_ENTERS.sub("", land.text)) is not None  # not "When it enters, surveil 1"
+        activated = land.activated and not land.fetchland and not _SELF_DRAW.search(land.text)
+        return "saga" in land.subtypes or triggered or activated
 
 
 # --- the weakest cards in a kind of matchup ------------------------------------------------------------------
@@ -279,13 +308,25 @@ def matchup_for(classifier: ArchetypeClassifier, fmt: str, opponent: Opponent, m
     return Matchup(strategy, opponent.targets, weights(opponent.key_cards), mana_curve(main), cheats_in, tricks_matter)
 
 
+def kills_own_board(facts: CardFacts, main: list[CardDetail]) -> bool:
+    """Whether a sweeper among the card's roles kills half or more of the deck's own creatures (counted by
+    copies, read by the rules like any target): Kozilek's Return's 2 damage spares an Eldrazi deck's big
+    creatures, a Wrath does not."""
+    sweepers = [i for i, role in enumerate(roles_of(facts)) if role.kind == "sweeper"]
+    if not sweepers:
+        return False
+    own = [(facts_of_detail(c), c.quantity) for c in main if is_creature(c) and not c.unknown]
+    killed = sum(n for creature, n in own if any(verdicts(facts, creature)[i] for i in sweepers))
+    return 2 * killed >= sum(n for _, n in own)
+
+
 def answers(card: CardDetail, matchup: Matchup, main: list[CardDetail] | None = None) -> dict[str, str]:
     """The opponent's key cards ``card`` answers by the rules, with how (the first way). With the user's
     ``main`` deck, a sweeper that would also kill the deck's own creatures (12 or more) does not count; a
     Blood Moon counts against a deck whose spells can all be cast with its colour only on the lands whose
     abilities that deck uses."""
     facts = facts_of_detail(card)
-    spare = own_creatures_from(main or [])
+    spare = own_creatures_from(main or []) if kills_own_board(facts, main or []) else None
     colours = len(deck_colours(main)) if main else None
     skip_lands = matchup.moon_misses(facts)
     return {

@@ -4,12 +4,14 @@ games (by how often they play them) with what of yours answers each, and what an
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from math import comb
 from typing import Literal
 
 from meta_mage.card_rules.facts import CardFacts
+from meta_mage.card_rules.profile import profile_of
 from meta_mage.models.meta import WinRate
 from meta_mage.models.play_plan import Decider, KeepRule, PlayPlan, Speed
 
@@ -78,18 +80,37 @@ def speed_of(theirs: list[TheirCard], yours: list[YourCard]) -> Speed:
     )
 
 
+UNIVERSAL = 90.0  # a card in this share of their lists: its lists' record is the archetype's, not its own
+_CHEAPER = re.compile(r"\b(delve|improvise|affinity for \w+|convoke|emerge|evoke|warp|costs? \{\d+\} less)\b", re.I)
+
+
+def _reduction(words: str) -> str:
+    return "its cost reduction" if words.lower().startswith("cost") else words.lower()
+
+
+def _decides(card: TheirCard) -> tuple[int, float, str]:
+    """Threats first, then interaction that stays on the board (lock pieces), then the rest: an instant is
+    not a card to answer."""
+    kind = profile_of(card.facts).kind
+    lasting = kind == "interaction" and card.facts.is_permanent
+    return (0 if kind == "threat" else 1 if lasting else 2, -card.weight, card.facts.name)
+
+
 def deciders(theirs: list[TheirCard], yours: list[YourCard], answers: Answers) -> list[Decider]:
-    """Their most played nonland cards, each with your main-deck cards that answer it."""
-    ranked = sorted((c for c in theirs if not c.facts.is_land), key=lambda c: (-c.weight, c.facts.name))
+    """Their most played threats and interaction (then the rest), each with your main-deck cards that answer
+    it; a card's own record only when some of their lists go without it."""
+    ranked = sorted((c for c in theirs if not c.facts.is_land), key=_decides)
     found = []
     for card in ranked[:DECIDERS]:
         ways = [(mine.facts.name, how) for mine in yours if (how := answers(mine.facts, card.facts))]
+        cheaper = _CHEAPER.search(card.facts.text)
         found.append(
             Decider(
                 name=card.facts.name,
                 inclusion_rate=card.inclusion_rate,
                 turn=_turn(card.facts),
-                record_with=card.record_with,
+                sooner_by=_reduction(cheaper.group(1)) if cheaper else "",
+                record_with=card.record_with if card.inclusion_rate < UNIVERSAL else None,
                 your_answers=[f"{name} ({how})" for name, how in ways],
             )
         )
@@ -149,7 +170,7 @@ def _top_answer_rule(found: list[Decider], yours: list[YourCard]) -> KeepRule | 
     if not top.your_answers:
         return KeepRule(advice=f"nothing in your main deck answers {top.name}; race it or board in")
     cards = [c for c in yours if c.facts.name in _answering([top])]
-    return _keep(f"an answer to {top.name}, their most played card", cards, yours)
+    return _keep(f"an answer to {top.name}, the first of their cards above", cards, yours)
 
 
 def keep_rules(speed: Speed, found: list[Decider], yours: list[YourCard]) -> list[KeepRule]:

@@ -8,14 +8,16 @@ from typing import Any
 from pydantic import ValidationError
 
 from meta_mage.card_rules.answers import role_labels
-from meta_mage.decks.cards import facts_of_detail, is_creature, is_land, section_of
+from meta_mage.decks.cards import facts_of_detail, facts_of_key, is_creature, is_land, section_of
 from meta_mage.decks.context import CoachContext
 from meta_mage.decks.evidence import ArchetypeEvidence, did_better
 from meta_mage.decks.guide import GuideCase, core_cards, sideboard_guide
-from meta_mage.decks.matchup import Matchup, answers, group_ways, matchup_for, read_opponent
+from meta_mage.decks.matchup import Matchup, Opponent, answers, group_ways, matchup_for, read_opponent
+from meta_mage.decks.play_plan import TheirCard, YourCard, play_plan
 from meta_mage.errors import InvalidArgument
 from meta_mage.models.decks import CardDetail, SideboardAnswer, StrategyFacts, StrategyInput, StrategyMetadata
 from meta_mage.models.meta import Window, WinRate
+from meta_mage.models.play_plan import PlayPlan
 
 
 def _stats_period(stats: dict[str, Any]) -> Window | None:
@@ -75,6 +77,37 @@ def deck_profile(main: list[CardDetail]) -> dict[str, Any]:
     }
 
 
+def _own_record(them: Opponent, card: str, archetype: str, overall: WinRate | None) -> WinRate | None:
+    """Their lists with ``card`` against the archetype, when that record is the card's own (not the same as
+    their overall record against it: every list that met it played the card)."""
+    rate = them.evidence.with_card(card, archetype, "mainboard")
+    if rate is None or (overall is not None and (rate.wins, rate.losses) == (overall.losses, overall.wins)):
+        return None
+    return rate
+
+
+def plan_for(
+    archetype: str, them: Opponent, matchup: Matchup, main: list[CardDetail], overall: WinRate | None
+) -> PlayPlan:
+    """How to play the matchup: their main-deck key cards (with their lists' own record against the archetype)
+    and the player's known main-deck cards, answers read once per card. ``overall``: the archetype's record
+    against them."""
+    theirs = [
+        TheirCard(
+            facts_of_key(k),
+            k.inclusion_rate,
+            k.inclusion_rate / 100 * k.average_copies,
+            _own_record(them, k.name, archetype, overall),
+        )
+        for k in them.key_cards
+        if k.section == "mainboard"
+    ]
+    known = [c for c in main if not c.unknown]
+    ways = {c.name: answers(c, matchup, main) for c in known}
+    yours = [YourCard(facts_of_detail(c), c.quantity) for c in known]
+    return play_plan(theirs, yours, lambda mine, their: ways.get(mine.name, {}).get(their.name, ""))
+
+
 def matchup_facts(ctx: CoachContext, params: StrategyInput) -> StrategyFacts:
     """Record, the opponent's key cards and the user's sideboard answers to them."""
     stats_in = params.matchup_stats
@@ -106,6 +139,7 @@ def matchup_facts(ctx: CoachContext, params: StrategyInput) -> StrategyFacts:
         opponent_key_cards=them.key_cards,
         sideboard_answers=[a for a in found if a is not None],
         sideboard_guide=guide,
+        play_plan=plan_for(archetype, them, matchup, main, record_vs),
         your_deck_profile=deck_profile(main),
         metadata=StrategyMetadata(period=period),
     )

@@ -9,6 +9,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field, ValidationInfo, field_validator
 
 from meta_mage.models.meta import MAX_DAYS, FormatInput, ToolInput, WholeNumber, Window, WinRate, normalise_format
+from meta_mage.models.play_plan import PlayPlan
 
 
 def _archetype_key(name: str) -> str:
@@ -29,6 +30,8 @@ class CardDetail(BaseModel):
     colors: list[str] = Field(default_factory=list)
     color_identity: list[str] = Field(default_factory=list)
     oracle_text: str | None = None
+    power: str | None = None
+    toughness: str | None = None
     unknown: bool = Field(default=False, description="Not in the card data: kept at its count, never judged")
 
 
@@ -151,8 +154,15 @@ class SideboardGuide(BaseModel):
     held_back: list[str] = Field(
         default_factory=list, description="Answers left out: taking more out would cut core cards"
     )
+    left_out: list[GuideCard] = Field(
+        default_factory=list, description="The other sideboard cards, each with why it stays in the sideboard"
+    )
+    shared_record: str = Field(
+        default="", description="A record shared by several cards brought in (the same lists played them all)"
+    )
     mainboard_after: int
     sideboard_after: int
+    post_board: str = Field(default="", description="The 75 after the guide, as text MTGO and Arena import")
 
 
 class SideboardCut(BaseModel):
@@ -242,6 +252,9 @@ class StrategyFacts(BaseModel):
     sideboard_guide: SideboardGuide | None = Field(
         default=None, description="What to bring in and take out against this opponent"
     )
+    play_plan: PlayPlan | None = Field(
+        default=None, description="Who is faster, their cards that decide games with your answers, what to keep"
+    )
     your_deck_profile: dict[str, Any]
     metadata: StrategyMetadata
 
@@ -253,6 +266,12 @@ class CardEvidenceInput(FormatInput):
     card: str = Field(min_length=1, max_length=150, description="A card name (misspellings and short names are read)")
     opponent_archetype: str | None = Field(default=None, max_length=100, description="The deck it is asked against")
     archetype: str | None = Field(default=None, max_length=100, description="The player's archetype, when known")
+    card_details: list[CardDetail] | None = Field(
+        default=None,
+        max_length=150,
+        description="The player's enriched deck, when one is known: a card off its colours is said to be, with "
+        "what a splash would cost",
+    )
     days: WholeNumber = Field(default=30, ge=1, le=MAX_DAYS)
 
 
@@ -296,4 +315,5 @@ class CardEvidenceOutput(BaseModel):
     matches_with: int = Field(default=0, description="Decided matches against the opponent by lists with the card")
     matches_total: int = Field(default=0, description="Decided matches against the opponent (mirrors excluded)")
     archetypes_checked: int = 0
+    off_colours: str = Field(default="", description="When the card is off the player's deck's colours: the splash")
     metadata: StrategyMetadata

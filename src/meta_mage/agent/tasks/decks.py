@@ -17,6 +17,7 @@ from meta_mage.models.decks import (
     StrategyFacts,
 )
 from meta_mage.models.meta import DeckMatchupStatsOutput
+from meta_mage.models.play_plan import PlayPlan
 from meta_mage.tools.catalog.decks import DECK_MATCHUPS, MATCHUP_STRATEGY, OPTIMIZE_MAINBOARD, OPTIMIZE_SIDEBOARD
 from meta_mage.tools.rules import (
     ARCHETYPE,
@@ -87,11 +88,46 @@ def strategy(route: Route, known: Known, done: Results) -> str:
         "",
         f"**Your deck**: {profile['mainboard_cards']} mainboard cards, {profile['lands']} lands, "
         f"{profile['creatures']} creatures, average mana value {profile['average_mana_value']}.",
-        "Mulligan hands that cannot interact with their first key cards above; bring in the answers listed when "
-        "their threats are the ones you lose to.",
     ]
+    if facts.play_plan is not None:
+        lines += ["", *_plan_lines(facts.play_plan)]
     lines += _unknown_lines(known)
     return blocks(lines)
+
+
+_ROLE_WORDS = {
+    "control": "You are the control deck: they are faster, so answer their early cards and win the long game",
+    "beatdown": "You are the beatdown: you are faster, so press damage before their bigger cards take over",
+    "even": "Neither deck is clearly faster: the player who uses their mana better each turn wins",
+}
+
+
+def _plan_lines(plan: PlayPlan) -> list[str]:
+    """The plan in words: who is faster, the cards that decide games with the player's answers, what to keep."""
+    speed = plan.speed
+    lines = [
+        f"**How the games go**: {_ROLE_WORDS[speed.role]} (their key spells average {speed.their_curve:g} mana, "
+        f"yours {speed.your_curve:g}; their first come down on turn {speed.their_first_turn or '-'}).",
+        "",
+        "**Their cards that decide games** (share of their lists, the turn it lands; your answers):",
+    ]
+    for card in plan.deciders:
+        answers = ", ".join(card.your_answers[:3]) if card.your_answers else "nothing in your main deck answers it"
+        record = ""
+        if card.record_with is not None and card.record_with.wins + card.record_with.losses:
+            record = f"; their lists with it went {card.record_with.wins}-{card.record_with.losses} against you"
+        turn = f"mana value {card.turn}, sooner by {card.sooner_by}" if card.sooner_by else f"turn {card.turn}"
+        lines.append(f"- {card.name} ({card.inclusion_rate:.0f}%, {turn}): {answers}{record}")
+    lines += ["", "**Keep a seven with**:"]
+    for keep in plan.keep:
+        chance = f": {keep.chance:.0f}% of your opening sevens have it" if keep.chance is not None else ""
+        cards = (
+            f" ({', '.join(keep.cards[:4])}{'…' if len(keep.cards) > 4 else ''}, {keep.copies} cards)"
+            if keep.cards
+            else ""
+        )
+        lines.append(f"- {keep.advice}{cards}{chance}")
+    return lines
 
 
 def _kept_because(card: CardUsage) -> str:
@@ -172,15 +208,36 @@ def _guide_lines(guide: SideboardGuide) -> list[str]:
                 f"{head}: no main-deck card has a reason to come out. Each main-deck spell answers something of "
                 "theirs or is core to the archetype (its rule names it, or 90%+ of its lists play it) with no record "
                 f"against them to cut it on. Your sideboard's best against them, for a card you judge weaker "
-                f"yourself: {', '.join(guide.held_back)}."
+                f"yourself: {', '.join(guide.held_back)}.",
+                *_left_out_lines(guide),
             ]
-        return [head + ": nothing in your sideboard lines up against their key cards; stay with the main deck."]
+        return [
+            head + ": nothing in your sideboard lines up against their key cards; stay with the main deck.",
+            *_left_out_lines(guide),
+        ]
     lines = [head + ":", "In:"]
-    lines += [f"- +{c.quantity} {c.name}: {c.why}" for c in guide.bring_in]
+    lines += [f"- +{c.quantity} {c.name}" + (f": {c.why}" if c.why else "") for c in guide.bring_in]
+    if guide.shared_record:
+        lines.append(f"Their record: {guide.shared_record}.")
     lines.append("Out:")
     lines += [f"- −{c.quantity} {c.name}: {c.why}" for c in guide.take_out]
     lines.append(f"That leaves {guide.mainboard_after} cards in the deck and {guide.sideboard_after} in the sideboard.")
-    return lines + ([held] if held else [])
+    lines += [held] if held else []
+    lines += _left_out_lines(guide)
+    if guide.post_board:
+        lines += ["Your 75 after sideboarding, to paste into MTGO or Arena:", "```", guide.post_board, "```"]
+    return lines
+
+
+def _left_out_lines(guide: SideboardGuide) -> list[str]:
+    """The sideboard cards that stay out, grouped by why: every sideboard card is accounted for."""
+    by_why: dict[str, list[str]] = {}
+    for card in guide.left_out:
+        by_why.setdefault(card.why, []).append(card.name)
+    if not by_why:
+        return []
+    parts = [f"{', '.join(names)} ({why})" for why, names in by_why.items()]
+    return ["Staying in the sideboard: " + "; ".join(parts) + "."]
 
 
 def _sideboard_changes(card_details: list[CardDetail], final: list[SideboardSlot]) -> list[str]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from meta_mage.agent.tasks.phrasing import PRIOR, blocks, by_estimate, dates, headline, percent, rate, short, spread
 from meta_mage.agent.tasks.task import OPPONENT_WORDS, Calls, Cue, Results, TaskSpec
@@ -217,6 +218,8 @@ def card_question(route: Route, known: Known, done: Results) -> str:
         "",
         f"What it does by its rules text: {roles}.",
     ]
+    if result.off_colours:
+        lines.append(f"**Off your colours:** {result.off_colours}.")
     if result.opponent:
         if result.answers:
             by_way: dict[str, list[str]] = {}
@@ -315,12 +318,15 @@ def _card_bottom_line(result: CardEvidenceOutput) -> str:
 
 
 def _plan_card(route: Route, known: Known) -> Calls:
-    arguments: dict[str, str] = {"card": route.card or ""}
+    arguments: dict[str, Any] = {"card": route.card or ""}
     if route.opponent:
         arguments["opponent_archetype"] = route.opponent
-    mine = known.deck.archetype if known.deck.kept_format in (None, known.format) else None
+    in_format = known.deck.kept_format in (None, known.format)
+    mine = known.deck.archetype if in_format else None
     if mine and mine != route.opponent:
         arguments["archetype"] = mine
+    if in_format and known.deck.read:  # a card off the deck's colours is said to be
+        arguments["card_details"] = [c.model_dump() for c in known.deck.cards]
     return [(CARD_EVIDENCE.name, arguments)]
 
 
