@@ -347,3 +347,24 @@ def test_a_strong_sideboard_is_not_held_back_by_an_all_core_main_deck(world: dic
     assert guide["take_out"] and all("answers" in c["why"] for c in guide["take_out"])
     # and the post-board 75 is there to paste
     assert post_board_matches(cards, guide)
+
+
+def test_graveyard_hate_stays_out_against_a_deck_without_a_graveyard_plan(world: dict[str, Any]) -> None:
+    # Given Boros Energy against Eldrazi Ramp, whose key cards play lands from a graveyard but cast nothing from one
+    cards = _deck(world, "Modern", "Boros Energy")
+    stats = call(world, "get_deck_matchup_stats", archetype="Boros Energy", format="Modern", days=DAYS)
+    plan = call(
+        world,
+        "generate_deck_matchup_strategy",
+        card_details=cards,
+        archetype="Boros Energy",
+        opponent_archetype="Eldrazi Ramp",
+        matchup_stats=stats,
+    )
+    guide = plan["sideboard_guide"]
+    # Then Surgical Extraction neither comes in nor waits for room: it stays out, saying why
+    assert "Surgical Extraction" not in {c["name"] for c in guide["bring_in"]} | set(guide["held_back"])
+    left = {c["name"]: c["why"] for c in guide["left_out"]}
+    assert "no graveyard plan" in left["Surgical Extraction"]
+    # and the land hate that hurts their plan comes in first
+    assert guide["bring_in"][0]["name"] in {"Blood Moon", "Obsidian Charmaw"}
