@@ -55,6 +55,7 @@ STATED = (
     "life gain does little",
     "nothing to hit",
     "combat trick",
+    "answers none of their key cards",
 )
 LETTER = {"white": "W", "blue": "U", "black": "B", "red": "R", "green": "G"}
 # a card that gets value back from a graveyard, read apart from the card rules: cast from one, returned from

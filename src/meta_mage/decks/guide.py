@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from meta_mage.archetypes.classifier import ArchetypeClassifier
 from meta_mage.card_rules.facts import CardFacts
@@ -183,6 +183,7 @@ class Ranked:
 
     order: tuple[float, int, float, str]
     value: float
+    worth: float
     card: GuideCard
     comes_in: bool
     record: str
@@ -204,7 +205,7 @@ def judge_sideboard(case: GuideCase) -> list[Ranked]:
         why += ("; " if why and evidence else "") + evidence
         order = (-candidate.value, case.matchup.answer_order(candidate.facts), candidate.facts.mana_value, card.name)
         guide_card = GuideCard(name=card.name, quantity=card.quantity, why=why)
-        ranked.append(Ranked(order, candidate.value, guide_card, comes_in, evidence))
+        ranked.append(Ranked(order, candidate.value, candidate.worth, guide_card, comes_in, evidence))
     return sorted(ranked, key=lambda r: r.order)
 
 
@@ -232,6 +233,7 @@ class OutCandidate:
     gap: float | None  # points by which lists with it did better (negative: worse) against this opponent
     slow: str  # why it is among the weakest in this kind of matchup, or ""
     trick: bool = False  # a combat trick in a deck whose creatures do not trigger when targeted
+    best_worth: float = 0.0  # the worth here of the best card coming in, its lists' record left aside
 
     @classmethod
     def of(
@@ -291,10 +293,19 @@ class OutCandidate:
         return answer_spell and self.by_rules and best_in >= WEAK_BY * self.worth
 
     def outclassed(self, best_in: float) -> bool:
-        """A card the rules may take out (not an engine piece, a staple, nor named by the archetype's rule) that
-        does not reach their face and is worth ``OUTCLASSED_BY`` times less here than the best card coming in: the main
-        deck's weakest slot in this matchup, even when most lists play it."""
-        return self.by_rules and not self.staple and not self.reaches_face and 0 < OUTCLASSED_BY * self.worth <= best_in
+        """Interaction the rules may take out (not an engine piece, a staple, nor named by the archetype's rule)
+        that does not reach their face and is worth ``OUTCLASSED_BY`` times less here than the best card coming in: the main
+        deck's weakest slot in this matchup, even when most lists play it. Worth against worth: the record of
+        the lists that play the card coming in does not make a card answering their threats outclassed."""
+        cuttable = self.interaction and self.by_rules and not self.staple and not self.reaches_face
+        return cuttable and best_in > 0 and OUTCLASSED_BY * self.worth <= self.best_worth
+
+    @property
+    def clock(self) -> bool:
+        """A threat its lists play as a three- or four-of (Delver of Secrets in Izzet Tempo): the deck's clock,
+        never a flex slot, however many lists chose another threat."""
+        body = bool(self.facts.types & {"creature", "planeswalker"})
+        return body and self.copies >= ENGINE_COPIES - COPIES_ROUNDING and self.card.quantity >= ENGINE_COPIES
 
     @property
     def staple(self) -> bool:
@@ -355,7 +366,7 @@ OUT_RULES: tuple[OutRule, ...] = (
     ),
     OutRule(
         4,
-        lambda c, _: c.core is None and not c.engine and c.share < CORE_INCLUSION,
+        lambda c, _: c.core is None and not c.engine and not c.clock and c.share < CORE_INCLUSION,
         lambda c, _: f"a flex slot (in {c.share:g}% of the lists): the first to go when nothing misses in a matchup",
     ),
     OutRule(5, lambda c, best: c.outclassed(best), lambda c, best: c.outclassed_words(best) + c.note),
@@ -396,7 +407,7 @@ def _out_candidate(card: CardDetail, case: GuideCase) -> OutCandidate:
     return OutCandidate.of(card, how, case.matchup, share, copies, case.core.get(key), in_lists, case.base)
 
 
-def _outs(case: GuideCase, coming: set[str], best_in: float, best_name: str) -> list[Out]:
+def _outs(case: GuideCase, coming: set[str], best_in: float, best_name: str, best_worth: float) -> list[Out]:
     """The main-deck cards that can go out (lands, cards coming in and unknown cards are not judged), and one
     copy of up to ``GUIDE_MAX_TRIMS`` four-ofs."""
     tie = case.matchup.tie_rule()
@@ -405,7 +416,7 @@ def _outs(case: GuideCase, coming: set[str], best_in: float, best_name: str) -> 
     for card in case.main:
         if is_land(card) or card_key(card.name) in coming or card.unknown:
             continue
-        candidate = _out_candidate(card, case)
+        candidate = replace(_out_candidate(card, case), best_worth=best_worth)
         if candidate.answers_enough(best_in) or any(rule(candidate) for rule in STAYS):
             continue
         rule = next((r for r in OUT_RULES if r.holds(candidate, best_in)), None)
@@ -480,7 +491,9 @@ def sideboard_guide(case: GuideCase) -> SideboardGuide:
     judged = judge_sideboard(case)
     ranked = [r.card for r in judged if r.comes_in]
     best_in, best_name = (judged[0].value, ranked[0].name) if ranked else (0.0, "")
-    outs = sorted(_outs(case, {card_key(c.name) for c in ranked}, best_in, best_name), key=lambda o: o.order)
+    best_worth = max((r.worth for r in judged if r.comes_in), default=0.0)
+    coming = {card_key(c.name) for c in ranked}
+    outs = sorted(_outs(case, coming, best_in, best_name, best_worth), key=lambda o: o.order)
     brought = _taken(ranked, min(GUIDE_MAX_IN, _copies(o.card for o in outs)))
     taken_out = _taken([o.guide_card for o in outs], _copies(brought))
     moved = _copies(brought) - _copies(taken_out)

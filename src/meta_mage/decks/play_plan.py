@@ -35,6 +35,7 @@ class YourCard:
     quantity: int
 
 
+Role = Literal["beatdown", "control", "even"]
 Answers = Callable[[CardFacts, CardFacts], str]  # (your card, their card) → how it answers, or ""
 
 
@@ -43,7 +44,9 @@ def _turn(card: CardFacts) -> int:
 
 
 def _curve(cards: list[tuple[CardFacts, float]]) -> float:
-    spells = [(c.mana_value, n) for c, n in cards if not c.is_land]
+    """The average mana value of the nonland cards, leaving out those a cost reduction brings down sooner
+    (Tolarian Terror, Murktide Regent: their printed mana value says little of when they land)."""
+    spells = [(c.mana_value, n) for c, n in cards if not c.is_land and not _CHEAPER.search(c.text)]
     total = sum(n for _, n in spells)
     return round(sum(v * n for v, n in spells) / total, 2) if total else 0.0
 
@@ -63,23 +66,32 @@ def lands_between(lands: int, deck: int, low: int, high: int) -> float:
     return round(100 * hits / comb(deck, HAND), 1)
 
 
-def speed_of(theirs: list[TheirCard], yours: list[YourCard]) -> Speed:
+def _role(your_curve: float, their_curve: float, declared: tuple[bool, bool] | None) -> Role:
+    """Who is the beatdown: by the archetypes' declared strategies when one is fast (aggro or tempo) and the
+    other is not, else by the curves when they are ``CURVE_GAP`` apart."""
+    if declared is not None and declared[0] != declared[1]:
+        return "beatdown" if declared[0] else "control"
+    if your_curve and their_curve and abs(your_curve - their_curve) >= CURVE_GAP:
+        return "beatdown" if your_curve < their_curve else "control"
+    return "even"
+
+
+def speed_of(theirs: list[TheirCard], yours: list[YourCard], declared: tuple[bool, bool] | None = None) -> Speed:
+    """Both decks' speed; ``declared``: whether your archetype and theirs are declared fast (aggro, tempo)."""
     their_curve = _curve([(c.facts, c.weight) for c in theirs])
     your_curve = _curve([(c.facts, c.quantity) for c in yours])
     their_spells = [_turn(c.facts) for c in theirs if not c.facts.is_land]
     your_spells = [_turn(c.facts) for c in yours if not c.facts.is_land]
-    role: Literal["beatdown", "control", "even"] = "even"
-    if your_curve and their_curve and abs(your_curve - their_curve) >= CURVE_GAP:
-        role = "beatdown" if your_curve < their_curve else "control"
     return Speed(
         their_curve=their_curve,
         your_curve=your_curve,
         their_first_turn=min(their_spells, default=None),
         your_first_turn=min(your_spells, default=None),
-        role=role,
+        role=_role(your_curve, their_curve, declared),
     )
 
 
+FEW_ANSWERS = 4  # copies: with fewer answers to their first card, a seven rarely holds one (under 40 %)
 UNIVERSAL = 90.0  # a card in this share of their lists: its lists' record is the archetype's, not its own
 _CHEAPER = re.compile(r"\b(delve|improvise|affinity for \w+|convoke|emerge|evoke|warp|costs? \{\d+\} less)\b", re.I)
 
@@ -170,6 +182,9 @@ def _top_answer_rule(found: list[Decider], yours: list[YourCard]) -> KeepRule | 
     if not top.your_answers:
         return KeepRule(advice=f"nothing in your main deck answers {top.name}; race it or board in")
     cards = [c for c in yours if c.facts.name in _answering([top])]
+    if sum(c.quantity for c in cards) < FEW_ANSWERS:  # a keep rule most sevens fail is no rule
+        names = " / ".join(c.facts.name for c in cards)
+        return KeepRule(advice=f"only {names} answers {top.name}: do not wait for it; race it or board in more")
     return _keep(f"an answer to {top.name}, the first of their cards above", cards, yours)
 
 
@@ -192,7 +207,9 @@ def _is_threat(card: CardFacts) -> bool:
     return bool(card.types & {"creature", "planeswalker"}) or "create" in card.text.lower()
 
 
-def play_plan(theirs: list[TheirCard], yours: list[YourCard], answers: Answers) -> PlayPlan:
-    speed = speed_of(theirs, yours)
+def play_plan(
+    theirs: list[TheirCard], yours: list[YourCard], answers: Answers, declared: tuple[bool, bool] | None = None
+) -> PlayPlan:
+    speed = speed_of(theirs, yours, declared)
     found = deciders(theirs, yours, answers)
     return PlayPlan(speed=speed, deciders=found, keep=keep_rules(speed, found, yours))

@@ -87,7 +87,12 @@ def _own_record(them: Opponent, card: str, archetype: str, overall: WinRate | No
 
 
 def plan_for(
-    archetype: str, them: Opponent, matchup: Matchup, main: list[CardDetail], overall: WinRate | None
+    archetype: str,
+    them: Opponent,
+    matchup: Matchup,
+    main: list[CardDetail],
+    overall: WinRate | None,
+    declared: tuple[bool, bool] | None = None,
 ) -> PlayPlan:
     """How to play the matchup: their main-deck key cards (with their lists' own record against the archetype)
     and the player's known main-deck cards, answers read once per card. ``overall``: the archetype's record
@@ -105,7 +110,18 @@ def plan_for(
     known = [c for c in main if not c.unknown]
     ways = {c.name: answers(c, matchup, main) for c in known}
     yours = [YourCard(facts_of_detail(c), c.quantity) for c in known]
-    return play_plan(theirs, yours, lambda mine, their: ways.get(mine.name, {}).get(their.name, ""))
+    return play_plan(theirs, yours, lambda mine, their: ways.get(mine.name, {}).get(their.name, ""), declared)
+
+
+FAST_STRATEGIES = ("aggro", "tempo")
+
+
+def _declared(ctx: CoachContext, fmt: str, archetype: str, matchup: Matchup) -> tuple[bool, bool] | None:
+    """Whether the player's archetype and the opponent are declared fast, when both strategies are declared."""
+    own = ctx.classifier.strategy_of(fmt, archetype)
+    if own == "unknown" or matchup.strategy == "unknown":
+        return None
+    return own in FAST_STRATEGIES, matchup.strategy in FAST_STRATEGIES
 
 
 def matchup_facts(ctx: CoachContext, params: StrategyInput) -> StrategyFacts:
@@ -139,7 +155,7 @@ def matchup_facts(ctx: CoachContext, params: StrategyInput) -> StrategyFacts:
         opponent_key_cards=them.key_cards,
         sideboard_answers=[a for a in found if a is not None],
         sideboard_guide=guide,
-        play_plan=plan_for(archetype, them, matchup, main, record_vs),
+        play_plan=plan_for(archetype, them, matchup, main, record_vs, _declared(ctx, fmt, archetype, matchup)),
         your_deck_profile=deck_profile(main),
         metadata=StrategyMetadata(period=period),
     )

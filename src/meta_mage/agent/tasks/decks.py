@@ -122,7 +122,8 @@ def _plan_lines(plan: PlayPlan) -> list[str]:
     for keep in plan.keep:
         chance = f": {keep.chance:.0f}% of your opening sevens have it" if keep.chance is not None else ""
         cards = (
-            f" ({', '.join(keep.cards[:4])}{'…' if len(keep.cards) > 4 else ''}, {keep.copies} cards)"
+            f" ({', '.join(keep.cards[:4])}{'…' if len(keep.cards) > 4 else ''}, "
+            f"{keep.copies} card{'s' * (keep.copies != 1)})"
             if keep.cards
             else ""
         )
