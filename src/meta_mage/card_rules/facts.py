@@ -233,6 +233,16 @@ class CardFacts:
         """An {X} in its (front face's) mana cost."""
         return "{X}" in (self.mana_cost or "").split("//")[0].upper()
 
+    @property
+    def value_trigger(self) -> bool:
+        """A trigger that carries the card's value, so countering it answers the card: its own entering, dying or
+        leaving (Solitude, Fury, Phlage), a saga's chapters, or a trigger at the beginning of a step (Ocelot Pride,
+        Bloodghast's kin); not one of many small triggers (Dragon's Rage Channeler's surveil, Murktide Regent's
+        counters)."""
+        own = rf"(?:{re.escape(self.name.split(' // ')[0])}|this creature|{re.escape(self.name.split(',')[0])})"
+        once = rf"\bwhen(?:ever)? {own} (?:enters|dies|leaves|is put into)\b|^at the beginning of\b"
+        return "saga" in self.subtypes or re.search(once, self.text, re.I | re.M) is not None
+
     def _abilities(self) -> list[tuple[str, str]]:
         """(cost, effect) of each activated ability: a line "<cost>: <effect>" whose cost has a mana
         symbol or starts with a cost verb (a channel or equip word before a dash is dropped)."""
@@ -243,6 +253,13 @@ class CardFacts:
             if colon and '"' not in cost and len(cost) < 80 and ("{" in cost or _COST_WORDS.match(cost)):
                 found.append((cost, effect.strip()))
         found += [(match.group(0), "keyword") for match in _KEYWORD_COSTS.finditer(self.text)]
+        own = re.escape(self.name.split(" // ")[0])
+        for granted in re.findall(
+            rf"(?:{own}|this (?:land|saga|artifact|creature)) gains \"([^\"]+)\"", self.text, re.I
+        ):
+            cost, colon, effect = granted.partition(":")
+            if colon and ("{" in cost or _COST_WORDS.match(cost.strip())):
+                found.append((cost.strip(), effect.strip()))
         return found
 
     @property

@@ -203,7 +203,7 @@ def _kind_check(role: Role, target: CardFacts) -> tuple[Outcome, str]:
 
 
 def _counter(role: Role, target: CardFacts) -> tuple[Outcome, str]:
-    if "triggered" in role.abilities and target.triggered and target.is_permanent:
+    if "triggered" in role.abilities and target.value_trigger and target.is_permanent:
         return "yes", "its triggered ability"
     if "activated" in role.abilities and target.activated:
         return "yes", "its activated ability"

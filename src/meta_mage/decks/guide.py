@@ -294,9 +294,10 @@ class OutCandidate:
 
     def outclassed(self, best_in: float) -> bool:
         """Interaction the rules may take out (not an engine piece, a staple, nor named by the archetype's rule)
-        that does not reach their face and is worth ``OUTCLASSED_BY`` times less here than the best card coming in: the main
-        deck's weakest slot in this matchup, even when most lists play it. Worth against worth: the record of
-        the lists that play the card coming in does not make a card answering their threats outclassed."""
+        that does not reach their face and is worth ``OUTCLASSED_BY`` times less here than the best card coming
+        in: the main deck's weakest slot in this matchup, even when most lists play it. Worth against worth: the
+        record of the lists that play the card coming in does not make a card answering their threats
+        outclassed."""
         cuttable = self.interaction and self.by_rules and not self.staple and not self.reaches_face
         return cuttable and best_in > 0 and OUTCLASSED_BY * self.worth <= self.best_worth
 

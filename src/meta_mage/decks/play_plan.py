@@ -101,11 +101,12 @@ def _reduction(words: str) -> str:
 
 
 def _decides(card: TheirCard) -> tuple[int, float, str]:
-    """Threats first, then interaction that stays on the board (lock pieces), then the rest: an instant is
-    not a card to answer."""
+    """Threats and the spells that cheat them in (reanimation) first, then interaction that stays on the board
+    (lock pieces), then the rest: a removal spell is not a card to answer."""
     kind = profile_of(card.facts).kind
+    engine = card.facts.puts_onto_battlefield and not card.facts.is_permanent  # Reanimate, Goryo's Vengeance
     lasting = kind == "interaction" and card.facts.is_permanent
-    return (0 if kind == "threat" else 1 if lasting else 2, -card.weight, card.facts.name)
+    return (0 if kind == "threat" or engine else 1 if lasting else 2, -card.weight, card.facts.name)
 
 
 def deciders(theirs: list[TheirCard], yours: list[YourCard], answers: Answers) -> list[Decider]:
