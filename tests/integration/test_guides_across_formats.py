@@ -185,6 +185,14 @@ def decisions(world: dict[str, Any], fmt: str, archetype: str, text: str) -> dic
         found["core cut on no evidence"] += [
             f"{where}: {name} ({why})" for name, _, why in outs if name in core and not any(e in why for e in EVIDENCE)
         ]
+        types = {c["name"]: c.get("type_line") or "" for c in cards}
+        found["a 3-4-of threat cut as a flex slot"] += [
+            f"{where}: {name}"
+            for name, n, why in outs
+            if "flex slot" in why
+            and copies(cards, name, "mainboard") >= 3
+            and re.search(r"Creature|Planeswalker|Saga", types.get(name, ""))
+        ]
         stated = all(any(rule in why for rule in STATED) for *_, why in outs)
         if outs and outs in seen and not stated:
             found["same out-list and reasons"].append(f"{where}: {outs}")
@@ -279,6 +287,7 @@ def test_deck_tools_decide_each_card_once_and_by_the_matchup(world: dict[str, An
         "post-board 75 not the guide's",
         "no play plan",
         "basic for a basic of another kind",
+        "a 3-4-of threat cut as a flex slot",
     ):
         assert total[check] == [], check
 

@@ -9,6 +9,7 @@ from dataclasses import dataclass, replace
 
 from meta_mage.archetypes.classifier import ArchetypeClassifier
 from meta_mage.card_rules.facts import CardFacts
+from meta_mage.card_rules.profile import profile_of
 from meta_mage.decks.cards import answer_kinds, facts_of_detail, is_land, section_of
 from meta_mage.decks.evidence import (
     BETTER_BY,
@@ -303,10 +304,11 @@ class OutCandidate:
 
     @property
     def clock(self) -> bool:
-        """A threat its lists play as a three- or four-of (Delver of Secrets in Izzet Tempo): the deck's clock,
-        never a flex slot, however many lists chose another threat."""
-        body = bool(self.facts.types & {"creature", "planeswalker"})
-        return body and self.copies >= ENGINE_COPIES - COPIES_ROUNDING and self.card.quantity >= ENGINE_COPIES
+        """A threat (a creature, a planeswalker, a saga that makes one: the card profile's kind) the player plays
+        as a three- or four-of (Delver of Secrets in Izzet Tempo, Fable of the Mirror-Breaker in Domain Zoo): the
+        deck's clock, never a flex slot, however many lists chose another threat; only its lists' record against
+        the opponent takes it out."""
+        return profile_of(self.facts).kind == "threat" and self.card.quantity >= ENGINE_COPIES
 
     @property
     def staple(self) -> bool:
