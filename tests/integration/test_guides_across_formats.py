@@ -339,8 +339,8 @@ def test_a_card_off_the_decks_colours_says_so_and_what_a_splash_costs(world: dic
     assert again["off_colours"] == ""
 
 
-def test_a_strong_sideboard_is_not_held_back_by_an_all_core_main_deck(world: dict[str, Any]) -> None:
-    # Given Boros Energy, whose main deck is nearly all core, against Affinity (the restructure's finding)
+def _boros_guide(world: dict[str, Any], opponent: str) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """The demo Boros Energy list and its sideboard guide against ``opponent`` (Modern, 60 days)."""
     cards = _deck(world, "Modern", "Boros Energy")
     stats = call(world, "get_deck_matchup_stats", archetype="Boros Energy", format="Modern", days=DAYS)
     plan = call(
@@ -348,10 +348,15 @@ def test_a_strong_sideboard_is_not_held_back_by_an_all_core_main_deck(world: dic
         "generate_deck_matchup_strategy",
         card_details=cards,
         archetype="Boros Energy",
-        opponent_archetype="Affinity",
+        opponent_archetype=opponent,
         matchup_stats=stats,
     )
-    guide = plan["sideboard_guide"]
+    return cards, plan["sideboard_guide"]
+
+
+def test_a_strong_sideboard_is_not_held_back_by_an_all_core_main_deck(world: dict[str, Any]) -> None:
+    # Given Boros Energy, whose main deck is nearly all core, against Affinity (the restructure's finding)
+    cards, guide = _boros_guide(world, "Affinity")
     # Then artifact hate comes in for the main deck's weakest slot here, each with its reason
     assert {"Meltdown", "Wear // Tear"} <= {c["name"] for c in guide["bring_in"]}
     assert guide["take_out"] and all("answers" in c["why"] for c in guide["take_out"])
@@ -361,17 +366,7 @@ def test_a_strong_sideboard_is_not_held_back_by_an_all_core_main_deck(world: dic
 
 def test_graveyard_hate_stays_out_against_a_deck_without_a_graveyard_plan(world: dict[str, Any]) -> None:
     # Given Boros Energy against Eldrazi Ramp, whose key cards play lands from a graveyard but cast nothing from one
-    cards = _deck(world, "Modern", "Boros Energy")
-    stats = call(world, "get_deck_matchup_stats", archetype="Boros Energy", format="Modern", days=DAYS)
-    plan = call(
-        world,
-        "generate_deck_matchup_strategy",
-        card_details=cards,
-        archetype="Boros Energy",
-        opponent_archetype="Eldrazi Ramp",
-        matchup_stats=stats,
-    )
-    guide = plan["sideboard_guide"]
+    _, guide = _boros_guide(world, "Eldrazi Ramp")
     # Then Surgical Extraction neither comes in nor waits for room: it stays out, saying why
     assert "Surgical Extraction" not in {c["name"] for c in guide["bring_in"]} | set(guide["held_back"])
     left = {c["name"]: c["why"] for c in guide["left_out"]}

@@ -22,25 +22,23 @@ Guides, colour hosers, sunburst and converge, graveyard hate, ability stoppers, 
 from __future__ import annotations
 
 import csv
-import gzip
-import importlib
 import json
 import re
 import tarfile
 from collections import Counter, defaultdict
-from collections.abc import Callable
 from functools import cache
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 import pytest
 
 from meta_mage.archetypes.classifier import ArchetypeClassifier
 from meta_mage.card_rules.facts import COLOUR_NAMES, CardFacts
+from meta_mage.card_rules.profile import profile_of
 from meta_mage.config import DEMO_DATA_DIR
-from meta_mage.ingest.cards import parse_card_corpus
 from meta_mage.models.cards import card_key
 from tests.conftest import SHARED_DATA
+from tests.unit.test_card_answers_table import corpus
 
 TABLE = Path(__file__).with_name("card_facts.csv")
 CORPUS = SHARED_DATA / "cards" / "oracle_corpus.json.gz"
@@ -95,30 +93,10 @@ DATA_GAPS = {
 }
 
 
-def _profile_reader() -> Callable[[CardFacts], Any] | None:
-    """``profile_of`` when the profile module is there (it is being written beside this table)."""
-    try:
-        module = importlib.import_module("meta_mage.card_rules.profile")
-    except ModuleNotFoundError as exc:
-        if exc.name == "meta_mage.card_rules.profile":
-            return None
-        raise
-    return cast(Callable[[CardFacts], Any], module.profile_of)
-
-
 @cache
 def rows() -> list[dict[str, str]]:
     with TABLE.open(encoding="utf-8") as file:
         return list(csv.DictReader(file))
-
-
-@cache
-def corpus() -> dict[str, CardFacts]:
-    if not CORPUS.exists():
-        pytest.skip(f"{CORPUS} is missing (the shared data folder sits beside the repository)")
-    with gzip.open(CORPUS) as file:
-        cards = parse_card_corpus(json.loads(file.read()), CORPUS.name)
-    return {card.name.casefold(): CardFacts.of(card) for card in cards}
 
 
 def card(name: str) -> CardFacts:
@@ -161,7 +139,7 @@ def expected(row: dict[str, str], group: str) -> dict[str, Any]:
     return {"x_rule": row["x_rule"]}
 
 
-def got(facts: CardFacts, group: str, profile_of: Callable[[CardFacts], Any] | None) -> dict[str, Any]:
+def got(facts: CardFacts, group: str) -> dict[str, Any]:
     """What the reader says for one column group."""
     if group == "colour":
         return {"colours": "".join(c for c in WUBRG if c in facts.colours) or "C"}
@@ -171,7 +149,6 @@ def got(facts: CardFacts, group: str, profile_of: Callable[[CardFacts], Any] | N
             "protection": set(facts.protection_from),
             "ward": _ward(facts.ward),
         }
-    assert profile_of is not None
     profile = profile_of(facts)
     if group == "kind":
         return {"kind": str(profile.kind)}
@@ -194,11 +171,8 @@ def _cases() -> list[Any]:
 def test_the_reader_agrees_with_the_table(row: dict[str, str], group: str) -> None:
     # Given a card of the table and one group of its columns, When the reader reads the card's rules text,
     # Then it says what the table says (the table's reason is shown when it does not)
-    profile_of = _profile_reader()
-    if group in ("kind", "stops", "x_rule") and profile_of is None:
-        pytest.skip("meta_mage.card_rules.profile is not written yet")
     want = expected(row, group)
-    have = got(card(row["card"]), group, profile_of)
+    have = got(card(row["card"]), group)
     wrong = [column for column in want if want[column] != have[column]]
     assert not wrong, (
         "; ".join(f"{row['card']}: column {column} expected {want[column]!r}, got {have[column]!r}" for column in wrong)
