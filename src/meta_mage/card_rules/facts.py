@@ -121,12 +121,17 @@ class CardFacts:
     def castable_with(self, colours: set[str]) -> bool:
         """Whether mana of only ``colours`` (and colourless) pays its mana cost: a hybrid symbol needs one of its
         colours, a Phyrexian one can be paid with life, a "{2/W}" with two generic."""
+        return not self.unpaid_symbols(colours)
+
+    def unpaid_symbols(self, colours: set[str]) -> list[set[str]]:
+        """The colours of each symbol of its mana cost that mana of only ``colours`` cannot pay."""
+        unpaid = []
         for symbol in _SYMBOL.findall(self.mana_cost or ""):
             parts = set(symbol.upper().split("/"))
             coloured = parts & set(COLOUR_NAMES.values())
             if coloured and not coloured & colours and not parts & {"P", "2"}:
-                return False
-        return True
+                unpaid.append(coloured)
+        return unpaid
 
     @property
     def devoid(self) -> bool:

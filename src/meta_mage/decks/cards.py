@@ -2,15 +2,22 @@
 
 from __future__ import annotations
 
+import re
+
 from meta_mage.card_rules.facts import CardFacts
 from meta_mage.card_rules.reader import roles_of
 from meta_mage.models.cards import card_key, mana_colors
 from meta_mage.models.decks import CardDetail, KeyCard
 
 OWN_CREATURES = 12  # a deck with this many creatures or more loses them to its own sweeper
+# a cost reduction that brings a card down sooner than its mana value says
+COST_REDUCTION = re.compile(
+    r"\b(delve|improvise|affinity for \w+|convoke|emerge|evoke|warp|costs? \{\d+\} less)\b", re.I
+)
 
 
-def facts_of_detail(card: CardDetail) -> CardFacts:
+def facts_of_detail(card: CardDetail | KeyCard) -> CardFacts:
+    """The card rules' view of a card of the player's list or an opponent's key card."""
     return CardFacts(
         card.name,
         card.type_line or "",
@@ -18,22 +25,13 @@ def facts_of_detail(card: CardDetail) -> CardFacts:
         card.mana_cost,
         card.toughness,
         card.power,
-        card.cmc,
-        colors=tuple(card.colors),
+        card.cmc if isinstance(card, CardDetail) else None,
+        card.loyalty if isinstance(card, KeyCard) else None,
+        tuple(card.colors) if card.colors is not None else None,
     )
 
 
-def facts_of_key(card: KeyCard) -> CardFacts:
-    return CardFacts(
-        card.name,
-        card.type_line or "",
-        card.oracle_text or "",
-        card.mana_cost,
-        card.toughness,
-        card.power,
-        loyalty=card.loyalty,
-        colors=tuple(card.colors) if card.colors is not None else None,
-    )
+facts_of_key = facts_of_detail
 
 
 def is_land(card: CardDetail) -> bool:

@@ -12,6 +12,7 @@ from meta_mage.card_rules.answers import answered_by, verdicts
 from meta_mage.card_rules.facts import CardFacts
 from meta_mage.card_rules.reader import roles_of
 from meta_mage.decks.cards import (
+    COST_REDUCTION,
     deck_colours,
     facts_of_detail,
     facts_of_key,
@@ -22,6 +23,7 @@ from meta_mage.decks.cards import (
 )
 from meta_mage.decks.context import CoachContext
 from meta_mage.decks.evidence import ArchetypeEvidence, pct
+from meta_mage.decks.mana_rules import moon_colour
 from meta_mage.errors import NotFound
 from meta_mage.models.cards import Card, card_key
 from meta_mage.models.decks import CardDetail, KeyCard
@@ -34,9 +36,6 @@ FAST_DECK = 2.5  # an opponent whose key spells average under this mana value is
 # much together (each weighs the share of their lists that play it: two cards in three quarters of the lists)
 GRAVEYARD_PLAN = 1.5
 
-_MOON = re.compile(r"nonbasic lands are (mountains|islands|plains|swamps|forests)", re.I)
-_BASIC_COLOUR = {"mountains": "R", "islands": "U", "plains": "W", "swamps": "B", "forests": "G"}
-_CHEAPER = re.compile(r"\b(?:delve|evoke|affinity for|warp|convoke|improvise|emerge|costs? \{\d+\} less)\b", re.I)
 _DISCARDS_OWN = re.compile(r"\bdiscard (?:up to )?(?:a|one|two|three|x|that many)? ?cards?\b", re.I)
 TRICK = re.compile(r"target creature(?: you control)? gets \+\d+/\+\d+", re.I)  # a pump spell, a combat trick
 # heroic, valiant: the deck's creatures trigger when targeted, so its tricks are its engine
@@ -131,10 +130,9 @@ class Matchup:
     def moon_misses(self, card: CardFacts) -> bool:
         """A Blood Moon against a deck whose key spells can all be cast with the basic type's colour alone (a
         mono-red deck whose nonbasics make red anyway: its hybrid {R/G} Manamorphose too)."""
-        found = _MOON.search(card.text)
-        if not found:
+        colour = moon_colour([card])
+        if colour is None:
             return False
-        colour = _BASIC_COLOUR[found.group(1).lower()]
         return all(t.castable_with({colour}) for t in self.targets if not t.is_land)
 
     @staticmethod
@@ -165,7 +163,7 @@ def _card_flow_against_fast(m: Matchup, card: CardFacts) -> bool:
 def _late_against_combo(m: Matchup, card: CardFacts) -> bool:
     """A sorcery-speed card two or more mana above the deck's own curve (and 4+) against combo; a creature the
     deck puts onto the battlefield without casting it is not late."""
-    late = card.mana_value >= max(4.0, m.own_curve + 2) and not _CHEAPER.search(card.text)
+    late = card.mana_value >= max(4.0, m.own_curve + 2) and not COST_REDUCTION.search(card.text)
     cast = not (m.cheats_in and "creature" in card.types)
     sorcery_speed = not (card.has_flash or "instant" in card.types)
     return m.combo and late and cast and sorcery_speed

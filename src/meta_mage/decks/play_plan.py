@@ -4,7 +4,6 @@ games (by how often they play them) with what of yours answers each, and what an
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from math import comb
@@ -12,6 +11,7 @@ from typing import Literal
 
 from meta_mage.card_rules.facts import CardFacts
 from meta_mage.card_rules.profile import profile_of
+from meta_mage.decks.cards import COST_REDUCTION
 from meta_mage.models.meta import WinRate
 from meta_mage.models.play_plan import Decider, KeepRule, PlayPlan, Speed
 
@@ -46,7 +46,7 @@ def _turn(card: CardFacts) -> int:
 def _curve(cards: list[tuple[CardFacts, float]]) -> float:
     """The average mana value of the nonland cards, leaving out those a cost reduction brings down sooner
     (Tolarian Terror, Murktide Regent: their printed mana value says little of when they land)."""
-    spells = [(c.mana_value, n) for c, n in cards if not c.is_land and not _CHEAPER.search(c.text)]
+    spells = [(c.mana_value, n) for c, n in cards if not c.is_land and not COST_REDUCTION.search(c.text)]
     total = sum(n for _, n in spells)
     return round(sum(v * n for v, n in spells) / total, 2) if total else 0.0
 
@@ -93,7 +93,6 @@ def speed_of(theirs: list[TheirCard], yours: list[YourCard], declared: tuple[boo
 
 FEW_ANSWERS = 4  # copies: with fewer answers to their first card, a seven rarely holds one (under 40 %)
 UNIVERSAL = 90.0  # a card in this share of their lists: its lists' record is the archetype's, not its own
-_CHEAPER = re.compile(r"\b(delve|improvise|affinity for \w+|convoke|emerge|evoke|warp|costs? \{\d+\} less)\b", re.I)
 
 
 def _reduction(words: str) -> str:
@@ -116,7 +115,7 @@ def deciders(theirs: list[TheirCard], yours: list[YourCard], answers: Answers) -
     found = []
     for card in ranked[:DECIDERS]:
         ways = [(mine.facts.name, how) for mine in yours if (how := answers(mine.facts, card.facts))]
-        cheaper = _CHEAPER.search(card.facts.text)
+        cheaper = COST_REDUCTION.search(card.facts.text)
         found.append(
             Decider(
                 name=card.facts.name,

@@ -3,13 +3,11 @@ lands make them today (what a splash would cost)."""
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from meta_mage.card_rules.facts import COLOUR_NAMES, CardFacts
 from meta_mage.decks.mana_rules import land_colours
 
-_SYMBOL = re.compile(r"\{([^}]+)\}")
 COLOUR_WORDS = {letter: name for name, letter in COLOUR_NAMES.items()}
 
 
@@ -31,24 +29,12 @@ class Splash:
         return f"{self.card} is off your deck's colours: playing it means splashing {colours} ({cost}); {base}"
 
 
-def _needs(card: CardFacts, colours: set[str]) -> tuple[set[str], int]:
-    """The colours outside ``colours`` its cost needs, and how many symbols only they pay."""
-    missing: set[str] = set()
-    count = 0
-    for symbol in _SYMBOL.findall(card.mana_cost or ""):
-        parts = set(symbol.upper().split("/"))
-        coloured = parts & set(COLOUR_NAMES.values())
-        if coloured and not coloured & colours and not parts & {"P", "2"}:
-            missing |= coloured
-            count += 1
-    return missing, count
-
-
 def splash_for(card: CardFacts, colours: set[str], lands: list[tuple[CardFacts, int]]) -> Splash | None:
     """What playing ``card`` would ask of a deck that spends ``colours`` with ``lands`` (facts, copies);
     None when the deck can cast it already."""
     if card.is_land or card.castable_with(colours):
         return None
-    missing, symbols = _needs(card, colours)
+    unpaid = card.unpaid_symbols(colours)
+    missing, symbols = set().union(*unpaid), len(unpaid)
     sources = sum(n for land, n in lands if land_colours(land) & missing)
     return Splash(card.name, tuple(c for c in "WUBRG" if c in missing), symbols, sources, sum(n for _, n in lands))
