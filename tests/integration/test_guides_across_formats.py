@@ -341,6 +341,12 @@ def test_a_card_off_the_decks_colours_says_so_and_what_a_splash_costs(world: dic
 
 def _boros_guide(world: dict[str, Any], opponent: str) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """The demo Boros Energy list and its sideboard guide against ``opponent`` (Modern, 60 days)."""
+    cards, plan = _boros_plan(world, opponent)
+    return cards, plan["sideboard_guide"]
+
+
+def _boros_plan(world: dict[str, Any], opponent: str) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """The demo Boros Energy list and its matchup strategy against ``opponent`` (Modern, 60 days)."""
     cards = _deck(world, "Modern", "Boros Energy")
     stats = call(world, "get_deck_matchup_stats", archetype="Boros Energy", format="Modern", days=DAYS)
     plan = call(
@@ -351,7 +357,7 @@ def _boros_guide(world: dict[str, Any], opponent: str) -> tuple[list[dict[str, A
         opponent_archetype=opponent,
         matchup_stats=stats,
     )
-    return cards, plan["sideboard_guide"]
+    return cards, plan
 
 
 def test_a_strong_sideboard_is_not_held_back_by_an_all_core_main_deck(world: dict[str, Any]) -> None:
@@ -373,3 +379,12 @@ def test_graveyard_hate_stays_out_against_a_deck_without_a_graveyard_plan(world:
     assert "no graveyard plan" in left["Surgical Extraction"]
     # and the land hate that hurts their plan comes in first
     assert guide["bring_in"][0]["name"] in {"Blood Moon", "Obsidian Charmaw"}
+
+
+def test_the_sideboard_answers_and_the_guide_judge_each_card_alike(world: dict[str, Any]) -> None:
+    # Given the strategy for Boros Energy against Eldrazi Ramp, where the guide keeps Surgical Extraction out
+    _, plan = _boros_plan(world, "Eldrazi Ramp")
+    # Then no card the guide leaves out is listed as a sideboard answer
+    left_out = {c["name"] for c in plan["sideboard_guide"]["left_out"]}
+    assert "Surgical Extraction" in left_out
+    assert not left_out & {a["name"] for a in plan["sideboard_answers"]}

@@ -143,9 +143,10 @@ def matchup_facts(ctx: CoachContext, params: StrategyInput) -> StrategyFacts:
     side = list(section_of(params.card_details, "sideboard").values())
     main = list(section_of(params.card_details, "mainboard").values())
     matchup = matchup_for(ctx.classifier, fmt, them, main)
-    found = [_answer(card, matchup, main, own, opponent, record_vs) for card in side]
     core = core_cards(ctx.classifier, fmt, own, params.card_details)
     guide = sideboard_guide(GuideCase(opponent, record_vs, side, main, matchup, own, core))
+    stays_out = {c.name for c in guide.left_out}  # the guide's in-rules judge every card once, for both lists
+    found = [_answer(card, matchup, main, own, opponent, record_vs) for card in side if card.name not in stays_out]
     return StrategyFacts(
         format=fmt,
         archetype=archetype,
