@@ -28,7 +28,7 @@ import json
 import math
 import tarfile
 import time
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,7 +37,8 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from meta_mage.analytics.matchup_model import STRENGTH_PRIOR_SD, MatchupModel, fit_matchup_model
+from meta_mage.analytics.clustering import PLAYER_CORRELATION, pair_effective_matches
+from meta_mage.analytics.matchup_model import STRENGTH_PRIOR_SD, MatchupModel, PairRecord, fit_pairs
 from meta_mage.archetypes.classifier import get_classifier
 from meta_mage.config import DEMO_DATA_DIR, Settings
 from meta_mage.ingest.errors import InputFileError
@@ -46,6 +47,7 @@ from meta_mage.models.tournaments import ParsedTournament
 
 WEEK = 7
 STRENGTH_SD = [STRENGTH_PRIOR_SD]  # the strengths' prior sd the fits use (--strength-sd)
+RHO = [PLAYER_CORRELATION]  # the within-player correlation the fits' weights use (--rho)
 CALIBRATION_BINS = 5
 PREDICTORS = ("coin", "raw", "Beta(5,5)", "model")
 
@@ -59,6 +61,8 @@ class Decided:
     archetype_a: str
     archetype_b: str
     a_won: bool
+    player_a: str = ""
+    player_b: str = ""
 
 
 def _documents(source: Path) -> Iterator[tuple[str, Any]]:
@@ -113,7 +117,10 @@ def decided_matches(tournament: ParsedTournament) -> list[Decided]:
         a = archetype_of.get(match.player1) or archetype_of.get(match.player1.casefold())
         b = archetype_of.get(match.player2) or archetype_of.get(match.player2.casefold())
         if a and b and a != b:
-            found.append(Decided(date, tournament.format, a, b, match.winner == match.player1))
+            won = match.winner == match.player1
+            found.append(
+                Decided(date, tournament.format, a, b, won, match.player1.casefold(), match.player2.casefold())
+            )
     return found
 
 
@@ -163,9 +170,26 @@ class Backtest:
     fits: list[tuple[str, dt.date, int, float]]  # format, D, training matches, τ
 
 
+def training_records(train: list[Decided], rho: float) -> list[PairRecord]:
+    """One record per sorted pair, weighted by its effective matches per match (player clusters, ``rho``)."""
+    records: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0])
+    sides: dict[tuple[str, str], tuple[Counter[str], Counter[str]]] = defaultdict(lambda: (Counter(), Counter()))
+    for m in train:
+        first = m.archetype_a < m.archetype_b
+        key = (m.archetype_a, m.archetype_b) if first else (m.archetype_b, m.archetype_a)
+        records[key][0 if m.a_won == first else 1] += 1
+        sides[key][0][m.player_a if first else m.player_b] += 1
+        sides[key][1][m.player_b if first else m.player_a] += 1
+    found = []
+    for (a, b), (wins, losses) in sorted(records.items()):
+        weight = pair_effective_matches(*sides[(a, b)], rho=rho) / (wins + losses) if rho else 1.0
+        found.append(PairRecord(a, b, wins, losses, weight))
+    return found
+
+
 def _score_week(result: Backtest, fmt: str, day: dt.date, train: list[Decided], test: list[Decided]) -> None:
     """Fit one format on its training matches and score the week's matches with every predictor."""
-    model = fit_matchup_model([(m.archetype_a, m.archetype_b, m.a_won) for m in train], strength_sd=STRENGTH_SD[0])
+    model = fit_pairs(training_records(train, RHO[0]), strength_sd=STRENGTH_SD[0])
     result.fits.append((fmt, day, len(train), model.tau))
     for name, predict in cell_predictors(train, model).items():
         for m in test:
@@ -224,7 +248,7 @@ def calibration_table(result: Backtest) -> Table:
     table = Table(title="Model calibration, favourite's side, five bins of equal count")
     for column in ("bin", "matches", "predicted", "observed", "observed − predicted"):
         table.add_column(column, justify="right")
-    ordered = sorted(result.calibration)
+    ordered = sorted(result.calibration, key=lambda pair: pair[0])  # by p only: ties keep their order
     for index in range(CALIBRATION_BINS):
         part = ordered[index * len(ordered) // CALIBRATION_BINS : (index + 1) * len(ordered) // CALIBRATION_BINS]
         if not part:
@@ -260,7 +284,10 @@ def main() -> int:
     parser.add_argument(
         "--strength-sd", type=float, default=None, help="the strengths' prior sd (default: the model's)"
     )
+    parser.add_argument("--rho", type=float, default=None, help="within-player correlation (default: the model's)")
     args = parser.parse_args()
+    if args.rho is not None:
+        RHO[0] = args.rho
     if args.strength_sd is not None:
         STRENGTH_SD[0] = args.strength_sd
     started = time.perf_counter()

@@ -80,6 +80,23 @@ def spread_cases(world: dict[str, Any]) -> list[Case]:
     return cases
 
 
+def _absent(result: dict[str, Any], figure: float) -> float:
+    """``figure``, or the nearest figure below it that no number of the result rounds to (a wrong figure must
+    be wrong: the result holds many rates and intervals)."""
+    held = {round(v, 1) for v in _numbers(result)}
+    while round(figure, 1) in held:
+        figure -= 0.7
+    return figure
+
+
+def _numbers(value: Any) -> list[float]:
+    if isinstance(value, dict):
+        return [n for v in value.values() for n in _numbers(v)]
+    if isinstance(value, list):
+        return [n for v in value for n in _numbers(v)]
+    return [float(value)] if isinstance(value, (int, float)) and not isinstance(value, bool) else []
+
+
 def grid_cases(world: dict[str, Any]) -> list[Case]:
     result = call(world, "get_format_matchup_stats", format="Modern", days=DAYS)
     cases = []
@@ -92,7 +109,7 @@ def grid_cases(world: dict[str, Any]) -> list[Case]:
         wrong = [
             right.replace(_record(cell), _swapped(cell)),
             right.replace(f"{row['meta_share']:.1f}%", f"{row['meta_share'] + 10:.1f}%"),
-            right.replace(f"({cell['win_rate']:.1f}%)", f"({cell['win_rate'] - 10:.1f}%)"),
+            right.replace(f"({cell['win_rate']:.1f}%)", f"({_absent(result, cell['win_rate'] - 10):.1f}%)"),
             right.replace(f"{cell['opponent']}, stands", "Living End, stands"),
             right.replace(f"{row['archetype']} holds", f"{result['archetypes'][9]['archetype']} holds"),
         ][i]

@@ -241,7 +241,7 @@ async def test_every_decided_matchup_is_stated_with_its_verdict(
     for cell in decided:
         record = f"{cell['wins']}-{cell['losses']}-{cell['draws']}"
         assert f"| {cell['opponent']} | {record} |" in turn.text and f"{cell['estimate']:.1f}%" in turn.text
-    estimates = [float(row.split(" | ")[4].rstrip("%")) for row in rows]
+    estimates = [float(row.split(" | ")[5].split("%")[0]) for row in rows]
     assert estimates == sorted(estimates, reverse=True)
     # and best and worst are named, never "none … enough matches"
     best = next(line for line in turn.text.splitlines() if line.startswith("Best matchups: "))
@@ -253,7 +253,11 @@ async def test_every_decided_matchup_is_stated_with_its_verdict(
 async def test_a_head_to_head_with_few_matches_says_how_far_to_trust_it(offline: Conversations) -> None:
     turn = await run_turn(offline, "How does Boros Energy do against Jeskai Blink in Modern over the last 14 days?")
     line = next(line for line in turn.text.splitlines() if line.startswith("Against **Jeskai Blink**"))
-    assert re.search(r"\d+\.\d% \(95% CI \d+-\d+%, \d+-\d+-\d+\), only \d+ decided: (leans|too)", line), line
+    assert re.search(
+        r"\d+\.\d% \(95% CI \d+-\d+%, \d+-\d+-\d+, by \d+ players\), only \d+ decided, "
+        r"model estimate \d+\.\d% \(\d+-\d+%\): (leans|too|anecdote)",
+        line,
+    ), line
     assert "not enough" not in turn.text
 
 
@@ -383,34 +387,16 @@ async def test_a_card_missing_from_the_card_data_stays_in_the_deck(
     assert "−4 Qwxyz" not in turn.text
 
 
-def field_expectation(table: dict[str, Any], archetype: str) -> tuple[float, float, float]:
-    """Written apart from analytics/field.py: the share-weighted mean of the archetype's estimates against the
-    field (50 in the mirror, its overall estimate where it has no decided match), with its 95 % interval."""
-    rows = {r["archetype"]: r for r in table["archetypes"] if r["archetype"] != "Unknown"}
-    total = sum(r["meta_share"] for r in rows.values())
-    row = rows[archetype]
-    cells = {c["opponent"]: c for c in row["matchups"] if c["estimate"] is not None}
-
-    def var(block: dict[str, Any]) -> float:
-        p = block["estimate"] / 100
-        return p * (1 - p) / (block["wins"] + block["losses"] + 10)
-
-    mean, variance, filled = 0.0, 0.0, 0.0
-    for name, other in rows.items():
-        w = other["meta_share"] / total
-        if name == archetype:
-            mean += w * 50
-        elif name in cells:
-            mean += w * cells[name]["estimate"]
-            variance += w * w * var(cells[name])
-        else:
-            mean += w * row["overall"]["estimate"]
-            filled += w
-    variance += filled * filled * var(row["overall"])
-    outside_mirror = 1 - rows[archetype]["meta_share"] / total
-    variance = max(variance, outside_mirror**2 * var(row["overall"]))
-    half = 1.96 * variance**0.5 * 100
-    return round(mean, 1), round(mean - half, 1), round(mean + half, 1)
+def field_expectation(world: dict[str, Any], archetype: str) -> float:
+    """Written apart from analytics/field.py: the meta-share-weighted mean of the window's model's P(win) of the
+    archetype against every archetype of the window (50 in the mirror)."""
+    meta = world["context"].meta
+    info = meta.format_info("Modern")
+    period, total = meta.total_of(info, 30, None)
+    model = meta.model_of("Modern", period, total)
+    decks = {name: a["decks"] for name, a in total["archetypes"].items() if name != "Unknown"}
+    mean = sum(n * (0.5 if name == archetype else model.probability(archetype, name)) for name, n in decks.items())
+    return 100 * mean / sum(decks.values())
 
 
 async def test_what_should_i_play_is_a_recommendation_against_the_field(
@@ -424,11 +410,16 @@ async def test_what_should_i_play_is_a_recommendation_against_the_field(
     rows = re.findall(r"^\| (\d+) \| ([^|]+) \| ([\d.]+)% \(([\d.]+)-([\d.]+)%\)", turn.text, re.M)
     assert len(rows) == 10
     table = call(modern_world, "get_format_matchup_stats", format="Modern", days=30)
-    # each figure is the independent computation's, and the order is on the interval's low end
+    # each figure is the tool's, and the order is on the interval's low end
+    field = {f["archetype"]: f for f in table["field"]}
     for _, name, expected, low, high in rows:
-        assert (float(expected), float(low), float(high)) == pytest.approx(field_expectation(table, name), abs=0.11)
+        row = field[name.split(" (")[0]]
+        assert (float(expected), float(low), float(high)) == (row["expected"], row["ci_low"], row["ci_high"])
     lows = [float(low) for *_, low, _ in rows]
     assert lows == sorted(lows, reverse=True)
+    # and each expectation is the share-weighted mean of the model's estimates against the whole field
+    for _, name, expected, _, _ in rows[:3]:
+        assert float(expected) == pytest.approx(field_expectation(modern_world, name.split(" (")[0]), abs=0.11)
 
 
 async def test_a_card_question_gets_a_card_answer(offline: Conversations, modern_world: dict[str, Any]) -> None:

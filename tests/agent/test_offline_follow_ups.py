@@ -143,9 +143,9 @@ async def test_rankings_answer_what_was_asked_about_them(offline: Conversations,
     decided = [r for r in rows if r["current"]["estimate"] is not None]
     top = max(decided, key=lambda r: (r["current"]["estimate"], r["decks"]))
     table = [line for line in best.text.splitlines() if line.startswith("| ") and "Archetype" not in line]
-    assert table[0].startswith(f"| 1 | {top['name']} |") and "best shrunk match win rate first" in best.text
+    assert table[0].startswith(f"| 1 | {top['name']} |") and "best estimated match win rate first" in best.text
     assert [line.split(" | ")[0] for line in table] == [f"| {n}" for n in range(1, len(table) + 1)]
-    estimates = [float(line.rstrip(" |").rsplit(" | ", 1)[1].rstrip("%")) for line in table]
+    estimates = [float(line.rstrip(" |").rsplit(" | ", 1)[1].split("%")[0]) for line in table]
     assert estimates == sorted(estimates, reverse=True)
 
     # "against each other": the format's matchup table

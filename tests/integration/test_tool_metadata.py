@@ -1,5 +1,6 @@
 """Each tool's ``metadata`` on the demo world: the same keys and values as before it was typed."""
 
+import re
 from typing import Any
 
 import pytest
@@ -37,12 +38,14 @@ def _outputs(world: dict[str, Any]) -> dict[str, dict[str, Any]]:
     }
 
 
-# Each tool's metadata keys, in order, as the tools returned them before the metadata was typed.
+# Each tool's metadata keys, in order, as the tools returned them before the metadata was typed, and
+# ``matches_from`` (where the window's matches come from) on every meta read since.
 METADATA_KEYS = {
     "get_format_meta_rankings": [
         "data_first_date",
         "data_last_date",
         "min_sample",
+        "matches_from",
         "current_period",
         "previous_period",
         "current_decks",
@@ -51,9 +54,9 @@ METADATA_KEYS = {
         "previous_tournaments",
         "ranked_by",
     ],
-    "get_format_matchup_stats": ["data_first_date", "data_last_date", "min_sample", "period", "note"],
-    "get_format_archetypes": ["data_first_date", "data_last_date", "min_sample", "period", "decks"],
-    "get_deck_matchup_stats": ["data_first_date", "data_last_date", "min_sample", "period"],
+    "get_format_matchup_stats": ["data_first_date", "data_last_date", "min_sample", "matches_from", "period", "note"],
+    "get_format_archetypes": ["data_first_date", "data_last_date", "min_sample", "matches_from", "period", "decks"],
+    "get_deck_matchup_stats": ["data_first_date", "data_last_date", "min_sample", "matches_from", "period"],
     "optimize_mainboard": ["period", "min_sample", "core_threshold", "flex_threshold"],
     "optimize_sideboard": ["period", "min_sample"],
     "generate_deck_matchup_strategy": ["period"],
@@ -66,10 +69,30 @@ def test_every_tool_returns_the_metadata_keys_it_always_did(modern_world: dict[s
     assert {name: list(output["metadata"]) for name, output in outputs.items()} == METADATA_KEYS
 
 
+def _sources(said: str) -> dict[str, tuple[int, int]]:
+    """ "154 top-8 playoff matches of 22 MTGO Challenges, 298 Swiss and playoff matches of 5 melee.gg events"
+    as {source: (matches, events)}."""
+    found = {}
+    for matches, events, source in re.findall(r"(\d[\d,]*) [\w -]+? matches of (one|\d[\d,]*) (MTGO|melee)", said):
+        found[source] = (int(matches.replace(",", "")), 1 if events == "one" else int(events.replace(",", "")))
+    return found
+
+
 def test_metadata_values_are_those_the_tools_computed(modern_world: dict[str, Any]) -> None:
     outputs = _outputs(modern_world)
 
     rankings = outputs["get_format_meta_rankings"]["metadata"]
+    # every MTGO Challenge file holds its 7 playoff matches; the events add up to the window's tournaments
+    sources = {
+        name: _sources(output["metadata"].pop("matches_from"))
+        for name, output in outputs.items()
+        if "matches_from" in output["metadata"]
+    }
+    assert sources["get_format_meta_rankings"] == {"MTGO": (154, 22), "melee": (298, 5)}
+    assert sum(events for _, events in sources["get_format_meta_rankings"].values()) == 27
+    for found in sources.values():
+        assert found["MTGO"][0] == 7 * found["MTGO"][1]
+    assert sources["get_format_matchup_stats"] == sources["get_format_archetypes"]
     assert rankings == {
         "data_first_date": "2025-10-21",
         "data_last_date": "2025-11-17",

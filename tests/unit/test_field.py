@@ -1,38 +1,95 @@
-"""What to play (analytics/field.py): the interval is never narrower than the deck's own record allows."""
+"""What to play (analytics/field.py) and matchup verdicts (analytics/matchup_rates.py) on the matchup model,
+with players counted: a record one player made is an anecdote, not a verdict or a pick."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from meta_mage.analytics.field import expected_vs_field
-from meta_mage.analytics.meta import record
-from meta_mage.models.meta import MatchupCell, MatchupRow
+from meta_mage.analytics.matchup_fit import fit_window, pair_records_of
+from meta_mage.analytics.matchup_model import fit_pairs
+from meta_mage.analytics.matchup_rates import pair_rate
 
 OPPONENTS = [f"Deck {i}" for i in range(12)]
 
 
-def row(name: str, share: float, cells: dict[str, tuple[int, int]]) -> MatchupRow:
-    wins = sum(w for w, _ in cells.values())
-    losses = sum(lost for _, lost in cells.values())
-    return MatchupRow(
-        archetype=name,
-        meta_share=share,
-        overall=record(wins, losses, 0, 20),
-        mirror_matches=0,
-        matchups=[MatchupCell(opponent=o, **record(w, lost, 0, 20).model_dump()) for o, (w, lost) in cells.items()],
+def add(
+    total: dict[str, Any], a: str, b: str, wins: int, losses: int, pilots_a: list[str], pilots_b: list[str]
+) -> None:
+    """A's ``wins``-``losses`` against B, A's matches dealt round-robin to ``pilots_a``, B's to ``pilots_b``."""
+    for x, y, w, l, pilots in ((a, b, wins, losses, pilots_a), (b, a, losses, wins, pilots_b)):
+        cell = total.setdefault("results", {}).setdefault(x, {}).setdefault(y, [0, 0, 0])
+        cell[0] += w
+        cell[1] += l
+        who = total.setdefault("players", {}).setdefault(x, {}).setdefault(y, {})
+        for i in range(w + l):
+            who[pilots[i % len(pilots)]] = who.get(pilots[i % len(pilots)], 0) + 1
+        entry = total.setdefault("archetypes", {}).setdefault(x, {"decks": 0, "pilots": {}})
+        for pilot in pilots:
+            entry["pilots"].setdefault(pilot, 1)
+        entry["decks"] = len(entry["pilots"])
+
+
+def base_field() -> dict[str, Any]:
+    """Twelve archetypes of five pilots each, every pair 5-5."""
+    total: dict[str, Any] = {}
+    for i, a in enumerate(OPPONENTS):
+        for b in OPPONENTS[i + 1 :]:
+            add(total, a, b, 5, 5, [f"{a} p{k}" for k in range(5)], [f"{b} p{k}" for k in range(5)])
+    return total
+
+
+def test_a_deck_one_player_piloted_does_not_outrank_a_measured_deck() -> None:
+    # Given a fringe deck one player took to 15-9 (two matches against each of twelve opponents) and an
+    # established deck 100-80 by thirty players
+    total = base_field()
+    for i, opponent in enumerate(OPPONENTS):
+        add(total, "Fringe", opponent, 2 if i < 3 else 1, 0 if i < 3 else 1, ["solo"], [f"{opponent} p0"])
+        w, l = (9, 6) if i < 8 else (7, 8)
+        add(total, "Established", opponent, w, l, [f"e{k}" for k in range(30)], [f"{opponent} p{k}" for k in range(5)])
+    # When the field is ranked on the model
+    ranked = expected_vs_field(total, fit_window(total))
+    order = [f.archetype for f in ranked]
+    fringe = ranked[order.index("Fringe")]
+    # Then the fringe deck is named as one player's and ranks below the established deck
+    assert fringe.players == 1 and fringe.decided == 24
+    assert order.index("Established") < order.index("Fringe")
+    assert (
+        fringe.ci_high - fringe.ci_low
+        > ranked[order.index("Established")].ci_high - ranked[order.index("Established")].ci_low
     )
 
 
-def test_a_few_matches_spread_thin_do_not_outrank_a_measured_deck() -> None:
-    # Given a fringe deck 15-9 in 24 matches, two against each of twelve opponents, and an established deck
-    # 100-80 in 180 matches, fifteen against each
-    fringe = row("Fringe", 0.3, {o: (2, 0) if i < 3 else (1, 1) for i, o in enumerate(OPPONENTS)})
-    established = row("Established", 9.0, {o: (9, 6) if i < 8 else (7, 8) for i, o in enumerate(OPPONENTS)})
-    others = [row(o, 7.5, {}) for o in OPPONENTS]
-    # When the field is ranked
-    ranked = {f.archetype: f for f in expected_vs_field([fringe, established, *others])}
-    # Then the fringe deck's interval is at least as wide as its 24 matches allow, and it ranks below
-    thin = ranked["Fringe"]
-    assert thin.decided == 24 and thin.measured > 89
-    p = fringe.overall.estimate / 100  # 15-9 shrunk by 10 matches at 50 %: 20 of 34
-    outside_mirror = 1 - 0.3 / (0.3 + 9.0 + 12 * 7.5)
-    assert thin.ci_high - thin.ci_low >= 2 * 1.96 * 100 * outside_mirror * (p * (1 - p) / 34) ** 0.5 - 0.2
-    assert list(ranked).index("Established") < list(ranked).index("Fringe")
+def five_nil(pilots: list[str]) -> dict[str, Any]:
+    """A field where Tempo beat Energy 5-0, Tempo's five wins played by ``pilots``; Energy's by five players."""
+    total = base_field()
+    add(total, "Tempo", "Energy", 5, 0, pilots, [f"energy {k}" for k in range(5)])
+    for opponent in OPPONENTS:
+        add(total, "Tempo", opponent, 5, 5, [f"tempo {k}" for k in range(5)], [f"{opponent} p{k}" for k in range(5)])
+        add(total, "Energy", opponent, 5, 5, [f"energy {k}" for k in range(5)], [f"{opponent} p{k}" for k in range(5)])
+    return total
+
+
+def test_five_matches_by_one_player_get_no_verdict_while_five_players_can() -> None:
+    # Given the same 5-0 record, once all by one player and once by five players
+    by_one, by_five = five_nil(["solo"]), five_nil([f"p{k}" for k in range(5)])
+    # When the matchup is judged with the model fitted at a τ that lets a pair move (not the data's choice)
+    one = pair_rate("Tempo", "Energy", by_one, fit_pairs(pair_records_of(by_one), tau=1.0), 20)
+    five = pair_rate("Tempo", "Energy", by_five, fit_pairs(pair_records_of(by_five), tau=1.0), 20)
+    # Then one player's 5-0 is an anecdote, said as such, and five players' 5-0 gets a verdict word
+    assert one.verdict == "anecdote: 5 matches all by one player" and one.players == 1
+    assert five.players == 5 and five.verdict in ("favoured", "leans favoured")
+    # and one player's matches are worth fewer independent ones, so the record's interval is wider
+    assert one.effective_matches is not None and five.effective_matches == 5.0
+    assert one.effective_matches < 5.0
+    assert (one.ci_high or 0) - (one.ci_low or 0) > (five.ci_high or 0) - (five.ci_low or 0)
+    # and the model trusts one player's record less
+    assert (one.estimate or 0) < (five.estimate or 0)
+
+
+def test_a_pair_without_matches_gets_the_strengths_estimate_labelled() -> None:
+    total = base_field()
+    add(total, "Strong", OPPONENTS[0], 30, 10, [f"s{k}" for k in range(8)], [f"{OPPONENTS[0]} p{k}" for k in range(5)])
+    rate = pair_rate("Strong", OPPONENTS[5], total, fit_window(total), 20)
+    assert rate.basis == "model: strengths only" and rate.verdict == "no decided matches"
+    assert rate.estimate is not None and rate.estimate > 50 and rate.wins + rate.losses == 0

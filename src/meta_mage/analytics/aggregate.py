@@ -3,8 +3,11 @@
 An aggregate is plain JSON so it can be stored compressed and summed without knowing its shape:
 
 ``format_part``: tournaments / decks / match totals, ``archetypes[A] = {decks, colors{WR: n},
-strategy}`` and ``results[A][B] = [wins, losses, draws]`` (A's record against B; B may be
-:data:`NO_DECKLIST`; ``results[A][A]`` holds mirrors, one win and one loss per decided match).
+strategy, pilots{player: decks}}``, ``results[A][B] = [wins, losses, draws]`` (A's record against B; B may be
+:data:`NO_DECKLIST`; ``results[A][A]`` holds mirrors, one win and one loss per decided match),
+``players[A][B] = {player: decided matches}`` (who played A's side of the decided A–B matches: the clusters
+the effective sample sizes count) and ``sources[MTGO|melee|other] = {events, matches}`` (where the matches
+come from: MTGO Challenge files hold only their top-8 playoff matches). Player names are casefolded.
 
 ``card_part[A]``: per archetype, ``main``/``side`` ``{card: [decks, copies, wins, losses]}``
 (wins and losses of the decks playing the card, mirrors excluded), ``side_vs {card: {B: [w, l]}}`` and
@@ -23,7 +26,8 @@ from meta_mage.models.aggregates import add_counts
 from meta_mage.models.tournaments import ParsedDeck, ParsedMatch, ParsedTournament
 
 NO_DECKLIST = "(no decklist)"
-AGGREGATE_VERSION = 2  # part of each event's digest: a new aggregate shape re-ingests unchanged files (2: main_vs)
+AGGREGATE_VERSION = 3  # part of each event's digest: a new aggregate shape re-ingests unchanged files
+# (2: main_vs; 3: players, pilots, sources)
 
 
 # Matches not played, and the format total each counts towards.
@@ -66,6 +70,9 @@ class _MatchTally:
     deck_vs: dict[int, dict[str, list[int]]] = field(
         default_factory=lambda: defaultdict(lambda: defaultdict(lambda: [0, 0]))
     )
+    players: dict[str, dict[str, dict[str, int]]] = field(
+        default_factory=lambda: defaultdict(lambda: defaultdict(lambda: defaultdict(int)))
+    )
 
     def add(self, match: ParsedMatch) -> None:
         unplayed = _UNPLAYED_TOTALS.get(match.outcome)
@@ -94,6 +101,8 @@ class _MatchTally:
         add_counts(self.deck_records[id(deck)], record)
         if opponent:
             add_counts(self.deck_vs[id(deck)][opponent], record[:2])
+            if not record[2]:
+                self.players[arch][opponent][deck.player.casefold()] += 1
 
 
 def _new_card_stats() -> dict[str, Any]:
@@ -126,8 +135,10 @@ def _deck_parts(
         arch = deck.archetype
         if not arch:
             continue
-        entry = archetypes.setdefault(arch, {"decks": 0, "colors": {}, "strategy": deck.strategy})
+        entry = archetypes.setdefault(arch, {"decks": 0, "colors": {}, "strategy": deck.strategy, "pilots": {}})
         entry["decks"] += 1
+        pilot = deck.player.casefold()
+        entry["pilots"][pilot] = entry["pilots"].get(pilot, 0) + 1
         entry["colors"][deck.colors] = entry["colors"].get(deck.colors, 0) + 1
         _add_deck_cards(cards.setdefault(arch, _new_card_stats()), deck, tally)
     for stats in cards.values():
@@ -150,5 +161,7 @@ def summarise_event(
         **tally.totals,
         "archetypes": archetypes,
         "results": {a: {b: list(r) for b, r in row.items()} for a, row in tally.results.items()},
+        "players": {a: {b: dict(who) for b, who in row.items()} for a, row in tally.players.items()},
+        "sources": {tournament.source: {"events": 1, "matches": tally.totals["matches"]}},
     }
     return format_part, cards

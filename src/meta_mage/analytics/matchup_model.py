@@ -11,14 +11,19 @@ exceeds :data:`TOLERANCE` or after :data:`MAX_ROUNDS` rounds (the log posterior 
 converges to its single mode). What is common to an archetype's matchups is its strength; δ holds only what
 the strengths cannot explain.
 
-τ, unless given, is chosen by cross-validation: the matches are split into :data:`FOLDS` folds by their
-position (match i goes to fold i mod 5, deterministic), and the τ of :data:`TAU_GRID` with the lowest mean
-log-loss on the left-out folds wins (the smaller τ on a tie).
+τ, unless given, is chosen by cross-validation: each pair's matches are put in an order drawn from a
+generator seeded by the pair and dealt into :data:`FOLDS` folds (deterministic), and the τ of
+:data:`TAU_GRID` with the lowest mean log-loss on the left-out folds wins (the smaller τ on a tie).
+
+Matches are not independent when a few players played most of a pair's matches: a :class:`PairRecord`'s
+weight (its effective matches per match, from player clustering) scales what its matches count for.
 """
 
 from __future__ import annotations
 
 import math
+import random
+import zlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -33,6 +38,19 @@ MAX_ROUNDS = 200
 _PROBABILITY_FLOOR = 1e-12
 
 Match = tuple[str, str, bool]  # (archetype A, archetype B, A won)
+Z95 = 1.959963984540054
+
+
+@dataclass(frozen=True)
+class PairRecord:
+    """A's decided record against B, and what each match is worth as evidence: 1.0 for independent matches,
+    less when a few players played most of them (the effective matches per match, from player clustering)."""
+
+    a: str
+    b: str
+    wins: int
+    losses: int
+    weight: float = 1.0
 
 
 def sigmoid(x: float) -> float:
@@ -54,12 +72,15 @@ def _frozen(mapping: Mapping[str, float]) -> Mapping[str, float]:
 @dataclass(frozen=True)
 class MatchupModel:
     """A fitted model: strengths λ, pair deviations δ (keyed by the sorted pair, as δ of the first against the
-    second), the matches each pair had, and the τ used."""
+    second), the matches each pair had, the τ used, and each λ's and δ's posterior variance (the inverse of its
+    curvature at the mode: a diagonal approximation, which errs on the wide side)."""
 
     strengths: Mapping[str, float] = field(default_factory=lambda: _frozen({}))
     deviations: Mapping[tuple[str, str], float] = field(default_factory=lambda: MappingProxyType({}))
     pair_matches: Mapping[tuple[str, str], int] = field(default_factory=lambda: MappingProxyType({}))
     tau: float = 0.0
+    strength_variances: Mapping[str, float] = field(default_factory=lambda: _frozen({}))
+    deviation_variances: Mapping[tuple[str, str], float] = field(default_factory=lambda: MappingProxyType({}))
 
     def strength(self, name: str) -> float:
         """λ of an archetype; 0 for one the model has not seen."""
@@ -74,37 +95,67 @@ class MatchupModel:
         """Decided matches between A and B that the model was fitted on."""
         return self.pair_matches.get(_pair_key(a, b), 0)
 
+    def knows(self, name: str) -> bool:
+        return name in self.strengths
+
     def probability(self, a: str, b: str) -> float:
         """P(A beats B); 0.5 for a mirror or when either archetype is unknown."""
         if a == b or a not in self.strengths or b not in self.strengths:
             return 0.5
         return sigmoid(self.strengths[a] - self.strengths[b] + self.deviation(a, b))
 
+    def logit_sd(self, a: str, b: str) -> float:
+        """The posterior sd of logit P(A beats B): both strengths' and the deviation's (τ² for a pair the
+        model has no match of); 0 for a mirror."""
+        if a == b:
+            return 0.0
+        unknown = self.tau**2 + STRENGTH_PRIOR_SD**2
+        deviation = self.deviation_variances.get(_pair_key(a, b), self.tau**2)
+        return math.sqrt(self.strength_variances.get(a, unknown) + self.strength_variances.get(b, unknown) + deviation)
+
+    def interval(self, a: str, b: str, z: float = Z95) -> tuple[float, float]:
+        """The 95 % interval of P(A beats B)."""
+        centre = math.log(self.probability(a, b) / (1.0 - self.probability(a, b)))
+        spread = z * self.logit_sd(a, b)
+        return sigmoid(centre - spread), sigmoid(centre + spread)
+
 
 @dataclass
 class _PairTable:
-    """The matches summed per sorted pair: the first archetype's wins and the games, by index."""
+    """The (weighted) matches summed per sorted pair: the first archetype's wins and the games, by index."""
 
     names: list[str]
     first: list[int]
     second: list[int]
-    wins: list[int]
-    games: list[int]
+    wins: list[float]
+    games: list[float]
     keys: list[tuple[str, str]]
     pairs_of: list[list[tuple[int, float]]]  # per archetype: (pair index, +1 if first else -1)
     strength_sd: float = STRENGTH_PRIOR_SD
 
 
-def _pair_table(matches: Sequence[Match], strength_sd: float = STRENGTH_PRIOR_SD) -> _PairTable:
-    """Sum the decided non-mirror matches per pair."""
+def pair_records(matches: Sequence[Match]) -> list[PairRecord]:
+    """Single matches summed into one record per sorted pair (mirrors left out), each match worth 1."""
     counts: dict[tuple[str, str], list[int]] = {}
     for a, b, a_won in matches:
         if a == b:
             continue
         key = _pair_key(a, b)
         row = counts.setdefault(key, [0, 0])
-        row[0] += a_won == (a == key[0])
-        row[1] += 1
+        row[0 if a_won == (a == key[0]) else 1] += 1
+    return [PairRecord(a, b, wins, losses) for (a, b), (wins, losses) in sorted(counts.items())]
+
+
+def _pair_table(records: Sequence[PairRecord], strength_sd: float = STRENGTH_PRIOR_SD) -> _PairTable:
+    """Sum the weighted records per sorted pair (mirrors and empty records left out)."""
+    counts: dict[tuple[str, str], list[float]] = {}
+    for r in records:
+        if r.a == r.b or r.wins + r.losses <= 0:
+            continue
+        key = _pair_key(r.a, r.b)
+        row = counts.setdefault(key, [0.0, 0.0])
+        row[0] += r.weight * (r.wins if r.a == key[0] else r.losses)
+        row[1] += r.weight * (r.wins + r.losses)
     names = sorted({name for key in counts for name in key})
     index = {name: i for i, name in enumerate(names)}
     keys = sorted(counts)
@@ -188,58 +239,123 @@ def _fit_table(table: _PairTable, tau: float) -> tuple[list[float], list[float]]
     return strengths, deviations
 
 
-def _model(table: _PairTable, tau: float) -> MatchupModel:
+def _variances(
+    table: _PairTable, strengths: list[float], deviations: list[float], tau: float
+) -> tuple[list[float], list[float]]:
+    """Each λ's and δ's variance: the inverse of the log posterior's curvature along it at the mode."""
+    strength_curvature = [1.0 / table.strength_sd**2] * len(strengths)
+    deviation_variance = []
+    for k in range(len(deviations)):
+        p = sigmoid(strengths[table.first[k]] - strengths[table.second[k]] + deviations[k])
+        information = table.games[k] * p * (1.0 - p)
+        strength_curvature[table.first[k]] += information
+        strength_curvature[table.second[k]] += information
+        deviation_variance.append(1.0 / (information + 1.0 / tau**2))
+    return [1.0 / c for c in strength_curvature], deviation_variance
+
+
+def _model(table: _PairTable, tau: float, raw_games: Mapping[tuple[str, str], int]) -> MatchupModel:
     strengths, deviations = _fit_table(table, tau)
+    strength_variances, deviation_variances = _variances(table, strengths, deviations, tau)
     return MatchupModel(
         strengths=_frozen(dict(zip(table.names, strengths, strict=True))),
         deviations=MappingProxyType(dict(zip(table.keys, deviations, strict=True))),
-        pair_matches=MappingProxyType(dict(zip(table.keys, table.games, strict=True))),
+        pair_matches=MappingProxyType({key: raw_games.get(key, 0) for key in table.keys}),
         tau=tau,
+        strength_variances=_frozen(dict(zip(table.names, strength_variances, strict=True))),
+        deviation_variances=MappingProxyType(dict(zip(table.keys, deviation_variances, strict=True))),
     )
+
+
+def _raw_games(records: Sequence[PairRecord]) -> dict[tuple[str, str], int]:
+    games: dict[tuple[str, str], int] = {}
+    for r in records:
+        if r.a != r.b:
+            key = _pair_key(r.a, r.b)
+            games[key] = games.get(key, 0) + r.wins + r.losses
+    return games
 
 
 def log_loss(model: MatchupModel, matches: Sequence[Match]) -> float:
     """Mean negative log-likelihood of the matches' outcomes under the model (mirrors skipped)."""
-    total, count = 0.0, 0
-    for a, b, a_won in matches:
-        if a == b:
+    return record_log_loss(model, pair_records(matches))
+
+
+def record_log_loss(model: MatchupModel, records: Sequence[PairRecord]) -> float:
+    """Mean negative log-likelihood of the records' outcomes, each match counted with its record's weight."""
+    total = count = 0.0
+    for r in records:
+        if r.a == r.b:
             continue
-        p = model.probability(a, b)
-        total -= math.log(max(p if a_won else 1.0 - p, _PROBABILITY_FLOOR))
-        count += 1
+        p = model.probability(r.a, r.b)
+        total -= r.weight * (
+            r.wins * math.log(max(p, _PROBABILITY_FLOOR)) + r.losses * math.log(max(1.0 - p, _PROBABILITY_FLOOR))
+        )
+        count += r.weight * (r.wins + r.losses)
     return total / count if count else math.log(2.0)
 
 
-def cross_validated_loss(
-    matches: Sequence[Match], tau: float, folds: int = FOLDS, strength_sd: float = STRENGTH_PRIOR_SD
-) -> float:
-    """Mean log-loss of each fold predicted by the model fitted on the other folds (match i is in fold i mod k)."""
-    decided = [m for m in matches if m[0] != m[1]]
-    total, count = 0.0, 0
+def fold_splits(records: Sequence[PairRecord], folds: int = FOLDS) -> list[tuple[list[PairRecord], list[PairRecord]]]:
+    """(training, held out) per fold: each record's matches are put in an order drawn from a generator
+    seeded by the pair, so the split is deterministic, and match j goes to fold j mod ``folds`` (an even split
+    of wins and losses would make every fold a copy of the whole and cross-validation blind to noise)."""
+    held: list[list[tuple[int, int]]] = [[] for _ in range(folds)]
+    for r in records:
+        outcomes = [1] * r.wins + [0] * r.losses
+        random.Random(zlib.crc32(f"{r.a}\x1f{r.b}".encode())).shuffle(outcomes)
+        for fold in range(folds):
+            part = outcomes[fold::folds]
+            held[fold].append((sum(part), len(part) - sum(part)))
+    splits = []
     for fold in range(folds):
-        held_out = decided[fold::folds]
-        if not held_out:
+        held_out = [PairRecord(r.a, r.b, w, l, r.weight) for r, (w, l) in zip(records, held[fold], strict=True)]
+        training = [
+            PairRecord(r.a, r.b, r.wins - w, r.losses - l, r.weight)
+            for r, (w, l) in zip(records, held[fold], strict=True)
+        ]
+        splits.append((training, held_out))
+    return splits
+
+
+def cross_validated_loss(
+    splits: Sequence[tuple[Sequence[PairRecord], Sequence[PairRecord]]],
+    tau: float,
+    strength_sd: float = STRENGTH_PRIOR_SD,
+) -> float:
+    """Mean log-loss of each fold's held-out matches predicted by the model fitted on its training part."""
+    total = count = 0.0
+    for training, held_out in splits:
+        weight = sum(r.weight * (r.wins + r.losses) for r in held_out if r.a != r.b)
+        if not weight:
             continue
-        kept = [m for i, m in enumerate(decided) if i % folds != fold]
-        total += log_loss(_model(_pair_table(kept, strength_sd), tau), held_out) * len(held_out)
-        count += len(held_out)
+        model = _model(_pair_table(training, strength_sd), tau, {})
+        total += record_log_loss(model, held_out) * weight
+        count += weight
     return total / count if count else math.log(2.0)
 
 
 def choose_tau(
-    matches: Sequence[Match], grid: Sequence[float] = TAU_GRID, strength_sd: float = STRENGTH_PRIOR_SD
+    records: Sequence[PairRecord], grid: Sequence[float] = TAU_GRID, strength_sd: float = STRENGTH_PRIOR_SD
 ) -> float:
     """The τ of the grid with the lowest cross-validated log-loss (the smaller on a tie)."""
-    return min(grid, key=lambda tau: (cross_validated_loss(matches, tau, FOLDS, strength_sd), tau))
+    splits = fold_splits(records)
+    return min(grid, key=lambda tau: (round(cross_validated_loss(splits, tau, strength_sd), 12), tau))
+
+
+def fit_pairs(
+    records: Sequence[PairRecord], tau: float | None = None, strength_sd: float = STRENGTH_PRIOR_SD
+) -> MatchupModel:
+    """Fit the model on pair records; τ chosen by cross-validation when not given; ``strength_sd``: the
+    strengths' prior sd (``STRENGTH_PRIOR_SD``, chosen by the backtest)."""
+    if (tau is not None and tau <= 0) or strength_sd <= 0:
+        raise ValueError("tau and strength_sd must be positive")
+    if tau is None:
+        tau = choose_tau(records, strength_sd=strength_sd)
+    return _model(_pair_table(records, strength_sd), tau, _raw_games(records))
 
 
 def fit_matchup_model(
     matches: Sequence[Match], tau: float | None = None, strength_sd: float = STRENGTH_PRIOR_SD
 ) -> MatchupModel:
-    """Fit the model on decided matches ``(A, B, A won)``; mirrors are ignored, τ chosen when not given;
-    ``strength_sd``: the strengths' prior sd (``STRENGTH_PRIOR_SD``, chosen by the backtest)."""
-    if tau is None:
-        tau = choose_tau(matches, strength_sd=strength_sd)
-    if tau <= 0 or strength_sd <= 0:
-        raise ValueError("tau and strength_sd must be positive")
-    return _model(_pair_table(matches, strength_sd), tau)
+    """Fit the model on single decided matches ``(A, B, A won)``, each worth one (mirrors ignored)."""
+    return fit_pairs(pair_records(matches), tau, strength_sd)

@@ -8,6 +8,11 @@ from collections.abc import Iterable
 from typing import Any
 
 from meta_mage.analytics.aggregate import NO_DECKLIST
+from meta_mage.analytics.field import expected_vs_field
+from meta_mage.analytics.matchup_fit import window_model
+from meta_mage.analytics.matchup_model import MatchupModel
+from meta_mage.analytics.matchup_rates import overall_rate, pair_rate
+from meta_mage.analytics.sources import describe_sources
 from meta_mage.analytics.stats import shrunk_rate, verdict, wilson_interval, win_rate
 from meta_mage.errors import NotFound
 from meta_mage.models.aggregates import merge
@@ -21,6 +26,7 @@ from meta_mage.models.meta import (
     DeckMatchupStatsOutput,
     FormatSummary,
     ListFormatsOutput,
+    Lookalike,
     MatchupCell,
     MatchupGrid,
     MatchupRow,
@@ -108,9 +114,15 @@ class MetaService:
             merge(total, day.data)
         return total
 
-    def _span(self, info: FormatSummary) -> dict[str, Any]:
-        """The :class:`DataSpan` fields of a read's metadata: the format's stored dates and ``min_sample``."""
-        return {"data_first_date": info.first_date, "data_last_date": info.last_date, "min_sample": self.min_sample}
+    def _span(self, info: FormatSummary, total: dict[str, Any] | None = None) -> dict[str, Any]:
+        """The :class:`DataSpan` fields of a read's metadata: the format's stored dates, ``min_sample`` and
+        where the window's matches come from."""
+        return {
+            "data_first_date": info.first_date,
+            "data_last_date": info.last_date,
+            "min_sample": self.min_sample,
+            "matches_from": describe_sources(total or {}),
+        }
 
     @staticmethod
     def _overall(results: dict[str, list[int]], archetype: str) -> tuple[list[int], int]:
@@ -130,6 +142,7 @@ class MetaService:
         days = self.repository.format_days(params.format, previous.start, current.end)
         cur = self._sum(d for d in days if d.date >= current.start)
         prev = self._sum(d for d in days if d.date <= previous.end)
+        model = None if params.group_by else self.model_of(params.format, current, cur)
 
         def groups(total: dict[str, Any]) -> dict[str, dict[str, Any]]:
             out: dict[str, dict[str, Any]] = {}
@@ -162,7 +175,8 @@ class MetaService:
             p = prev_groups.get(key, {"decks": 0, "wld": [0, 0, 0]})
             share = round(100 * g["decks"] / cur_total, 2) if cur_total else 0.0
             prev_share = round(100 * p["decks"] / prev_total, 2) if prev_total else None  # no data is not 0%
-            now, before = self._record(g["wld"]), self._record(p["wld"])
+            now = overall_rate(key, g["wld"], cur, model, self.min_sample) if model else self._record(g["wld"])
+            before = self._record(p["wld"])
             trend = None
             if now.win_rate is not None and before.win_rate is not None:
                 trend = round(now.win_rate - before.win_rate, 2)
@@ -190,8 +204,9 @@ class MetaService:
             format=params.format,
             group_by=params.group_by,
             rows=rows,
+            lookalikes=[] if params.group_by else self.lookalikes(params.format, {r.name for r in rows}),
             metadata=RankingsMetadata(
-                **self._span(info),
+                **self._span(info, cur),
                 current_period=current,
                 previous_period=previous,
                 current_decks=cur_total,
@@ -201,6 +216,15 @@ class MetaService:
                 ranked_by="meta share; win rates below min_sample matches are flagged low_sample",
             ),
         )
+
+    def lookalikes(self, fmt: str, names: set[str]) -> list[Lookalike]:
+        """The format's archetypes that are possibly one deck, both of them in ``names``."""
+        rows = [Lookalike.model_validate(row) for row in self.repository.lookalikes(fmt)]
+        return [row for row in rows if set(row.archetypes) <= names]
+
+    def model_of(self, fmt: str, win: Window, total: dict[str, Any]) -> MatchupModel:
+        """The matchup model of a summed window (stored when data was written, else fitted now)."""
+        return window_model(self.repository, fmt, win.days, dt.date.fromisoformat(win.end), total)
 
     def _window_total(self, fmt: str, days: int, as_of: dt.date | None) -> tuple[FormatSummary, Window, dict[str, Any]]:
         info = self.format_info(fmt)
@@ -212,14 +236,14 @@ class MetaService:
         win = window(self._end(info, as_of), days)
         return win, self._sum(self.repository.format_days(info.format, win.start, win.end))
 
-    def _row(self, name: str, total: dict[str, Any], include: set[str] | None) -> MatchupRow:
+    def _row(self, name: str, total: dict[str, Any], include: set[str] | None, model: MatchupModel) -> MatchupRow:
         results = total.get("results", {}).get(name, {})
         decks = total.get("archetypes", {}).get(name, {}).get("decks", 0)
         wld, mirrors = self._overall(results, name)
-        overall = self._record(wld)
+        overall = overall_rate(name, wld, total, model, self.min_sample)
         cells = [
-            MatchupCell(opponent=opp, **self._record(r).model_dump())
-            for opp, r in results.items()
+            MatchupCell(opponent=opp, **pair_rate(name, opp, total, model, self.min_sample).model_dump())
+            for opp in results
             if opp not in (name, NO_DECKLIST) and (include is None or opp in include)
         ]
         cells.sort(key=lambda c: (-c.matches, c.opponent))
@@ -230,16 +254,16 @@ class MetaService:
         """Archetype × archetype matrix; mirrors are reported apart, not on the diagonal."""
         info, win, total = self._window_total(params.format, params.days, params.as_of)
         names = sorted(total.get("archetypes", {}), key=lambda a: -total["archetypes"][a]["decks"])
-        rows = [self._row(name, total, set(names)) for name in names]
+        model = self.model_of(params.format, win, total)
+        rows = [self._row(name, total, set(names), model) for name in names]
         top = [row for row in rows if row.archetype != "Unknown"][: params.top_n]
-        results = total.get("results", {})
         grid = MatchupGrid(
             archetypes=[row.archetype for row in top],
             cells=[
                 [
                     None
                     if a.archetype == b.archetype
-                    else self._record(results.get(a.archetype, {}).get(b.archetype, [0, 0, 0]))
+                    else pair_rate(a.archetype, b.archetype, total, model, self.min_sample)
                     for b in top
                 ]
                 for a in top
@@ -250,8 +274,10 @@ class MetaService:
             format=params.format,
             archetypes=rows,
             grid=grid,
+            field=expected_vs_field(total, model),
+            lookalikes=self.lookalikes(params.format, set(names)),
             metadata=MatchupStatsMetadata(
-                **self._span(info),
+                **self._span(info, total),
                 period=win,
                 note="overall includes matches against players without a published list",
             ),
@@ -276,7 +302,7 @@ class MetaService:
         return ArchetypesOutput(
             format=params.format,
             archetypes=rows,
-            metadata=ArchetypesMetadata(**self._span(info), period=win, decks=decks),
+            metadata=ArchetypesMetadata(**self._span(info, total), period=win, decks=decks),
         )
 
     def resolve_archetype(self, name: str, known: Iterable[str]) -> str:
@@ -296,13 +322,13 @@ class MetaService:
         """One archetype's spread against the field."""
         info, win, total = self._window_total(params.format, params.days, params.as_of)
         name = self.resolve_archetype(params.archetype, total.get("archetypes", {}))
-        row = self._row(name, total, None)
+        row = self._row(name, total, None, self.model_of(params.format, win, total))
         decided = sum(c.wins + c.losses for c in row.matchups)
         wider = None
         if decided < self.min_sample and params.days < MAX_DAYS:  # thin: say so with a longer window's figures too
             longer = min(MAX_DAYS, max(60, params.days * 4))
             span, more = self.total_of(info, longer, params.as_of)
-            broad = self._row(name, more, None)
+            broad = self._row(name, more, None, self.model_of(params.format, span, more))
             wider = WiderSpread(period=span, overall=broad.overall, matchups=broad.matchups)
         return DeckMatchupStatsOutput(
             format=params.format,
@@ -312,5 +338,5 @@ class MetaService:
             mirror_matches=row.mirror_matches,
             matchups=row.matchups,
             wider=wider,
-            metadata=PeriodMetadata(**self._span(info), period=win),
+            metadata=PeriodMetadata(**self._span(info, total), period=win),
         )

@@ -10,6 +10,10 @@ record is still shown with its counts and interval."""
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from meta_mage.analytics.clustering import MIN_PLAYERS
 
 Z95 = 1.959963984540054
 
@@ -67,3 +71,50 @@ def verdict(wins: int, losses: int, interval: tuple[float, float] | None, estima
     if estimate <= 50 - LEAN_POINTS:
         return "leans unfavoured"
     return "too close to call"
+
+
+def effective_wilson(wins: int, losses: int, effective: float, z: float = Z95) -> tuple[float, float] | None:
+    """The Wilson interval of the record's rate with the sample size it is worth (``effective`` matches)."""
+    n = wins + losses
+    if n == 0 or effective <= 0:
+        return None
+    p = wins / n
+    denominator = 1 + z * z / effective
+    centre = (p + z * z / (2 * effective)) / denominator
+    margin = z * math.sqrt(p * (1 - p) / effective + z * z / (4 * effective * effective)) / denominator
+    return round(100 * max(0.0, centre - margin), 2), round(100 * min(1.0, centre + margin), 2)
+
+
+def anecdote(decided: int, players: int) -> str:
+    """The words for a record too few players stand behind to judge."""
+    who = "all by one player" if players == 1 else f"by {players} players"
+    return f"anecdote: {decided} match{'es' if decided != 1 else ''} {who}"
+
+
+@dataclass(frozen=True)
+class MatchupEvidence:
+    """What a matchup verdict reads: the decided matches, distinct players, the model's estimate and interval."""
+
+    decided: int
+    players: int | None
+    estimate: float
+    low: float
+    high: float
+
+
+MATCHUP_VERDICTS: tuple[tuple[str, Callable[[MatchupEvidence], bool]], ...] = (
+    ("no decided matches", lambda e: e.decided == 0),
+    ("anecdote", lambda e: e.players is not None and e.players < MIN_PLAYERS),
+    ("favoured", lambda e: e.low > 50),
+    ("unfavoured", lambda e: e.high < 50),
+    ("leans favoured", lambda e: e.estimate >= 50 + LEAN_POINTS),
+    ("leans unfavoured", lambda e: e.estimate <= 50 - LEAN_POINTS),
+    ("too close to call", lambda e: True),
+)
+"""A matchup's verdict: the first row that holds. Verdict words come from the model's estimate and interval,
+never from the raw record, and need three distinct players."""
+
+
+def matchup_verdict(evidence: MatchupEvidence) -> str:
+    name = next(name for name, holds in MATCHUP_VERDICTS if holds(evidence))
+    return anecdote(evidence.decided, evidence.players or 0) if name == "anecdote" else name

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
+from meta_mage.analytics.matchup_fit import refresh_matchup_models
 from meta_mage.errors import StorageUnavailable
 from meta_mage.ingest.invariants import (
     StorageCheck,
@@ -34,10 +35,12 @@ class RepairReport:
     refreshed: set[str] = field(default_factory=set)  # the formats whose registry entry was rewritten
     events: set[str] = field(default_factory=set)  # every committed event of the formats repaired
     final: StorageCheck | None = None
+    models: int = 0  # matchup models fitted because their stored fit was not of the figures stored now
+    left_steps: list[str] = field(default_factory=list)  # steps that failed, with what to do
 
     @property
     def ok(self) -> bool:
-        return not self.left and (self.final is None or self.final.ok)
+        return not self.left and not self.left_steps and (self.final is None or self.final.ok)
 
     def lines(self) -> list[str]:
         found = len(self.fixed) + len(self.left)
@@ -47,6 +50,9 @@ class RepairReport:
         lines = [head]
         lines += [f"  fixed {violation.line()}: {action}" for violation, action in self.fixed]
         lines += [f"  NOT FIXED {violation.line()}: {advice}" for violation, advice in self.left]
+        lines += [f"  NOT DONE {step}" for step in self.left_steps]
+        if self.models:
+            lines.append(f"  refitted {self.models} matchup model(s) on the data stored now")
         return lines
 
 
@@ -64,6 +70,10 @@ def repair_storage(repository: MetaRepository, formats: Iterable[str] = FORMATS,
             _apply(repository, violation, report)
         for violation in registry_violations(repository, fmt):
             _apply(repository, violation, report)
+        try:
+            report.models += refresh_matchup_models(repository, fmt)
+        except StorageUnavailable as exc:
+            report.left_steps.append(f"{fmt} matchup model: DynamoDB error while storing it ({exc}); run repair again")
         report.events |= {a.event_key for a in repository.stored_aggregates(fmt, since)}
     report.final = check_storage(repository, formats, since)
     return report

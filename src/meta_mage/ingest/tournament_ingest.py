@@ -8,6 +8,7 @@ from functools import partial
 from pathlib import Path
 
 from meta_mage.analytics.aggregate import summarise_event
+from meta_mage.analytics.matchup_fit import refresh_matchup_models
 from meta_mage.archetypes.classifier import ArchetypeClassifier
 from meta_mage.errors import StorageUnavailable
 from meta_mage.ingest.errors import InputFileError
@@ -194,3 +195,8 @@ class _IngestRun:
                 self.repository.refresh_format(fmt)
             except StorageUnavailable as exc:
                 self.report.fail_step(f"{fmt} format registry", f"DynamoDB error while refreshing it: {exc}")
+                continue
+            try:
+                refresh_matchup_models(self.repository, fmt)
+            except StorageUnavailable as exc:
+                self.report.fail_step(f"{fmt} matchup model", f"DynamoDB error while storing it: {exc}")

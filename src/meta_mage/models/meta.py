@@ -73,13 +73,31 @@ class WinRate(BaseModel):
     low_sample: bool = Field(description="Fewer decided matches than the minimum sample (a flag only)")
     estimate: float | None = Field(
         default=None,
-        description="Shrunk win rate (%) to rank on: the record plus 10 imaginary decided matches at 50%",
+        description="The win rate (%) to rank and judge on: for a matchup, the matchup model's estimate "
+        "(strengths plus the pair's shrunk deviation); for a card or deck record, the record plus 10 imaginary "
+        "decided matches at 50%",
+    )
+    estimate_low: float | None = Field(default=None, description="95% interval of the estimate, low end (%)")
+    estimate_high: float | None = Field(default=None, description="95% interval of the estimate, high end (%)")
+    basis: str = Field(
+        default="record",
+        description="what the estimate rests on: 'model' (a matchup with matches), 'model: strengths only' (a "
+        "pair without matches: the two archetypes' overall strengths), 'record' (a shrunk record)",
+    )
+    players: int | None = Field(
+        default=None,
+        description="Distinct players behind the record (a matchup: the side with fewer); None when unknown",
+    )
+    effective_matches: float | None = Field(
+        default=None,
+        description="What the decided matches are worth as independent ones, given how many each player played "
+        "(the interval ci_low..ci_high uses it)",
     )
     verdict: str = Field(
         default="no decided matches",
-        description="favoured / unfavoured (95% interval clear of 50%), too few matches to call (under 5 "
-        "decided), leans favoured / leans unfavoured (estimate 3+ points off 50%), too close to call, or no "
-        "decided matches",
+        description="favoured / unfavoured (the estimate's 95% interval clear of 50%), leans favoured / leans "
+        "unfavoured (estimate 3+ points off 50%), too close to call, 'anecdote: N matches by K players' (fewer "
+        "than 3 distinct players: no verdict), too few matches to call, or no decided matches",
     )
 
 
@@ -104,6 +122,10 @@ class DataSpan(BaseModel):
     data_first_date: str
     data_last_date: str
     min_sample: int = Field(description="Win rates over fewer matches (draws excluded) are flagged low_sample")
+    matches_from: str = Field(
+        default="",
+        description="Where the window's matches come from (MTGO Challenge files hold only top-8 playoff matches)",
+    )
 
 
 class PeriodMetadata(DataSpan):
@@ -168,11 +190,21 @@ class RankingRow(BaseModel):
     mirror_matches: int
 
 
+class Lookalike(BaseModel):
+    """Two archetypes that are possibly one deck: their usual main decks differ only by these cards."""
+
+    archetypes: list[str]
+    differ_by: list[str]
+
+
 class MetaRankingsOutput(BaseModel):
     format: str
     group_by: str | None
     rows: list[RankingRow]
     metadata: RankingsMetadata
+    lookalikes: list[Lookalike] = Field(
+        default_factory=list, description="Archetypes that are possibly one deck, split by one or two cards"
+    )
 
 
 class MatchupStatsInput(FormatInput):
@@ -203,10 +235,45 @@ class MatchupGrid(BaseModel):
     mirrors: list[int]
 
 
+class FieldDriver(BaseModel):
+    """One matchup's pull on an archetype's expectation against the field."""
+
+    opponent: str
+    meta_share: float
+    estimate: float  # the model's P(win) against it, percent
+    basis: str  # model | model: strengths only
+    wins: int
+    losses: int
+    pull: float  # points of expected win rate this matchup adds above (or takes below) 50 %
+
+
+class FieldExpectation(BaseModel):
+    """An archetype's expected match win rate against the field as played, by the matchup model."""
+
+    archetype: str
+    meta_share: float
+    decks: int
+    players: int  # distinct pilots in the window
+    expected: float  # percent
+    ci_low: float
+    ci_high: float
+    decided: int  # its decided matches in the window
+    measured: float  # percent of the field (by share, the mirror included) it has decided matches against
+    drivers: list[FieldDriver]
+
+
 class MatchupStatsOutput(BaseModel):
     format: str
     archetypes: list[MatchupRow]
     grid: MatchupGrid | None = None
+    field: list[FieldExpectation] = Field(
+        default_factory=list,
+        description="What to play: every archetype with a decided match, ranked on the low end of its expected "
+        "win rate against the field as played (the matchup model)",
+    )
+    lookalikes: list[Lookalike] = Field(
+        default_factory=list, description="Archetypes that are possibly one deck, split by one or two cards"
+    )
     metadata: MatchupStatsMetadata
 
 

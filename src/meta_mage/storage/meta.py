@@ -12,6 +12,10 @@ Keys (``pk`` / ``sk``):
   it counts; ``DAY#<date>#2``, ``#3``…: further parts of a day too large for one item (``storage/shards.py``)
 - ``ARCH#<format>#<archetype>`` / ``DAY#<date>`` (and its parts ``#2``…): that archetype's card statistics
 - ``FORMATS`` / ``<format>``: first and last date and totals of a format
+- ``FMT#<format>#MODELS`` / ``<days>``: the matchup model of the window of that many days ending at the
+  format's newest tournament (``end``), fitted when data is written, with the ``fingerprint`` of the figures
+  it was fitted on (``analytics/matchup_fit.py``); ``LOOKALIKES``: its archetypes that are possibly one deck
+  (``analytics/lookalikes.py``)
 - ``SEED`` / ``demo``: the digest of the bundled demo data last loaded (``local/seed.py``), written last
 - ``SYNC#<owner>/<repo>#<branch>`` / ``cursor``: the last commit a sync (``sync/run.py``) stored every file of
 
@@ -685,6 +689,39 @@ class MetaRepository:
             "decks": sum(int(d["decks"]) for d in days),
             "matches": sum(int(d["matches"]) for d in days),
         }
+
+    @storage_operation
+    def put_matchup_model(self, fmt: str, days: int, end: str, fingerprint: str, model: dict[str, Any]) -> None:
+        """Store the fitted model of a window (replacing the previous fit of that window length)."""
+        self.table.put_item(
+            Item={
+                "pk": f"FMT#{fmt}#MODELS",
+                "sk": f"{days:03d}",
+                "end": end,
+                "fingerprint": fingerprint,
+                "data": pack(model),
+            }
+        )
+
+    @storage_operation
+    def matchup_model(self, fmt: str, days: int, end: str, fingerprint: str) -> dict[str, Any] | None:
+        """The stored fit of the window, or None when there is none for exactly these figures."""
+        item = self.table.get_item(Key={"pk": f"FMT#{fmt}#MODELS", "sk": f"{days:03d}"}).get("Item")
+        if not item or item.get("end") != end or item.get("fingerprint") != fingerprint:
+            return None
+        data: dict[str, Any] = unpack(item["data"])
+        return data
+
+    @storage_operation
+    def put_lookalikes(self, fmt: str, rows: list[dict[str, Any]]) -> None:
+        """Store the format's archetypes that are possibly one deck (``analytics/lookalikes.py``)."""
+        self.table.put_item(Item={"pk": f"FMT#{fmt}#MODELS", "sk": "LOOKALIKES", "data": pack(rows)})
+
+    @storage_operation
+    def lookalikes(self, fmt: str) -> list[dict[str, Any]]:
+        item = self.table.get_item(Key={"pk": f"FMT#{fmt}#MODELS", "sk": "LOOKALIKES"}).get("Item")
+        rows: list[dict[str, Any]] = unpack(item["data"]) if item else []
+        return rows
 
     # --- the demo data's marker -------------------------------------------------------------
 

@@ -5,16 +5,31 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from meta_mage.agent.tasks.phrasing import PRIOR, blocks, by_estimate, dates, headline, percent, rate, short, spread
+from meta_mage.agent.tasks.phrasing import (
+    MODEL,
+    PRIOR,
+    blocks,
+    by_estimate,
+    dates,
+    headline,
+    lookalike_note,
+    modelled,
+    percent,
+    rate,
+    short,
+    sourced,
+    spread,
+)
 from meta_mage.agent.tasks.task import OPPONENT_WORDS, Calls, Cue, Results, TaskSpec
-from meta_mage.analytics.field import expected_vs_field
-from meta_mage.analytics.stats import FEW_MATCHES, PRIOR_MATCHES
+from meta_mage.analytics.clustering import MIN_PLAYERS
+from meta_mage.analytics.stats import FEW_MATCHES
 from meta_mage.decks.coach import BETTER_BY
 from meta_mage.models.conversation import Known, Route
 from meta_mage.models.decks import CardEvidenceOutput, CardRecord
 from meta_mage.models.meta import (
     ArchetypesOutput,
     DeckMatchupStatsOutput,
+    FieldExpectation,
     MatchupGrid,
     MatchupStatsOutput,
     MetaRankingsOutput,
@@ -64,12 +79,12 @@ def rankings(route: Route, known: Known, done: Results) -> str:
             (r for r in rows if r.current.estimate is not None),
             key=lambda r: (-(r.current.estimate or 0), -r.decks),
         )
-    order = "best shrunk match win rate first" if by_win_rate else "most played first"
+    order = "best estimated match win rate first" if by_win_rate else "most played first"
     lines = [
         f"**Top decks in {result.format}**, {dates(meta.current_period)} "
         f"({meta.current_decks} decks from {meta.current_tournaments} tournaments), {order}:",
         "",
-        "| # | Archetype | Meta share | Trend | Match win rate | Estimate |",
+        "| # | Archetype | Meta share | Trend | Match win rate | Estimate vs field (95% CI) |",
         "|---|---|---|---|---|---|",
     ]
     has_previous = bool(meta.previous_decks)
@@ -81,7 +96,7 @@ def rankings(route: Route, known: Known, done: Results) -> str:
     shown = numbered[:10] + [(n, r) for n, r in numbered[10:] if r.name.lower() == asked]
     for place, row in shown:
         trend = f"{row.meta_share_trend:+.1f}" if row.meta_share_trend is not None else "n/a"
-        estimate = f"{row.current.estimate:.1f}%" if row.current.estimate is not None else "n/a"
+        estimate = modelled(row.current)
         lines.append(f"| {place} | {row.name} | {row.meta_share:.1f}% | {trend} | {rate(row.current)} | {estimate} |")
     trend_note = (
         f"Trend compares with {dates(meta.previous_period)}."
@@ -90,10 +105,13 @@ def rankings(route: Route, known: Known, done: Results) -> str:
     )
     lines += [
         "",
-        f"{trend_note} Win rates exclude mirror matches; draws are counted apart. Estimate: the record plus "
-        f"{PRIOR_MATCHES} imaginary matches at 50%, so few matches count for little; “only N decided”: under "
-        f"{meta.min_sample}.",
+        f"{trend_note} Win rates exclude mirror matches; draws are counted apart. Estimate: the expected win rate "
+        f"against this field by {MODEL}, so few matches count for little; “only N decided”: under "
+        f"{meta.min_sample}. {sourced(meta.matches_from)}",
     ]
+    alike = lookalike_note(result.lookalikes, {row.name for _, row in shown})
+    if alike:
+        lines += ["", alike]
     return blocks(lines)
 
 
@@ -148,49 +166,74 @@ def matchups(route: Route, known: Known, done: Results) -> str:
         lines.append(f"- {row.archetype} ({row.meta_share:.1f}%): {rate(row.overall)}{extra}")
     lines.append("")
     lines.append(
-        f"Best and worst are ranked on a shrunk estimate ({PRIOR}). "
+        f"Best and worst are ranked on the estimate of {MODEL}; a verdict needs {MIN_PLAYERS} distinct players. "
+        f"{sourced(table.metadata.matches_from)} "
         'Ask about one archetype ("how does X do against Y?") for its full spread.'
     )
     return blocks(lines)
 
 
+def _pick_note(row: FieldExpectation) -> str:
+    if row.players == 1:
+        return " (one player's deck)"
+    if row.players < MIN_PLAYERS:
+        return f" (only {row.players} players)"
+    return ""
+
+
 def recommend(route: Route, known: Known, done: Results) -> str:
-    """ "What should I play?": archetypes ranked by expected win rate against the field as it is."""
+    """ "What should I play?": archetypes ranked by the model's expected win rate against the field as it is."""
     table = done.get(MatchupStatsOutput)
     if table is None:
         return ""
-    ranked = expected_vs_field(table.archetypes)
+    ranked = table.field
     lines = [
         f"**What to play in {table.format}**, {dates(table.metadata.period)}: each archetype's expected match win "
-        "rate against the field as it is (its shrunk estimate against every archetype, weighted by that "
-        "archetype's meta share; 50% in the mirror; its overall estimate where it has no match against one), "
-        "ranked on the interval's low end, so a deck leads on results rather than a few lucky matches:",
+        f"rate against the field as it is played (by {MODEL}; each matchup weighted by that archetype's meta "
+        "share, 50% in the mirror; a matchup without matches gets the estimate from the two strengths), ranked "
+        "on the interval's low end, so a deck leads on results rather than a few lucky matches:",
         "",
-        "| # | Archetype | Expected vs field (95% CI) | Meta share | Decided | Field measured | What drives it |",
-        "|---|---|---|---|---|---|---|",
+        "| # | Archetype | Expected vs field (95% CI) | Meta share | Players | Decided | Field measured "
+        "| What drives it |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for place, row in enumerate(ranked[:10], 1):
         drivers = "; ".join(
-            f"{d.opponent} ({d.meta_share:.0f}% of the field) {short(d.cell) if d.cell else 'no match: overall used'}"
+            f"{d.opponent} ({d.meta_share:.0f}% of the field) {d.estimate:.0f}%"
+            + (f" ({d.wins}-{d.losses})" if d.wins + d.losses else " (no match: from the strengths)")
             for d in row.drivers[:2]
         )
         lines.append(
-            f"| {place} | {row.archetype} | {row.expected:.1f}% ({row.ci_low:.1f}-{row.ci_high:.1f}%) "
-            f"| {row.meta_share:.1f}% | {row.decided} | {row.measured:.0f}% | {drivers} |"
+            f"| {place} | {row.archetype}{_pick_note(row)} | {row.expected:.1f}% ({row.ci_low:.1f}-{row.ci_high:.1f}%) "
+            f"| {row.meta_share:.1f}% | {row.players} | {row.decided} | {row.measured:.0f}% | {drivers} |"
         )
-    if ranked:
-        top = ranked[0]
-        close = [r.archetype for r in ranked[1:4] if r.ci_high >= top.ci_low]
+    picks = [r for r in ranked if r.players >= MIN_PLAYERS]
+    if picks:
+        top = picks[0]
+        close = [r.archetype for r in picks[1:4] if r.ci_high >= top.ci_low]
+        passed = [r.archetype for r in ranked[: ranked.index(top)]]
         lines += [
             "",
             f"**{top.archetype}** is the safest pick against this field"
             + (f"; {', '.join(close)} overlap its interval, so the data cannot separate them." if close else ".")
-            + " “Field measured” is the share of the field it has results against; the rest is filled with its "
-            "overall estimate, so a low figure means little evidence. Popularity is context, not the ranking: ask "
+            + (
+                f" Ranked above it but left out as a pick: {', '.join(passed)} (fewer than {MIN_PLAYERS} players)."
+                if passed
+                else ""
+            )
+            + " “Field measured” is the share of the field it has results against; the rest comes from the "
+            "strengths alone, so a low figure means little evidence. Popularity is context, not the ranking: ask "
             "for the top decks to see meta shares and trends.",
         ]
+    elif ranked:
+        lines += ["", f"No archetype here has results by {MIN_PLAYERS} or more players: every figure is an anecdote."]
     else:
         lines.append("No archetype has a decided match in this window; ask for a longer window.")
+    if table.metadata.matches_from:
+        lines += ["", sourced(table.metadata.matches_from)]
+    alike = lookalike_note(table.lookalikes, {row.archetype for row in ranked[:10]})
+    if alike:
+        lines += ["", alike]
     return blocks(lines)
 
 

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import re
 
-from meta_mage.analytics.stats import FEW_MATCHES, LEAN_POINTS, PRIOR_MATCHES
-from meta_mage.models.meta import DeckMatchupStatsOutput, MatchupCell, Window, WinRate
+from meta_mage.analytics.clustering import MIN_PLAYERS
+from meta_mage.analytics.stats import LEAN_POINTS, PRIOR_MATCHES
+from meta_mage.models.meta import DeckMatchupStatsOutput, Lookalike, MatchupCell, Window, WinRate
 
 
 def percent(block: WinRate) -> float:
@@ -14,17 +15,39 @@ def percent(block: WinRate) -> float:
     return 100 * block.wins / decided if decided else float(block.win_rate or 0)
 
 
+def players(block: WinRate) -> str:
+    """ "all by one player", "by 4 players", or "" when not known."""
+    if block.players is None or not block.wins + block.losses:
+        return ""
+    return "all by one player" if block.players == 1 else f"by {block.players:,} players"
+
+
 def rate(block: WinRate | None) -> str:
     if block is None or block.win_rate is None:
         return "no decided matches"
     record = f"{block.wins}-{block.losses}-{block.draws}"
-    text = f"{percent(block):.1f}% (95% CI {block.ci_low:.0f}-{block.ci_high:.0f}%, {record})"
+    who = players(block)
+    text = (
+        f"{percent(block):.1f}% (95% CI {block.ci_low:.0f}-{block.ci_high:.0f}%, {record}{', ' + who if who else ''})"
+    )
     return text + f", only {block.wins + block.losses} decided" if block.low_sample else text
 
 
+def modelled(block: WinRate) -> str:
+    """ "model 53.1% (47-59%)": the estimate with its interval."""
+    if block.estimate is None:
+        return "n/a"
+    if block.estimate_low is None or block.estimate_high is None:
+        return f"{block.estimate:.1f}%"
+    return f"{block.estimate:.1f}% ({block.estimate_low:.0f}-{block.estimate_high:.0f}%)"
+
+
 def judged(block: WinRate) -> str:
-    """The record with its verdict in words ("leans unfavoured", "too close to call", ...)."""
-    return f"{rate(block)}: {block.verdict}" if block.win_rate is not None else rate(block)
+    """The record with the model's estimate and its verdict in words ("leans unfavoured", "anecdote: ...")."""
+    if block.win_rate is None:
+        return rate(block)
+    estimate = f", model estimate {modelled(block)}" if block.estimate is not None and block.basis != "record" else ""
+    return f"{rate(block)}{estimate}: {block.verdict}"
 
 
 def by_estimate(cells: list[MatchupCell]) -> list[MatchupCell]:
@@ -46,14 +69,52 @@ def headline(ranked: list[MatchupCell], side: str, most: int = 3) -> list[Matchu
 
 
 PRIOR = f"each record plus {PRIOR_MATCHES} imaginary matches at 50%"
+MODEL = (
+    "the matchup model: each archetype's overall strength plus the pair's own deviation, pulled toward what the "
+    "strengths predict as far as the format's data says matchups really differ (backtested on the next week's "
+    "matches)"
+)
 
 
 SHRINKAGE_NOTE = (
-    f"Ranked on a shrunk estimate: {PRIOR}, so a lucky 3-0 does not outrank a solid 30-10. “favoured”/"
-    f"“unfavoured”: the 95% interval is clear of 50%; “too few matches to call”: under {FEW_MATCHES} decided; "
-    f"“leans”: the estimate is {LEAN_POINTS}+ points off 50%; “only N decided”: fewer than "
+    f"Ranked on the estimate of {MODEL}, so a lucky 3-0 does not outrank a solid 30-10. “favoured”/"
+    f"“unfavoured”: the estimate's 95% interval is clear of 50%; “leans”: the estimate is {LEAN_POINTS}+ points "
+    f"off 50%; “anecdote”: fewer than {MIN_PLAYERS} distinct players behind the record, so no verdict. Record "
+    "intervals count matches one player played as less than independent ones; “only N decided”: fewer than "
     "{min_sample} decided matches."
 )
+
+
+def signal(cells: list[MatchupCell]) -> str:
+    """How much matchups move results here, from the model's estimates of the matchups with a verdict."""
+    judged_cells = [c for c in cells if c.estimate is not None and c.verdict in VERDICT_WORDS]
+    if not judged_cells:
+        return ""
+    largest = max(abs(c.estimate - 50) for c in judged_cells if c.estimate is not None)
+    if largest >= 10:
+        return f"The best-measured matchups here move win rates by up to {largest:.0f} points."
+    return (
+        f"The best-measured matchups here move win rates by {largest:.0f} points at most; player skill and "
+        "variance dominate."
+    )
+
+
+VERDICT_WORDS = ("favoured", "leans favoured", "unfavoured", "leans unfavoured", "too close to call")
+
+
+def lookalike_note(lookalikes: list[Lookalike], shown: set[str]) -> str:
+    """ "Possibly one deck: A and B (their usual main decks differ only by X)" for pairs with one shown."""
+    said = [
+        f"{' and '.join(item.archetypes)} (their usual main decks differ only by "
+        f"{', '.join(item.differ_by) or 'their lands'})"
+        for item in lookalikes
+        if shown & set(item.archetypes)
+    ]
+    return f"Possibly one deck, split by the archetype rules: {'; '.join(said)}." if said else ""
+
+
+def sourced(matches_from: str) -> str:
+    return f"Matches: {matches_from}." if matches_from else ""
 
 
 def short(cell: WinRate) -> str:
@@ -87,7 +148,7 @@ def spread(stats: DeckMatchupStatsOutput, opponent: str | None) -> str:
         far = next((c for c in wider.matchups if c.opponent.lower() == opponent.lower()), None) if wider else None
         if wider is not None and far is not None:
             lines.append(f"Over the longer window {dates(wider.period)}: against {far.opponent} {judged(far)}.")
-    ranked = by_estimate(cells)
+    ranked = [c for c in by_estimate(cells) if c.wins + c.losses]
     if not ranked:
         lines.append("No decided matches against any archetype in this window; ask for a longer window.")
         return "\n\n".join(lines)
@@ -103,15 +164,19 @@ def spread(stats: DeckMatchupStatsOutput, opponent: str | None) -> str:
     table = [
         f"All {len(ranked)} matchups with a decided match ({decided} matches), best first:",
         "",
-        "| # | Opponent | Record (W-L-D) | Win rate (95% CI) | Estimate | Verdict |",
-        "|---|---|---|---|---|---|",
+        "| # | Opponent | Record (W-L-D) | Players | Win rate (95% CI) | Estimate (95% CI) | Verdict |",
+        "|---|---|---|---|---|---|---|",
     ]
     table += [
-        f"| {i} | {c.opponent} | {c.wins}-{c.losses}-{c.draws} | {percent(c):.1f}% ({c.ci_low:.0f}-{c.ci_high:.0f}%) "
-        f"| {c.estimate:.1f}% | {c.verdict}{'' if not c.low_sample else f', only {c.wins + c.losses} decided'} |"
+        f"| {i} | {c.opponent} | {c.wins}-{c.losses}-{c.draws} | {c.players if c.players is not None else 'n/a'} "
+        f"| {percent(c):.1f}% ({c.ci_low:.0f}-{c.ci_high:.0f}%) | {modelled(c)} "
+        f"| {c.verdict}{'' if not c.low_sample else f', only {c.wins + c.losses} decided'} |"
         for i, c in enumerate(ranked, 1)
     ]
     lines.append("\n".join(table))
+    said = " ".join(part for part in (sourced(stats.metadata.matches_from), signal(ranked)) if part)
+    if said:
+        lines.append(said)
     if decided < stats.metadata.min_sample:
         thin = f"This window is thin: {decided} decided matches in all."
         if wider is not None:

@@ -1,0 +1,144 @@
+"""The matchup model of a format's window: fitted from the summed day aggregates, stored where the data is
+written (ingest, repair) for the windows the coach reads by default, and read back (or fitted on read for any
+other window: the fit is pure Python, so the read path stays light).
+
+A window's records come from ``results`` (each pair's decided matches) weighted by ``players`` (who played
+them, :mod:`meta_mage.analytics.clustering`); a fit is keyed by a fingerprint of exactly those figures, so a
+stored fit is used only for the data it was fitted on.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+from collections import OrderedDict
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import Any
+
+from meta_mage.analytics.aggregate import NO_DECKLIST
+from meta_mage.analytics.clustering import PLAYER_CORRELATION, pair_effective_matches
+from meta_mage.analytics.lookalikes import refresh_lookalikes
+from meta_mage.analytics.matchup_model import MatchupModel, PairRecord, fit_pairs
+from meta_mage.models.aggregates import merge
+from meta_mage.storage.meta import MetaRepository
+
+FITTED_WINDOWS = (7, 14, 30, 60)
+"""The windows (days, ending at the format's newest tournament) fitted and stored when data is written."""
+_CACHE_SIZE = 32
+
+
+def pair_records_of(total: Mapping[str, Any], rho: float = PLAYER_CORRELATION) -> list[PairRecord]:
+    """One record per sorted pair of archetypes (mirrors and unlisted opponents left out), weighted by its
+    effective matches per match."""
+    results = total.get("results", {})
+    players = total.get("players", {})
+    records = []
+    for a, row in sorted(results.items()):
+        for b, (wins, losses, _draws) in sorted(row.items()):
+            if not a < b or b == NO_DECKLIST or a == NO_DECKLIST or wins + losses == 0:
+                continue
+            side_a = players.get(a, {}).get(b, {})
+            side_b = players.get(b, {}).get(a, {})
+            weight = 1.0
+            if side_a and side_b:
+                weight = pair_effective_matches(side_a, side_b, rho) / (wins + losses)
+            records.append(PairRecord(a, b, wins, losses, weight))
+    return records
+
+
+def fingerprint(total: Mapping[str, Any]) -> str:
+    """A digest of the figures a fit reads (results and players)."""
+    figures = {"results": total.get("results", {}), "players": total.get("players", {})}
+    return hashlib.sha256(json.dumps(figures, sort_keys=True, separators=(",", ":")).encode()).hexdigest()[:32]
+
+
+def model_to_json(model: MatchupModel) -> dict[str, Any]:
+    return {
+        "tau": model.tau,
+        "strengths": {
+            name: [value, model.strength_variances.get(name, 0.0)] for name, value in model.strengths.items()
+        },
+        "pairs": [
+            [a, b, value, model.deviation_variances.get((a, b), 0.0), model.pair_matches.get((a, b), 0)]
+            for (a, b), value in sorted(model.deviations.items())
+        ],
+    }
+
+
+def model_from_json(data: Mapping[str, Any]) -> MatchupModel:
+    strengths = {name: float(pair[0]) for name, pair in data["strengths"].items()}
+    variances = {name: float(pair[1]) for name, pair in data["strengths"].items()}
+    deviations = {(a, b): float(value) for a, b, value, _var, _n in data["pairs"]}
+    return MatchupModel(
+        strengths=MappingProxyType(strengths),
+        deviations=MappingProxyType(deviations),
+        pair_matches=MappingProxyType({(a, b): int(n) for a, b, _v, _var, n in data["pairs"]}),
+        tau=float(data["tau"]),
+        strength_variances=MappingProxyType(variances),
+        deviation_variances=MappingProxyType({(a, b): float(var) for a, b, _v, var, _n in data["pairs"]}),
+    )
+
+
+_fitted: OrderedDict[str, MatchupModel] = OrderedDict()
+
+
+def fit_window(total: Mapping[str, Any]) -> MatchupModel:
+    """The model of a summed window (remembered per fingerprint for this process)."""
+    key = fingerprint(total)
+    model = _fitted.get(key)
+    if model is None:
+        model = fit_pairs(pair_records_of(total))
+        _fitted[key] = model
+        while len(_fitted) > _CACHE_SIZE:
+            _fitted.popitem(last=False)
+    _fitted.move_to_end(key)
+    return model
+
+
+def remember(total: Mapping[str, Any], model: MatchupModel) -> None:
+    """Keep a model read from storage for this process."""
+    _fitted[fingerprint(total)] = model
+
+
+def window_start(end: dt.date, days: int) -> dt.date:
+    return end - dt.timedelta(days=days - 1)
+
+
+def refresh_matchup_models(repository: MetaRepository, fmt: str) -> int:
+    """Fit and store the format's model for each of :data:`FITTED_WINDOWS` whose stored fit is not of the
+    figures stored now (and, when any was, its look-alike archetypes); how many were fitted."""
+    info = repository.get_format(fmt)
+    if info is None:
+        return 0
+    end = dt.date.fromisoformat(info.last_date)
+    fitted = 0
+    for days in FITTED_WINDOWS:
+        total: dict[str, Any] = {}
+        for day in repository.format_days(fmt, window_start(end, days).isoformat(), end.isoformat()):
+            merge(total, day.data)
+        key = fingerprint(total)
+        if repository.matchup_model(fmt, days, end.isoformat(), key) is not None:
+            continue
+        repository.put_matchup_model(fmt, days, end.isoformat(), key, model_to_json(fit_window(total)))
+        fitted += 1
+    if fitted:
+        refresh_lookalikes(repository, fmt, end, max(FITTED_WINDOWS))
+    return fitted
+
+
+def window_model(
+    repository: MetaRepository, fmt: str, days: int, end: dt.date, total: Mapping[str, Any]
+) -> MatchupModel:
+    """The model of a summed window: this process's, else the stored fit of these figures, else fitted now."""
+    key = fingerprint(total)
+    model = _fitted.get(key)
+    if model is not None:
+        return model
+    stored = repository.matchup_model(fmt, days, end.isoformat(), key) if days in FITTED_WINDOWS else None
+    if stored is not None:
+        model = model_from_json(stored)
+        remember(total, model)
+        return model
+    return fit_window(total)
