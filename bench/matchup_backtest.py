@@ -5,18 +5,24 @@ tournament JSON), keeps one copy of each event (re-dated MTGO duplicates share t
 classifies every deck once with the project's classifier and keeps the decided matches between two different
 archetypes (draws, byes, assigned losses, unreported results and matches without both lists left out).
 
-Then for every day D from the eighth day of data, stepping 7 days, while 7 days of data follow it: each format
-is fitted on its matches of the 60 days before D and predicts every match of the week from D with
+Then for every day D from the eighth day of data (``--step`` days apart, 1 by default) while 7 days of data
+follow it: each format is fitted on its matches of the 60 days before D and predicts every match of the week
+from D (a match is predicted once for each D whose week holds it) with
 
 - coin: 0.5;
 - raw: the cell's own win rate (0.5 when empty), clipped to [0.01, 0.99];
-- Beta(5,5): the cell's record plus 10 imaginary matches at 50 % (the coach's estimate today);
-- model: the hierarchical Bradley–Terry model of ``meta_mage.analytics.matchup_model`` (τ by cross-validation).
+- Beta(5,5): the cell's record plus 10 imaginary matches at 50 % (the coach's estimate before the model);
+- model: the hierarchical Bradley–Terry model of ``meta_mage.analytics.matchup_model`` (τ by
+  cross-validation), each pair's matches weighted by its players (``analytics/clustering.py``), as the coach
+  fits it;
+- model ρ=0: the same without player weights; model 14 d: the same on the 14 days before D only (the bundled
+  data spans four weeks, so a 30-day window would be the 60-day fit).
 
 Prints log-loss and Brier per format and pooled (lower is better), the model's calibration in five bins of
-equal count (each match seen from the favourite's side), and the τ chosen for each fit.
+equal count (each match seen from the favourite's side; a p of exactly ½, an archetype the model has not seen,
+has no favourite and counts half a win), whether the model passes the ship bar, and the τ of each fit.
 
-Run: .venv/bin/python bench/matchup_backtest.py [--source PATH] [--train-days 60] [--step 7]
+Run: .venv/bin/python bench/matchup_backtest.py [--source PATH] [--train-days 60] [--step 1]
 """
 
 from __future__ import annotations
@@ -49,7 +55,8 @@ WEEK = 7
 STRENGTH_SD = [STRENGTH_PRIOR_SD]  # the strengths' prior sd the fits use (--strength-sd)
 RHO = [PLAYER_CORRELATION]  # the within-player correlation the fits' weights use (--rho)
 CALIBRATION_BINS = 5
-PREDICTORS = ("coin", "raw", "Beta(5,5)", "model")
+PREDICTORS = ("coin", "raw", "Beta(5,5)", "model", "model ρ=0", "model 14 d")
+SHORT_WINDOW = 14  # the "model 14 d" variant's training window, in days
 
 
 @dataclass(frozen=True)
@@ -127,8 +134,10 @@ def decided_matches(tournament: ParsedTournament) -> list[Decided]:
 Predictor = Callable[[str, str], float]
 
 
-def cell_predictors(train: list[Decided], model: MatchupModel) -> dict[str, Predictor]:
-    """The four predictors of P(A beats B) fitted on the training matches."""
+def cell_predictors(
+    train: list[Decided], model: MatchupModel, variants: dict[str, MatchupModel]
+) -> dict[str, Predictor]:
+    """The predictors of P(A beats B) fitted on the training matches (the model's variants given)."""
     record: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0])
     for m in train:
         record[(m.archetype_a, m.archetype_b)][0] += m.a_won
@@ -144,7 +153,8 @@ def cell_predictors(train: list[Decided], model: MatchupModel) -> dict[str, Pred
         wins, games = record.get((a, b), (0, 0))
         return (wins + 5) / (games + 10)
 
-    return {"coin": lambda a, b: 0.5, "raw": raw, "Beta(5,5)": beta, "model": model.probability}
+    found: dict[str, Predictor] = {"coin": lambda a, b: 0.5, "raw": raw, "Beta(5,5)": beta, "model": model.probability}
+    return found | {name: variant.probability for name, variant in variants.items()}
 
 
 @dataclass
@@ -166,7 +176,7 @@ class Backtest:
     """Scores per (format, predictor), the model's (favourite's p, favourite won) pairs, and the fits made."""
 
     scores: dict[tuple[str, str], Score]
-    calibration: list[tuple[float, bool]]
+    calibration: list[tuple[float, float]]  # the favourite's p and its wins (1, 0, or ½ for a p of exactly ½)
     fits: list[tuple[str, dt.date, int, float]]  # format, D, training matches, τ
 
 
@@ -190,16 +200,23 @@ def training_records(train: list[Decided], rho: float) -> list[PairRecord]:
 def _score_week(result: Backtest, fmt: str, day: dt.date, train: list[Decided], test: list[Decided]) -> None:
     """Fit one format on its training matches and score the week's matches with every predictor."""
     model = fit_pairs(training_records(train, RHO[0]), strength_sd=STRENGTH_SD[0])
+    recent = [m for m in train if m.date >= day - dt.timedelta(days=SHORT_WINDOW)]
+    variants = {
+        "model ρ=0": fit_pairs(training_records(train, 0.0), strength_sd=STRENGTH_SD[0]),
+        "model 14 d": fit_pairs(training_records(recent, RHO[0]), strength_sd=STRENGTH_SD[0]),
+    }
     result.fits.append((fmt, day, len(train), model.tau))
-    for name, predict in cell_predictors(train, model).items():
+    for name, predict in cell_predictors(train, model, variants).items():
         for m in test:
             p = predict(m.archetype_a, m.archetype_b)
             result.scores[(fmt, name)].add(p, m.a_won)
             result.scores[("pooled", name)].add(p, m.a_won)
     for m in test:
         p = model.probability(m.archetype_a, m.archetype_b)
-        a_side = p > 0.5 or (p == 0.5 and m.archetype_a < m.archetype_b)  # not the seat: P1 is the winner
-        result.calibration.append((p, m.a_won) if a_side else (1.0 - p, not m.a_won))
+        if p == 0.5:  # no favourite (an archetype the model has not seen): either side is, half each
+            result.calibration.append((0.5, 0.5))
+        else:
+            result.calibration.append((p, float(m.a_won)) if p > 0.5 else (1.0 - p, float(not m.a_won)))
 
 
 def backtest(
@@ -223,36 +240,54 @@ def backtest(
     return result
 
 
-def score_table(result: Backtest) -> Table:
-    table = Table(title="Next-week prediction of decided matches (lower is better)")
+def score_table(result: Backtest, measure: str) -> Table:
+    """Mean log-loss (``measure`` "log-loss") or Brier score per format and pooled, one column per predictor."""
+    table = Table(title=f"Next-week prediction of decided matches: {measure} (lower is better)")
     table.add_column("format")
     table.add_column("matches", justify="right")
     for name in PREDICTORS:
-        table.add_column(f"{name} log-loss", justify="right")
-    for name in PREDICTORS:
-        table.add_column(f"{name} Brier", justify="right")
+        table.add_column(name, justify="right")
     formats = [*sorted({fmt for fmt, _ in result.scores} - {"pooled"}), "pooled"]
     for fmt in formats:
         scores = [result.scores[(fmt, name)] for name in PREDICTORS]
         count = scores[0].count
-        table.add_row(
-            fmt,
-            str(count),
-            *(f"{s.log_loss / count:.4f}" for s in scores),
-            *(f"{s.brier / count:.4f}" for s in scores),
-        )
+        values = [(s.log_loss if measure == "log-loss" else s.brier) / count for s in scores]
+        table.add_row(fmt, str(count), *(f"{v:.4f}" for v in values))
     return table
+
+
+def calibration_bins(result: Backtest) -> list[list[tuple[float, float]]]:
+    """The favourite's (p, wins) in :data:`CALIBRATION_BINS` bins of equal count, by p (ties keep their order)."""
+    ordered = sorted(result.calibration, key=lambda pair: pair[0])
+    size = len(ordered)
+    bins = [ordered[i * size // CALIBRATION_BINS : (i + 1) * size // CALIBRATION_BINS] for i in range(CALIBRATION_BINS)]
+    return [part for part in bins if part]
+
+
+def ship_bar(result: Backtest) -> str:
+    """Whether the model ships: ahead of a coin and Beta(5, 5) in pooled log-loss, each bin within 2 points."""
+    pooled = {name: result.scores[("pooled", name)] for name in ("coin", "Beta(5,5)", "model")}
+    loss = {name: score.log_loss / score.count for name, score in pooled.items() if score.count}
+    ahead = len(loss) == 3 and loss["model"] < min(loss["coin"], loss["Beta(5,5)"])
+    worst = max(
+        (
+            abs(sum(w for _, w in part) / len(part) - sum(p for p, _ in part) / len(part))
+            for part in calibration_bins(result)
+        ),
+        default=1.0,
+    )
+    verdict = "ships" if ahead and worst <= 0.02 else "does NOT ship"
+    return (
+        f"The model {verdict}: pooled log-loss {'ahead of' if ahead else 'not ahead of'} a coin and Beta(5,5); "
+        f"largest calibration gap {100 * worst:.1f} points (bar: 2)."
+    )
 
 
 def calibration_table(result: Backtest) -> Table:
     table = Table(title="Model calibration, favourite's side, five bins of equal count")
     for column in ("bin", "matches", "predicted", "observed", "observed − predicted"):
         table.add_column(column, justify="right")
-    ordered = sorted(result.calibration, key=lambda pair: pair[0])  # by p only: ties keep their order
-    for index in range(CALIBRATION_BINS):
-        part = ordered[index * len(ordered) // CALIBRATION_BINS : (index + 1) * len(ordered) // CALIBRATION_BINS]
-        if not part:
-            continue
+    for part in calibration_bins(result):
         predicted = sum(p for p, _ in part) / len(part)
         observed = sum(won for _, won in part) / len(part)
         table.add_row(
@@ -278,7 +313,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--source", type=Path, default=DEMO_DATA_DIR / "tournaments.tar.gz")
     parser.add_argument("--train-days", type=int, default=60)
-    parser.add_argument("--step", type=int, default=WEEK)
+    parser.add_argument("--step", type=int, default=1, help="days between test weeks (1: every day D)")
     parser.add_argument("--from", dest="since", type=dt.date.fromisoformat, help="first test week's first day")
     parser.add_argument("--until", type=dt.date.fromisoformat, help="last day a test week may reach")
     parser.add_argument(
@@ -301,8 +336,10 @@ def main() -> int:
         f"{len(tournaments)} events, {len(matches)} decided matches between different archetypes, "
         f"{min(m.date for m in matches)} → {max(m.date for m in matches)}; read and classified in {read:.1f}s"
     )
-    console.print(score_table(result))
+    console.print(score_table(result, "log-loss"))
+    console.print(score_table(result, "Brier"))
     console.print(calibration_table(result))
+    console.print(ship_bar(result))
     console.print(fits_table(result))
     console.print(f"total {time.perf_counter() - started:.1f}s")
     return 0

@@ -93,3 +93,28 @@ def test_a_pair_without_matches_gets_the_strengths_estimate_labelled() -> None:
     rate = pair_rate("Strong", OPPONENTS[5], total, fit_window(total), 20)
     assert rate.basis == "model: strengths only" and rate.verdict == "no decided matches"
     assert rate.estimate is not None and rate.estimate > 50 and rate.wins + rate.losses == 0
+
+
+VERDICT_ORDER = ("unfavoured", "leans unfavoured", "too close to call", "leans favoured", "favoured")
+
+
+def test_a_short_clean_record_is_never_called_more_favoured_than_a_long_strong_one() -> None:
+    # Given, in one field, Infect 4-0 against Painter by four players and Burn 10-3 against Painter by ten
+    # (the coach said "Infect 4-0: favoured" beside "Painter 10-3: leans favoured")
+    total = base_field()
+    add(total, "Infect", "Painter", 4, 0, [f"i{k}" for k in range(4)], [f"p{k}" for k in range(4)])
+    add(total, "Burn", "Painter", 10, 3, [f"b{k}" for k in range(10)], [f"p{k}" for k in range(10)])
+    for name in ("Infect", "Burn", "Painter"):
+        for opponent in OPPONENTS[:6]:
+            add(total, name, opponent, 3, 3, [f"{name} {k}" for k in range(3)], [f"{opponent} p{k}" for k in range(3)])
+    for tau in (0.3, 1.0):
+        model = fit_pairs(pair_records_of(total), tau=tau)
+        short = pair_rate("Infect", "Painter", total, model, 20)
+        long = pair_rate("Burn", "Painter", total, model, 20)
+        # Then the short record is never called more favoured than the long one, nor favoured outright
+        assert VERDICT_ORDER.index(short.verdict) <= VERDICT_ORDER.index(long.verdict), (tau, short, long)
+        assert short.verdict != "favoured"
+        # and its interval is the wider: four matches know less than thirteen
+        assert (short.estimate_high or 0) - (short.estimate_low or 0) > (long.estimate_high or 0) - (
+            long.estimate_low or 0
+        )

@@ -57,10 +57,11 @@ def _rate(
 
 
 def _players(sides: list[Mapping[str, int]], decided: int) -> int | None:
-    """Distinct players behind a record: the side with fewer (0 when matches were played by no one known)."""
-    if all(sides):
+    """Distinct players behind a record: the side with fewer; None when not recorded (no decided match, or
+    data stored before players were)."""
+    if decided and all(sides):
         return min(len(side) for side in sides)
-    return 0 if decided else None
+    return None
 
 
 def pair_rate(a: str, b: str, total: Mapping[str, Any], model: MatchupModel, min_sample: int) -> WinRate:

@@ -75,6 +75,10 @@ def record(wins: int, losses: int, draws: int, min_sample: int) -> WinRate:
     )
 
 
+def _difference(now: float | None, before: float | None) -> float | None:
+    return round(now - before, 2) if now is not None and before is not None else None
+
+
 def dominant(counts: dict[str, int]) -> str:
     """The most frequent key (ties broken alphabetically)."""
     return min(counts.items(), key=lambda kv: (-kv[1], kv[0]))[0] if counts else ""
@@ -175,11 +179,9 @@ class MetaService:
             p = prev_groups.get(key, {"decks": 0, "wld": [0, 0, 0]})
             share = round(100 * g["decks"] / cur_total, 2) if cur_total else 0.0
             prev_share = round(100 * p["decks"] / prev_total, 2) if prev_total else None  # no data is not 0%
-            now = overall_rate(key, g["wld"], cur, model, self.min_sample) if model else self._record(g["wld"])
+            now = self._current_rate(key, g["wld"], cur, model)
             before = self._record(p["wld"])
-            trend = None
-            if now.win_rate is not None and before.win_rate is not None:
-                trend = round(now.win_rate - before.win_rate, 2)
+            trend = _difference(now.win_rate, before.win_rate)
             rows.append(
                 RankingRow(
                     rank=0,
@@ -221,6 +223,10 @@ class MetaService:
         """The format's archetypes that are possibly one deck, both of them in ``names``."""
         rows = [Lookalike.model_validate(row) for row in self.repository.lookalikes(fmt)]
         return [row for row in rows if set(row.archetypes) <= names]
+
+    def _current_rate(self, name: str, wld: list[int], total: dict[str, Any], model: MatchupModel | None) -> WinRate:
+        """An archetype's rate in the window with the model's estimate (a group's without: it is no archetype)."""
+        return overall_rate(name, wld, total, model, self.min_sample) if model else self._record(wld)
 
     def model_of(self, fmt: str, win: Window, total: dict[str, Any]) -> MatchupModel:
         """The matchup model of a summed window (stored when data was written, else fitted now)."""

@@ -1,11 +1,10 @@
-"""Win rates with 95 % Wilson score intervals, a shrunk estimate to rank on, and the verdict in words.
+"""Win rates with 95 % Wilson score intervals, the verdict of a matchup in words (``MATCHUP_VERDICTS``, on the
+matchup model's estimate, ``analytics/matchup_rates.py``), and the shrunk record card evidence ranks on.
 
-The shrunk estimate adds ``PRIOR_MATCHES`` (10) imaginary decided matches at 50 % to the record (a Beta(5, 5)
-prior): a 3-0 record reads (3 + 5) / (3 + 10) = 61.5 %, not 100 %; a 30-10 record reads (30 + 5) / 50 = 70 %.
-The more matches, the more the record counts, so a lucky 3-0 does not outrank a solid 30-10. The prior is
-centred on 50 % (not on each deck's own rate) so both sides of a matchup always add up to 100 %: A cannot
-lean favoured against B while B leans favoured against A. Rankings and best/worst lists sort on it; every
-record is still shown with its counts and interval."""
+The shrunk estimate (card evidence: lists with a card against lists without it) adds ``PRIOR_MATCHES`` (10)
+imaginary decided matches at 50 % to the record (a Beta(5, 5) prior): a 3-0 record reads (3 + 5) / (3 + 10) =
+61.5 %, not 100 %; a 30-10 record reads (30 + 5) / 50 = 70 %. The more matches, the more the record counts, so
+a lucky 3-0 does not outrank a solid 30-10. Every record is still shown with its counts and interval."""
 
 from __future__ import annotations
 

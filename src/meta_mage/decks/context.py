@@ -4,28 +4,33 @@
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Mapping
 from dataclasses import dataclass
+from dataclasses import field as default
 from typing import Any
 
+from meta_mage.analytics.matchup_rates import pair_rate
 from meta_mage.analytics.meta import MetaService, window
 from meta_mage.archetypes.classifier import ArchetypeClassifier
 from meta_mage.decks.evidence import ArchetypeEvidence, most_played, pct, win_rate
 from meta_mage.errors import NotFound
 from meta_mage.models.decks import OptimizeInput
 from meta_mage.models.evidence import FormatStats
-from meta_mage.models.meta import Window
+from meta_mage.models.meta import Window, WinRate
 from meta_mage.storage.cards import CardsRepository
+from meta_mage.storage.meta import format_stats_of
 
 
 @dataclass(frozen=True)
 class Scope:
-    """What one optimising call is about: the format, the window, the format's totals and the archetype's
-    evidence over it."""
+    """What one optimising call is about: the format, the window, the format's totals, the archetype's
+    evidence over it and its matchup against each archetype of the window by the matchup model."""
 
     format: str
     window: Window
     field: FormatStats
     own: ArchetypeEvidence
+    matchups: Mapping[str, WinRate] = default(default_factory=dict)
 
     def top(self, top_n: int) -> list[dict[str, Any]]:
         """The ``top_n`` most played other archetypes, each with its share and the archetype's record against it."""
@@ -33,7 +38,9 @@ class Scope:
             {
                 "archetype": opponent,
                 "meta_share": pct(self.field.archetype_decks[opponent], self.field.decks),
-                "your_archetype_vs_it": win_rate(self.own.versus(opponent), self.own.min_sample).model_dump(),
+                "your_archetype_vs_it": (
+                    self.matchups.get(opponent) or win_rate(self.own.versus(opponent), self.own.min_sample)
+                ).model_dump(),
             }
             for opponent in most_played(self.field, (self.own.name,), top_n)
         ]
@@ -68,11 +75,14 @@ class CoachContext:
         return ArchetypeEvidence(archetype, stats, self.min_sample, results)
 
     def scope(self, params: OptimizeInput) -> Scope:
-        """The window, totals and evidence of an optimising call; NotFound when the archetype has no lists."""
-        win = self.window(params.format, params.days, params.as_of)
-        field = self.field(params.format, win)
-        name = self.meta.resolve_archetype(params.archetype, field.archetype_decks)
-        own = self.evidence(params.format, name, win.start, win.end, field)
+        """The window, totals, evidence and model matchups of an optimising call; NotFound when the archetype
+        has no lists."""
+        win, total = self.meta.total_of(self.meta.format_info(params.format), params.days, params.as_of)
+        totals = format_stats_of(total)
+        name = self.meta.resolve_archetype(params.archetype, totals.archetype_decks)
+        own = self.evidence(params.format, name, win.start, win.end, totals)
         if not own.lists:
             raise NotFound(f"no {name} lists in {params.format} between {win.start} and {win.end}", field="archetype")
-        return Scope(params.format, win, field, own)
+        model = self.meta.model_of(params.format, win, total)
+        rates = {opp: pair_rate(name, opp, total, model, self.min_sample) for opp in totals.archetype_decks}
+        return Scope(params.format, win, totals, own, rates)

@@ -94,10 +94,7 @@ def rankings(route: Route, known: Known, done: Results) -> str:
     # the "#" is the place in this table's order; the deck asked about is shown wherever it is
     numbered = list(enumerate(rows, 1))
     shown = numbered[:10] + [(n, r) for n, r in numbered[10:] if r.name.lower() == asked]
-    for place, row in shown:
-        trend = f"{row.meta_share_trend:+.1f}" if row.meta_share_trend is not None else "n/a"
-        estimate = modelled(row.current)
-        lines.append(f"| {place} | {row.name} | {row.meta_share:.1f}% | {trend} | {rate(row.current)} | {estimate} |")
+    lines += [_ranking_row(place, row) for place, row in shown]
     trend_note = (
         f"Trend compares with {dates(meta.previous_period)}."
         if has_previous
@@ -110,9 +107,12 @@ def rankings(route: Route, known: Known, done: Results) -> str:
         f"{meta.min_sample}. {sourced(meta.matches_from)}",
     ]
     alike = lookalike_note(result.lookalikes, {row.name for _, row in shown})
-    if alike:
-        lines += ["", alike]
-    return blocks(lines)
+    return blocks([*lines, "", alike] if alike else lines)
+
+
+def _ranking_row(place: int, row: RankingRow) -> str:
+    trend = f"{row.meta_share_trend:+.1f}" if row.meta_share_trend is not None else "n/a"
+    return f"| {place} | {row.name} | {row.meta_share:.1f}% | {trend} | {rate(row.current)} | {modelled(row.current)} |"
 
 
 def archetypes(route: Route, known: Known, done: Results) -> str:
@@ -197,44 +197,50 @@ def recommend(route: Route, known: Known, done: Results) -> str:
         "| What drives it |",
         "|---|---|---|---|---|---|---|---|",
     ]
-    for place, row in enumerate(ranked[:10], 1):
-        drivers = "; ".join(
-            f"{d.opponent} ({d.meta_share:.0f}% of the field) {d.estimate:.0f}%"
-            + (f" ({d.wins}-{d.losses})" if d.wins + d.losses else " (no match: from the strengths)")
-            for d in row.drivers[:2]
-        )
-        lines.append(
-            f"| {place} | {row.archetype}{_pick_note(row)} | {row.expected:.1f}% ({row.ci_low:.1f}-{row.ci_high:.1f}%) "
-            f"| {row.meta_share:.1f}% | {row.players} | {row.decided} | {row.measured:.0f}% | {drivers} |"
-        )
-    picks = [r for r in ranked if r.players >= MIN_PLAYERS]
-    if picks:
-        top = picks[0]
-        close = [r.archetype for r in picks[1:4] if r.ci_high >= top.ci_low]
-        passed = [r.archetype for r in ranked[: ranked.index(top)]]
-        lines += [
-            "",
-            f"**{top.archetype}** is the safest pick against this field"
-            + (f"; {', '.join(close)} overlap its interval, so the data cannot separate them." if close else ".")
-            + (
-                f" Ranked above it but left out as a pick: {', '.join(passed)} (fewer than {MIN_PLAYERS} players)."
-                if passed
-                else ""
-            )
-            + " “Field measured” is the share of the field it has results against; the rest comes from the "
-            "strengths alone, so a low figure means little evidence. Popularity is context, not the ranking: ask "
-            "for the top decks to see meta shares and trends.",
-        ]
-    elif ranked:
-        lines += ["", f"No archetype here has results by {MIN_PLAYERS} or more players: every figure is an anecdote."]
-    else:
-        lines.append("No archetype has a decided match in this window; ask for a longer window.")
+    lines += [_field_row(place, row) for place, row in enumerate(ranked[:10], 1)]
+    lines += ["", _pick(ranked)]
     if table.metadata.matches_from:
         lines += ["", sourced(table.metadata.matches_from)]
     alike = lookalike_note(table.lookalikes, {row.archetype for row in ranked[:10]})
     if alike:
         lines += ["", alike]
     return blocks(lines)
+
+
+def _field_row(place: int, row: FieldExpectation) -> str:
+    drivers = "; ".join(
+        f"{d.opponent} ({d.meta_share:.0f}% of the field) {d.estimate:.0f}%"
+        + (f" ({d.wins}-{d.losses})" if d.wins + d.losses else " (no match: from the strengths)")
+        for d in row.drivers[:2]
+    )
+    return (
+        f"| {place} | {row.archetype}{_pick_note(row)} | {row.expected:.1f}% ({row.ci_low:.1f}-{row.ci_high:.1f}%) "
+        f"| {row.meta_share:.1f}% | {row.players} | {row.decided} | {row.measured:.0f}% | {drivers} |"
+    )
+
+
+def _pick(ranked: list[FieldExpectation]) -> str:
+    """The safest pick (the first with results by three players or more) and what the data cannot separate."""
+    picks = [r for r in ranked if r.players >= MIN_PLAYERS]
+    if not picks:
+        if ranked:
+            return f"No archetype here has results by {MIN_PLAYERS} or more players: every figure is an anecdote."
+        return "No archetype has a decided match in this window; ask for a longer window."
+    top = picks[0]
+    close = [r.archetype for r in picks[1:4] if r.ci_high >= top.ci_low]
+    passed = [r.archetype for r in ranked[: ranked.index(top)]]
+    return (
+        f"**{top.archetype}** is the safest pick against this field"
+        + (f"; {', '.join(close)} overlap its interval, so the data cannot separate them." if close else ".")
+        + (
+            f" Ranked above it but left out as a pick: {', '.join(passed)} (fewer than {MIN_PLAYERS} players)."
+            if passed
+            else ""
+        )
+        + " “Field measured” is the share of the field it has results against; the rest comes from the "
+        "strengths alone, so a low figure means little evidence. Popularity is context, not the ranking: ask "
+        "for the top decks to see meta shares and trends."
+    )
 
 
 def _card_row(r: CardRecord) -> str:

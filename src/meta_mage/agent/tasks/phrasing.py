@@ -126,40 +126,38 @@ def dates(period: Window) -> str:
     return f"{period.start} to {period.end}"
 
 
-def spread(stats: DeckMatchupStatsOutput, opponent: str | None) -> str:
-    lines = [
-        f"**{stats.archetype} in {stats.format}**, {dates(stats.metadata.period)}: meta share "
-        f"{stats.meta_share:.1f}%, overall {rate(stats.overall)}; {stats.mirror_matches} mirror "
-        f"match{'' if stats.mirror_matches == 1 else 'es'} left out."
-    ]
-    cells = stats.matchups
-    wider = stats.wider
-    if opponent:
-        cell = next((c for c in cells if c.opponent.lower() == opponent.lower()), None)
-        if cell:
-            lines.append(f"Against **{cell.opponent}**: {judged(cell)}.")
-        else:
-            lines.append(f"No recorded matches against {opponent} in this window.")
-            # "Tron" is an archetype of its own, rarely played; a player saying it may well mean Eldrazi Tron
-            alike = [c for c in cells if re.search(rf"(?<!\w){re.escape(opponent)}(?!\w)", c.opponent, re.I)]
-            if alike:
-                named = "; ".join(f"**{c.opponent}** {judged(c)}" for c in alike)
-                lines.append(f"Archetypes whose name holds “{opponent}”: {named}.")
-        far = next((c for c in wider.matchups if c.opponent.lower() == opponent.lower()), None) if wider else None
-        if wider is not None and far is not None:
-            lines.append(f"Over the longer window {dates(wider.period)}: against {far.opponent} {judged(far)}.")
-    ranked = [c for c in by_estimate(cells) if c.wins + c.losses]
-    if not ranked:
-        lines.append("No decided matches against any archetype in this window; ask for a longer window.")
-        return "\n\n".join(lines)
-    good, bad = headline(ranked, "best"), headline(ranked, "worst")
+def _against(stats: DeckMatchupStatsOutput, opponent: str) -> list[str]:
+    """The line on the one opponent asked about (and on names that hold the word, and the longer window)."""
+    cells, wider = stats.matchups, stats.wider
+    lines = []
+    cell = next((c for c in cells if c.opponent.lower() == opponent.lower()), None)
+    if cell:
+        lines.append(f"Against **{cell.opponent}**: {judged(cell)}.")
+    else:
+        lines.append(f"No recorded matches against {opponent} in this window.")
+        # "Tron" is an archetype of its own, rarely played; a player saying it may well mean Eldrazi Tron
+        alike = [c for c in cells if re.search(rf"(?<!\w){re.escape(opponent)}(?!\w)", c.opponent, re.I)]
+        if alike:
+            named = "; ".join(f"**{c.opponent}** {judged(c)}" for c in alike)
+            lines.append(f"Archetypes whose name holds “{opponent}”: {named}.")
+    far = next((c for c in wider.matchups if c.opponent.lower() == opponent.lower()), None) if wider else None
+    if wider is not None and far is not None:
+        lines.append(f"Over the longer window {dates(wider.period)}: against {far.opponent} {judged(far)}.")
+    return lines
+
+
+def _best_and_worst(ranked: list[MatchupCell]) -> list[str]:
+    lines = []
     for label, group, none, closest in (
-        ("Best matchups", good, "none is won more often than lost; the closest", ranked[:1]),
-        ("Worst matchups", bad, "none is lost more often than won; the closest", ranked[-1:]),
+        ("Best matchups", headline(ranked, "best"), "none is won more often than lost; the closest", ranked[:1]),
+        ("Worst matchups", headline(ranked, "worst"), "none is lost more often than won; the closest", ranked[-1:]),
     ):
-        shown = group or closest
-        text = "; ".join(f"{c.opponent} {judged(c)}" for c in shown)
+        text = "; ".join(f"{c.opponent} {judged(c)}" for c in group or closest)
         lines.append(f"{label}: {text}." if group else f"{label}: {none}: {text}.")
+    return lines
+
+
+def _spread_table(ranked: list[MatchupCell]) -> str:
     decided = sum(c.wins + c.losses for c in ranked)
     table = [
         f"All {len(ranked)} matchups with a decided match ({decided} matches), best first:",
@@ -173,23 +171,45 @@ def spread(stats: DeckMatchupStatsOutput, opponent: str | None) -> str:
         f"| {c.verdict}{'' if not c.low_sample else f', only {c.wins + c.losses} decided'} |"
         for i, c in enumerate(ranked, 1)
     ]
-    lines.append("\n".join(table))
+    return "\n".join(table)
+
+
+def _thin(stats: DeckMatchupStatsOutput, decided: int) -> str:
+    """A window under ``min_sample`` decided matches says so, with the longer window's figures."""
+    thin = f"This window is thin: {decided} decided matches in all."
+    wider = stats.wider
+    if wider is not None:
+        longer = by_estimate(wider.matchups)
+        best = longer[:3]
+        worst = [c for c in reversed(longer) if c not in best][:3]
+        thin += (
+            f" Over {wider.period.days} days ({dates(wider.period)}): overall {rate(wider.overall)}; best "
+            + "; ".join(f"{c.opponent} {short(c)}" for c in best)
+            + (("; worst " + "; ".join(f"{c.opponent} {short(c)}" for c in worst)) if worst else "")
+            + "."
+        )
+    return thin
+
+
+def spread(stats: DeckMatchupStatsOutput, opponent: str | None) -> str:
+    lines = [
+        f"**{stats.archetype} in {stats.format}**, {dates(stats.metadata.period)}: meta share "
+        f"{stats.meta_share:.1f}%, overall {rate(stats.overall)}; {stats.mirror_matches} mirror "
+        f"match{'' if stats.mirror_matches == 1 else 'es'} left out."
+    ]
+    if opponent:
+        lines += _against(stats, opponent)
+    ranked = [c for c in by_estimate(stats.matchups) if c.wins + c.losses]
+    if not ranked:
+        lines.append("No decided matches against any archetype in this window; ask for a longer window.")
+        return "\n\n".join(lines)
+    lines += [*_best_and_worst(ranked), _spread_table(ranked)]
     said = " ".join(part for part in (sourced(stats.metadata.matches_from), signal(ranked)) if part)
     if said:
         lines.append(said)
+    decided = sum(c.wins + c.losses for c in ranked)
     if decided < stats.metadata.min_sample:
-        thin = f"This window is thin: {decided} decided matches in all."
-        if wider is not None:
-            longer = by_estimate(wider.matchups)
-            best = longer[:3]
-            worst = [c for c in reversed(longer) if c not in best][:3]
-            thin += (
-                f" Over {wider.period.days} days ({dates(wider.period)}): overall {rate(wider.overall)}; best "
-                + "; ".join(f"{c.opponent} {short(c)}" for c in best)
-                + (("; worst " + "; ".join(f"{c.opponent} {short(c)}" for c in worst)) if worst else "")
-                + "."
-            )
-        lines.append(thin)
+        lines.append(_thin(stats, decided))
     lines.append(SHRINKAGE_NOTE.format(min_sample=stats.metadata.min_sample))
     return "\n\n".join(lines)
 

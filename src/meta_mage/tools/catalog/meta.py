@@ -41,8 +41,8 @@ LIST_FORMATS = Tool(
 META_RANKINGS = Tool(
     "get_format_meta_rankings",
     "Get format-wide meta rankings: each archetype's meta share and match win rate (with "
-    "match counts, 95% Wilson interval, a shrunk estimate to rank on, a verdict in words and a low-sample "
-    "flag) for the current window and "
+    "match counts, players, 95% interval, the matchup model's expected win rate against the field, a verdict "
+    "in words and a low-sample flag) for the current window and "
     "the window before it, and the trend between them. Windows end at the format's newest "
     "tournament. Optional filters: color_identity (WUBRG letters or C), strategy; "
     "group_by color_identity or strategy to aggregate.",
@@ -59,9 +59,10 @@ META_RANKINGS = Tool(
 FORMAT_MATCHUPS = Tool(
     "get_format_matchup_stats",
     "Get format-wide head-to-head matchup statistics: for every archetype its overall "
-    "record and its win rate against each other archetype with match counts, 95% "
-    "intervals, a shrunk estimate and a verdict in words. Mirror matches are excluded from win "
-    "rates and reported separately.",
+    "record and its win rate against each other archetype with match counts, players, 95% "
+    "intervals, the matchup model's estimate and a verdict in words (anecdote under 3 players); `field`: "
+    "what to play, each archetype's expected win rate against the field as played; `lookalikes`: archetypes "
+    "that are possibly one deck. Mirror matches are excluded from win rates and reported separately.",
     MatchupStatsInput,
     MatchupStatsOutput,
     lambda c, p: c.meta.matchups(p),
