@@ -147,13 +147,20 @@ def _against(stats: DeckMatchupStatsOutput, opponent: str) -> list[str]:
 
 
 def _best_and_worst(ranked: list[MatchupCell]) -> list[str]:
+    """The best and worst matchups: those with a verdict on that side first; when none has one, the
+    highest (lowest) estimates, said to be without a verdict."""
     lines = []
     for label, group, none, closest in (
         ("Best matchups", headline(ranked, "best"), "none is won more often than lost; the closest", ranked[:1]),
         ("Worst matchups", headline(ranked, "worst"), "none is lost more often than won; the closest", ranked[-1:]),
     ):
         text = "; ".join(f"{c.opponent} {judged(c)}" for c in group or closest)
-        lines.append(f"{label}: {text}." if group else f"{label}: {none}: {text}.")
+        if group and not any(c.verdict in VERDICT_WORDS[:4] for c in group):
+            lines.append(
+                f"{label}: none has a verdict yet; the {'highest' if 'Best' in label else 'lowest'} estimates: {text}."
+            )
+        else:
+            lines.append(f"{label}: {text}." if group else f"{label}: {none}: {text}.")
     return lines
 
 
