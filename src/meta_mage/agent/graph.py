@@ -56,6 +56,7 @@ from meta_mage.agent.tool_specs import SHOWN_AS, TOOLS, WORKFLOW_TASKS, WORKFLOW
 from meta_mage.agent.tools import AgentTools, chart_data, compact_json, state_updates
 from meta_mage.config import Settings
 from meta_mage.observability import count_now
+from meta_mage.tools.rules import format_question_for
 
 logger = logging.getLogger(__name__)
 
@@ -184,6 +185,8 @@ async def guard(state: ConversationState, *, deps: AgentDeps) -> dict[str, Any]:
     step = check(known, workflow, task, turn, formats)
     if step.kind == "ask":
         question = step.question or await _listing_question(step.missing, known, deps.lookups)
+        if step.missing == "format":
+            question = format_question_for(routed.question or "", formats)
         say(question)
         pending = Pending(workflow=workflow, task=task, missing=step.missing, route=routed)
         return {"messages": [AIMessage(question)], "pending": pending}

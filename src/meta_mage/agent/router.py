@@ -71,7 +71,7 @@ _CARD_ASKED = re.compile(
     r"|(?<!how )(?<!what )\bshould\s+i\s+(?:play|run|main ?deck|sideboard|side in|bring in|board in)\s+"
     r"(?!against\b|vs\b|versus\b|into\b|in\b|it\b)(.+?)(?=\s+(?:against|vs\.?|versus"
     r"|into|in|over|or)\b|\s*[?.!]|\s*$)"
-    r"|\bwhat\s+does\s+(.+?)\s+do\b",
+    r"|\bwhat\s+does\s+(.+?)\s+(?:do|answer|hit|stop|beat|handle|take out)\b",
     re.I,
 )
 _ANOTHER_CARD = re.compile(r"^\s*(?:and|what about|how about)\s+(?!against\b|vs\b|versus\b)(.+?)\s*\??\s*$", re.I)

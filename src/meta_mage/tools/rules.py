@@ -6,6 +6,7 @@ A rule reads what the conversation knows (``models.conversation.Known``); the to
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -27,6 +28,43 @@ def stats_fit(known: Known) -> bool:
 
 def format_question(formats: list[str]) -> str:
     return f"Which format should I look at? I have tournament data for {', '.join(formats)}."
+
+
+NOT_COVERED = {  # formats players name that the tournament data does not hold, as the answer names them
+    "commander": "Commander",
+    "edh": "Commander",
+    "cedh": "Commander",
+    "brawl": "Brawl",
+    "historic": "Historic",
+    "explorer": "Explorer",
+    "alchemy": "Alchemy",
+    "timeless": "Timeless",
+    "premodern": "Premodern",
+    "oathbreaker": "Oathbreaker",
+    "old school": "Old School",
+    "penny dreadful": "Penny Dreadful",
+    "canadian highlander": "Canadian Highlander",
+    "sealed": "Sealed",
+}
+
+
+def not_covered(text: str) -> str | None:
+    """The format named in ``text`` that the data does not hold ("Commander"), or None."""
+    for word, name in NOT_COVERED.items():
+        if re.search(rf"\b{word}\b", text, re.I):
+            return name
+    return None
+
+
+def format_question_for(text: str, formats: list[str]) -> str:
+    """The format question, saying first when the message named a format the data does not hold."""
+    missing = not_covered(text)
+    if missing is None:
+        return format_question(formats)
+    return (
+        f"I have no tournament data for {missing}: the data holds MTGO Challenges and melee.gg events of "
+        f"{', '.join(formats)}. Which of those should I look at?"
+    )
 
 
 DAYS_QUESTION = (
