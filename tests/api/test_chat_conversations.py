@@ -10,6 +10,7 @@ import pytest
 from fastapi import FastAPI
 
 from meta_mage.api.factory import build_app
+from tests.agent.conftest import modern_deck
 from tests.api.test_chat_app import chat
 
 
@@ -48,3 +49,49 @@ async def test_what_a_card_answers_against_a_deck_is_a_card_question(client: htt
     )
     assert text.startswith("**Consign to Memory against Jeskai Blink**, Modern")
     assert "What it does by its rules text:" in text
+
+
+async def test_a_question_about_a_term_is_answered_and_the_request_goes_on(client: httpx.AsyncClient) -> None:
+    text, cid = await say(client, "What should I play in Modern over the last 30 days?")
+    assert text.startswith("**What to play in Modern**")
+    # a question about the last answer's words: the glossary, not the menu or another task
+    text, _ = await say(client, "what does 'leans favoured' mean?", cid)
+    assert text.startswith("**leans favoured / leans unfavoured**:") and "3 or more points" in text
+    # "why …?" about the ranking: the rule that produced it
+    text, _ = await say(
+        client, "why is Jeskai Blink the safest pick if Eldrazi Ramp has a higher expected win rate?", cid
+    )
+    assert text.startswith("What to play is ordered on the low end of each archetype's 95% interval")
+    # and the request in progress is still what to play: the follow-up changes its window only
+    text, _ = await say(client, "and the last 14 days?", cid)
+    assert text.startswith("**What to play in Modern**") and "2025-11-04 to 2025-11-17" in text
+
+
+async def test_follow_ups_in_a_deck_conversation_keep_the_deck(client: httpx.AsyncClient) -> None:
+    deck, _ = modern_deck("Boros Energy")
+    text, cid = await say(client, deck)
+    text, _ = await say(client, "Modern, 30 days", cid)
+    assert "**Boros Energy**" in text
+    await say(client, "yes", cid)
+    text, _ = await say(client, "how should I sideboard against Affinity?", cid)
+    assert text.startswith("**Boros Energy vs Affinity**")
+    # "and against X?" / "what about X?" re-run the deck's matchup with the one slot changed
+    text, _ = await say(client, "and against Jeskai Blink?", cid)
+    assert text.startswith("**Boros Energy vs Jeskai Blink**")
+    text, _ = await say(client, "what about Amulet Titan?", cid)
+    assert text.startswith("**Boros Energy vs Amulet Titan**")
+    # and the deck is still Boros Energy, with no opponent left over in a question that names none
+    text, _ = await say(client, "what are my worst matchups?", cid)
+    assert text.startswith("**Boros Energy in Modern**") and "Against **Amulet Titan**" not in text
+
+
+async def test_a_new_deck_does_not_inherit_an_earlier_questions_opponent(client: httpx.AsyncClient) -> None:
+    text, cid = await say(client, "How does Jeskai Blink do against Boros Energy in Modern over the last 30 days?")
+    assert "Against **Boros Energy**" in text
+    deck, _ = modern_deck("Jeskai Blink")
+    await say(client, deck, cid)
+    text, _ = await say(client, "yes", cid)
+    assert "**Jeskai Blink**" in text
+    text, _ = await say(client, "what are my worst matchups?", cid)
+    assert text.startswith("**Jeskai Blink in Modern**") and "Against **Boros Energy**" not in text
+    assert "Worst matchups:" in text

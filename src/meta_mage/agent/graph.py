@@ -33,6 +33,7 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 
 from meta_mage.agent import offline, prompts
+from meta_mage.agent.explain import explanation
 from meta_mage.agent.grounding import Facts, unmatched_figures
 from meta_mage.agent.guards import check, tool_precondition
 from meta_mage.agent.router import (
@@ -64,6 +65,7 @@ WorkflowNode = Literal["meta_research", "deck_coaching", "cube_draft"]  # tool_s
 
 BROKE_OFF = "\n\n_The language model's answer broke off here; the answer below is composed from the data._\n\n"
 
+EXPLAINED = "explained"  # the name of the router's own answer to a question about the last answer
 CLARIFY = (
     "I can help in three ways. Which do you mean?\n\n"
     '- **Meta research**: format-wide numbers, e.g. "What are the top decks in Modern?"\n'
@@ -141,6 +143,11 @@ async def route(state: ConversationState, *, deps: AgentDeps) -> dict[str, Any]:
     known, messages = Known.of(state), messages_of(state)
     turn = current_turn(messages)
     message = str(turn[0].content) if turn else ""
+    explained = explanation(message, known)
+    if explained is not None:  # a question about the last answer: answered, the request in progress kept
+        thinking("A question about the last answer: explained from its rule and the glossary.")
+        say(explained)
+        return {"messages": [AIMessage(explained, name=EXPLAINED)], "context": None}
     context = known.context
     # routing sees the dropdown values already (e.g. the format whose archetype names to match)
     from_context = merge_slots(known, RouteDecision(workflow="clarify", confidence=0), context, "", None)
@@ -367,6 +374,12 @@ async def finish(state: ConversationState, *, deps: AgentDeps) -> dict[str, Any]
 # --- edges ------------------------------------------------------------------------------------------
 
 
+def after_router(state: ConversationState) -> Literal["guard", "finish"]:
+    """The turn ends when the router answered it (a question about the last answer), else the guard."""
+    last = messages_of(state)[-1]
+    return "finish" if isinstance(last, AIMessage) and last.name == EXPLAINED else "guard"
+
+
 def after_guard(state: ConversationState) -> Literal["tools", "finish", WorkflowNode]:
     """The guard's tool calls, its question (the turn ends), or the routed workflow."""
     last = messages_of(state)[-1]
@@ -399,7 +412,7 @@ def build_graph(deps: AgentDeps, checkpointer: BaseCheckpointSaver[Any] | None) 
         graph.add_node(workflow, partial(run_workflow, workflow=workflow, deps=deps))
         graph.add_conditional_edges(workflow, after_workflow, ["tools", "finish"])
     graph.add_edge(START, "router")
-    graph.add_edge("router", "guard")
+    graph.add_conditional_edges("router", after_router, ["guard", "finish"])
     graph.add_conditional_edges("guard", after_guard, ["tools", "finish", *WORKFLOWS])
     graph.add_conditional_edges("tools", after_tools, ["guard", *WORKFLOWS])
     graph.add_edge("finish", END)

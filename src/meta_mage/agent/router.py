@@ -377,6 +377,7 @@ class Reading:
     coaching: bool  # asks for coaching (optimise, sideboard, how should I…)
     meta_words: bool  # asks about the format's metagame
     has_deck: bool  # a deck is on the table (pasted now or earlier)
+    follows_deck: bool = False  # "and against X?" after an answer about the player's deck
 
 
 async def read_message(message: str, known: Known, lookups: Lookups, asked: str | None) -> Reading:
@@ -413,6 +414,7 @@ async def read_message(message: str, known: Known, lookups: Lookups, asked: str 
     # with a deck on the table, "my worst matchups" / "its win rate" mean that deck's
     my_deck = _has(_MY_DECK, question) or (has_deck and _has(_ITS_RECORD, question))
     return Reading(
+        follows_deck=_follows_deck(reply, known, fmt, archetype or opponent) and deck is None,
         question=question,
         has_decklist=deck is not None,
         slots=slots,
@@ -425,6 +427,20 @@ async def read_message(message: str, known: Known, lookups: Lookups, asked: str 
         coaching=_has(_COACHING, question),
         meta_words=_has(_META_WORDS, question) or what_to_play or bool(card),
         has_deck=has_deck,
+    )
+
+
+def _follows_deck(reply: str, known: Known, fmt: str | None, named: str | None) -> bool:
+    """ "and against X?" / "what about X?" right after an answer about the player's deck, in its format."""
+    last = known.route or Route()
+    has_deck = known.deck.on_the_table or bool(known.deck.archetype)
+    deck_format = known.deck.kept_format or known.format
+    return bool(
+        has_deck
+        and named
+        and last.workflow == "deck_coaching"
+        and _FOLLOW_UP.match(reply)
+        and fmt in (None, deck_format)
     )
 
 
@@ -521,6 +537,12 @@ def _draft_task(reading: Reading, state: Known) -> TaskChoice:
     return _task_named("cube_draft", reading), {"draft": reading.draft, "card_filter": reading.card_filter}
 
 
+def _deck_follow_up(reading: Reading, state: Known) -> TaskChoice:
+    """The player's deck against the archetype the follow-up names (never a new archetype for the deck)."""
+    named = reading.slots["opponent"] or reading.slots["archetype"]
+    return "strategy", {"opponent": named, "archetype": None}
+
+
 def _confirmed_task(reading: Reading, state: Known) -> TaskChoice:
     return (state.pending or Pending()).task or "deck_review", {}
 
@@ -564,6 +586,7 @@ class Claim:
 # suggested archetype; meta words (or an archetype and a format) ask about the format. The first claim that
 # holds decides; a message none claims continues the request in progress, or is asked to clarify.
 CLAIMS: tuple[Claim, ...] = (
+    Claim("deck_coaching", lambda r: r.follows_deck, _deck_follow_up),
     Claim(
         "deck_coaching",
         lambda r: r.has_decklist or (r.my_deck and not r.draft_words) or (r.coaching and (r.has_deck or r.my_deck)),
@@ -747,13 +770,14 @@ def _given(context: TurnContext | None) -> dict[str, Any]:
 def _said(known: Known, decision: RouteDecision, message: str, draft_id: str | None) -> dict[str, Any]:
     """The slots the message fills; a yes or no to the suggested archetype."""
     said: dict[str, Any] = {}
+    answers_opponent = (known.pending or Pending()).missing == "opponent"
     for key, value in (
         ("format", decision.format),
         ("days", decision.days),
-        ("opponent_archetype", decision.opponent),
+        ("opponent_archetype", decision.opponent or (decision.archetype if answers_opponent else None)),
         ("draft_id", draft_id),
         ("deck_text", extract_decklist(message)),
-        ("archetype", decision.archetype if decision.workflow == "deck_coaching" else None),
+        ("archetype", decision.archetype if decision.workflow == "deck_coaching" and not answers_opponent else None),
     ):
         if value:
             said[key] = value
@@ -786,6 +810,8 @@ def _stale(
         )
         if "archetype" not in updates or updates["archetype"] == deck.archetype:
             updates["archetype"] = (context.archetype if context else None) or None
+        if "opponent_archetype" not in updates and known.pending is None:
+            updates["opponent_archetype"] = None  # an earlier question's opponent is not this deck's
     if known.format and updates.get("format", known.format) != known.format:
         updates.update(matchup_stats=None, suggested_archetype=None)
         for key in ("archetype", "opponent_archetype"):  # names from the old format's metagame

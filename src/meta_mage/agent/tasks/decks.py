@@ -45,7 +45,7 @@ def deck_review(route: Route, known: Known, done: Results) -> str:
     head += f" ({main} mainboard, {side} sideboard cards)." if cards else "."
     parts = [head]
     if stats:
-        parts.append(spread(stats, known.opponent))
+        parts.append(spread(stats, route.opponent))
     parts.append(
         'I can now coach a matchup ("how do I play against X?"), suggest mainboard swaps '
         '("optimize my mainboard") or rebuild the sideboard for the top decks ("optimize my sideboard").'
@@ -55,7 +55,7 @@ def deck_review(route: Route, known: Known, done: Results) -> str:
 
 def deck_matchups(route: Route, known: Known, done: Results) -> str:
     stats = _deck_stats(known, done)
-    return spread(stats, known.opponent) if stats is not None else ""
+    return spread(stats, route.opponent) if stats is not None else ""  # only an opponent this message names
 
 
 def strategy(route: Route, known: Known, done: Results) -> str:

@@ -1,0 +1,144 @@
+"""Questions about the coach's last answer ("what does 'leans favoured' mean?", "why is Boros Energy the safest
+pick?", "how do you know?"): answered from a glossary of the coach's terms and the rule that produced the last
+answer's ranking or verdict, without changing the request in progress (the next "and against X?" continues it).
+
+Both are declared tables: :data:`GLOSSARY` (the terms, each with the words that name it) and :data:`HOW_RANKED`
+(per task, how its answer is ordered and judged). A message is a question about the last answer when it asks
+what a term means, or asks why / how about a ranking or a verdict after an answer.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from meta_mage.analytics.clustering import MIN_PLAYERS, PLAYER_CORRELATION
+from meta_mage.analytics.stats import LEAN_POINTS
+from meta_mage.models.conversation import Known
+
+
+@dataclass(frozen=True)
+class Term:
+    name: str
+    pattern: str  # the words that name it (a regular expression, case-insensitive)
+    meaning: str
+
+
+GLOSSARY: tuple[Term, ...] = (
+    Term(
+        "leans favoured / leans unfavoured",
+        r"\bleans?\b",
+        f"the matchup model's estimate is {LEAN_POINTS} or more points above (below) 50%, with results by "
+        f"{MIN_PLAYERS}+ players, but its 95% interval still reaches across 50%: a tilt, not a verdict.",
+    ),
+    Term(
+        "favoured / unfavoured",
+        r"(?<!leans )\b(?:un)?favou?red\b",
+        "the whole 95% interval of the model's estimate is above (below) 50%, with results by "
+        f"{MIN_PLAYERS}+ players. With archetype matchups as noisy as they are, this is rare.",
+    ),
+    Term(
+        "too close to call",
+        r"\btoo close\b",
+        f"the estimate is within {LEAN_POINTS} points of 50%: the data does not tilt either way.",
+    ),
+    Term(
+        "anecdote",
+        r"\banecdot\w*",
+        f"fewer than {MIN_PLAYERS} distinct players stand behind the record, so it says more about those "
+        "players than about the decks: no verdict word is given.",
+    ),
+    Term(
+        "estimate",
+        r"\bestimates?\b|\bmatchup model\b|\bthe model\b",
+        "the matchup model's win rate: each archetype's overall strength plus the pair's own deviation, "
+        "pulled toward what the strengths predict as far as the format's data says matchups really differ. "
+        "A pair with no matches gets the strengths' estimate. It was backtested on the next week's matches.",
+    ),
+    Term(
+        "95% interval",
+        r"\b(?:95\s*%?\s*)?(?:ci|confidence interval|interval)s?\b",
+        "the range the true rate lies in with 95% confidence given the matches behind it; matches one "
+        f"player played count as less than independent ones (within-player correlation {PLAYER_CORRELATION}).",
+    ),
+    Term(
+        "meta share",
+        r"\bmeta ?share\b|\bshare of the (?:field|meta)\b",
+        "the archetype's decks as a share of all decks with a list in the window (Unknown included, so shares "
+        "add up to 100%).",
+    ),
+    Term(
+        "trend",
+        r"\btrend\w*",
+        "the change in meta share (or win rate) from the window before to this one, in percentage points.",
+    ),
+    Term(
+        "field measured",
+        r"\bfield measured\b|\bmeasured\b",
+        "the share of the field (by meta share, the mirror included) the archetype has decided matches "
+        "against; the rest of its expectation comes from the strengths alone.",
+    ),
+    Term(
+        "expected vs field / safest pick",
+        r"\bexpected\b|\bsafest\b|\bvs field\b",
+        "the model's win rate against each archetype weighted by how much it is played, 50% in the mirror. The "
+        "safest pick is the first on the low end of that interval with results by "
+        f"{MIN_PLAYERS}+ players, so a deck leads on results rather than a few lucky matches.",
+    ),
+    Term(
+        "key cards",
+        r"\bkey cards?\b",
+        "the cards an opponent's lists play most that decide games (threats, engines, interaction), with the "
+        "share of their lists that play each.",
+    ),
+    Term(
+        "possibly one deck",
+        r"\bone deck\b|\blook-?alikes?\b",
+        "two archetypes whose usual main decks (nonland cards in more than half of their lists) differ by one "
+        "or two cards: the archetype rules split what may be one deck.",
+    ),
+    Term(
+        "only N decided",
+        r"\bdecided\b|\blow sample\b",
+        "fewer decided matches (wins and losses; draws apart) than the low-sample threshold: a flag only, "
+        "nothing is hidden.",
+    ),
+)
+
+HOW_RANKED = {
+    "rankings": "The top decks are ordered by meta share (most played first); the estimate beside each is its "
+    "expected win rate against this field by the matchup model, and “best win rate” orders on that estimate.",
+    "recommend": "What to play is ordered on the low end of each archetype's 95% interval of its expected win "
+    "rate against the field, not on the expected rate itself: a deck with a higher expectation but a wider "
+    f"interval (fewer matches, fewer players) ranks below a surer one, and the pick needs {MIN_PLAYERS}+ players.",
+    "matchups": "Matchups are ordered on the matchup model's estimate; a verdict word needs the estimate's interval "
+    f"clear of 50% (favoured) or {LEAN_POINTS}+ points off it (leans), and {MIN_PLAYERS}+ distinct players.",
+}
+
+_ASKS_MEANING = re.compile(
+    r"\bwhat(?:'s| is| are| does| do)\b.{0,60}\bmean\w*|\bwhat (?:is|are|'s) (?:an? |the )?['\"“]"
+    r"|\bmeaning of\b|\bdefine\b|\bexplain\b",
+    re.I,
+)
+_ASKS_WHY = re.compile(r"^\s*(?:why\b|how come\b|how do you know\b|how did you\b)", re.I)
+_ABOUT_RANKING = re.compile(
+    r"\b(?:safest|pick|rank\w*|first|top|higher|lower|favou?red|leans?|anecdote|estimate|interval|verdict)\b", re.I
+)
+
+
+def glossary_terms(message: str) -> list[Term]:
+    return [term for term in GLOSSARY if re.search(term.pattern, message, re.I)]
+
+
+def explanation(message: str, known: Known) -> str | None:
+    """The answer to a question about the last answer, or None when ``message`` is not one."""
+    terms = glossary_terms(message)
+    if _ASKS_MEANING.search(message) and terms:
+        return "\n\n".join(f"**{t.name}**: {t.meaning}" for t in terms)
+    last = known.route
+    if _ASKS_WHY.search(message) and _ABOUT_RANKING.search(message) and last is not None:
+        rule = HOW_RANKED.get(last.task, "")
+        said = [rule] if rule else []
+        said += [f"**{t.name}**: {t.meaning}" for t in terms]
+        return "\n\n".join(said) if said else None
+    return None
