@@ -194,6 +194,9 @@ async def test_one_word_for_several_decks_says_which_was_taken(offline: Conversa
     shared = next(w for w in dict.fromkeys(words) if sum(w in name.split() for name in archetypes) > 1)
     turn = await run_turn(offline, f"What is the matchup spread of {shared} in Modern over 30 days?")
     taken = turn.arguments("get_deck_matchup_stats")["archetype"]
-    assert f"I read “{shared.capitalize()}” as **{taken}**; other decks with that name:" in turn.text
+    assert (
+        f"I read “{shared.capitalize()}” as **{taken}**, the most played Modern deck with that name; other decks"
+        in turn.text
+    )
     named = await run_turn(offline, f"What is the matchup spread of {taken} in Modern over 30 days?")
     assert "I read" not in named.text

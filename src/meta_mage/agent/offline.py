@@ -63,6 +63,8 @@ def answer(task: str, route: Route, known: Known, turn: list[Any]) -> str:
     problems = errors(turn)
     spec = TASKS.get(task)
     body = spec.writer(route, known, done) if spec is not None else ""
+    if route.read_as and body:
+        body = f"{route.read_as}\n\n{body}"
     if route.days_asked is not None and route.days is not None and body:
         body = (
             f"You asked for {route.days_asked} days; I can look at 1 to {MAX_DAYS} days, so this uses the last "

@@ -390,9 +390,19 @@ async def read_message(message: str, known: Known, lookups: Lookups, asked: str 
     days = _read_days(reply, asked, known)
     card = await _card_asked(question, fmt, days, known, lookups)
     # a word of the card's name ("Goryo's Vengeance") names no deck
-    archetype, opponent = await _read_names(
-        question.replace(card, " ") if card else question, fmt, days, known, lookups
-    )
+    named_text = question.replace(card, " ") if card else question
+    archetype, opponent = await _read_names(named_text, fmt, days, known, lookups)
+    read_as = ""
+    elsewhere = None if fmt else await _named_elsewhere(named_text, known, (archetype, opponent), lookups)
+    if elsewhere is not None:  # "Boros Energy" asked in Pauper: Modern's deck, not Pauper's Boros Glint Hawk
+        name, fmt, was = elsewhere
+        archetype, opponent = await _read_names(named_text, fmt, days, known, lookups)
+        are = (
+            f"are not played in {was}; they are {fmt} decks"
+            if " and " in name
+            else f"is not played in {was}; it is a {fmt} deck"
+        )
+        read_as = f"{name} {are}, so this answer is about {fmt}."
     pending = known.pending or Pending()
     in_cube = "cube_draft" in (pending.workflow, known.workflow)
     draft_words = _has(_DRAFT_WORDS, question)
@@ -404,7 +414,14 @@ async def read_message(message: str, known: Known, lookups: Lookups, asked: str 
     confirms: bool | None = None
     if known.deck.suggested and not known.deck.archetype:
         confirms = True if _YES.match(reply) else False if _NO.match(reply) else None
-    slots: dict[str, Any] = {"format": fmt, "days": days, "archetype": archetype, "opponent": opponent, "card": card}
+    slots: dict[str, Any] = {
+        "format": fmt,
+        "days": days,
+        "archetype": archetype,
+        "opponent": opponent,
+        "card": card,
+        "read_as": read_as,
+    }
     if days is not None and days > MAX_DAYS:  # a bare "999": said and clamped, as tidy does for "999 days"
         slots.update(days=MAX_DAYS, days_asked=days)
     slots.update(has_decklist=deck is not None, confirms_archetype=confirms)
@@ -428,6 +445,30 @@ async def read_message(message: str, known: Known, lookups: Lookups, asked: str 
         meta_words=_has(_META_WORDS, question) or what_to_play or bool(card),
         has_deck=has_deck,
     )
+
+
+async def _named_elsewhere(
+    text: str, known: Known, read: tuple[str | None, str | None], lookups: Lookups
+) -> tuple[str, str, str] | None:
+    """(name, its format, the conversation's format) when ``text`` names in full an archetype the conversation's
+    format does not have but another format does, and the names read in this format were only look-alikes
+    (matched by a word): a name is never swapped for another format's look-alike without saying so."""
+    active = known.format
+    in_full = [name for name in read if name and name.lower() in text.lower()]
+    if not active or (in_full and len(in_full) == len([n for n in read if n])):
+        return None
+    here = {name.lower() for name in await lookups.archetypes(active)}
+    for other in await lookups.formats():
+        found = [
+            name
+            for name in await lookups.archetypes(other)
+            if other != active
+            and name.lower() not in here
+            and re.search(rf"(?<![\w]){re.escape(name.lower())}(?![\w])", text.lower())
+        ]
+        if found:
+            return " and ".join(sorted(found, key=lambda name: text.lower().find(name.lower()))), other, active
+    return None
 
 
 def _follows_deck(reply: str, known: Known, fmt: str | None, named: str | None) -> bool:

@@ -50,6 +50,9 @@ class RouteDecision(BaseModel):
         default=None, description="Only when the message asks for a window outside 1-365 days: the days it asked for"
     )
     has_decklist: bool = Field(default=False, description="True when the message contains a pasted decklist")
+    read_as: str = Field(
+        default="", description="Leave empty (the keyword rules say here when they read a name in another format)"
+    )
     confirms_archetype: bool | None = Field(
         default=None, description="True/False when the user answers whether a suggested archetype is right"
     )

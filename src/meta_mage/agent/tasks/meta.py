@@ -130,16 +130,20 @@ def archetypes(route: Route, known: Known, done: Results) -> str:
 
 
 def _read_as(question: str, stats: DeckMatchupStatsOutput) -> str:
-    """A note when one word ("Rakdos") was read as one of several decks sharing it (the most played)."""
+    """A note when a word ("Rakdos") was read as a deck not named in full: the most played deck of this format
+    with that word, and the others that share it."""
     name = stats.archetype
     if not question or name.lower() in question.lower():
         return ""
     asked = re.findall(r"[a-z][a-z'-]{3,}", question.lower())
     for word in re.findall(r"[a-z][a-z'-]+", name.lower()):
+        if word not in asked:
+            continue
         others = [c.opponent for c in stats.matchups if word in c.opponent.lower().split()]
-        if word in asked and others:
-            listed = ", ".join(others)
-            return f"I read “{word.capitalize()}” as **{name}**; other decks with that name: {listed}.\n\n"
+        also = f"; other decks with that name: {', '.join(others)}" if others else ""
+        return (
+            f"I read “{word.capitalize()}” as **{name}**, the most played {stats.format} deck with that name{also}.\n\n"
+        )
     return ""
 
 

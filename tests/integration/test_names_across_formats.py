@@ -1,0 +1,52 @@
+"""Names resolve inside the conversation's format (issue 36): a name that exists only in another format is never
+swapped for this format's look-alike without saying so, and a word read as a deck says which."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from meta_mage.agent.tools import in_process_executor
+from meta_mage.local.seed import seed_demo
+from meta_mage.storage.dynamo import dynamodb_resource
+from meta_mage.storage.tables import create_tables
+from meta_mage.tools.registry import build_registry
+from meta_mage.wiring import Wiring, coach_from_settings
+from tests.agent.conftest import run_turn
+from tests.conftest import prefixed_settings
+
+
+@pytest.fixture(scope="module")
+def coach(modern_world: dict[str, Any]) -> Iterator[Any]:
+    settings = prefixed_settings("names")
+    db = dynamodb_resource(settings)
+    create_tables(db, settings)
+    assert seed_demo(settings, db).ok
+    wiring = Wiring(settings, db)
+    yield coach_from_settings(
+        settings, dynamodb=db, executor=in_process_executor(build_registry(), wiring.tool_context)
+    )
+    for name in (settings.meta_table, settings.cards_table, settings.drafts_table, settings.checkpoint_table):
+        db.Table(name).delete()
+
+
+async def test_a_deck_of_another_format_is_not_swapped_for_a_look_alike(coach: Any) -> None:
+    # Given a conversation about Pauper, where "Boros" would match Boros Glint Hawk
+    first = await run_turn(coach, "What are the top decks in Pauper over the last 30 days?")
+    # When the player asks about two Modern decks by their full names
+    turn = await run_turn(coach, "How does Boros Energy do against Jeskai Blink?", first.conversation_id)
+    # Then the answer says where they are played and is about them, not about Pauper's look-alikes
+    lines = turn.text.splitlines()
+    assert lines[0] == (
+        "Boros Energy and Jeskai Blink are not played in Pauper; they are Modern decks, so this answer is about Modern."
+    )
+    assert "**Boros Energy in Modern**" in turn.text and "Against **Jeskai Blink**" in turn.text
+    assert "Glint Hawk" not in turn.text and "Flicker" not in turn.text
+
+
+async def test_a_word_read_as_this_formats_deck_says_so(coach: Any) -> None:
+    first = await run_turn(coach, "What are the top decks in Pauper over the last 30 days?")
+    turn = await run_turn(coach, "How does Boros do?", first.conversation_id)
+    assert turn.text.startswith("I read “Boros” as **Boros Glint Hawk**, the most played Pauper deck with that name")
