@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from meta_mage.config import Settings, get_settings
+from meta_mage.config import DEFAULT_DAYS, Settings, get_settings
 from meta_mage.errors import MetaMageError, StorageUnavailable
 
 if TYPE_CHECKING:
@@ -141,7 +141,7 @@ def _this_command() -> str:
     return "meta-mage"
 
 
-DEMO_DAYS = 14
+DEMO_DAYS = DEFAULT_DAYS
 DEMO_QUESTIONS = (
     "What are the top decks in {format}?",
     "How does {top} do against {second}?",
@@ -279,7 +279,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
         with waiting("Starting the coach…", plain=False):
             conversations = _wiring(settings).coach()
         print(f"({conversations.model_choice.description})")
-        days = DEMO_DAYS if embedded and args.days is None else args.days  # no follow-up to say how many days in
+        days = DEFAULT_DAYS if args.days is None else args.days  # the one default window, said below
         context = {k: v for k, v in {"format": args.format, "days": days}.items() if v is not None}
         show = draw if can_draw() else render
         summary = asyncio.run(show(conversations.turn(args.message, args.conversation, context)))
@@ -288,11 +288,15 @@ def cmd_ask(args: argparse.Namespace) -> int:
     conversation_id = summary["conversation_id"]
     if embedded:
         print(
-            f"\n(the demo data's last {days} days; the embedded DynamoDB stops with this command, so the "
+            f"\n(the demo data's last {days} days, change it with --days; the embedded DynamoDB stops with this "
+            "command, so the "
             "conversation does too: 'meta-mage serve' and 'meta-mage chat' keep one going)"
         )
     else:
-        print(f"\n(conversation {conversation_id}: continue with --conversation {conversation_id})")
+        print(
+            f"\n(the last {days} days, change it with --days; conversation {conversation_id}: continue with "
+            f"--conversation {conversation_id})"
+        )
     return EXIT_OK
 
 
@@ -736,7 +740,7 @@ def build_parser() -> argparse.ArgumentParser:
     ask.add_argument("message")
     ask.add_argument("--conversation", help="continue this conversation id")
     ask.add_argument("--format", help="dropdown value: the format")
-    ask.add_argument("--days", type=int, help="dropdown value: the window in days")
+    ask.add_argument("--days", type=int, help=f"the window in days (default {DEFAULT_DAYS}, said with the answer)")
     ask.set_defaults(func=cmd_ask)
 
     serve = sub.add_parser("serve", help="run every endpoint locally (embedded DynamoDB + demo data + chat page)")

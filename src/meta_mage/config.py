@@ -11,6 +11,7 @@ from pydantic import AliasChoices, Field, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 DEMO_DATA_DIR = Path(__file__).parent / "demo_data"
+DEFAULT_DAYS = 30  # the one default window: the page's Days box starts at it, `ask` and `demo` use and say it
 REPOSITORY_PATTERN = r"^[\w.-]+/[\w.-]+$"  # a GitHub repository to sync: OWNER/NAME
 
 

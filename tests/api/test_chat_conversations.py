@@ -10,6 +10,7 @@ import pytest
 from fastapi import FastAPI
 
 from meta_mage.api.factory import build_app
+from meta_mage.config import DEFAULT_DAYS
 from tests.agent.conftest import modern_deck
 from tests.api.test_chat_app import chat
 
@@ -95,3 +96,8 @@ async def test_a_new_deck_does_not_inherit_an_earlier_questions_opponent(client:
     text, _ = await say(client, "what are my worst matchups?", cid)
     assert text.startswith("**Jeskai Blink in Modern**") and "Against **Boros Energy**" not in text
     assert "Worst matchups:" in text
+
+
+async def test_the_page_starts_at_the_one_default_window(client: httpx.AsyncClient) -> None:
+    page = (await client.get("/")).text
+    assert f'<input id="days" type="number" min="1" max="365" value="{DEFAULT_DAYS}">' in page

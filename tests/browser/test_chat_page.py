@@ -227,13 +227,14 @@ async def test_a_question_with_a_pasted_deck_is_answered_after_the_coachs_questi
     server: str, browser: Browser, width: int, height: int
 ) -> None:
     """The exchange of issue 22: a question and a list in a fresh conversation, then the answers to the
-    coach's questions; the page sends no window of its own, so the coach asks for it as everywhere."""
+    coach's questions; the page's Days box starts at the one default window (30), so only the format and the
+    archetype are asked."""
     deck, _ = modern_deck("Boros Energy")
     async with open_tab(browser, f"{server}/", width, height) as tab:
         await tab.welcomed()
-        assert await tab.evaluate("document.getElementById('days').value") == ""
+        assert await tab.evaluate("document.getElementById('days').value") == "30"
         for turn, message in enumerate(
-            [f"What are my worst matchups?\n{deck}", "Modern", "30", "yes, that's my deck"], start=1
+            [f"What are my worst matchups?\n{deck}", "Modern", "yes, that's my deck"], start=1
         ):
             await tab.evaluate(f"send({json.dumps(message)})")
             await tab.turns_done(turn)

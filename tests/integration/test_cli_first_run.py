@@ -42,8 +42,9 @@ def test_ask_with_nothing_configured_answers_from_the_embedded_demo_data(tmp_pat
     assert done.returncode == 0 and done.stderr == "", done.stderr
     assert done.stdout.splitlines()[0] == NO_DYNAMODB  # said once, first
     assert done.stdout.count("AWS_ENDPOINT_URL_DYNAMODB") == 1
-    assert "| 1 | Jeskai Blink |" in done.stdout  # the demo's rankings, over its last 14 days
+    assert "| 1 | Jeskai Blink |" in done.stdout  # the demo's rankings, over the default window
     assert "How many days" not in done.stdout
+    assert "(the demo data's last 30 days, change it with --days;" in done.stdout  # the one default, said
 
 
 def test_ask_against_a_dynamodb_that_is_not_running_says_what_to_do(tmp_path: Path) -> None:
