@@ -338,7 +338,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
             print(
                 f"\nDynamoDB stays up at {url}. In another shell:\n"
                 f"  AWS_ENDPOINT_URL_DYNAMODB={url} {_this_command()} ask "
-                '"What are the top decks in Legacy over the last 14 days?"\nCtrl-C to stop.'
+                '"What are the top decks in Legacy over the last 30 days?"\nCtrl-C to stop.'
             )
             try:
                 while True:
@@ -771,7 +771,9 @@ def build_parser() -> argparse.ArgumentParser:
     chat = sub.add_parser("chat", help="terminal client for a running 'meta-mage serve'")
     chat.add_argument("--url", default="http://127.0.0.1:8000")
     chat.add_argument("--format", help="dropdown value sent with each message")
-    chat.add_argument("--days", type=int, help="dropdown value sent with each message")
+    chat.add_argument(
+        "--days", type=int, default=DEFAULT_DAYS, help=f"the window sent with each message (default {DEFAULT_DAYS})"
+    )
     chat.set_defaults(func=cmd_chat)
 
     demo = sub.add_parser("demo", help="embedded DynamoDB + demo data + a short conversation with the coach")

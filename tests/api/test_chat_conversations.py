@@ -101,3 +101,19 @@ async def test_a_new_deck_does_not_inherit_an_earlier_questions_opponent(client:
 async def test_the_page_starts_at_the_one_default_window(client: httpx.AsyncClient) -> None:
     page = (await client.get("/")).text
     assert f'<input id="days" type="number" min="1" max="365" value="{DEFAULT_DAYS}">' in page
+
+
+async def test_how_do_you_know_is_answered_from_the_last_answers_rule(client: httpx.AsyncClient) -> None:
+    text, cid = await say(client, "What are the top decks in Modern over the last 30 days?")
+    for question in ("how do you know?", "explain that table"):
+        text, _ = await say(client, question, cid)
+        assert text.startswith("The top decks are ordered by meta share") and "“Matches:” line" in text
+    text, _ = await say(client, "and in the last 7 days?", cid)
+    assert text.startswith("**Top decks in Modern**, 2025-11-11 to 2025-11-17")
+
+
+async def test_a_message_that_only_sets_the_context_is_acknowledged(client: httpx.AsyncClient) -> None:
+    text, cid = await say(client, "Modern, 30 days")
+    assert text.startswith("Noted: Modern, the last 30 days.")
+    text, _ = await say(client, "what are the top decks?", cid)
+    assert text.startswith("**Top decks in Modern**, 2025-10-19 to 2025-11-17")

@@ -101,13 +101,15 @@ def test_a_paste_whose_last_line_has_no_newline_arrives_whole(server: str) -> No
         term.close()
 
 
-def asked_for_the_window(url: str) -> Terminal:
-    """``meta-mage chat`` against ``url``, having asked for the top decks in Modern and been asked the window."""
+def asked_for_the_format(url: str) -> Terminal:
+    """``meta-mage chat`` against ``url``, having asked for the top decks and been asked the format (the window
+    is the one default, sent with each message and said when the session starts)."""
     term = chat(url)
     try:
+        term.read_until("(the last 30 days: start with --days to change it)")
         term.read_until("you> ")
-        term.type("What are the top decks in Modern?\n")
-        term.read_until("How many days")
+        term.type("What are the top decks?\n")
+        term.read_until("Which format should I look at?")
         term.read_until("you> ", timeout=10)
     except BaseException:
         term.close()
@@ -123,19 +125,19 @@ def test_chat_survives_the_server_going_away(modern_world: dict[str, Any]) -> No
         return build_app(modern_world["settings"], modern_world["db"], serve_page=True)
 
     with running(app(), port):
-        term = asked_for_the_window(url)
+        term = asked_for_the_format(url)
     try:
         # When the server has gone away, Then the message costs one line saying so, and the session goes on
-        term.type("30 days\n")
+        term.type("Modern\n")
         line = f"The server at {url} is not answering (connection refused); your message was not sent."
         screen = term.read_until(line)
         assert "Traceback" not in screen and term.process.poll() is None
         term.read_until("you> ", timeout=10)
         # and once it is back on the same port, the next message is answered in the same conversation
         with running(app(), port):
-            term.type("30 days\n")
+            term.type("Modern\n")
             answer = term.read_until("Offline mode").split(line)[-1]
-        assert "Top decks in Modern" in answer and "Jeskai Blink" in answer, answer  # the format was remembered
+        assert "Top decks in Modern" in answer and "Jeskai Blink" in answer, answer  # the question was remembered
         assert "Traceback" not in answer
     finally:
         term.close()
@@ -164,7 +166,7 @@ def test_chat_starts_a_new_conversation_when_the_server_forgot_it(modern_world: 
     create_tables(modern_world["db"], fresh)
     try:
         with running(build_app(modern_world["settings"], modern_world["db"]), port):
-            term = asked_for_the_window(f"http://127.0.0.1:{port}")
+            term = asked_for_the_format(f"http://127.0.0.1:{port}")
         try:
             # When the server is back on tables that do not hold the conversation
             with running(build_app(fresh, modern_world["db"]), port):

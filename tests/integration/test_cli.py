@@ -62,13 +62,15 @@ def test_cli_ask_streams_one_turn_and_continues_it(
 ) -> None:
     names = modern_world["settings"]
     monkeypatch.setattr("meta_mage.cli.get_settings", lambda: names)
-    assert main(["ask", "What are the top decks in Modern?"]) == 0
+    assert main(["ask", "What are the top decks?"]) == 0
     first = capsys.readouterr().out
-    assert "offline mode" in first and "How many days" in first
+    assert "offline mode" in first and "Which format should I look at?" in first
+    assert "(the last 30 days, change it with --days; conversation " in first  # the one default window, said
     conversation = first.rsplit("--conversation ", 1)[1].strip(" )\n")
-    assert main(["ask", "30 days", "--conversation", conversation]) == 0
+    assert main(["ask", "Modern", "--conversation", conversation]) == 0
     second = capsys.readouterr().out
     assert "→ get_format_meta_rankings" in second and "✓ get_format_meta_rankings" in second and "| 1 |" in second
+    assert "2025-10-19 to 2025-11-17" in second
     assert main(["ask", "hi", "--conversation", "not-an-id"]) == 2
     assert "conversation_id must be" in capsys.readouterr().out
     assert main(["ask", "top decks in Modern", "--days", "0"]) == 2  # refused, not dropped

@@ -113,12 +113,33 @@ HOW_RANKED = {
     f"interval (fewer matches, fewer players) ranks below a surer one, and the pick needs {MIN_PLAYERS}+ players.",
     "matchups": "Matchups are ordered on the matchup model's estimate; a verdict word needs the estimate's interval "
     f"clear of 50% (favoured) or {LEAN_POINTS}+ points off it (leans), and {MIN_PLAYERS}+ distinct players.",
+    "strategy": "The guide reads the opponent's key cards from their lists in the window (each with its share of "
+    "their lists), matches your sideboard cards to them by each card's rules text, and takes out the main-deck "
+    "cards that do least in that kind of matchup; the record beside it is the matchup model's.",
+    "optimize_sideboard": "A sideboard card is kept when it answers a top deck's key cards by its rules text, or "
+    "when lists with it beat the archetype's record against that deck (5+ decided matches each way, 3+ points); "
+    "the other slots go to what the archetype's lists play most.",
+    "optimize_mainboard": "Swaps compare your list with what the archetype's lists play (core: in 80%+ of them) "
+    "and lists with a card against the archetype's lists without it (5+ decided matches each way, 3+ points).",
+    "card_question": "What a card answers comes from its rules text against the opponent's key cards; the records "
+    "compare lists with it against the same archetype's lists without it (5+ decided matches each side).",
 }
+HOW_RANKED["deck_matchups"] = HOW_RANKED["deck_review"] = HOW_RANKED["matchups"]
 
 _ASKS_MEANING = re.compile(
     r"\bwhat(?:'s| is| are| does| do)\b.{0,60}\bmean\w*|\bwhat (?:is|are|'s) (?:an? |the )?['\"“]"
     r"|\bmeaning of\b|\bdefine\b|\bexplain\b",
     re.I,
+)
+_ASKS_SOURCE = re.compile(
+    r"^\s*(?:how do you know|how did you (?:get|work|figure|come)|where (?:do|does|did) (?:these|the|this|that)"
+    r"|explain (?:that|this|the|your)(?: (?:table|answer|ranking|list|grid))?\s*[?.!]*\s*$"
+    r"|what does (?:that|this|the) (?:table|grid) show)",
+    re.I,
+)
+SOURCE = (
+    "Every figure comes from the tournament results of the format and window named at the top of the answer "
+    "(the “Matches:” line says which events and how many matches); nothing is estimated from outside them."
 )
 _ASKS_WHY = re.compile(r"^\s*(?:why\b|how come\b|how do you know\b|how did you\b)", re.I)
 _ABOUT_RANKING = re.compile(
@@ -136,6 +157,9 @@ def explanation(message: str, known: Known) -> str | None:
     if _ASKS_MEANING.search(message) and terms:
         return "\n\n".join(f"**{t.name}**: {t.meaning}" for t in terms)
     last = known.route
+    if _ASKS_SOURCE.search(message) and last is not None and last.workflow != "clarify":
+        rule = HOW_RANKED.get(last.task, "")
+        return "\n\n".join(part for part in (rule, SOURCE) if part)
     if _ASKS_WHY.search(message) and _ABOUT_RANKING.search(message) and last is not None:
         rule = HOW_RANKED.get(last.task, "")
         said = [rule] if rule else []

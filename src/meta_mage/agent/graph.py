@@ -185,8 +185,9 @@ async def guard(state: ConversationState, *, deps: AgentDeps) -> dict[str, Any]:
     routed = known.route or Route()
     workflow, task = routed.workflow, routed.task
     if workflow == "clarify":
-        say(CLARIFY)
-        return {"messages": [AIMessage(CLARIFY)], "pending": None}
+        text = _noted(known) + CLARIFY
+        say(text)
+        return {"messages": [AIMessage(text)], "pending": None}
     turn = current_turn(messages_of(state))
     formats = known.formats or await deps.lookups.formats()
     step = check(known, workflow, task, turn, formats)
@@ -206,6 +207,15 @@ async def guard(state: ConversationState, *, deps: AgentDeps) -> dict[str, Any]:
             thinking(TOOLS[name].thinking_line() if name in TOOLS else f"Calling {name} first.")
         return {"messages": [AIMessage(content="", tool_calls=calls, name="guard")]}
     return {"pending": None}
+
+
+def _noted(known: Known) -> str:
+    """A message that only sets the context ("Modern, 30 days") is acknowledged with what it set."""
+    parts = [part for part in (known.format, f"the last {known.days} days" if known.days else "") if part]
+    routed = known.route or Route()
+    if not (routed.format or routed.days) or not parts:
+        return ""
+    return f"Noted: {', '.join(parts)}. Ask about it, for example “what are the top decks?”.\n\n"
 
 
 async def _listing_question(missing: str, known: Known, lookups: Lookups) -> str:

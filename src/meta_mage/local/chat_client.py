@@ -225,6 +225,8 @@ async def chat_loop(url: str, fmt: str | None, days: int | None) -> int:
             return 1
         conversation_id = welcome["conversation_id"]
         print(welcome["message"], "\n")
+        if days is not None:
+            print(f"(the last {days} days: start with --days to change it)\n")
         while True:
             message = read_message()
             if message is None:
