@@ -391,18 +391,7 @@ async def read_message(message: str, known: Known, lookups: Lookups, asked: str 
     card = await _card_asked(question, fmt, days, known, lookups)
     # a word of the card's name ("Goryo's Vengeance") names no deck
     named_text = question.replace(card, " ") if card else question
-    archetype, opponent = await _read_names(named_text, fmt, days, known, lookups)
-    read_as = ""
-    elsewhere = None if fmt else await _named_elsewhere(named_text, known, (archetype, opponent), lookups)
-    if elsewhere is not None:  # "Boros Energy" asked in Pauper: Modern's deck, not Pauper's Boros Glint Hawk
-        name, fmt, was = elsewhere
-        archetype, opponent = await _read_names(named_text, fmt, days, known, lookups)
-        are = (
-            f"are not played in {was}; they are {fmt} decks"
-            if " and " in name
-            else f"is not played in {was}; it is a {fmt} deck"
-        )
-        read_as = f"{name} {are}, so this answer is about {fmt}."
+    fmt, archetype, opponent, read_as = await _names_in_format(named_text, fmt, days, known, lookups)
     pending = known.pending or Pending()
     in_cube = "cube_draft" in (pending.workflow, known.workflow)
     draft_words = _has(_DRAFT_WORDS, question)
@@ -447,6 +436,26 @@ async def read_message(message: str, known: Known, lookups: Lookups, asked: str 
     )
 
 
+async def _names_in_format(
+    text: str, fmt: str | None, days: int | None, known: Known, lookups: Lookups
+) -> tuple[str | None, str | None, str | None, str]:
+    """The format, archetype and opponent ``text`` names, and what to say when the names belong to another format
+    than the conversation's ("Boros Energy" asked in Pauper: Modern's deck, not Pauper's Boros Glint Hawk)."""
+    archetype, opponent = await _read_names(text, fmt, days, known, lookups)
+    elsewhere = None if fmt else await _named_elsewhere(text, known, (archetype, opponent), lookups)
+    if elsewhere is None:
+        return fmt, archetype, opponent, ""
+    name, other, was = elsewhere
+    archetype, opponent = await _read_names(text, other, days, known, lookups)
+    several = " and " in name
+    are = (
+        f"are not played in {was}; they are {other} decks"
+        if several
+        else f"is not played in {was}; it is a {other} deck"
+    )
+    return other, archetype, opponent, f"{name} {are}, so this answer is about {other}."
+
+
 async def _named_elsewhere(
     text: str, known: Known, read: tuple[str | None, str | None], lookups: Lookups
 ) -> tuple[str, str, str] | None:
@@ -454,8 +463,8 @@ async def _named_elsewhere(
     format does not have but another format does, and the names read in this format were only look-alikes
     (matched by a word): a name is never swapped for another format's look-alike without saying so."""
     active = known.format
-    in_full = [name for name in read if name and name.lower() in text.lower()]
-    if not active or (in_full and len(in_full) == len([n for n in read if n])):
+    read_names = [name for name in read if name]
+    if not active or (read_names and all(name.lower() in text.lower() for name in read_names)):
         return None
     here = {name.lower() for name in await lookups.archetypes(active)}
     for other in await lookups.formats():
