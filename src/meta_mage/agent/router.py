@@ -860,7 +860,7 @@ def _stale(
         )
         if "archetype" not in updates or updates["archetype"] == deck.archetype:
             updates["archetype"] = (context.archetype if context else None) or None
-        if "opponent_archetype" not in updates and known.pending is None:
+        if known.opponent and "opponent_archetype" not in updates and known.pending is None:
             updates["opponent_archetype"] = None  # an earlier question's opponent is not this deck's
     if known.format and updates.get("format", known.format) != known.format:
         updates.update(matchup_stats=None, suggested_archetype=None)
