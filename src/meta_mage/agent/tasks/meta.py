@@ -75,10 +75,7 @@ def rankings(route: Route, known: Known, done: Results) -> str:
     rows = result.rows
     by_win_rate = re.search(r"\bwin ?rates?\b", route.question, re.I) is not None
     if by_win_rate:  # "which ones have the best win rate?": every deck with a decided match, on the estimate
-        rows = sorted(
-            (r for r in rows if r.current.estimate is not None),
-            key=lambda r: (-(r.current.estimate or 0), -r.decks),
-        )
+        rows = _by_estimate(rows)
     order = "best estimated match win rate first" if by_win_rate else "most played first"
     lines = [
         f"**Top decks in {result.format}**, {dates(meta.current_period)} "
@@ -108,6 +105,13 @@ def rankings(route: Route, known: Known, done: Results) -> str:
     ]
     alike = lookalike_note(result.lookalikes, {row.name for _, row in shown})
     return blocks([*lines, "", alike] if alike else lines)
+
+
+def _by_estimate(rows: list[RankingRow]) -> list[RankingRow]:
+    """Every row with an estimate, the best first (the more played first on a tie)."""
+    return sorted(
+        (r for r in rows if r.current.estimate is not None), key=lambda r: (-(r.current.estimate or 0), -r.decks)
+    )
 
 
 def _ranking_row(place: int, row: RankingRow) -> str:
