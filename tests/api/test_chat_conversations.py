@@ -2,29 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from typing import Any
-
 import httpx
-import pytest
-from fastapi import FastAPI
 
-from meta_mage.api.factory import build_app
 from meta_mage.config import DEFAULT_DAYS
 from tests.agent.conftest import modern_deck
+from tests.api import test_chat_app
 from tests.api.test_chat_app import chat
 
-
-@pytest.fixture()
-def app(modern_world: dict[str, Any]) -> FastAPI:
-    return build_app(modern_world["settings"], modern_world["db"], serve_page=True)
-
-
-@pytest.fixture()
-async def client(app: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
-    transport = httpx.ASGITransport(app=app)
-    async with httpx.AsyncClient(transport=transport, base_url="http://test") as http:
-        yield http
+app, client = test_chat_app.app, test_chat_app.client  # the same app and client fixtures
 
 
 async def say(client: httpx.AsyncClient, message: str, conversation_id: str | None = None) -> tuple[str, str]:

@@ -25,14 +25,7 @@ def win_rate(wins: int, losses: int) -> float | None:
 
 def wilson_interval(wins: int, losses: int, z: float = Z95) -> tuple[float, float] | None:
     """95 % Wilson score interval of the win rate, in percent."""
-    n = wins + losses
-    if n == 0:
-        return None
-    p = wins / n
-    denominator = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / denominator
-    margin = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denominator
-    return round(100 * max(0.0, centre - margin), 2), round(100 * min(1.0, centre + margin), 2)
+    return effective_wilson(wins, losses, wins + losses, z)
 
 
 PRIOR_MATCHES = 10
@@ -73,7 +66,8 @@ def verdict(wins: int, losses: int, interval: tuple[float, float] | None, estima
 
 
 def effective_wilson(wins: int, losses: int, effective: float, z: float = Z95) -> tuple[float, float] | None:
-    """The Wilson interval of the record's rate with the sample size it is worth (``effective`` matches)."""
+    """The Wilson interval of the record's rate with the sample size it is worth (``effective`` matches; the
+    record's own count for independent matches)."""
     n = wins + losses
     if n == 0 or effective <= 0:
         return None
