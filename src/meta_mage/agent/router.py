@@ -18,6 +18,8 @@ from pydantic import BaseModel
 from rapidfuzz.distance import Levenshtein
 
 from meta_mage.agent import prompts
+from meta_mage.agent.follow_ups import CONTINUATIONS, TaskChoice, deck_against, follow_up
+from meta_mage.agent.reading import PoolReading, Reading
 from meta_mage.agent.state import (
     Known,
     Pending,
@@ -217,15 +219,38 @@ def find_archetypes(text: str, known: list[str], older: Sequence[str] = ()) -> l
     window without it, but "Energy" alone stays the window's deck.
     """
     lower = text.lower()
+    found, taken = _full_names(lower, [*known, *older])
+    owners = _word_owners(known)
+    for match in re.finditer(r"[a-z0-9][a-z0-9'-]{2,}", lower):  # "Zoo" and "End" are words of names too
+        word = match.group(0).replace("'", "")
+        if word in _COMMON_WORDS or any(s <= match.start() < e for s, e in taken):  # inside a full name
+            continue
+        owner = owners.get(word) or (owners.get(word[:-1]) if _plural(word) else None)
+        if owner:
+            found.append((match.start(), owner))
+    return sorted(found)
+
+
+def _plural(word: str) -> bool:
+    return word.endswith("s") and len(word) > 4  # "Blinks", not "Ross"
+
+
+def _full_names(lower: str, names: list[str]) -> tuple[list[tuple[int, str]], list[tuple[int, int]]]:
+    """Names written in full in ``lower``, longest first (a span is one name's), and the spans they take."""
     found: list[tuple[int, str]] = []
     taken: list[tuple[int, int]] = []
-    for name in sorted([*known, *older], key=len, reverse=True):
+    for name in sorted(names, key=len, reverse=True):
         for match in re.finditer(rf"(?<![\w]){re.escape(name.lower())}(?![\w])", lower):
             span = match.span()
             if not any(s < span[1] and span[0] < e for s, e in taken):
                 taken.append(span)
                 found.append((span[0], name))
-    owners: dict[str, str] = {}  # each word of a name -> its most played archetype (one pass, not one per word)
+    return found, taken
+
+
+def _word_owners(known: list[str]) -> dict[str, str]:
+    """Each word of a name (and each alias) -> its most played archetype: one pass, not one per word."""
+    owners: dict[str, str] = {}
     for name in known:
         for word in re.findall(r"[a-z][a-z'-]+", name.lower()):
             owners.setdefault(word.replace("'", ""), name)  # "goryos" names Goryo's Reanimator
@@ -234,15 +259,7 @@ def find_archetypes(text: str, known: list[str], older: Sequence[str] = ()) -> l
         owner = next((by_lower[c.lower()] for c in candidates if c.lower() in by_lower), None)
         if owner:
             owners.setdefault(alias, owner)
-    for match in re.finditer(r"[a-z0-9][a-z0-9'-]{2,}", lower):  # "Zoo" and "End" are words of names too
-        word = match.group(0).replace("'", "")
-        if word in _COMMON_WORDS or any(s <= match.start() < e for s, e in taken):  # inside a full name
-            continue
-        plural = word.endswith("s") and len(word) > 4  # "Blinks", not "Ross"
-        owner = owners.get(word) or (owners.get(word[:-1]) if plural else None)
-        if owner:
-            found.append((match.start(), owner))
-    return sorted(found)
+    return owners
 
 
 M = TypeVar("M", bound=BaseModel)
@@ -360,49 +377,20 @@ def resumed_question(message: str, known: Known) -> str | None:
     return str(asked.replace(deck, " ") if deck else asked)
 
 
-@dataclass(frozen=True)
-class Reading:
-    """What one message says (with the question it answers, if any), read once: the slots it fills and the
-    cues that name a workflow. Routing is then a lookup in ``CLAIMS``, not a chain of tests."""
-
-    question: str  # the question answered, then the reply, without any decklist
-    has_decklist: bool
-    slots: dict[str, Any]  # format, days (days_asked), archetype, opponent, has_decklist, confirms_archetype
-    draft: str | None  # a draft the message names
-    card_filter: dict[str, str] | None  # colour, type, card or drafter asked about in a pool
-    confirms: bool | None  # yes/no to the suggested archetype
-    draft_words: bool  # names a cube draft or its pool
-    in_cube: bool  # the pending or current request is about a cube draft
-    my_deck: bool  # names the player's own deck
-    coaching: bool  # asks for coaching (optimise, sideboard, how should I…)
-    meta_words: bool  # asks about the format's metagame
-    has_deck: bool  # a deck is on the table (pasted now or earlier)
-    follows_deck: bool = False  # "and against X?" after an answer about the player's deck
-
-
 async def read_message(message: str, known: Known, lookups: Lookups, asked: str | None) -> Reading:
     """The slots and cues of ``message``; ``asked`` is the question it answers (see ``resumed_question``)."""
     deck = extract_decklist(message)  # the message as tidy and merge_slots ask: read once (the same list as text's)
     text = message.strip()
     reply = text.replace(deck, " ") if deck else text
     question = f"{asked}\n{reply}" if asked else reply
-    fmt = find_format(reply) or (find_format(asked) if asked else None)
+    fmt = find_format(reply) or find_format(asked or "")
     days = _read_days(reply, asked, known)
     card = await _card_asked(question, fmt, days, known, lookups)
     # a word of the card's name ("Goryo's Vengeance") names no deck
     named_text = question.replace(card, " ") if card else question
     fmt, archetype, opponent, read_as = await _names_in_format(named_text, fmt, days, known, lookups)
-    pending = known.pending or Pending()
-    in_cube = "cube_draft" in (pending.workflow, known.workflow)
-    draft_words = _has(_DRAFT_WORDS, question)
-    draft = await lookups.resolve_draft(question) if draft_words or in_cube else None
-    card_filter = _card_filter(question)
-    pool_id = draft or (known.draft_id if draft_words or in_cube else None)
-    if pool_id and (draft_words or in_cube):  # a card or a drafter named in a question about the pool
-        card_filter = {**(card_filter or {}), **await _pool_names(question, await lookups.pool(pool_id))} or None
-    confirms: bool | None = None
-    if known.deck.suggested and not known.deck.archetype:
-        confirms = True if _YES.match(reply) else False if _NO.match(reply) else None
+    pool = await _pool_reading(question, known, lookups)
+    confirms = _confirms(reply, known)
     slots: dict[str, Any] = {
         "format": fmt,
         "days": days,
@@ -410,30 +398,63 @@ async def read_message(message: str, known: Known, lookups: Lookups, asked: str 
         "opponent": opponent,
         "card": card,
         "read_as": read_as,
+        "has_decklist": deck is not None,
+        "confirms_archetype": confirms,
+        **_clamped(days),
     }
-    if days is not None and days > MAX_DAYS:  # a bare "999": said and clamped, as tidy does for "999 days"
-        slots.update(days=MAX_DAYS, days_asked=days)
-    slots.update(has_decklist=deck is not None, confirms_archetype=confirms)
     has_deck = known.deck.on_the_table or bool(known.deck.archetype)
-    # "what should I play in Pauper?" asks which deck is good: the format's rankings, not the user's list
-    what_to_play = _has(_WHAT_TO_PLAY, question) and deck is None
-    # with a deck on the table, "my worst matchups" / "its win rate" mean that deck's
-    my_deck = _has(_MY_DECK, question) or (has_deck and _has(_ITS_RECORD, question))
     return Reading(
-        follows_deck=_follows_deck(reply, known, fmt, archetype or opponent) and deck is None,
+        follows_deck=deck is None and _follows_deck(reply, known, fmt, archetype or opponent),
         question=question,
         has_decklist=deck is not None,
         slots=slots,
-        draft=draft,
-        card_filter=card_filter,
+        draft=pool.draft,
+        card_filter=pool.card_filter,
         confirms=confirms,
-        draft_words=draft_words,
-        in_cube=in_cube,
-        my_deck=my_deck and not what_to_play and not card,
-        coaching=_has(_COACHING, question),
-        meta_words=_has(_META_WORDS, question) or what_to_play or bool(card),
+        draft_words=pool.draft_words,
+        in_cube=pool.in_cube,
         has_deck=has_deck,
+        follow_word=bool(_FOLLOW_UP.match(question)),
+        **_cues(question, has_deck=has_deck, pasted=deck is not None, card=card),
     )
+
+
+def _clamped(days: int | None) -> dict[str, int]:
+    """A bare "999" is said and clamped, as tidy does for "999 days"."""
+    return {"days": MAX_DAYS, "days_asked": days} if days is not None and days > MAX_DAYS else {}
+
+
+def _confirms(reply: str, known: Known) -> bool | None:
+    """Yes or no to the suggested archetype (None when none awaits an answer, or the reply is neither)."""
+    if not known.deck.suggested or known.deck.archetype:
+        return None
+    return True if _YES.match(reply) else False if _NO.match(reply) else None
+
+
+def _cues(question: str, *, has_deck: bool, pasted: bool, card: str | None) -> dict[str, bool]:
+    """The words that name a workflow: the player's own deck, coaching, the format's metagame."""
+    # "what should I play in Pauper?" asks which deck is good: the format's rankings, not the user's list
+    what_to_play = _has(_WHAT_TO_PLAY, question) and not pasted
+    # with a deck on the table, "my worst matchups" / "its win rate" mean that deck's
+    my_deck = _has(_MY_DECK, question) or (has_deck and _has(_ITS_RECORD, question))
+    return {
+        "my_deck": my_deck and not what_to_play and not card,
+        "coaching": _has(_COACHING, question),
+        "meta_words": _has(_META_WORDS, question) or what_to_play or bool(card),
+    }
+
+
+async def _pool_reading(question: str, known: Known, lookups: Lookups) -> PoolReading:
+    """The draft ``question`` names and the colour, type, card or drafter it asks about in a pool."""
+    in_cube = "cube_draft" in ((known.pending or Pending()).workflow, known.workflow)
+    draft_words = _has(_DRAFT_WORDS, question)
+    about_pool = draft_words or in_cube
+    draft = await lookups.resolve_draft(question) if about_pool else None
+    card_filter = _card_filter(question)
+    pool_id = draft or (known.draft_id if about_pool else None)
+    if pool_id and about_pool:  # a card or a drafter named in a question about the pool
+        card_filter = {**(card_filter or {}), **await _pool_names(question, await lookups.pool(pool_id))} or None
+    return PoolReading(in_cube, draft_words, draft, card_filter)
 
 
 async def _names_in_format(
@@ -508,20 +529,27 @@ def _read_days(reply: str, asked: str | None, known: Known) -> int | None:
 async def _card_asked(question: str, fmt: str | None, days: int | None, known: Known, lookups: Lookups) -> str | None:
     """The card a question asks about ("is Fatal Push good against Boros Energy?", "should I play Thoughtseize?",
     "what does Blood Moon do against Tron?") as typed (the card tool reads misspellings), unless it names a deck."""
-    found = _CARD_ASKED.search(question)
-    last = known.route or Route()
-    again = _ANOTHER_CARD.match(question) if last.task == "card_question" else None  # "and Unholy Heat?"
-    asked = found or again
-    span = next((g for g in asked.groups() if g), "").strip(" ?.,!'\"") if asked else ""
-    if not found and (find_format(span) or find_days(span) is not None):
-        return None  # "what about in Vintage?", "and the last 7 days?": the same card, another format or window
-    if len(span) < 3 or set(re.findall(r"[a-z']+", span.lower())) & _NOT_CARD_WORDS:
+    span = _card_span(question, known.route or Route())
+    if span is None or len(span) < 3 or set(re.findall(r"[a-z']+", span.lower())) & _NOT_CARD_WORDS:
         return None
     active_format = fmt or known.deck.kept_format or known.format
     names = await lookups.archetypes(active_format, days or known.days or NAMES_DAYS) if active_format else []
     words = set(re.findall(r"[a-z0-9'-]+", span.lower()))
     if any(words <= set(re.findall(r"[a-z0-9'-]+", name.lower())) for name in names):
         return None  # "is Jeskai Blink good in Modern?" asks about a deck
+    return span
+
+
+def _card_span(question: str, last: Route) -> str | None:
+    """The words a card question puts where a card goes, or "and Unholy Heat?" after a card question."""
+    found = _CARD_ASKED.search(question)
+    again = _ANOTHER_CARD.match(question) if last.task == "card_question" else None
+    asked = found or again
+    if asked is None:
+        return None
+    span = next((g for g in asked.groups() if g), "").strip(" ?.,!'\"")
+    if not found and (find_format(span) or find_days(span) is not None):
+        return None  # "what about in Vintage?", "and the last 7 days?": the same card, another format or window
     return span
 
 
@@ -549,26 +577,41 @@ async def _read_names(
 ) -> tuple[str | None, str | None]:
     """The archetype and the opponent ``question`` names, matched against the names of the format it is about:
     a question about the pasted deck reads names in the deck's format, whatever the last question was about."""
-    about_deck = _has(r"\b(my|deck|list|sideboard|mainboard|how (should|do|can) i)\b", question)
-    active_format = fmt or (known.deck.kept_format if about_deck else None) or known.format
+    active_format = _names_format(question, fmt, known)
     window = days or known.days or NAMES_DAYS  # the names of the window the turn is about
     names = await lookups.archetypes(active_format, window) if active_format else []
     expecting = (known.pending or Pending()).missing in ("archetype", "archetype_confirmation")
     if not expecting:  # (an answer to "which archetype, then?" is not about the top-decks table)
         question = with_places(question, names)  # "how does the top one do against the second?"
     mentioned = find_archetypes(question, names)
-    by_word = any(name.lower() not in question.lower() for _, name in mentioned)  # "Energy" for Boros Energy
-    if active_format and window < MAX_DAYS and (by_word or (expecting and not mentioned)):
+    if active_format and window < MAX_DAYS and _older_names_count(question, mentioned, expecting):
         # a deck named in full that the window has not seen ("it's Mardu Energy"): a year's names, read only then
         older = [n for n in await lookups.archetypes(active_format, MAX_DAYS) if n not in names]
         mentioned = find_archetypes(question, names, older)
+    return _sides(question, mentioned)
+
+
+def _sides(question: str, mentioned: list[tuple[int, str]]) -> tuple[str | None, str | None]:
+    """The archetype and the opponent among the names ``question`` mentions: the opponent is the first named
+    after "against" (or "vs"), the archetype the first other name."""
     cue = _OPPONENT_CUE.search(question)
     opponent = next((n for pos, n in mentioned if cue and pos > cue.start()), None)
     archetype = next((n for pos, n in mentioned if n != opponent), None)
     return archetype, opponent
 
 
-TaskChoice = tuple[str, dict[str, Any]]  # a task and the slots its choice adds
+def _names_format(question: str, fmt: str | None, known: Known) -> str | None:
+    """The format whose names a question is read in: the one it names, the deck's for a question about the deck,
+    else the conversation's."""
+    about_deck = _has(r"\b(my|deck|list|sideboard|mainboard|how (should|do|can) i)\b", question)
+    return fmt or (known.deck.kept_format if about_deck else None) or known.format
+
+
+def _older_names_count(question: str, mentioned: list[tuple[int, str]], expecting: bool) -> bool:
+    """Whether names played before the window are worth reading: a name was matched by a word only ("Energy"
+    for Boros Energy), or an awaited archetype was not found among the window's."""
+    by_word = any(name.lower() not in question.lower() for _, name in mentioned)
+    return by_word or (expecting and not mentioned)
 
 
 def _task_named(workflow: str, reading: Reading) -> str:
@@ -587,38 +630,14 @@ def _draft_task(reading: Reading, state: Known) -> TaskChoice:
     return _task_named("cube_draft", reading), {"draft": reading.draft, "card_filter": reading.card_filter}
 
 
-def _deck_follow_up(reading: Reading, state: Known) -> TaskChoice:
-    """The player's deck against the archetype the follow-up names (never a new archetype for the deck)."""
-    named = reading.slots["opponent"] or reading.slots["archetype"]
-    return "strategy", {"opponent": named, "archetype": None}
-
-
 def _confirmed_task(reading: Reading, state: Known) -> TaskChoice:
     return (state.pending or Pending()).task or "deck_review", {}
 
 
 def _meta_task(reading: Reading, state: Known) -> TaskChoice:
+    """The meta task the words name, or the follow-up of the last answer they make (``follow_ups.FOLLOW_UPS``)."""
     task = _task_named("meta_research", reading)
-    question, archetype, opponent = reading.question, reading.slots["archetype"], reading.slots["opponent"]
-    last = state.route or Route()
-    fmt = reading.slots["format"]
-    if (  # "and against Domain Zoo?" after "How does Boros Energy do against Jeskai Blink?"
-        task == "matchups"
-        and opponent
-        and not archetype
-        and _FOLLOW_UP.match(question)
-        and last.task == "matchups"
-        and last.archetype not in (None, opponent)
-        and (not fmt or fmt == state.format)
-    ):
-        return task, {"archetype": last.archetype}
-    if last.task == "card_question" and _FOLLOW_UP.match(question) and (not fmt or fmt == state.format):
-        # "and Unholy Heat?" keeps the opponent; "and against Domain Zoo?" keeps the card
-        if reading.slots["card"] and not opponent:
-            return "card_question", {"opponent": last.opponent}
-        if opponent and not reading.slots["card"]:
-            return "card_question", {"card": last.card}
-    return task, {}
+    return follow_up(reading, state, task) or (task, {})
 
 
 @dataclass(frozen=True)
@@ -636,7 +655,7 @@ class Claim:
 # suggested archetype; meta words (or an archetype and a format) ask about the format. The first claim that
 # holds decides; a message none claims continues the request in progress, or is asked to clarify.
 CLAIMS: tuple[Claim, ...] = (
-    Claim("deck_coaching", lambda r: r.follows_deck, _deck_follow_up),
+    Claim("deck_coaching", lambda r: r.follows_deck, deck_against),
     Claim(
         "deck_coaching",
         lambda r: r.has_decklist or (r.my_deck and not r.draft_words) or (r.coaching and (r.has_deck or r.my_deck)),
@@ -693,26 +712,22 @@ def _decision(workflow: str, task: str, confidence: float, slots: dict[str, Any]
 
 def _continued(reading: Reading, known: Known) -> tuple[str, str, float, dict[str, Any]] | None:
     """A message that only changes slots (a format, a window, a name, a pool filter) continues the request in
-    progress, keeping what it was about; None when there is none or the message fills nothing."""
+    progress as its workflow's rule in ``follow_ups.CONTINUATIONS`` says; None when there is none or the message
+    fills nothing."""
     awaiting = known.pending
-    pending = awaiting or Pending()
-    fills = any(reading.slots[k] for k in ("format", "days", "archetype", "opponent"))
-    if not (awaiting or known.workflow) or not (fills or (reading.in_cube and (reading.draft or reading.card_filter))):
+    if not (awaiting or known.workflow) or not _fills(reading):
         return None
+    pending = awaiting or Pending()
     workflow = pending.workflow or known.workflow or "clarify"
     task = pending.task or known.task or DEFAULT_TASK.get(workflow, "none")
-    last = pending.route or known.route or Route()
-    extra: dict[str, Any] = {}
-    if workflow == "cube_draft":
-        extra = {"card_filter": reading.card_filter or last.card_filter, "draft": reading.draft}
-        if reading.card_filter or reading.draft:  # "what about red instants?" asks about the pool
-            task = "draft_pool"
-    elif workflow == "meta_research":
-        if reading.slots["format"] in (None, known.format):  # names are per format
-            extra = {key: reading.slots[key] or getattr(last, key) for key in ("archetype", "opponent")}
-        if task == "card_question":  # "what about in Vintage?", "and the last 7 days?": the same card
-            extra["card"] = reading.slots["card"] or last.card
+    task, extra = CONTINUATIONS[workflow](reading, known, task, pending.route or known.route or Route())
     return workflow, task, 0.8 if awaiting else 0.7, extra
+
+
+def _fills(reading: Reading) -> bool:
+    """The message fills a slot: a format, a window, a name, or (about a pool) a draft or a filter."""
+    named = any(reading.slots[k] for k in ("format", "days", "archetype", "opponent"))
+    return named or (reading.in_cube and bool(reading.draft or reading.card_filter))
 
 
 async def _pool_names(text: str, pool: list[dict[str, Any]]) -> dict[str, str]:
@@ -845,33 +860,41 @@ def _stale(
 ) -> dict[str, Any]:
     """``updates`` plus what they make stale: a new list's derived facts, an old format's names, an archetype's
     statistics; and the format and archetype a confirmed deck keeps."""
-
     deck = known.deck
-
     if updates.get("deck_text", deck.text) != deck.text:
-        # a new list: what was derived from the old one no longer holds
-        updates.update(
-            card_details=None,
-            matchup_stats=None,
-            suggested_archetype=None,
-            rejected_archetype=None,
-            deck_format=None,
-            deck_archetype=None,
-        )
-        if "archetype" not in updates or updates["archetype"] == deck.archetype:
-            updates["archetype"] = (context.archetype if context else None) or None
-        if known.opponent and "opponent_archetype" not in updates and known.pending is None:
-            updates["opponent_archetype"] = None  # an earlier question's opponent is not this deck's
+        _clear_for_new_list(known, updates, context)
     if known.format and updates.get("format", known.format) != known.format:
         updates.update(matchup_stats=None, suggested_archetype=None)
         for key in ("archetype", "opponent_archetype"):  # names from the old format's metagame
-            if key not in updates:
-                updates[key] = None
+            updates.setdefault(key, None)
     if updates.get("archetype", deck.archetype) != deck.archetype:
         updates["matchup_stats"] = None
-    deck_identity = (updates.get("format", known.format), updates.get("archetype", deck.archetype))
-    recorded = (updates.get("deck_format", deck.kept_format), updates.get("deck_archetype", deck.kept_archetype))
-    confirmed = decision.workflow == "deck_coaching" and updates.get("deck_text", deck.text) and all(deck_identity)
-    if confirmed and deck_identity != recorded:
-        updates.update(deck_format=deck_identity[0], deck_archetype=deck_identity[1])
+    _keep_deck_identity(known, updates, decision)
     return updates
+
+
+def _clear_for_new_list(known: Known, updates: dict[str, Any], context: TurnContext | None) -> None:
+    """A new list: what was derived from the old one no longer holds, nor does an earlier question's opponent."""
+    deck = known.deck
+    updates.update(
+        card_details=None,
+        matchup_stats=None,
+        suggested_archetype=None,
+        rejected_archetype=None,
+        deck_format=None,
+        deck_archetype=None,
+    )
+    if updates.get("archetype", deck.archetype) == deck.archetype:
+        updates["archetype"] = (context.archetype if context else None) or None
+    if known.opponent and "opponent_archetype" not in updates and known.pending is None:
+        updates["opponent_archetype"] = None  # an earlier question's opponent is not this deck's
+
+
+def _keep_deck_identity(known: Known, updates: dict[str, Any], decision: RouteDecision) -> None:
+    """A deck confirmed in a format and archetype keeps them (a question about another format may come between)."""
+    deck = known.deck
+    identity = (updates.get("format", known.format), updates.get("archetype", deck.archetype))
+    recorded = (updates.get("deck_format", deck.kept_format), updates.get("deck_archetype", deck.kept_archetype))
+    confirmed = decision.workflow == "deck_coaching" and updates.get("deck_text", deck.text) and all(identity)
+    if confirmed and identity != recorded:
+        updates.update(deck_format=identity[0], deck_archetype=identity[1])
