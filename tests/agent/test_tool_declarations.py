@@ -11,7 +11,7 @@ from pydantic import BaseModel, ConfigDict
 from meta_mage.agent import tool_specs
 from meta_mage.agent.conversation import Conversations
 from meta_mage.agent.guards import tool_precondition
-from meta_mage.agent.state import Known
+from meta_mage.agent.state import ConversationState
 from meta_mage.agent.tasks import LLM_ROUTE_DECISION
 from meta_mage.agent.testing import ScriptedChatModel, route, tool_call
 from meta_mage.agent.tool_specs import FORMAT, TASKS, TOOLS, WORKFLOWS, Rule
@@ -44,7 +44,7 @@ def count_letters(context: ToolContext, params: CountInput) -> CountOutput:
 
 OPPONENT_NAMED = Rule(
     "opponent",
-    lambda known: bool(known.opponent),
+    lambda known: bool(known.opponent_archetype),
     "blocked: count_letters needs an opponent; ask the user which",
     "Which opponent?",
 )
@@ -91,9 +91,15 @@ async def test_a_tool_declared_once_is_routed_to_guarded_and_summarised(modern_w
         {"tool": "count_letters", "status": "error", "summary": "blocked: count_letters needs an opponent; ask the "
          "user which"}
     ]  # fmt: skip
-    assert tool_precondition("count_letters", Known(format="Modern"), "meta_research") == OPPONENT_NAMED.blocked
-    assert tool_precondition("count_letters", Known(), "meta_research") == FORMAT.blocked
-    assert tool_precondition("count_letters", Known(format="Modern", opponent_archetype="X"), "meta_research") is None
+    assert (
+        tool_precondition("count_letters", ConversationState(format="Modern"), "meta_research")
+        == OPPONENT_NAMED.blocked
+    )
+    assert tool_precondition("count_letters", ConversationState(), "meta_research") == FORMAT.blocked
+    assert (
+        tool_precondition("count_letters", ConversationState(format="Modern", opponent_archetype="X"), "meta_research")
+        is None
+    )
 
     # routed: the meta workflow binds it (without the state-owned format) and runs it; summarised; written back
     conversations, model = toy_coach(
@@ -135,10 +141,13 @@ def test_get_deck_matchup_stats_serves_meta_research_and_deck_coaching() -> None
     )
     assert state_updates("get_deck_matchup_stats", "meta_research", stats) == {}
     assert state_updates("get_deck_matchup_stats", "deck_coaching", stats)["archetype"] == "Boros Energy"
-    assert tool_precondition("get_deck_matchup_stats", Known(format="Modern", days=30), "meta_research") is None
-    assert tool_precondition("get_deck_matchup_stats", Known(format="Modern", days=30), "deck_coaching") == (
-        "blocked: the deck's archetype is not confirmed; ask the user"
+    assert (
+        tool_precondition("get_deck_matchup_stats", ConversationState(format="Modern", days=30), "meta_research")
+        is None
     )
+    assert tool_precondition(
+        "get_deck_matchup_stats", ConversationState(format="Modern", days=30), "deck_coaching"
+    ) == ("blocked: the deck's archetype is not confirmed; ask the user")
     catalog = build_registry().catalog()
     listed = {w["name"]: [t["name"] for t in w["tool_details"]] for w in workflows_with_tools(catalog)}
     assert "get_deck_matchup_stats" in listed["meta_research"] and "get_deck_matchup_stats" in listed["deck_coaching"]

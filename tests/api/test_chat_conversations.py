@@ -38,16 +38,21 @@ async def test_what_a_card_answers_against_a_deck_is_a_card_question(client: htt
 
 
 async def test_a_question_about_a_term_is_answered_and_the_request_goes_on(client: httpx.AsyncClient) -> None:
-    text, cid = await say(client, "What should I play in Modern over the last 30 days?")
-    assert text.startswith("**What to play in Modern**")
+    picks, cid = await say(client, "What should I play in Modern over the last 30 days?")
+    assert picks.startswith("**What to play in Modern**")
     # a question about the last answer's words: the glossary, not the menu or another task
     text, _ = await say(client, "what does 'leans favoured' mean?", cid)
     assert text.startswith("**leans favoured / leans unfavoured**:") and "3 or more points" in text
     # "why …?" about the ranking: the rule that produced it
     text, _ = await say(
-        client, "why is Jeskai Blink the safest pick if Eldrazi Ramp has a higher expected win rate?", cid
+        client, "why is Boros Energy the safest pick if Jeskai Blink has a higher expected win rate?", cid
     )
     assert text.startswith("What to play is ordered on the low end of each archetype's 95% interval")
+    # with the last answer's own rows for the two decks named, figures as they were shown, under their header
+    named = [line for line in picks.splitlines() if line.split("|")[2:3] in ([" Boros Energy "], [" Jeskai Blink "])]
+    header = next(line for line in picks.splitlines() if line.startswith("| # |"))
+    assert len(named) == 2 and all(row in text.splitlines() for row in [header, *named]), text
+    assert "From the last answer:" in text
     # and the request in progress is still what to play: the follow-up changes its window only
     text, _ = await say(client, "and the last 14 days?", cid)
     assert text.startswith("**What to play in Modern**") and "2025-11-04 to 2025-11-17" in text

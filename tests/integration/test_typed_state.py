@@ -1,6 +1,6 @@
-"""The route and the pending request are models in the state: they round-trip through the real
-checkpointer (DynamoDBSaver on moto, LangGraph's serializer), and conversations stored before that, with
-both as dicts or as the models under their old module, still load and resume."""
+"""The conversation's state is one typed model: the route and the pending request (and every other model slot)
+go into the real checkpointer (DynamoDBSaver on moto, LangGraph's serializer) as JSON and are read back as the
+models; conversations stored before that, as models under their old module, still load and resume."""
 
 from typing import Any
 
@@ -8,7 +8,7 @@ import pytest
 
 from meta_mage.agent.checkpointer import ConversationSaver
 from meta_mage.agent.conversation import AgentEvent, Conversations
-from meta_mage.agent.state import Pending, Route
+from meta_mage.agent.state import ConversationState, Pending, Route
 from meta_mage.wiring import coach_from_settings
 
 ASKED = "How does Boros Energy do against Jeskai Blink over the last 30 days?"
@@ -38,11 +38,11 @@ async def test_route_and_pending_round_trip_as_models(modern_world: dict[str, An
     await run(conv, ASKED, cid)
 
     # When the conversation is read back through the checkpointer
-    values = await conv.load(cid)
+    known = ConversationState.of(await conv.load(cid))
     stored = await conv.checkpointer.aget_tuple({"configurable": {"thread_id": cid}})
 
-    # Then the route and the pending request are the models written, in the state and in the checkpoint
-    route, pending = values["route"], values["pending"]
+    # Then the route and the pending request are the models written, stored as JSON (no classes of ours)
+    route, pending = known.route, known.pending
     assert isinstance(route, Route) and isinstance(pending, Pending)
     assert (route.workflow, route.question, route.days) == ("meta_research", ASKED, 30)
     assert (pending.workflow, pending.task, pending.missing, pending.route) == (
@@ -52,20 +52,16 @@ async def test_route_and_pending_round_trip_as_models(modern_world: dict[str, An
         route,
     )
     channels = stored.checkpoint["channel_values"]
-    assert channels["route"] == route and isinstance(channels["pending"].route, Route)
+    assert channels["route"] == route.model_dump(mode="json") and channels["pending"]["route"] == channels["route"]
     # and the spec's state snapshot keeps its shape
     assert set((await conv.view(cid))["state"]) == SNAPSHOT_KEYS
 
     # When the user answers, the pending request resumes and is cleared
     await run(conv, "Modern", cid)
-    values = await conv.load(cid)
-    assert values["pending"] is None
-    assert (values["route"].task, values["route"].format, values["route"].question) == (
-        "matchups",
-        "Modern",
-        f"{ASKED}\nModern",
-    )
-    assert (values["route"].archetype, values["route"].opponent) == ("Boros Energy", "Jeskai Blink")
+    known = ConversationState.of(await conv.load(cid))
+    assert known.pending is None and known.route is not None
+    assert (known.route.task, known.route.format, known.route.question) == ("matchups", "Modern", f"{ASKED}\nModern")
+    assert (known.route.archetype, known.route.opponent) == ("Boros Energy", "Jeskai Blink")
 
 
 async def test_a_conversation_stored_with_dicts_still_loads_and_resumes(modern_world: dict[str, Any]) -> None:
@@ -97,10 +93,10 @@ async def test_a_conversation_stored_with_dicts_still_loads_and_resumes(modern_w
     events = await run(conv, "Modern", cid)
 
     # Then the old pending request is read as one: the matchup asked about is answered in Modern
-    values = await conv.load(cid)
-    assert values["pending"] is None and isinstance(values["route"], Route)
-    assert (values["route"].format, values["route"].days) == ("Modern", 30)
-    assert (values["route"].archetype, values["route"].opponent) == ("Boros Energy", "Jeskai Blink")
+    known = ConversationState.of(await conv.load(cid))
+    assert known.pending is None and known.route is not None
+    assert (known.route.format, known.route.days) == ("Modern", 30)
+    assert (known.route.archetype, known.route.opponent) == ("Boros Energy", "Jeskai Blink")
     assert any(e.event == "tool_call" for e in events)
 
 

@@ -10,7 +10,7 @@ from pydantic import BaseModel
 
 from meta_mage.agent.guards import GuardStep, check
 from meta_mage.agent.router import Lookups, decide_offline, merge_slots, tidy
-from meta_mage.agent.state import Known, RouteDecision, TurnContext
+from meta_mage.agent.state import ConversationState, RouteDecision, TurnContext
 from meta_mage.agent.tasks import WORKFLOW_TASKS
 from meta_mage.agent.tools import AgentTools
 from meta_mage.models.drafts import DraftPoolResult, DraftSummary, ListDraftsOutput
@@ -128,7 +128,7 @@ class Talk:
         turn_context = TurnContext.model_validate(context or {})
         empty = RouteDecision(workflow="clarify", confidence=0)
         view = {**self.state, **merge_slots(self.as_state(), empty, turn_context, "", None)}
-        decision, question = await decide_offline(message, Known.of(view), self.lookups)
+        decision, question = await decide_offline(message, ConversationState.of(view), self.lookups)
         decision = tidy(decision, message)
         draft_id = await self.lookups.resolve_draft(decision.draft) if decision.draft else None
         self.state.update(merge_slots(self.as_state(), decision, turn_context, message, draft_id))
@@ -147,5 +147,5 @@ class Talk:
         self.decision = decision
         return decision
 
-    def as_state(self) -> Known:
-        return Known.of(self.state)
+    def as_state(self) -> ConversationState:
+        return ConversationState.of(self.state)

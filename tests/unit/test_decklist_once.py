@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from meta_mage.agent.router import extract_decklist, rule_route
-from meta_mage.agent.state import Known
+from meta_mage.agent.state import ConversationState
 from tests.unit.routing_data import DECK, lookups
 
 LONG = "Review my Modern deck:\n" + "\n".join(f"{i % 4 + 1} Card Number {i}" for i in range(440))
@@ -30,7 +30,7 @@ def test_the_list_is_the_same_whether_the_message_is_stripped_or_not(message: st
 async def test_a_routed_message_is_read_for_its_list_once() -> None:
     message = LONG[:8000] + "\n"  # rule_route strips it; the others get it as sent
     extract_decklist.cache_clear()
-    decision = await rule_route(message, Known(), lookups())
+    decision = await rule_route(message, ConversationState(), lookups())
     assert decision.has_decklist and decision.workflow == "deck_coaching"
     assert extract_decklist(message) is not None  # as tidy and merge_slots ask after rule_route
     assert extract_decklist(message) is not None

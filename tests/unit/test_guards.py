@@ -9,7 +9,7 @@ import pytest
 from langchain_core.messages import AIMessage, ToolMessage
 
 from meta_mage.agent.guards import DAYS_QUESTION, check, stats_fit, tool_precondition
-from meta_mage.agent.state import Known
+from meta_mage.agent.state import ConversationState
 from meta_mage.models.decks import EnrichedDeck, UnresolvedCard
 from tests.unit.routing_data import CARDS, matchup_stats
 
@@ -154,7 +154,7 @@ def test_check(
     expected: tuple[str, str, list[str]],
     words: list[str],
 ) -> None:
-    step = check(Known.of(state), workflow, task, turn, FORMATS)
+    step = check(ConversationState.of(state), workflow, task, turn, FORMATS)
     assert (step.kind, step.missing if step.kind == "ask" else "", [name for name, _ in step.calls]) == expected
     for word in words:
         assert word in step.question
@@ -172,7 +172,7 @@ def test_the_confirmation_says_how_the_typed_names_were_read() -> None:
             skipped_lines=[],
         ),
     )
-    state = Known.of({**MODERN_30, "card_details": CARDS, "suggested_archetype": "Boros Energy"})
+    state = ConversationState.of({**MODERN_30, "card_details": CARDS, "suggested_archetype": "Boros Energy"})
     step = check(state, "deck_coaching", "deck_review", [AIMessage("reading"), enriched], FORMATS)
     assert step.question.startswith("I read “Lightning Blot” as **Lightning Bolt**. I could not find “Foo”;")
     assert "looks like **Boros Energy** in Modern" in step.question
@@ -193,7 +193,7 @@ def test_the_confirmation_says_how_the_typed_names_were_read() -> None:
     ],
 )
 def test_stats_fit(stats: dict[str, Any] | None, fits: bool) -> None:
-    assert stats_fit(Known.of({**DECK_STATE, "matchup_stats": stats})) is fits
+    assert stats_fit(ConversationState.of({**DECK_STATE, "matchup_stats": stats})) is fits
 
 
 BLOCKED_FORMAT = "format is not set"
@@ -246,7 +246,7 @@ PRECONDITIONS: list[tuple[str, dict[str, Any], str, str | None]] = [
 
 @pytest.mark.parametrize(("name", "state", "workflow", "reason"), PRECONDITIONS)
 def test_tool_precondition(name: str, state: dict[str, Any], workflow: str, reason: str | None) -> None:
-    problem = tool_precondition(name, Known.of(state), workflow)
+    problem = tool_precondition(name, ConversationState.of(state), workflow)
     if reason is None:
         assert problem is None
     else:

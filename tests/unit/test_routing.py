@@ -21,7 +21,7 @@ from meta_mage.agent.router import (
     tidy,
     with_places,
 )
-from meta_mage.agent.state import Known, RouteDecision
+from meta_mage.agent.state import ConversationState, RouteDecision
 from meta_mage.models.tournaments import FORMATS as ALL_FORMATS
 from tests.unit.routing_data import ARCHETYPES, CARDS, DECK, FakeTools, Talk, lookups, runner
 
@@ -243,7 +243,7 @@ SINGLE_TURNS: list[tuple[str, dict[str, Any], dict[str, Any]]] = [
 
 @pytest.mark.parametrize(("message", "state", "expected"), SINGLE_TURNS)
 async def test_one_message_is_routed(message: str, state: dict[str, Any], expected: dict[str, Any]) -> None:
-    decision = tidy(await rule_route(message, Known.of(state), lookups()), message)
+    decision = tidy(await rule_route(message, ConversationState.of(state), lookups()), message)
     assert {key: getattr(decision, key) for key in expected} == expected
 
 
@@ -504,7 +504,7 @@ def _pending(missing: str, question: str = "How does Boros Energy do against Jes
     ],
 )
 def test_resumed_question(message: str, state: dict[str, Any], expected: str | None) -> None:
-    assert resumed_question(message, Known.of(state)) == expected
+    assert resumed_question(message, ConversationState.of(state)) == expected
 
 
 @pytest.mark.parametrize(
@@ -592,7 +592,7 @@ async def test_lookups_that_fail_only_leave_routing_without_names() -> None:
     assert await names.formats() == list(ALL_FORMATS)
     assert await names.archetypes("Modern") == [] and await names.drafts() == []
     assert await names.resolve_draft("tarkir") is None and await names.pool("tarkir") == []
-    decision = await rule_route("How does Boros Energy do against Jeskai Blink in Modern?", Known(), names)
+    decision = await rule_route("How does Boros Energy do against Jeskai Blink in Modern?", ConversationState(), names)
     assert (decision.workflow, decision.archetype, decision.opponent) == ("meta_research", None, None)
 
 

@@ -112,7 +112,7 @@ async def play(journey: Journey) -> tuple[str, Talk]:
 
 def _stats(talk: Talk) -> dict[str, Any]:
     known = talk.as_state()
-    return matchup_stats(known.format or "Modern", known.deck.archetype or "Boros Energy", known.days or 30)
+    return matchup_stats(known.format or "Modern", known.archetype or "Boros Energy", known.days or 30)
 
 
 def test_thousands_of_journeys_end_with_the_question_first_asked() -> None:
@@ -123,12 +123,12 @@ def test_thousands_of_journeys_end_with_the_question_first_asked() -> None:
         for journey in JOURNEYS:
             task, talk = await play(journey)
             known = talk.as_state()
-            wrong_deck = journey.task in DECK_TASKS and (known.format, known.deck.archetype) != (
+            wrong_deck = journey.task in DECK_TASKS and (known.format, known.archetype) != (
                 "Modern",
                 "Boros Energy",
             )
             if task != journey.task or wrong_deck:
-                failures.append(f"{journey}: ran {task} with {known.format} / {known.deck.archetype}")
+                failures.append(f"{journey}: ran {task} with {known.format} / {known.archetype}")
         return failures
 
     failures = asyncio.run(all_journeys())

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from meta_mage.agent.router import NAMES_DAYS, Lookups, rule_route
-from meta_mage.agent.state import Known
+from meta_mage.agent.state import ConversationState
 from meta_mage.models.meta import MAX_DAYS
 from tests.unit.routing_data import FakeTools, runner
 
@@ -24,7 +24,7 @@ from tests.unit.routing_data import FakeTools, runner
 )
 async def test_names_are_read_for_the_turns_window(message: str, state: dict[str, Any], days: int) -> None:
     tools = FakeTools()
-    decision = await rule_route(message, Known.of(state), Lookups(runner(tools)))
+    decision = await rule_route(message, ConversationState.of(state), Lookups(runner(tools)))
     assert (decision.archetype, decision.opponent) == ("Boros Energy", "Jeskai Blink")
     assert tools.calls == [("get_format_archetypes", {"format": "Modern", "days": days})]
 
@@ -44,7 +44,9 @@ async def test_names_are_cached_per_format_and_window() -> None:
 async def test_a_year_of_names_is_read_only_when_a_deck_is_named_by_a_word() -> None:
     # Given a question naming decks by one word each ("Prowess", "Zoo")
     tools = FakeTools()
-    decision = await rule_route("How does Prowess do against Zoo in Modern?", Known(), Lookups(runner(tools)))
+    decision = await rule_route(
+        "How does Prowess do against Zoo in Modern?", ConversationState(), Lookups(runner(tools))
+    )
     # Then the window's names decide, and a year's names are read for a deck named in full outside the window
     assert (decision.archetype, decision.opponent) == ("Izzet Prowess", "Domain Zoo")
     assert tools.calls == [

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from meta_mage.agent.router import merge_slots
-from meta_mage.agent.state import Known, RouteDecision, TurnContext
+from meta_mage.agent.state import ConversationState, RouteDecision, TurnContext
 from tests.unit.routing_data import CARDS, DECK, matchup_stats
 
 CLARIFY = RouteDecision(workflow="clarify", confidence=0)
@@ -240,14 +240,14 @@ def test_merge_slots(
     expected: dict[str, Any],
 ) -> None:
     turn_context = TurnContext.model_validate(context) if context is not None else None
-    assert merge_slots(Known.of(state), decision, turn_context, message, draft_id) == expected
+    assert merge_slots(ConversationState.of(state), decision, turn_context, message, draft_id) == expected
 
 
 def test_a_context_with_nothing_set_changes_nothing() -> None:
     state = {"format": "Modern", "days": 30, "archetype": "Boros Energy"}
-    assert merge_slots(Known.of(state), CLARIFY, TurnContext(), "", None) == {}
+    assert merge_slots(ConversationState.of(state), CLARIFY, TurnContext(), "", None) == {}
 
 
 def test_a_bad_context_format_is_refused() -> None:
     with pytest.raises(ValueError, match="Commander"):
-        merge_slots(Known(), CLARIFY, TurnContext(format="Commander"), "", None)
+        merge_slots(ConversationState(), CLARIFY, TurnContext(format="Commander"), "", None)

@@ -17,7 +17,7 @@ from pydantic import ValidationError
 from meta_mage.agent.checkpointer import LOCK_OWNER
 from meta_mage.agent.graph import AgentDeps, build_graph
 from meta_mage.agent.llm import ModelChoice
-from meta_mage.agent.state import TURN_OPEN, Known, TurnContext, last_active_of, messages_of, snapshot
+from meta_mage.agent.state import TURN_OPEN, ConversationState, TurnContext, last_active_of, messages_of, snapshot
 from meta_mage.errors import InvalidArgument, MetaMageError, NotFound, StorageUnavailable
 from meta_mage.tools.registry import invalid_argument
 
@@ -139,7 +139,11 @@ class Conversations:
             for m in messages_of(values)
             if isinstance(m, HumanMessage) or (isinstance(m, AIMessage) and not m.tool_calls and m.text)
         ]
-        return {"conversation_id": conversation_id, "state": snapshot(Known.of(values)), "messages": messages}
+        return {
+            "conversation_id": conversation_id,
+            "state": snapshot(ConversationState.of(values)),
+            "messages": messages,
+        }
 
     async def start(self, welcome: dict[str, Any] | None = None, conversation_id: str | None = None) -> str:
         """Create a conversation holding the /welcome context and message; its id is made here unless
@@ -238,13 +242,13 @@ class Conversations:
         except MetaMageError as exc:
             yield AgentEvent("error", exc.to_dict())
             return
-        known = Known.of(state)
+        known = ConversationState.of(state)
         yield AgentEvent(
             "metadata",
             {
                 "conversation_id": conversation_id,
                 "format": turn_context.format or known.format,
-                "archetype": turn_context.archetype or known.deck.archetype,
+                "archetype": turn_context.archetype or known.archetype,
                 "mode": "offline" if self.offline else "llm",
             },
         )
@@ -292,7 +296,7 @@ class Conversations:
                 await self._create_quietly(_config(conversation_id), now)
             yield AgentEvent("error", error)
             return
-        yield AgentEvent("state", snapshot(Known.of(final)))
+        yield AgentEvent("state", snapshot(ConversationState.of(final)))
         yield AgentEvent("done", {})
 
     async def _create_quietly(self, config: RunnableConfig, now: float) -> None:

@@ -10,11 +10,12 @@ what a term means, or asks why / how about a ranking or a verdict after an answe
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
+from meta_mage.agent.state import ConversationState, Route
 from meta_mage.analytics.clustering import MIN_PLAYERS, PLAYER_CORRELATION
 from meta_mage.analytics.stats import LEAN_POINTS
-from meta_mage.models.conversation import Known
 
 
 @dataclass(frozen=True)
@@ -151,18 +152,104 @@ def glossary_terms(message: str) -> list[Term]:
     return [term for term in GLOSSARY if re.search(term.pattern, message, re.I)]
 
 
-def explanation(message: str, known: Known) -> str | None:
-    """The answer to a question about the last answer, or None when ``message`` is not one."""
+@dataclass(frozen=True)
+class AboutLastAnswer:
+    """A kind of question about the last answer: when it is asked, and how it is answered."""
+
+    asks: Callable[[str, list[Term], Route | None], bool]
+    answer: Callable[[str, list[Term], Route, str], str]
+
+
+def _meanings(terms: list[Term]) -> str:
+    return "\n\n".join(f"**{t.name}**: {t.meaning}" for t in terms)
+
+
+def _rule_and_source(message: str, terms: list[Term], last: Route, last_answer: str) -> str:
+    return "\n\n".join(part for part in (HOW_RANKED.get(last.task, ""), SOURCE) if part)
+
+
+def _rule_with_its_rows(message: str, terms: list[Term], last: Route, last_answer: str) -> str:
+    parts = (HOW_RANKED.get(last.task, ""), _quoted(message, terms, last_answer), _meanings(terms))
+    return "\n\n".join(part for part in parts if part)
+
+
+# The first that holds answers: what a term means; how the coach knows (the rule and where the figures come
+# from); why a ranking or verdict is what it is (the rule, the last answer's own rows, the terms).
+ABOUT_LAST_ANSWER: tuple[AboutLastAnswer, ...] = (
+    AboutLastAnswer(
+        asks=lambda message, terms, last: bool(terms and _ASKS_MEANING.search(message)),
+        answer=lambda message, terms, last, last_answer: _meanings(terms),
+    ),
+    AboutLastAnswer(
+        asks=lambda message, terms, last: bool(
+            _ASKS_SOURCE.search(message) and last is not None and last.workflow != "clarify"
+        ),
+        answer=_rule_and_source,
+    ),
+    AboutLastAnswer(
+        asks=lambda message, terms, last: bool(
+            last is not None and _ASKS_WHY.search(message) and _ABOUT_RANKING.search(message)
+        ),
+        answer=_rule_with_its_rows,
+    ),
+)
+
+
+def explanation(message: str, known: ConversationState, last_answer: str = "") -> str | None:
+    """The answer to a question about the last answer (``ABOUT_LAST_ANSWER``), or None when ``message`` is not
+    one. ``last_answer`` is the coach's last answer: its rows and lines about what the question names are quoted."""
     terms = glossary_terms(message)
-    if _ASKS_MEANING.search(message) and terms:
-        return "\n\n".join(f"**{t.name}**: {t.meaning}" for t in terms)
-    last = known.route
-    if _ASKS_SOURCE.search(message) and last is not None and last.workflow != "clarify":
-        rule = HOW_RANKED.get(last.task, "")
-        return "\n\n".join(part for part in (rule, SOURCE) if part)
-    if _ASKS_WHY.search(message) and _ABOUT_RANKING.search(message) and last is not None:
-        rule = HOW_RANKED.get(last.task, "")
-        said = [rule] if rule else []
-        said += [f"**{t.name}**: {t.meaning}" for t in terms]
-        return "\n\n".join(said) if said else None
+    for kind in ABOUT_LAST_ANSWER:
+        if kind.asks(message, terms, known.route):
+            return kind.answer(message, terms, known.route or Route(), last_answer) or None
     return None
+
+
+_NAME = re.compile(r"\b[A-Z][\w'-]+(?:\s+(?:[A-Z][\w'-]+|of|the))*(?<!\bof)(?<!\bthe)")
+_NOT_NAMES = {"why", "how", "what", "is", "if", "i", "the", "and"}
+MAX_QUOTED = 8
+
+
+def _quoted(message: str, terms: list[Term], last_answer: str) -> str:
+    """The last answer's own lines (table rows with their header) about what ``message`` names: the archetypes
+    it names, else the lines using the terms it asks about; or that the last answer does not use the term."""
+    names = [n for n in _NAME.findall(message) if n.lower() not in _NOT_NAMES]
+    lines = last_answer.splitlines()
+    wanted = [rf"(?<!\w){re.escape(n)}(?!\w)" for n in names] or [t.pattern for t in terms]
+    picked = [
+        i for i, line in enumerate(lines) if line.strip() and any(re.search(w, _subject(line), re.I) for w in wanted)
+    ]
+    if not picked:
+        used = "; ".join(f"“{t.name}”" for t in terms)
+        return f"(The last answer does not use {used}.)" if terms and not names and last_answer else ""
+    return "From the last answer:\n\n" + "\n".join(_with_headers(lines, picked[:MAX_QUOTED]))
+
+
+def _subject(line: str) -> str:
+    """What a line is about: a table row's first cell that is not a number (its archetype, card or drafter),
+    a line of text whole."""
+    if not line.lstrip().startswith("|"):
+        return line
+    cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+    return next((cell for cell in cells if cell and not cell.replace(".", "").isdigit()), "")
+
+
+def _with_headers(lines: list[str], picked: list[int]) -> list[str]:
+    """The picked lines; a table row comes under its table's header (and separator), once per table."""
+    quoted: list[str] = []
+    headers_given: set[int] = set()
+    for index in picked:
+        line = lines[index]
+        if line.lstrip().startswith("|"):
+            start = index
+            while start > 0 and lines[start - 1].lstrip().startswith("|"):
+                start -= 1
+            if start not in headers_given and start + 1 < index:
+                if quoted:
+                    quoted.append("")  # a table starts after a blank line
+                quoted += lines[start : start + 2]
+                headers_given.add(start)
+        elif quoted and quoted[-1].lstrip().startswith("|"):
+            quoted.append("")
+        quoted.append(line)
+    return quoted

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from meta_mage.agent.reading import Reading
-from meta_mage.models.conversation import Known, Route
+from meta_mage.agent.state import ConversationState, Route
 
 TaskChoice = tuple[str, dict[str, Any]]  # a task and the slots its choice adds
 
@@ -63,7 +63,7 @@ FOLLOW_UPS: tuple[FollowUp, ...] = (
 )
 
 
-def follow_up(reading: Reading, known: Known, named_task: str) -> TaskChoice | None:
+def follow_up(reading: Reading, known: ConversationState, named_task: str) -> TaskChoice | None:
     """The first of ``FOLLOW_UPS`` that holds for a follow-up in the conversation's format, or None."""
     if not reading.follow_word or reading.slots["format"] not in (None, known.format):
         return None
@@ -74,19 +74,19 @@ def follow_up(reading: Reading, known: Known, named_task: str) -> TaskChoice | N
     return None
 
 
-def deck_against(reading: Reading, known: Known) -> TaskChoice:
+def deck_against(reading: Reading, known: ConversationState) -> TaskChoice:
     """ "and against X?" after an answer about the player's deck: the deck against X (never X as the deck)."""
     named = reading.slots["opponent"] or reading.slots["archetype"]
     return "strategy", {"opponent": named, "archetype": None}
 
 
-def _continue_cube(reading: Reading, known: Known, task: str, last: Route) -> TaskChoice:
+def _continue_cube(reading: Reading, known: ConversationState, task: str, last: Route) -> TaskChoice:
     """ "what about red instants?" asks about the pool; the last filter stays when none is named."""
     extra = {"card_filter": reading.card_filter or last.card_filter, "draft": reading.draft}
     return ("draft_pool" if reading.card_filter or reading.draft else task), extra
 
 
-def _continue_meta(reading: Reading, known: Known, task: str, last: Route) -> TaskChoice:
+def _continue_meta(reading: Reading, known: ConversationState, task: str, last: Route) -> TaskChoice:
     """The last answer's archetype and opponent stay in its format (names are per format); a card question keeps
     its card ("what about in Vintage?", "and the last 7 days?")."""
     extra: dict[str, Any] = {}
@@ -97,12 +97,12 @@ def _continue_meta(reading: Reading, known: Known, task: str, last: Route) -> Ta
     return task, extra
 
 
-def _continue_as_asked(reading: Reading, known: Known, task: str, last: Route) -> TaskChoice:
+def _continue_as_asked(reading: Reading, known: ConversationState, task: str, last: Route) -> TaskChoice:
     """Deck coaching: the deck is in the state; the message's slots are the change."""
     return task, {}
 
 
-CONTINUATIONS: dict[str, Callable[[Reading, Known, str, Route], TaskChoice]] = {
+CONTINUATIONS: dict[str, Callable[[Reading, ConversationState, str, Route], TaskChoice]] = {
     "cube_draft": _continue_cube,
     "meta_research": _continue_meta,
     "deck_coaching": _continue_as_asked,

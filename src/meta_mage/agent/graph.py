@@ -47,7 +47,6 @@ from meta_mage.agent.router import (
 from meta_mage.agent.state import (
     TURN_OPEN,
     ConversationState,
-    Known,
     Pending,
     Route,
     RouteDecision,
@@ -127,11 +126,19 @@ def thinking(text: str) -> None:
 
 
 def _routed_workflow(state: ConversationState) -> WorkflowNode:
-    route = Known.of(state).route
+    route = state.route
     workflow = route.workflow if route is not None else None
     if workflow not in WORKFLOWS:
         raise RuntimeError(f"no workflow was routed to (route: {workflow})")
     return cast(WorkflowNode, workflow)
+
+
+def _last_answer(earlier: list[AnyMessage]) -> str:
+    """The coach's last answer before this turn (its text), or "": explanations of it are not answers."""
+    answers = (
+        m for m in reversed(earlier) if isinstance(m, AIMessage) and not m.tool_calls and m.text and m.name != EXPLAINED
+    )
+    return next((m.text for m in answers), "")
 
 
 # --- nodes ------------------------------------------------------------------------------------------
@@ -140,18 +147,18 @@ def _routed_workflow(state: ConversationState) -> WorkflowNode:
 async def route(state: ConversationState, *, deps: AgentDeps) -> dict[str, Any]:
     """Route the turn's message: a decision (the LLM's, else the rules'), its slots merged into the state."""
     settings = deps.settings
-    known, messages = Known.of(state), messages_of(state)
+    known, messages = state, state.messages
     turn = current_turn(messages)
     message = str(turn[0].content) if turn else ""
-    explained = explanation(message, known)
+    explained = explanation(message, known, _last_answer(messages[: len(messages) - len(turn)]))
     if explained is not None:  # a question about the last answer: answered, the request in progress kept
         thinking("A question about the last answer: explained from its rule and the glossary.")
         say(explained)
-        return {"messages": [AIMessage(explained, name=EXPLAINED)], "context": None}
+        return state.changes({"messages": [AIMessage(explained, name=EXPLAINED)], "context": None})
     context = known.context
     # routing sees the dropdown values already (e.g. the format whose archetype names to match)
     from_context = merge_slots(known, RouteDecision(workflow="clarify", confidence=0), context, "", None)
-    view = Known.of({**state, **from_context})
+    view = state.applied(from_context)
     decision: RouteDecision | None = None
     if deps.model is not None:
         try:
@@ -173,23 +180,23 @@ async def route(state: ConversationState, *, deps: AgentDeps) -> dict[str, Any]:
     if workflow != "clarify":
         thinking(f"{workflow.replace('_', ' ').capitalize()}: {task.replace('_', ' ')}.")
         updates.update(current_workflow=workflow, current_task=task)
-    if not known.formats:
+    if not known.available_formats:
         updates["available_formats"] = await deps.lookups.formats()
     routed = Route.model_validate({**decision.model_dump(), "workflow": workflow, "task": task, "question": question})
-    return {**updates, "route": routed, "tool_rounds": 0, "context": None}
+    return state.changes({**updates, "route": routed, "tool_rounds": 0, "context": None})
 
 
 async def guard(state: ConversationState, *, deps: AgentDeps) -> dict[str, Any]:
     """The blocking rules: ask the user one question, call the tools that satisfy a rule, or go on."""
-    known = Known.of(state)
+    known = state
     routed = known.route or Route()
     workflow, task = routed.workflow, routed.task
     if workflow == "clarify":
         text = _noted(known) + CLARIFY
         say(text)
-        return {"messages": [AIMessage(text)], "pending": None}
+        return known.changes({"messages": [AIMessage(text)], "pending": None})
     turn = current_turn(messages_of(state))
-    formats = known.formats or await deps.lookups.formats()
+    formats = known.available_formats or await deps.lookups.formats()
     step = check(known, workflow, task, turn, formats)
     if step.kind == "ask":
         question = step.question or await _listing_question(step.missing, known, deps.lookups)
@@ -197,7 +204,7 @@ async def guard(state: ConversationState, *, deps: AgentDeps) -> dict[str, Any]:
             question = format_question_for(routed.question or "", formats)
         say(question)
         pending = Pending(workflow=workflow, task=task, missing=step.missing, route=routed)
-        return {"messages": [AIMessage(question)], "pending": pending}
+        return known.changes({"messages": [AIMessage(question)], "pending": pending})
     if step.kind == "call":
         calls = [
             {"name": name, "args": args, "id": f"guard-{uuid.uuid4().hex[:12]}", "type": "tool_call"}
@@ -206,10 +213,10 @@ async def guard(state: ConversationState, *, deps: AgentDeps) -> dict[str, Any]:
         for name, _ in step.calls:
             thinking(TOOLS[name].thinking_line() if name in TOOLS else f"Calling {name} first.")
         return {"messages": [AIMessage(content="", tool_calls=calls, name="guard")]}
-    return {"pending": None}
+    return known.changes({"pending": None})
 
 
-def _noted(known: Known) -> str:
+def _noted(known: ConversationState) -> str:
     """A message that only sets the context ("Modern, 30 days") is acknowledged with what it set."""
     parts = [part for part in (known.format, f"the last {known.days} days" if known.days else "") if part]
     routed = known.route or Route()
@@ -218,12 +225,12 @@ def _noted(known: Known) -> str:
     return f"Noted: {', '.join(parts)}. Ask about it, for example “what are the top decks?”.\n\n"
 
 
-async def _listing_question(missing: str, known: Known, lookups: Lookups) -> str:
+async def _listing_question(missing: str, known: ConversationState, lookups: Lookups) -> str:
     """A question that lists the choices: the format's archetypes, or the imported drafts."""
     if missing == "archetype":
         fmt = known.format
         played = await lookups.archetypes(fmt) if fmt else []
-        names = [n for n in played if n != known.deck.rejected]
+        names = [n for n in played if n != known.rejected_archetype]
         listed = f" The most played in {fmt}: {', '.join(names[:12])}." if names else ""
         return f"Which archetype is your deck, then?{listed} You can also name another one."
     return await _draft_question(lookups)
@@ -239,7 +246,7 @@ async def _draft_question(lookups: Lookups) -> str:
 
 async def run_workflow(state: ConversationState, *, workflow: str, deps: AgentDeps) -> dict[str, Any]:
     """One step of ``workflow``: the LLM's answer or tool calls, else the offline plan's calls or answer."""
-    known, messages = Known.of(state), messages_of(state)
+    known, messages = state, state.messages
     routed = known.route or Route()
     turn = current_turn(messages)
     rounds = known.tool_rounds
@@ -254,14 +261,14 @@ async def run_workflow(state: ConversationState, *, workflow: str, deps: AgentDe
         tool_calls = [
             {"name": n, "args": a, "id": f"offline-{uuid.uuid4().hex[:12]}", "type": "tool_call"} for n, a in calls
         ]
-        return {"messages": [AIMessage(content="", tool_calls=tool_calls)], "tool_rounds": rounds + 1}
+        return known.changes({"messages": [AIMessage(content="", tool_calls=tool_calls)], "tool_rounds": rounds + 1})
     text = offline.answer(routed.task, routed, known, turn)
     say(text)
     return {"messages": [AIMessage(text)]}
 
 
 async def _llm_step(
-    workflow: str, known: Known, messages: list[AnyMessage], rounds: int, deps: AgentDeps
+    workflow: str, known: ConversationState, messages: list[AnyMessage], rounds: int, deps: AgentDeps
 ) -> dict[str, Any]:
     assert deps.model is not None
     settings = deps.settings
@@ -289,7 +296,7 @@ async def _llm_step(
         raise RuntimeError("the model returned no message")
     message = message_chunk_to_message(merged)
     if isinstance(message, AIMessage) and message.tool_calls:
-        return {"messages": [message], "tool_rounds": rounds + 1}
+        return known.changes({"messages": [message], "tool_rounds": rounds + 1})
     if not message.text.strip():  # e.g. a tool call whose arguments are not JSON (invalid_tool_calls)
         raise RuntimeError("the model answered neither text nor a valid tool call")
     turn = current_turn(messages)
@@ -302,14 +309,14 @@ async def _llm_step(
     return {"messages": [AIMessage(content=f"{message.text}\n\n{tables}", id=message.id)]}
 
 
-async def _check_figures(text: str, known: Known, turn: list[AnyMessage], deps: AgentDeps) -> None:
+async def _check_figures(text: str, known: ConversationState, turn: list[AnyMessage], deps: AgentDeps) -> None:
     """Match every figure of the model's ``text`` against this turn's tool results (``agent/grounding.py``);
     report what does not match in a ``grounding`` event, log it and count it."""
     results = [m.content for m in turn if isinstance(m, ToolMessage) and m.status != "error"]
     if not results:
         return
     names = await deps.lookups.archetypes(known.format) if known.format else []
-    said = [card.name for card in known.deck.cards] + [n for n in (known.deck.archetype, known.format) if n]
+    said = [card.name for card in known.card_details] + [n for n in (known.archetype, known.format) if n]
     misses = unmatched_figures(text, Facts.of(results, said), names)
     get_stream_writer()({"event": "grounding", "data": {"unmatched": [m.as_dict() for m in misses]}})
     if misses:
@@ -323,8 +330,7 @@ async def tools(state: ConversationState, *, deps: AgentDeps) -> dict[str, Any]:
     last = messages_of(state)[-1]
     assert isinstance(last, AIMessage)
     workflow = _routed_workflow(state)
-    view: dict[str, Any] = dict(state)  # the state as this turn's results change it
-    known = Known.of(view)
+    known = state  # the state as this turn's results change it
     updates: dict[str, Any] = {}
     replies: list[ToolMessage] = []
     for call in last.tool_calls:
@@ -348,8 +354,7 @@ async def tools(state: ConversationState, *, deps: AgentDeps) -> dict[str, Any]:
         outcome = await deps.tools.run(name, arguments)
         if outcome.ok and outcome.result is not None:
             changed = state_updates(name, workflow, outcome.result)
-            view.update(changed)
-            known = Known.of(view)
+            known = known.applied(changed)
             updates.update(changed)
             event: dict[str, Any] = {"tool": name, "status": "complete", "summary": outcome.summary}
             picture = chart_data(name, outcome.result)
@@ -367,7 +372,7 @@ async def tools(state: ConversationState, *, deps: AgentDeps) -> dict[str, Any]:
         else:
             writer({"event": "tool_call", "data": {"tool": name, "status": "error", "summary": outcome.error}})
             replies.append(ToolMessage(str(outcome.error), name=name, tool_call_id=call_id, status="error"))
-    return {**updates, "messages": replies}
+    return state.changes({**updates, "messages": replies})
 
 
 async def finish(state: ConversationState, *, deps: AgentDeps) -> dict[str, Any]:
@@ -378,7 +383,7 @@ async def finish(state: ConversationState, *, deps: AgentDeps) -> dict[str, Any]
     overflow = len(kept) - deps.settings.history_limit
     if overflow > 0:
         removals += [RemoveMessage(id=str(m.id)) for m in kept[:overflow] if m.id]
-    return {"messages": removals, "last_active": deps.clock(), "tool_rounds": 0, TURN_OPEN: False}
+    return state.changes({"messages": removals, "last_active": deps.clock(), "tool_rounds": 0, TURN_OPEN: False})
 
 
 # --- edges ------------------------------------------------------------------------------------------

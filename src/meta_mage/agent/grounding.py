@@ -102,29 +102,38 @@ class Facts:
 
     def _collect(self, node: Any, owners: tuple[str, ...], strings: list[str]) -> None:
         if isinstance(node, dict):
-            named = tuple(node[k] for k in ENTITY_KEYS if isinstance(node.get(k), str) and node[k])
-            owners = named or owners  # an object that names things owns its figures, not its parent's names
-            low, high = node.get("ci_low"), node.get("ci_high")
-            if isinstance(low, int | float) and isinstance(high, int | float):
-                for figures in self._targets(owners):
-                    figures.intervals.add((float(low), float(high)))
-            wins, losses, draws = node.get("wins"), node.get("losses"), node.get("draws", 0)
-            if isinstance(wins, int) and isinstance(losses, int):
-                for figures in self._targets(owners):
-                    figures.add_record(wins, losses, draws if isinstance(draws, int) else 0)
-            for key, value in node.items():
-                strings.append(str(key))
-                self._collect(value, owners, strings)
+            self._collect_object(node, owners, strings)
         elif isinstance(node, list):
-            for figures in self._targets(owners):  # "answers 7 of their key cards" counts a list
-                figures.numbers.add(float(len(node)))
+            self._add_number(owners, float(len(node)))  # "answers 7 of their key cards" counts a list
             for value in node:
                 self._collect(value, owners, strings)
         elif isinstance(node, str):
             strings.append(node)
         elif isinstance(node, int | float) and not isinstance(node, bool):
+            self._add_number(owners, float(node))
+
+    def _collect_object(self, node: dict[str, Any], owners: tuple[str, ...], strings: list[str]) -> None:
+        named = tuple(node[k] for k in ENTITY_KEYS if isinstance(node.get(k), str) and node[k])
+        owners = named or owners  # an object that names things owns its figures, not its parent's names
+        self._add_interval_and_record(node, owners)
+        for key, value in node.items():
+            strings.append(str(key))
+            self._collect(value, owners, strings)
+
+    def _add_interval_and_record(self, node: dict[str, Any], owners: tuple[str, ...]) -> None:
+        """An object's 95 % interval (``ci_low``, ``ci_high``) and its record (``wins``, ``losses``, ``draws``)."""
+        low, high = node.get("ci_low"), node.get("ci_high")
+        if isinstance(low, int | float) and isinstance(high, int | float):
             for figures in self._targets(owners):
-                figures.numbers.add(float(node))
+                figures.intervals.add((float(low), float(high)))
+        wins, losses, draws = node.get("wins"), node.get("losses"), node.get("draws", 0)
+        if isinstance(wins, int) and isinstance(losses, int):
+            for figures in self._targets(owners):
+                figures.add_record(wins, losses, draws if isinstance(draws, int) else 0)
+
+    def _add_number(self, owners: tuple[str, ...], number: float) -> None:
+        for figures in self._targets(owners):
+            figures.numbers.add(number)
 
     def _targets(self, owners: tuple[str, ...]) -> list[Figures]:
         return [self.figures, *(self.owned.setdefault(owner, Figures()) for owner in owners)]

@@ -18,7 +18,7 @@ from typing import Any
 
 from langchain_core.messages import ToolMessage
 
-from meta_mage.agent.state import Known
+from meta_mage.agent.state import ConversationState
 from meta_mage.agent.tool_specs import (
     DAYS_QUESTION as DAYS_QUESTION,
 )
@@ -79,7 +79,7 @@ def _corrections(enriched: ToolMessage | None) -> str:
     return " ".join(parts)
 
 
-def check(known: Known, workflow: str, task: str, turn: list[Any], formats: list[str]) -> GuardStep:
+def check(known: ConversationState, workflow: str, task: str, turn: list[Any], formats: list[str]) -> GuardStep:
     """The next step for ``workflow``/``task`` given what the conversation knows and this turn's tool results so
     far: the workflow's rules, then (deck coaching) reading the deck and confirming its archetype, then the task's."""
     done = _turn_results(turn)
@@ -111,11 +111,10 @@ def _failed(message: ToolMessage | None) -> bool:
     return message is not None and message.status == "error"
 
 
-def _read_deck(known: Known, done: dict[str, ToolMessage]) -> GuardStep | None:
+def _read_deck(known: ConversationState, done: dict[str, ToolMessage]) -> GuardStep | None:
     """A pasted list is read (get_enriched_deck) and classified (classify_deck), and the archetype confirmed."""
     enriched, classified = done.get("get_enriched_deck"), done.get("classify_deck")
-    deck = known.deck
-    if deck.text and not deck.read:
+    if known.deck_text and not known.deck_read:
         if enriched is None:
             return GuardStep.call("get_enriched_deck")
         if _failed(enriched):
@@ -125,9 +124,9 @@ def _read_deck(known: Known, done: dict[str, ToolMessage]) -> GuardStep | None:
             "I could not match any card in that list to a real card name. Please check the names and paste it "
             "again (one card per line, like `4 Lightning Bolt`).",
         )
-    if deck.read and not deck.archetype:
-        suggested = deck.suggested
-        if not suggested and deck.rejected:
+    if known.deck_read and not known.archetype:
+        suggested = known.suggested_archetype
+        if not suggested and known.rejected_archetype:
             return GuardStep.ask("archetype", "")  # the graph lists the format's archetypes
         if not suggested and classified is None:
             return GuardStep.call("classify_deck")
@@ -146,7 +145,7 @@ def _read_deck(known: Known, done: dict[str, ToolMessage]) -> GuardStep | None:
     return None
 
 
-def tool_precondition(name: str, known: Known, workflow: str) -> str | None:
+def tool_precondition(name: str, known: ConversationState, workflow: str) -> str | None:
     """Why ``name`` may not run yet (its declared rules, applied to every call the LLM asks for), or None."""
     spec = TOOLS.get(name)
     for rule in spec.rules(workflow) if spec is not None else ():

@@ -11,7 +11,7 @@ from typing import Any
 from langchain_core.messages import ToolMessage
 from pydantic import BaseModel
 
-from meta_mage.agent.state import Known, Route
+from meta_mage.agent.state import ConversationState, Route
 from meta_mage.agent.tasks import TASKS
 from meta_mage.agent.tasks.task import Results
 from meta_mage.models.meta import MAX_DAYS
@@ -33,7 +33,7 @@ def errors(turn: list[Any]) -> list[str]:
     return [str(m.content) for m in turn if isinstance(m, ToolMessage) and m.status == "error"]
 
 
-def plan(task: str, route: Route, known: Known, done: Collection[str]) -> list[tuple[str, dict[str, Any]]]:
+def plan(task: str, route: Route, known: ConversationState, done: Collection[str]) -> list[tuple[str, dict[str, Any]]]:
     """The tool calls still needed for ``task`` (empty when the answer can be written); ``done`` names the
     tools already called this turn. The calls are the task's record's (``agent/tasks``)."""
     spec = TASKS.get(task)
@@ -41,7 +41,7 @@ def plan(task: str, route: Route, known: Known, done: Collection[str]) -> list[t
     return [(name, args) for name, args in wanted if name not in done]
 
 
-def tables(task: str, route: Route, known: Known, turn: list[Any]) -> str:
+def tables(task: str, route: Route, known: ConversationState, turn: list[Any]) -> str:
     """The tables of ``task``'s templated answer, each with the line that introduces it: in LLM mode they are
     shown after the model's prose, so every figure in a table is the tools' own."""
     spec = TASKS.get(task)
@@ -57,7 +57,7 @@ def tables(task: str, route: Route, known: Known, turn: list[Any]) -> str:
     return "\n\n".join(kept)
 
 
-def answer(task: str, route: Route, known: Known, turn: list[Any]) -> str:
+def answer(task: str, route: Route, known: ConversationState, turn: list[Any]) -> str:
     """The templated answer for ``task`` from this turn's tool results, by the writer its record names."""
     done = results(turn)
     problems = errors(turn)

@@ -7,7 +7,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from meta_mage.agent.state import Known, snapshot
+from meta_mage.agent.state import ConversationState, snapshot
 
 ROUTER = """You route messages for MTG Meta Mage, a Magic: The Gathering coach.
 Classify the user's latest message into one workflow:
@@ -66,18 +66,18 @@ def _compact(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, default=str)
 
 
-def router_prompt(known: Known) -> str:
+def router_prompt(known: ConversationState) -> str:
     return ROUTER.format(
         state=_compact(snapshot(known)),
         pending=_compact(known.pending),
-        formats=", ".join(known.formats) or "unknown",
+        formats=", ".join(known.available_formats) or "unknown",
     )
 
 
-def workflow_prompt(workflow: str, known: Known) -> str:
+def workflow_prompt(workflow: str, known: ConversationState) -> str:
     facts = snapshot(known)
     lines = [WORKFLOW[workflow], GROUNDED, "", f"Conversation state: {_compact(facts)}"]
-    if workflow == "deck_coaching" and known.deck.cards:
-        deck = ", ".join(f"{c.quantity} {c.name} ({c.section})" for c in known.deck.cards)
+    if workflow == "deck_coaching" and known.card_details:
+        deck = ", ".join(f"{c.quantity} {c.name} ({c.section})" for c in known.card_details)
         lines.append(f"The user's deck: {deck}")
     return "\n".join(lines)

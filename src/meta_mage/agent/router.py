@@ -21,7 +21,7 @@ from meta_mage.agent import prompts
 from meta_mage.agent.follow_ups import CONTINUATIONS, TaskChoice, deck_against, follow_up
 from meta_mage.agent.reading import PoolReading, Reading
 from meta_mage.agent.state import (
-    Known,
+    ConversationState,
     Pending,
     Route,
     RouteDecision,
@@ -359,7 +359,7 @@ def _has(pattern: str, text: str) -> bool:
     return re.search(pattern, text, re.I) is not None
 
 
-def resumed_question(message: str, known: Known) -> str | None:
+def resumed_question(message: str, known: ConversationState) -> str | None:
     """The question ``message`` answers when the coach is waiting for one (a format, a window, a draft,
     "yes, that's my deck", an archetype), without any decklist (that is in the state already); None when
     ``message`` is a new request: a new list, or words that ask for something. The two are routed together,
@@ -377,7 +377,7 @@ def resumed_question(message: str, known: Known) -> str | None:
     return str(asked.replace(deck, " ") if deck else asked)
 
 
-async def read_message(message: str, known: Known, lookups: Lookups, asked: str | None) -> Reading:
+async def read_message(message: str, known: ConversationState, lookups: Lookups, asked: str | None) -> Reading:
     """The slots and cues of ``message``; ``asked`` is the question it answers (see ``resumed_question``)."""
     deck = extract_decklist(message)  # the message as tidy and merge_slots ask: read once (the same list as text's)
     text = message.strip()
@@ -402,7 +402,7 @@ async def read_message(message: str, known: Known, lookups: Lookups, asked: str 
         "confirms_archetype": confirms,
         **_clamped(days),
     }
-    has_deck = known.deck.on_the_table or bool(known.deck.archetype)
+    has_deck = known.has_list or bool(known.archetype)
     return Reading(
         follows_deck=deck is None and _follows_deck(reply, known, fmt, archetype or opponent),
         question=question,
@@ -424,9 +424,9 @@ def _clamped(days: int | None) -> dict[str, int]:
     return {"days": MAX_DAYS, "days_asked": days} if days is not None and days > MAX_DAYS else {}
 
 
-def _confirms(reply: str, known: Known) -> bool | None:
+def _confirms(reply: str, known: ConversationState) -> bool | None:
     """Yes or no to the suggested archetype (None when none awaits an answer, or the reply is neither)."""
-    if not known.deck.suggested or known.deck.archetype:
+    if not known.suggested_archetype or known.archetype:
         return None
     return True if _YES.match(reply) else False if _NO.match(reply) else None
 
@@ -444,9 +444,9 @@ def _cues(question: str, *, has_deck: bool, pasted: bool, card: str | None) -> d
     }
 
 
-async def _pool_reading(question: str, known: Known, lookups: Lookups) -> PoolReading:
+async def _pool_reading(question: str, known: ConversationState, lookups: Lookups) -> PoolReading:
     """The draft ``question`` names and the colour, type, card or drafter it asks about in a pool."""
-    in_cube = "cube_draft" in ((known.pending or Pending()).workflow, known.workflow)
+    in_cube = "cube_draft" in ((known.pending or Pending()).workflow, known.current_workflow)
     draft_words = _has(_DRAFT_WORDS, question)
     about_pool = draft_words or in_cube
     draft = await lookups.resolve_draft(question) if about_pool else None
@@ -458,7 +458,7 @@ async def _pool_reading(question: str, known: Known, lookups: Lookups) -> PoolRe
 
 
 async def _names_in_format(
-    text: str, fmt: str | None, days: int | None, known: Known, lookups: Lookups
+    text: str, fmt: str | None, days: int | None, known: ConversationState, lookups: Lookups
 ) -> tuple[str | None, str | None, str | None, str]:
     """The format, archetype and opponent ``text`` names, and what to say when the names belong to another format
     than the conversation's ("Boros Energy" asked in Pauper: Modern's deck, not Pauper's Boros Glint Hawk)."""
@@ -478,7 +478,7 @@ async def _names_in_format(
 
 
 async def _named_elsewhere(
-    text: str, known: Known, read: tuple[str | None, str | None], lookups: Lookups
+    text: str, known: ConversationState, read: tuple[str | None, str | None], lookups: Lookups
 ) -> tuple[str, str, str] | None:
     """(name, its format, the conversation's format) when ``text`` names in full an archetype the conversation's
     format does not have but another format does, and the names read in this format were only look-alikes
@@ -501,11 +501,11 @@ async def _named_elsewhere(
     return None
 
 
-def _follows_deck(reply: str, known: Known, fmt: str | None, named: str | None) -> bool:
+def _follows_deck(reply: str, known: ConversationState, fmt: str | None, named: str | None) -> bool:
     """ "and against X?" / "what about X?" right after an answer about the player's deck, in its format."""
     last = known.route or Route()
-    has_deck = known.deck.on_the_table or bool(known.deck.archetype)
-    deck_format = known.deck.kept_format or known.format
+    has_deck = known.has_list or bool(known.archetype)
+    deck_format = known.deck_format or known.format
     return bool(
         has_deck
         and named
@@ -515,24 +515,26 @@ def _follows_deck(reply: str, known: Known, fmt: str | None, named: str | None) 
     )
 
 
-def _read_days(reply: str, asked: str | None, known: Known) -> int | None:
+def _read_days(reply: str, asked: str | None, known: ConversationState) -> int | None:
     """The window the reply (else the question it answers) names; a bare number right after a question about
     a window, or one over a window, is one."""
     expecting_days = (known.pending or Pending()).missing == "days"
     days = find_days(reply, expecting_days) or (find_days(asked) if asked else None)
-    if days is None and (expecting_days or known.workflow in ("meta_research", "deck_coaching")):
+    if days is None and (expecting_days or known.current_workflow in ("meta_research", "deck_coaching")):
         bare = _BARE_DAYS.fullmatch(reply)  # "30" or "what about 30?" right after an answer over a window
         days = int(bare.group(1)) if bare and int(bare.group(1)) >= 1 else None
     return days
 
 
-async def _card_asked(question: str, fmt: str | None, days: int | None, known: Known, lookups: Lookups) -> str | None:
+async def _card_asked(
+    question: str, fmt: str | None, days: int | None, known: ConversationState, lookups: Lookups
+) -> str | None:
     """The card a question asks about ("is Fatal Push good against Boros Energy?", "should I play Thoughtseize?",
     "what does Blood Moon do against Tron?") as typed (the card tool reads misspellings), unless it names a deck."""
     span = _card_span(question, known.route or Route())
     if span is None or len(span) < 3 or set(re.findall(r"[a-z']+", span.lower())) & _NOT_CARD_WORDS:
         return None
-    active_format = fmt or known.deck.kept_format or known.format
+    active_format = fmt or known.deck_format or known.format
     names = await lookups.archetypes(active_format, days or known.days or NAMES_DAYS) if active_format else []
     words = set(re.findall(r"[a-z0-9'-]+", span.lower()))
     if any(words <= set(re.findall(r"[a-z0-9'-]+", name.lower())) for name in names):
@@ -573,7 +575,7 @@ def with_places(question: str, names: list[str]) -> str:
 
 
 async def _read_names(
-    question: str, fmt: str | None, days: int | None, known: Known, lookups: Lookups
+    question: str, fmt: str | None, days: int | None, known: ConversationState, lookups: Lookups
 ) -> tuple[str | None, str | None]:
     """The archetype and the opponent ``question`` names, matched against the names of the format it is about:
     a question about the pasted deck reads names in the deck's format, whatever the last question was about."""
@@ -600,11 +602,11 @@ def _sides(question: str, mentioned: list[tuple[int, str]]) -> tuple[str | None,
     return archetype, opponent
 
 
-def _names_format(question: str, fmt: str | None, known: Known) -> str | None:
+def _names_format(question: str, fmt: str | None, known: ConversationState) -> str | None:
     """The format whose names a question is read in: the one it names, the deck's for a question about the deck,
     else the conversation's."""
     about_deck = _has(r"\b(my|deck|list|sideboard|mainboard|how (should|do|can) i)\b", question)
-    return fmt or (known.deck.kept_format if about_deck else None) or known.format
+    return fmt or (known.deck_format if about_deck else None) or known.format
 
 
 def _older_names_count(question: str, mentioned: list[tuple[int, str]], expecting: bool) -> bool:
@@ -622,19 +624,19 @@ def _task_named(workflow: str, reading: Reading) -> str:
     return named or DEFAULT_TASK[workflow]
 
 
-def _coaching_task(reading: Reading, state: Known) -> TaskChoice:
+def _coaching_task(reading: Reading, state: ConversationState) -> TaskChoice:
     return _task_named("deck_coaching", reading), {}
 
 
-def _draft_task(reading: Reading, state: Known) -> TaskChoice:
+def _draft_task(reading: Reading, state: ConversationState) -> TaskChoice:
     return _task_named("cube_draft", reading), {"draft": reading.draft, "card_filter": reading.card_filter}
 
 
-def _confirmed_task(reading: Reading, state: Known) -> TaskChoice:
+def _confirmed_task(reading: Reading, state: ConversationState) -> TaskChoice:
     return (state.pending or Pending()).task or "deck_review", {}
 
 
-def _meta_task(reading: Reading, state: Known) -> TaskChoice:
+def _meta_task(reading: Reading, state: ConversationState) -> TaskChoice:
     """The meta task the words name, or the follow-up of the last answer they make (``follow_ups.FOLLOW_UPS``)."""
     task = _task_named("meta_research", reading)
     return follow_up(reading, state, task) or (task, {})
@@ -646,7 +648,7 @@ class Claim:
 
     workflow: str
     names: Callable[[Reading], bool]
-    task: Callable[[Reading, Known], TaskChoice]
+    task: Callable[[Reading, ConversationState], TaskChoice]
     confidence: float = 0.9
 
 
@@ -672,7 +674,7 @@ CLAIMS: tuple[Claim, ...] = (
 )
 
 
-async def decide_offline(message: str, known: Known, lookups: Lookups) -> tuple[RouteDecision, str]:
+async def decide_offline(message: str, known: ConversationState, lookups: Lookups) -> tuple[RouteDecision, str]:
     """The offline decision for a turn, and the question it answers: an answer to the coach's question
     (``resumed_question``) is read with that question, and the interrupted request stays the request. Its
     workflow is kept; a meta or draft task is read again with the answer (a format names the archetypes it
@@ -688,7 +690,9 @@ async def decide_offline(message: str, known: Known, lookups: Lookups) -> tuple[
     return decision.model_copy(update={"confidence": max(decision.confidence, 0.9)}), f"{asked}\n{message}"
 
 
-async def rule_route(message: str, known: Known, lookups: Lookups, asked: str | None = None) -> RouteDecision:
+async def rule_route(
+    message: str, known: ConversationState, lookups: Lookups, asked: str | None = None
+) -> RouteDecision:
     """Offline routing: read the message (``read_message``), then the first of ``CLAIMS`` that holds picks the
     workflow and task; a message that only fills slots continues the request in progress. ``asked`` is the
     question ``message`` answers (see ``resumed_question``): the two are read as one request, with the format
@@ -710,16 +714,16 @@ def _decision(workflow: str, task: str, confidence: float, slots: dict[str, Any]
     return RouteDecision.model_validate({"workflow": workflow, "task": task, "confidence": confidence, **slots})
 
 
-def _continued(reading: Reading, known: Known) -> tuple[str, str, float, dict[str, Any]] | None:
+def _continued(reading: Reading, known: ConversationState) -> tuple[str, str, float, dict[str, Any]] | None:
     """A message that only changes slots (a format, a window, a name, a pool filter) continues the request in
     progress as its workflow's rule in ``follow_ups.CONTINUATIONS`` says; None when there is none or the message
     fills nothing."""
     awaiting = known.pending
-    if not (awaiting or known.workflow) or not _fills(reading):
+    if not (awaiting or known.current_workflow) or not _fills(reading):
         return None
     pending = awaiting or Pending()
-    workflow = pending.workflow or known.workflow or "clarify"
-    task = pending.task or known.task or DEFAULT_TASK.get(workflow, "none")
+    workflow = pending.workflow or known.current_workflow or "clarify"
+    task = pending.task or known.current_task or DEFAULT_TASK.get(workflow, "none")
     task, extra = CONTINUATIONS[workflow](reading, known, task, pending.route or known.route or Route())
     return workflow, task, 0.8 if awaiting else 0.7, extra
 
@@ -772,7 +776,9 @@ def starting_with_a_question(messages: Sequence[BaseMessage]) -> list[BaseMessag
     return []
 
 
-async def llm_route(model: BaseChatModel, message: str, known: Known, history: Sequence[BaseMessage]) -> RouteDecision:
+async def llm_route(
+    model: BaseChatModel, message: str, known: ConversationState, history: Sequence[BaseMessage]
+) -> RouteDecision:
     """The LLM's classification of the turn, as a validated RouteDecision."""
     structured = model.with_structured_output(LLM_ROUTE_DECISION)
     recent = starting_with_a_question(history[-4:])
@@ -803,21 +809,20 @@ def tidy(decision: RouteDecision, message: str) -> RouteDecision:
 
 
 def merge_slots(
-    known: Known, decision: RouteDecision, context: TurnContext | None, message: str, draft_id: str | None
+    known: ConversationState, decision: RouteDecision, context: TurnContext | None, message: str, draft_id: str | None
 ) -> dict[str, Any]:
     """State changes from dropdown context, then from the message's own slots (the message wins), then what
     those changes make stale."""
     updates = {**_given(context), **_said(known, decision, message, draft_id)}
-    deck = known.deck
     if (  # back to the deck after questions about another format: the deck keeps its own format and archetype
         decision.workflow == "deck_coaching"
         and not decision.format
         and not (context and context.format)
-        and deck.kept_format
-        and updates.get("deck_text", deck.text) == deck.text
-        and updates.get("format", known.format) != deck.kept_format
+        and known.deck_format
+        and updates.get("deck_text", known.deck_text) == known.deck_text
+        and updates.get("format", known.format) != known.deck_format
     ):
-        updates.update(format=deck.kept_format, archetype=deck.kept_archetype)
+        updates.update(format=known.deck_format, archetype=known.deck_archetype)
     return _stale(known, updates, decision, context)
 
 
@@ -832,7 +837,7 @@ def _given(context: TurnContext | None) -> dict[str, Any]:
     return given
 
 
-def _said(known: Known, decision: RouteDecision, message: str, draft_id: str | None) -> dict[str, Any]:
+def _said(known: ConversationState, decision: RouteDecision, message: str, draft_id: str | None) -> dict[str, Any]:
     """The slots the message fills; a yes or no to the suggested archetype."""
     said: dict[str, Any] = {}
     answers_opponent = (known.pending or Pending()).missing == "opponent"
@@ -846,8 +851,8 @@ def _said(known: Known, decision: RouteDecision, message: str, draft_id: str | N
     ):
         if value:
             said[key] = value
-    suggested = known.deck.suggested
-    if suggested and not said.get("archetype", known.deck.archetype):
+    suggested = known.suggested_archetype
+    if suggested and not said.get("archetype", known.archetype):
         if decision.confirms_archetype:
             said["archetype"] = suggested
         elif decision.confirms_archetype is False:
@@ -856,26 +861,24 @@ def _said(known: Known, decision: RouteDecision, message: str, draft_id: str | N
 
 
 def _stale(
-    known: Known, updates: dict[str, Any], decision: RouteDecision, context: TurnContext | None
+    known: ConversationState, updates: dict[str, Any], decision: RouteDecision, context: TurnContext | None
 ) -> dict[str, Any]:
     """``updates`` plus what they make stale: a new list's derived facts, an old format's names, an archetype's
     statistics; and the format and archetype a confirmed deck keeps."""
-    deck = known.deck
-    if updates.get("deck_text", deck.text) != deck.text:
+    if updates.get("deck_text", known.deck_text) != known.deck_text:
         _clear_for_new_list(known, updates, context)
     if known.format and updates.get("format", known.format) != known.format:
         updates.update(matchup_stats=None, suggested_archetype=None)
         for key in ("archetype", "opponent_archetype"):  # names from the old format's metagame
             updates.setdefault(key, None)
-    if updates.get("archetype", deck.archetype) != deck.archetype:
+    if updates.get("archetype", known.archetype) != known.archetype:
         updates["matchup_stats"] = None
     _keep_deck_identity(known, updates, decision)
     return updates
 
 
-def _clear_for_new_list(known: Known, updates: dict[str, Any], context: TurnContext | None) -> None:
+def _clear_for_new_list(known: ConversationState, updates: dict[str, Any], context: TurnContext | None) -> None:
     """A new list: what was derived from the old one no longer holds, nor does an earlier question's opponent."""
-    deck = known.deck
     updates.update(
         card_details=None,
         matchup_stats=None,
@@ -884,17 +887,16 @@ def _clear_for_new_list(known: Known, updates: dict[str, Any], context: TurnCont
         deck_format=None,
         deck_archetype=None,
     )
-    if updates.get("archetype", deck.archetype) == deck.archetype:
+    if updates.get("archetype", known.archetype) == known.archetype:
         updates["archetype"] = (context.archetype if context else None) or None
-    if known.opponent and "opponent_archetype" not in updates and known.pending is None:
+    if known.opponent_archetype and "opponent_archetype" not in updates and known.pending is None:
         updates["opponent_archetype"] = None  # an earlier question's opponent is not this deck's
 
 
-def _keep_deck_identity(known: Known, updates: dict[str, Any], decision: RouteDecision) -> None:
+def _keep_deck_identity(known: ConversationState, updates: dict[str, Any], decision: RouteDecision) -> None:
     """A deck confirmed in a format and archetype keeps them (a question about another format may come between)."""
-    deck = known.deck
-    identity = (updates.get("format", known.format), updates.get("archetype", deck.archetype))
-    recorded = (updates.get("deck_format", deck.kept_format), updates.get("deck_archetype", deck.kept_archetype))
-    confirmed = decision.workflow == "deck_coaching" and updates.get("deck_text", deck.text) and all(identity)
+    identity = (updates.get("format", known.format), updates.get("archetype", known.archetype))
+    recorded = (updates.get("deck_format", known.deck_format), updates.get("deck_archetype", known.deck_archetype))
+    confirmed = decision.workflow == "deck_coaching" and updates.get("deck_text", known.deck_text) and all(identity)
     if confirmed and identity != recorded:
         updates.update(deck_format=identity[0], deck_archetype=identity[1])

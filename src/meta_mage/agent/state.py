@@ -1,67 +1,181 @@
-"""The conversation state the graph checkpoints (``ConversationState``, LangGraph's channels) and the typed
-model it is read through (``Known``, with the router's ``Route`` and the ``Pending`` request, from
-``models.conversation``)."""
+"""The conversation's state, one typed model: the graph's schema (``StateGraph(ConversationState)``: one LangGraph
+channel per field, each slot named once, here) and what every node, rule and task reads. The router's decision
+(``RouteDecision``, ``Route``), the request awaiting an answer (``Pending``) and the dropdown values
+(``TurnContext``) are its parts, in ``models.conversation``.
+
+Nodes return their changes through ``ConversationState.changes``, which checks each slot's name and type, so a
+misspelt slot or a wrong value fails where it is written instead of being stored."""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping
-from typing import Annotated, Any, cast
+from typing import Annotated, Any
 
-from langchain_core.messages import AnyMessage
+from langchain_core.messages import AnyMessage, BaseMessage
 from langgraph.graph.message import add_messages
-from typing_extensions import TypedDict
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    ValidatorFunctionWrapHandler,
+    field_validator,
+    model_validator,
+)
 
-from meta_mage.models.conversation import Deck as Deck
-from meta_mage.models.conversation import Known as Known
 from meta_mage.models.conversation import Pending as Pending
 from meta_mage.models.conversation import Route as Route
 from meta_mage.models.conversation import RouteDecision as RouteDecision
 from meta_mage.models.conversation import Task as Task
 from meta_mage.models.conversation import TurnContext as TurnContext
 from meta_mage.models.conversation import Workflow as Workflow
+from meta_mage.models.decks import CardDetail
+from meta_mage.models.meta import DeckMatchupStatsOutput
 
-# The state key a turn's input sets and its finish node clears: a checkpoint that still has it set is
-# of a turn that did not finish, and the checkpointer does not store it.
+logger = logging.getLogger(__name__)
+
+# The slot a turn's input sets and its finish node clears: a checkpoint that still has it set is of a turn that
+# did not finish, and the checkpointer does not store it.
 TURN_OPEN = "turn_open"
 
 
-class ConversationState(TypedDict, total=False):
+def _stored(value: Any) -> bool:
+    """Whether a stored value says anything: None, an empty dict (an older checkpoint's "nothing") and an empty
+    list read as the field's default."""
+    return value is not None and not (isinstance(value, dict | list) and not value)
+
+
+class ConversationState(BaseModel):
     """The spec's ConversationState, plus what cube drafts and matchup coaching need."""
 
-    # user-provided inputs
-    format: str | None
-    days: int | None
-    archetype: str | None
-    opponent_archetype: str | None
-    deck_text: str | None
-    draft_id: str | None
+    model_config = ConfigDict(extra="ignore", validate_assignment=True)
+
+    # what the player said (or chose in the page's boxes)
+    format: str | None = None
+    days: int | None = None  # the window, in days
+    archetype: str | None = None  # the player's archetype in the current format (named without a list too)
+    opponent_archetype: str | None = None
+    deck_text: str | None = None  # the list as pasted
+    draft_id: str | None = None
     # derived
-    card_details: list[dict[str, Any]] | None
-    matchup_stats: dict[str, Any] | None
-    suggested_archetype: str | None
-    rejected_archetype: str | None  # a suggestion the user said "no" to: not suggested again
-    deck_format: str | None  # the format and archetype the pasted deck was confirmed in: they stay with the deck
-    deck_archetype: str | None  # when a question about another format comes between
+    card_details: list[CardDetail] = Field(default_factory=list)  # the list's cards as read
+    matchup_stats: DeckMatchupStatsOutput | None = None  # the deck's (archetype's), as get_deck_matchup_stats gave
+    suggested_archetype: str | None = None  # the classifier's suggestion, awaiting a yes or no
+    rejected_archetype: str | None = None  # a suggestion the player said "no" to: not suggested again
+    deck_format: str | None = None  # the format and archetype the pasted deck was confirmed in: they stay with
+    deck_archetype: str | None = None  # the deck when a question about another format comes between
     # session context from /welcome
-    tool_catalog: list[dict[str, Any]] | None
-    available_formats: list[str] | None
-    workflows: list[dict[str, Any]] | None
+    tool_catalog: list[dict[str, Any]] | None = None
+    available_formats: list[str] = Field(default_factory=list)
+    workflows: list[dict[str, Any]] | None = None
     # conversation tracking
-    messages: Annotated[list[AnyMessage], add_messages]
-    current_workflow: str | None
-    current_task: str | None
-    pending: Pending | None  # read through Known.of: older checkpoints hold dicts
-    route: Route | None
-    context: dict[str, Any] | None
-    tool_rounds: int
-    turn_open: bool  # TURN_OPEN: set by a turn's input, cleared by its finish node
-    created_at: float
-    last_active: float
+    messages: Annotated[list[AnyMessage], add_messages] = Field(default_factory=list)
+    current_workflow: str | None = None  # the request in progress
+    current_task: str | None = None
+    pending: Pending | None = None  # the question awaiting the player's answer
+    route: Route | None = None  # this turn's decision
+    context: TurnContext = Field(default_factory=TurnContext)  # this turn's dropdown values (until routed)
+    tool_rounds: int = 0
+    turn_open: bool = False  # TURN_OPEN: set by a turn's input, cleared by its finish node
+    created_at: float | None = None
+    last_active: float | None = None
+
+    @classmethod
+    def of(cls, values: Mapping[str, Any] | ConversationState) -> ConversationState:
+        """The state of ``values`` (a checkpoint's, the stream's). Conversations stored in an older shape load
+        too: missing slots, dicts for the route and the pending request, numbers stored as text or Decimal."""
+        return cls.model_validate(values)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _unsaid_as_default(cls, data: Any) -> Any:
+        """A slot stored as nothing (None, an empty dict or list) reads as its default."""
+        if not isinstance(data, Mapping):
+            return data
+        fields = cls.model_fields
+        return {
+            key: value if _stored(value) or key not in fields else fields[key].get_default(call_default_factory=True)
+            for key, value in data.items()
+        }
+
+    @field_validator("card_details", mode="wrap")
+    @classmethod
+    def _cards(cls, value: Any, handler: ValidatorFunctionWrapHandler) -> list[CardDetail]:
+        """Cards stored in a shape that no longer validates are dropped: the list is read again."""
+        try:
+            return list(handler(value))
+        except ValidationError as exc:
+            logger.warning("stored card_details dropped (%d errors); the deck is read again", exc.error_count())
+            return []
+
+    @field_validator("matchup_stats", mode="wrap")
+    @classmethod
+    def _stats(cls, value: Any, handler: ValidatorFunctionWrapHandler) -> DeckMatchupStatsOutput | None:
+        """Statistics stored in a shape that no longer validates are dropped: they are fetched again."""
+        try:
+            stats: DeckMatchupStatsOutput | None = handler(value)
+        except ValidationError as exc:
+            logger.warning("stored matchup_stats dropped (%d errors); they are fetched again", exc.error_count())
+            return None
+        return stats
+
+    @property
+    def deck_read(self) -> bool:
+        """Cards of the list were found in the card data (a list of only unknown names was not read)."""
+        return any(not card.unknown for card in self.card_details)
+
+    @property
+    def has_list(self) -> bool:
+        """A list was pasted (read or not)."""
+        return bool(self.deck_text or self.card_details)
+
+    @property
+    def has_deck(self) -> bool:
+        """A deck is on the table: a list, or an archetype the player named as theirs."""
+        return self.has_list or bool(self.archetype)
+
+    def applied(self, updates: Mapping[str, Any]) -> ConversationState:
+        """A copy with ``updates`` applied, each checked against its slot (a name not a slot, or a value not of its
+        type, raises); None resets a slot to its default. ``messages`` are left out: they go through the
+        channel's reducer (additions and removals), not assignment."""
+        unknown = sorted(set(updates) - set(type(self).model_fields))
+        if unknown:
+            raise ValueError(f"not slots of the conversation state: {', '.join(unknown)}")
+        copy = self.model_copy()
+        for key, value in updates.items():
+            if key != "messages":
+                default = type(self).model_fields[key].get_default(call_default_factory=True)
+                setattr(copy, key, default if value is None else value)  # validate_assignment checks it
+        return copy
+
+    def changes(self, updates: Mapping[str, Any]) -> dict[str, Any]:
+        """``updates`` checked against the slots (``applied``): what a node returns. Models go into the checkpoint
+        as JSON, so a stored conversation holds no pickled classes of ours."""
+        self.applied(updates)
+        return {key: _plain(value) for key, value in updates.items()}
+
+    def state_value(self, key: str) -> Any:
+        """The value of slot ``key`` as JSON, or None: what a tool argument the state owns (a tool record's
+        ``from_state``) is filled with."""
+        value = _plain(getattr(self, key))
+        return value if _stored(value) else None
 
 
-def messages_of(state: Mapping[str, Any]) -> list[AnyMessage]:
+def _plain(value: Any) -> Any:
+    """A model (or a list of models) as JSON; anything else as it is."""
+    if isinstance(value, BaseModel) and not isinstance(value, BaseMessage):
+        return value.model_dump(mode="json")
+    if isinstance(value, list) and value and isinstance(value[0], CardDetail):
+        return [card.model_dump(mode="json") for card in value]
+    return value
+
+
+def messages_of(state: ConversationState | Mapping[str, Any]) -> list[AnyMessage]:
     """The conversation's messages (the ``messages`` channel), oldest first."""
-    return cast(list[AnyMessage], state.get("messages") or [])
+    if isinstance(state, ConversationState):
+        return state.messages
+    return list(state.get("messages") or [])
 
 
 def last_active_of(state: Mapping[str, Any]) -> float | None:
@@ -70,16 +184,16 @@ def last_active_of(state: Mapping[str, Any]) -> float | None:
     return float(value) if value else None
 
 
-def snapshot(known: Known) -> dict[str, Any]:
+def snapshot(known: ConversationState) -> dict[str, Any]:
     """The spec's ``state`` event payload: what the UI shows beside the chat."""
     return {
-        "has_deck": known.deck.on_the_table,
+        "has_deck": known.has_list,
         "format": known.format,
-        "archetype": known.deck.archetype,
+        "archetype": known.archetype,
         "days": known.days,
-        "opponent_archetype": known.opponent,
+        "opponent_archetype": known.opponent_archetype,
         "draft_id": known.draft_id,
-        "current_workflow": known.workflow,
-        "suggested_archetype": known.deck.suggested,
+        "current_workflow": known.current_workflow,
+        "suggested_archetype": known.suggested_archetype,
         "has_matchup_stats": known.matchup_stats is not None,
     }

@@ -13,9 +13,9 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from meta_mage.agent.state import ConversationState
 from meta_mage.deadline import deadline, timeout_message
 from meta_mage.errors import MetaMageError, NotFound
-from meta_mage.models.conversation import Known
 from meta_mage.tools.catalog import TOOLS, workflow_tools
 from meta_mage.tools.context import ToolContext
 from meta_mage.tools.registry import ToolRegistry
@@ -99,7 +99,9 @@ class AgentTools:
             )
         return specs
 
-    def fill_arguments(self, name: str, arguments: dict[str, Any], known: Known, workflow: str) -> dict[str, Any]:
+    def fill_arguments(
+        self, name: str, arguments: dict[str, Any], known: ConversationState, workflow: str
+    ) -> dict[str, Any]:
         """The LLM's (or guard's) arguments with the state-owned ones set from what the conversation knows."""
         accepted = set(self.registry.get(name).input_model.model_fields)
         filled = {k: v for k, v in (arguments or {}).items() if k not in _HIDDEN}

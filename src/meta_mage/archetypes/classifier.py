@@ -238,6 +238,29 @@ class FormatRules:
         return Classification(named, rule.name, colors, rule.strategy, kind, candidates)
 
 
+def _normalised(cards: Mapping[str, int]) -> dict[str, int]:
+    return {card_key(n): c for n, c in cards.items()}
+
+
+def _names(archetype: str, rule_name: str) -> bool:
+    """Whether an archetype name is the rule's (or the rule's with colours before it: "Boros Energy")."""
+    return archetype == rule_name or archetype.endswith(" " + rule_name)
+
+
+def _defining(cond: Condition, deck: tuple[dict[str, int], dict[str, int]] | None) -> set[str]:
+    """The cards of one condition that define an archetype: all of them without a deck (or when the deck does not
+    meet it), else those without which the deck would no longer meet it; none of a "does not contain"."""
+    if "DoesNotContain" in cond.kind:
+        return set()
+    if deck is None or not cond.holds(*deck):
+        return set(cond.cards)
+    return {card for card in cond.cards if not cond.holds(*_without(card, deck))}
+
+
+def _without(card: str, deck: tuple[dict[str, int], dict[str, int]]) -> tuple[dict[str, int], ...]:
+    return tuple({k: v for k, v in part.items() if k != card} for part in deck)
+
+
 class ArchetypeClassifier:
     """Loads rule files per format on first use and classifies decks deterministically."""
 
@@ -272,26 +295,13 @@ class ArchetypeClassifier:
         (``main`` and ``side``, any name form), only those without which it would no longer meet the rule: every
         card of an "all of" condition, and the last card it plays of a "one or more" list (Prowess lists name
         five cards and need one, so none of the five defines a list that plays three)."""
+        deck = None if main is None else (_normalised(main), _normalised(side or {}))
         found: set[str] = set()
-        deck = (
-            None
-            if main is None
-            else ({card_key(n): c for n, c in main.items()}, {card_key(n): c for n, c in (side or {}).items()})
-        )
         for rule in self.rules_for(fmt).archetypes:
             for named in (rule, *rule.variants):
-                if not (archetype == named.name or archetype.endswith(" " + named.name)):
-                    continue
-                for cond in named.conditions:
-                    if "DoesNotContain" in cond.kind:
-                        continue
-                    if deck is None or not cond.holds(*deck):
-                        found |= set(cond.cards)
-                        continue
-                    for card in cond.cards:
-                        without = tuple({k: v for k, v in part.items() if k != card} for part in deck)
-                        if not cond.holds(*without):
-                            found.add(card)
+                if _names(archetype, named.name):
+                    for cond in named.conditions:
+                        found |= _defining(cond, deck)
         return frozenset(found)
 
     def strategy_of(self, fmt: str, archetype: str) -> str:
@@ -299,7 +309,7 @@ class ArchetypeClassifier:
         rules = self.rules_for(fmt)
         named: list[ArchetypeRule | FallbackRule] = [v for r in rules.archetypes for v in (*r.variants, r)]
         for rule in [*named, *rules.fallbacks]:
-            if archetype == rule.name or archetype.endswith(" " + rule.name):
+            if _names(archetype, rule.name):
                 return rule.strategy
         return "unknown"
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from meta_mage.errors import NotFound
@@ -81,41 +83,15 @@ class DraftPoolService:
         """Filter first, then group; ``total_cards`` counts the cards left after filtering."""
         found = self.repository.get_pool(params.draft_id)
         if found is None:
-            known = sorted(d["draft_id"] for d in self.repository.list_drafts())
-            raise NotFound(
-                f"unknown draft_id {params.draft_id!r}; known drafts: {', '.join(known) or 'none'}",
-                field="draft_id",
-                allowed=known,
-            )
+            raise self._unknown_draft(params.draft_id)
         header, items = found
-        name_part = (params.name_contains or "").casefold()
-        type_part = (params.type_contains or "").casefold()
-        kept = [
-            item
-            for item in sorted(items, key=lambda i: i["card_name"])
-            if (not params.color or _matches_color(item.get("color_identity") or "C", params.color))
-            and (not type_part or type_part in (item.get("type_line") or "").casefold())
-            and (not name_part or name_part in item["card_name"].casefold())
-        ]
+        kept = [item for item in sorted(items, key=lambda i: i["card_name"]) if _kept(item, params)]
         cards: list[dict[str, Any]] | None = None
         grouped: dict[str, list[dict[str, Any]]] | None = None
         if params.group_by == "none":
             cards = [_pool_card(i, params) for i in kept]
         else:
-            grouped = {}
-            for item in kept:
-                body = _pool_card(item, params)
-                if params.group_by == "color_identity":
-                    keys = [item.get("color_identity") or "C"]
-                else:
-                    keys = major_types(item.get("type_line")) or ["Other"]
-                for key in keys:
-                    grouped.setdefault(key, []).append(body)
-            order = {
-                "color_identity": lambda k: (len(k) if k != "C" else 1.5, ["WUBRGC".find(c) for c in k]),
-                "type": lambda k: MAJOR_TYPES.index(k) if k in MAJOR_TYPES else 99,
-            }[params.group_by]
-            grouped = {k: grouped[k] for k in sorted(grouped, key=order)}  # type: ignore[arg-type]
+            grouped = _grouped(kept, params, _GROUPINGS[params.group_by])
         return DraftPoolResult(
             draft_id=header["draft_id"],
             draft_name=header["draft_name"],
@@ -124,3 +100,65 @@ class DraftPoolService:
             cards=cards,
             grouped=grouped,
         )
+
+    def _unknown_draft(self, draft_id: str) -> NotFound:
+        known = sorted(d["draft_id"] for d in self.repository.list_drafts())
+        return NotFound(
+            f"unknown draft_id {draft_id!r}; known drafts: {', '.join(known) or 'none'}",
+            field="draft_id",
+            allowed=known,
+        )
+
+
+def _kept(item: dict[str, Any], params: DraftPoolInput) -> bool:
+    """Whether a pool item passes the colour, type and name filters (each unset filter passes everything)."""
+    if params.color and not _matches_color(item.get("color_identity") or "C", params.color):
+        return False
+    type_part = (params.type_contains or "").casefold()
+    if type_part and type_part not in (item.get("type_line") or "").casefold():
+        return False
+    name_part = (params.name_contains or "").casefold()
+    return not name_part or name_part in item["card_name"].casefold()
+
+
+@dataclass(frozen=True)
+class _Grouping:
+    """A ``group_by`` value: the keys one item is listed under, and the order of the keys."""
+
+    keys: Callable[[dict[str, Any]], list[str]]
+    order: Callable[[str], Any]
+
+
+def _color_keys(item: dict[str, Any]) -> list[str]:
+    return [item.get("color_identity") or "C"]
+
+
+def _color_order(key: str) -> tuple[float, list[int]]:
+    """Fewest colours first, colourless between one and two colours, then in WUBRG order."""
+    return (len(key) if key != "C" else 1.5, ["WUBRGC".find(c) for c in key])
+
+
+def _type_keys(item: dict[str, Any]) -> list[str]:
+    return major_types(item.get("type_line")) or ["Other"]
+
+
+def _type_order(key: str) -> int:
+    return MAJOR_TYPES.index(key) if key in MAJOR_TYPES else 99
+
+
+_GROUPINGS = {
+    "color_identity": _Grouping(_color_keys, _color_order),
+    "type": _Grouping(_type_keys, _type_order),
+}
+
+
+def _grouped(
+    kept: list[dict[str, Any]], params: DraftPoolInput, grouping: _Grouping
+) -> dict[str, list[dict[str, Any]]]:
+    """The kept items' cards under their keys (a card under each key it has), keys in the grouping's order."""
+    grouped: dict[str, list[dict[str, Any]]] = {}
+    for item in kept:
+        body = _pool_card(item, params)
+        for key in grouping.keys(item):
+            grouped.setdefault(key, []).append(body)
+    return {k: grouped[k] for k in sorted(grouped, key=grouping.order)}

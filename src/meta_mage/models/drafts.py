@@ -56,50 +56,68 @@ class DraftImport(BaseModel):
 
     @model_validator(mode="after")
     def _consistent(self) -> DraftImport:
-        quantities = {card_key(e.name): e.quantity for e in self.cube}
-        drafters = set(self.drafters)
-        # Picks marked REDACTED may share a number once per unnamed seat: the file cannot tell those drafters apart.
-        unnamed_seats = max(1, self.drafters.count(REDACTED))
-        taken: dict[str, int] = {}
-        seen_picks: Counter[tuple[str, int]] = Counter()
+        ledger = _PickLedger(self.cube, self.drafters)
         for index, pick in enumerate(self.picks):
-            where = f"picks.{index}"  # the field, as pydantic names a list item
-            key = card_key(pick.card)
-            if key not in quantities:
-                raise ValueError(
-                    f"{where}: pick {pick.pick_n} by {pick.drafter!r} is {pick.card!r}, which is not in the cube"
-                )
-            if drafters and pick.drafter not in drafters:
-                if pick.drafter == REDACTED:
-                    raise ValueError(
-                        f"{where}: pick {pick.pick_n} is by an unnamed drafter ({REDACTED}) but drafters has no "
-                        f"{REDACTED} seat; list {REDACTED} in drafters once per drafter who opted out unnamed"
-                    )
-                raise ValueError(f"{where}: pick {pick.pick_n}: drafter {pick.drafter!r} is not in drafters")
-            seen_picks[pick.drafter, pick.pick_n] += 1
-            same_number = seen_picks[pick.drafter, pick.pick_n]
-            if pick.drafter == REDACTED and same_number > unnamed_seats:
-                seats = f"drafters lists {unnamed_seats}" if drafters else "with no drafters list, 1 is assumed"
-                raise ValueError(
-                    f"{where}: {same_number} picks numbered {pick.pick_n} by unnamed drafters ({REDACTED}) but "
-                    f"{seats}; list {REDACTED} in drafters once per drafter who opted out unnamed"
-                )
-            if pick.drafter != REDACTED and same_number > 1:
-                raise ValueError(f"{where}: drafter {pick.drafter!r} has two picks numbered {pick.pick_n}")
-            taken[key] = taken.get(key, 0) + 1
-            if taken[key] > quantities[key]:
-                raise ValueError(
-                    f"{where}: {pick.card!r} is picked {taken[key]} times but the cube has {quantities[key]}"
-                )
+            ledger.add(f"picks.{index}", pick)  # the field, as pydantic names a list item
         if REDACTED in self.opt_outs:
             raise ValueError(
                 f"opt_outs: {REDACTED} is already unnamed; opt_outs lists the names of drafters to redact "
                 f"(a drafter the file does not name is written {REDACTED} in drafters and picks instead)"
             )
-        unknown = [o for o in self.opt_outs if o not in drafters and o not in {p.drafter for p in self.picks}]
+        unknown = [o for o in self.opt_outs if o not in ledger.drafters and o not in {p.drafter for p in self.picks}]
         if unknown:
             raise ValueError(f"opt_outs: name unknown drafters: {', '.join(unknown)}")
         return self
+
+
+class _PickLedger:
+    """The picks of an import checked one at a time against its cube and its seats (``ValueError`` naming the
+    pick's field at the first that does not fit)."""
+
+    def __init__(self, cube: list[CubeEntry], drafters: list[str]) -> None:
+        self.quantities = {card_key(e.name): e.quantity for e in cube}
+        self.drafters = set(drafters)
+        # Picks marked REDACTED may share a number once per unnamed seat: the file cannot tell those drafters apart.
+        self.unnamed_seats = max(1, drafters.count(REDACTED))
+        self.taken: Counter[str] = Counter()
+        self.numbers: Counter[tuple[str, int]] = Counter()
+
+    def add(self, where: str, pick: Pick) -> None:
+        key = card_key(pick.card)
+        if key not in self.quantities:
+            raise ValueError(
+                f"{where}: pick {pick.pick_n} by {pick.drafter!r} is {pick.card!r}, which is not in the cube"
+            )
+        self._check_drafter(where, pick)
+        self.numbers[pick.drafter, pick.pick_n] += 1
+        self._check_number(where, pick, self.numbers[pick.drafter, pick.pick_n])
+        self.taken[key] += 1
+        if self.taken[key] > self.quantities[key]:
+            raise ValueError(
+                f"{where}: {pick.card!r} is picked {self.taken[key]} times but the cube has {self.quantities[key]}"
+            )
+
+    def _check_drafter(self, where: str, pick: Pick) -> None:
+        """With a drafters list, a pick's drafter must be one of its seats."""
+        if not self.drafters or pick.drafter in self.drafters:
+            return
+        if pick.drafter == REDACTED:
+            raise ValueError(
+                f"{where}: pick {pick.pick_n} is by an unnamed drafter ({REDACTED}) but drafters has no "
+                f"{REDACTED} seat; list {REDACTED} in drafters once per drafter who opted out unnamed"
+            )
+        raise ValueError(f"{where}: pick {pick.pick_n}: drafter {pick.drafter!r} is not in drafters")
+
+    def _check_number(self, where: str, pick: Pick, same_number: int) -> None:
+        """A drafter's pick numbers are their own; unnamed drafters' may repeat once per unnamed seat."""
+        if pick.drafter == REDACTED and same_number > self.unnamed_seats:
+            seats = f"drafters lists {self.unnamed_seats}" if self.drafters else "with no drafters list, 1 is assumed"
+            raise ValueError(
+                f"{where}: {same_number} picks numbered {pick.pick_n} by unnamed drafters ({REDACTED}) but "
+                f"{seats}; list {REDACTED} in drafters once per drafter who opted out unnamed"
+            )
+        if pick.drafter != REDACTED and same_number > 1:
+            raise ValueError(f"{where}: drafter {pick.drafter!r} has two picks numbered {pick.pick_n}")
 
 
 class DraftPoolInput(BaseModel):

@@ -18,7 +18,7 @@ import json
 import os
 import re
 import zlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -200,21 +200,8 @@ def _well_typed(value: Any) -> bool:
     if not isinstance(value, dict) or len(value) != 1:
         return False
     ((kind, payload),) = value.items()
-    if kind == "S":
-        return isinstance(payload, str)
-    if kind == "N":
-        return isinstance(payload, str) and bool(_NUMBER.fullmatch(payload))
-    if kind == "B":
-        return isinstance(payload, str) and _is_base64(payload)
-    if kind in ("BOOL", "NULL"):
-        return isinstance(payload, bool)
-    if kind in ("SS", "NS", "BS"):
-        return isinstance(payload, list) and all(_well_typed({kind[0]: member}) for member in payload)
-    if kind == "M":
-        return isinstance(payload, dict) and all(_well_typed(v) for v in payload.values())
-    if kind == "L":
-        return isinstance(payload, list) and all(_well_typed(v) for v in payload)
-    return False
+    well_typed = _PAYLOADS.get(kind)
+    return well_typed is not None and well_typed(payload)
 
 
 def _is_base64(text: str) -> bool:
@@ -223,6 +210,50 @@ def _is_base64(text: str) -> bool:
     except (binascii.Error, ValueError):
         return False
     return True
+
+
+def _is_string(payload: Any) -> bool:
+    return isinstance(payload, str)
+
+
+def _is_number(payload: Any) -> bool:
+    return isinstance(payload, str) and bool(_NUMBER.fullmatch(payload))
+
+
+def _is_binary(payload: Any) -> bool:
+    return isinstance(payload, str) and _is_base64(payload)
+
+
+def _is_bool(payload: Any) -> bool:
+    return isinstance(payload, bool)
+
+
+def _set_of(kind: str) -> Callable[[Any], bool]:
+    """A set's payload check (``SS``, ``NS``, ``BS``): a list whose members are each of ``kind``."""
+    return lambda payload: isinstance(payload, list) and all(_well_typed({kind: member}) for member in payload)
+
+
+def _is_map(payload: Any) -> bool:
+    return isinstance(payload, dict) and all(_well_typed(v) for v in payload.values())
+
+
+def _is_list(payload: Any) -> bool:
+    return isinstance(payload, list) and all(_well_typed(v) for v in payload)
+
+
+# Each type descriptor of DynamoDB's typed JSON, and the check of its payload.
+_PAYLOADS: dict[str, Callable[[Any], bool]] = {
+    "S": _is_string,
+    "N": _is_number,
+    "B": _is_binary,
+    "BOOL": _is_bool,
+    "NULL": _is_bool,
+    "SS": _set_of("S"),
+    "NS": _set_of("N"),
+    "BS": _set_of("B"),
+    "M": _is_map,
+    "L": _is_list,
+}
 
 
 def _to_json(item: dict[str, Any]) -> dict[str, Any]:

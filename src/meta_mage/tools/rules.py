@@ -1,6 +1,6 @@
 """The blocking rules a tool or a task needs to hold before it runs, each with the question the player is asked.
 
-A rule reads what the conversation knows (``models.conversation.Known``); the tools' records
+A rule reads what the conversation knows (``models.conversation.ConversationState``); the tools' records
 (``tools/catalog``) and the tasks' (``agent/tasks``) name them, and the agent's guard checks them.
 """
 
@@ -12,16 +12,16 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # the rules read it; the read functions, which only list tools, never import it
-    from meta_mage.models.conversation import Known
+    from meta_mage.agent.state import ConversationState
 
 
-def stats_fit(known: Known) -> bool:
+def stats_fit(known: ConversationState) -> bool:
     """Whether the stored matchup statistics are for the conversation's format, archetype and window."""
     stats = known.matchup_stats
     return (
         stats is not None
         and stats.format == known.format
-        and stats.archetype.lower() == str(known.deck.archetype or "").lower()
+        and stats.archetype.lower() == str(known.archetype or "").lower()
         and stats.metadata.period.days == known.days
     )
 
@@ -82,7 +82,7 @@ class Rule:
     ``fetch``: the guard calls it instead of asking, and asks ``fetch_failed`` if that call failed."""
 
     missing: str
-    holds: Callable[[Known], bool]
+    holds: Callable[[ConversationState], bool]
     blocked: str
     question: str | Callable[[list[str]], str] = ""
     fetch: str | None = None
@@ -106,19 +106,19 @@ DAYS = Rule(
 )
 CARD_DETAILS = Rule(
     "deck",
-    lambda known: known.deck.read,
+    lambda known: known.deck_read,
     "blocked: needs card_details from get_enriched_deck; ask the user to paste their decklist",
     PASTE_DECK,
 )
 ARCHETYPE = Rule(
     "archetype",
-    lambda known: bool(known.deck.archetype),
+    lambda known: bool(known.archetype),
     "blocked: the deck's archetype is not confirmed; ask the user",
     "Which archetype is your deck? You can also paste the list and I'll tell you.",
 )
 OPPONENT = Rule(
     "opponent",
-    lambda known: bool(known.opponent),
+    lambda known: bool(known.opponent_archetype),
     "blocked: the opponent archetype is not known; ask the user which matchup",
     "Which archetype are you playing against?",
 )
@@ -131,7 +131,7 @@ MATCHUP_STATS = Rule(
 )
 DECK_TEXT = Rule(
     "deck",
-    lambda known: bool(known.deck.text),
+    lambda known: bool(known.deck_text),
     "blocked: no decklist in the conversation; ask the user to paste one",
     PASTE_DECK,
 )
@@ -140,7 +140,7 @@ DRAFT_ID = Rule(
 )
 DECK_OR_ARCHETYPE = Rule(
     "deck",
-    lambda known: known.deck.read or bool(known.deck.archetype),
+    lambda known: known.deck_read or bool(known.archetype),
     "blocked: needs a decklist or an archetype; ask the user",
     "Please paste your decklist (MTGO or Arena export, sideboard after a `Sideboard` line) and I'll review it, "
     "or tell me which archetype you play.",

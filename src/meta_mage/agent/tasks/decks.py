@@ -3,10 +3,10 @@ optimisation): each one's record beside its offline answer."""
 
 from __future__ import annotations
 
+from meta_mage.agent.state import ConversationState, Route
 from meta_mage.agent.tasks.phrasing import blocks, dates, rate, spread
 from meta_mage.agent.tasks.task import OPPONENT_WORDS, Calls, Cue, Results, TaskSpec
 from meta_mage.models.cards import card_key
-from meta_mage.models.conversation import Known, Route
 from meta_mage.models.decks import (
     CardDetail,
     CardUsage,
@@ -31,17 +31,17 @@ from meta_mage.tools.rules import (
 from meta_mage.tools.tool import DECK_COACHING
 
 
-def _deck_stats(known: Known, done: Results) -> DeckMatchupStatsOutput | None:
+def _deck_stats(known: ConversationState, done: Results) -> DeckMatchupStatsOutput | None:
     """This turn's matchup statistics, else those kept from an earlier turn."""
     return done.get(DeckMatchupStatsOutput) or known.matchup_stats
 
 
-def deck_review(route: Route, known: Known, done: Results) -> str:
+def deck_review(route: Route, known: ConversationState, done: Results) -> str:
     stats = _deck_stats(known, done)
-    cards = known.deck.cards
+    cards = known.card_details
     main = sum(c.quantity for c in cards if c.section == "mainboard")
     side = sum(c.quantity for c in cards if c.section == "sideboard")
-    head = f"Got it: your deck is **{known.deck.archetype}** in {known.format}"
+    head = f"Got it: your deck is **{known.archetype}** in {known.format}"
     head += f" ({main} mainboard, {side} sideboard cards)." if cards else "."
     parts = [head]
     if stats:
@@ -53,12 +53,12 @@ def deck_review(route: Route, known: Known, done: Results) -> str:
     return "\n\n".join(parts)
 
 
-def deck_matchups(route: Route, known: Known, done: Results) -> str:
+def deck_matchups(route: Route, known: ConversationState, done: Results) -> str:
     stats = _deck_stats(known, done)
     return spread(stats, route.opponent) if stats is not None else ""  # only an opponent this message names
 
 
-def strategy(route: Route, known: Known, done: Results) -> str:
+def strategy(route: Route, known: ConversationState, done: Results) -> str:
     facts = done.get(StrategyFacts)
     if facts is None:
         return ""
@@ -141,7 +141,7 @@ def _kept_because(card: CardUsage) -> str:
     return f"; {' and '.join(reasons)}, so it stays" if reasons else ""
 
 
-def optimize_mainboard(route: Route, known: Known, done: Results) -> str:
+def optimize_mainboard(route: Route, known: ConversationState, done: Results) -> str:
     result = done.get(OptimizeMainboardOutput)
     if result is None:
         return ""
@@ -162,7 +162,7 @@ def optimize_mainboard(route: Route, known: Known, done: Results) -> str:
     return blocks(lines)
 
 
-def optimize_sideboard(route: Route, known: Known, done: Results) -> str:
+def optimize_sideboard(route: Route, known: ConversationState, done: Results) -> str:
     result = done.get(OptimizeSideboardOutput)
     if result is None:
         return ""
@@ -176,7 +176,7 @@ def optimize_sideboard(route: Route, known: Known, done: Results) -> str:
         f"- {s.quantity} {s.name}: {s.reason}" + (f" (vs {', '.join(s.targets)})" if s.targets else "")
         for s in result.final_sideboard
     ]
-    changes = _sideboard_changes(known.deck.cards, result.final_sideboard)
+    changes = _sideboard_changes(known.card_details, result.final_sideboard)
     kept = "Your sideboard stays as it is."
     lines += ["", f"Changes from your sideboard: {'; '.join(changes)}." if changes else kept]
     if result.cut_reasons:
@@ -188,9 +188,9 @@ def optimize_sideboard(route: Route, known: Known, done: Results) -> str:
     return blocks(lines)
 
 
-def _unknown_lines(known: Known) -> list[str]:
+def _unknown_lines(known: ConversationState) -> list[str]:
     """The cards of the player's list that are not in the card data: kept at their count, never judged."""
-    unknown = [f"{c.quantity} {c.name}" for c in known.deck.cards if c.unknown]
+    unknown = [f"{c.quantity} {c.name}" for c in known.card_details if c.unknown]
     if not unknown:
         return []
     return ["", f"Not in my card data, so kept at their count and not judged: {', '.join(unknown)}."]
@@ -260,8 +260,8 @@ def _sideboard_changes(card_details: list[CardDetail], final: list[SideboardSlot
     return changes
 
 
-def _plan_spread(route: Route, known: Known) -> Calls:
-    if known.days and known.deck.archetype and not stats_fit(known):  # a new window refetches
+def _plan_spread(route: Route, known: ConversationState) -> Calls:
+    if known.days and known.archetype and not stats_fit(known):  # a new window refetches
         return [(DECK_MATCHUPS.name, {})]
     return []
 

@@ -3,72 +3,111 @@
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Any
 
+from meta_mage.agent.state import ConversationState, Route
 from meta_mage.agent.tasks.phrasing import blocks
 from meta_mage.agent.tasks.task import Calls, Cue, Results, TaskSpec
-from meta_mage.models.conversation import Known, Route
 from meta_mage.models.drafts import REDACTED, DraftPoolResult, ListDraftsOutput
 from meta_mage.tools.catalog.drafts import DRAFT_POOL, LIST_DRAFTS
 from meta_mage.tools.rules import DRAFT_ID
 from meta_mage.tools.tool import CUBE_DRAFT
 
 
-def draft_pool(route: Route, known: Known, done: Results) -> str:
+def draft_pool(route: Route, known: ConversationState, done: Results) -> str:
     pool = done.get(DraftPoolResult)
     if pool is None:
         return ""
     cards = pool.cards or []
     filters = route.card_filter or {}
     kind = (filters.get("type_contains") or "card").lower()
-    described = ""
-    color = {"W": "white", "U": "blue", "B": "black", "R": "red", "G": "green", "C": "no colour"}.get(
-        filters.get("color", "")
-    )
-    if color:
-        described += f" with {color} in {'its' if pool.total_cards == 1 else 'their'} colour identity"
-    if filters.get("name_contains"):
-        described += f" named like “{filters['name_contains']}”"
-    private = _private_picks(cards)
+    described = _described(filters, pool.total_cards)
     if filters.get("drafter") == REDACTED or _OPT_OUT.search(route.question):  # one sentence, never their picks
-        if not private:
-            return f"Every drafter in **{pool.draft_name}** is named; nobody asked to stay anonymous."
-        return (
-            f"One drafter in **{pool.draft_name}** asked not to be named: their {private} picks show as {REDACTED}, "
-            "and I don't list them or say who it might be."
-        )
+        return _opted_out(pool.draft_name, _private_picks(cards))
     heading = f"**{pool.draft_name}** ({pool.draft_date})"
     if filters.get("drafter"):  # the tool has no drafter filter: the answer keeps that drafter's picks
         return _drafters_picks(heading, filters["drafter"], kind, described, cards)
     asked_pick = _ASKS_PICK.search(route.question)
     if asked_pick:
         return _pick_of_each(heading, int(asked_pick.group(1) or 1), kind, described, cards)
+    return _whole_pool(pool, route.question, kind, described, cards)
+
+
+_COLOUR_NAMES = {"W": "white", "U": "blue", "B": "black", "R": "red", "G": "green", "C": "no colour"}
+_ANONYMOUS_NOTE = f"{REDACTED} is a drafter who asked not to be named; I can't tell who it is."
+
+
+def _described(filters: dict[str, Any], total: int) -> str:
+    """The colour and name filters asked for, as words to follow the kind of card ("creatures")."""
+    described = ""
+    color = _COLOUR_NAMES.get(filters.get("color", ""))
+    if color:
+        described += f" with {color} in {'its' if total == 1 else 'their'} colour identity"
+    if filters.get("name_contains"):
+        described += f" named like “{filters['name_contains']}”"
+    return described
+
+
+def _opted_out(draft_name: str, private: int) -> str:
+    """The one sentence about the drafter who asked not to be named: never their picks."""
+    if not private:
+        return f"Every drafter in **{draft_name}** is named; nobody asked to stay anonymous."
+    return (
+        f"One drafter in **{draft_name}** asked not to be named: their {private} picks show as {REDACTED}, "
+        "and I don't list them or say who it might be."
+    )
+
+
+@dataclass(frozen=True)
+class _Subset:
+    """Part of the pool a question asks for: its drafted or its undrafted cards."""
+
+    asks: re.Pattern[str]
+    drafted: bool
+    left_out: str  # the others, formatted with ``drafted`` and ``undrafted`` (counts of the whole pool)
+
+
+def _whole_pool(pool: DraftPoolResult, question: str, kind: str, described: str, cards: list[dict[str, Any]]) -> str:
+    """The pool's cards (or the drafted or undrafted ones asked for), each with who took it."""
     total = pool.total_cards
     drafted = [c for c in cards if c.get("drafted")]
     lines = [
         f"**{pool.draft_name}** ({pool.draft_date}): {total} {kind}{'' if total == 1 else 's'}{described} in the pool, "
-        + (f"{len(drafted)} of them drafted." if total != 1 else "drafted." if drafted else "not drafted."),
+        + _drafted_count(total, len(drafted)),
         "",
     ]
-    shown, left_out = cards, ""
-    if _ASKS_UNDRAFTED.search(route.question):
-        shown = [c for c in cards if not c.get("drafted")]
-        left_out = f"The other {len(drafted)} were drafted; ask who took them to see the picks."
-    elif _ASKS_DRAFTED.search(route.question):  # "which green creatures were drafted, and who took them?"
-        shown = drafted
-        left_out = f"The other {total - len(drafted)} were not drafted; ask for the whole pool to see them."
-    limit = len(shown) if len(shown) <= MAX_LISTED + 10 else MAX_LISTED  # never "… and 5 more"
+    subset = next((s for s in _SUBSETS if s.asks.search(question)), None)
+    shown = cards if subset is None else [c for c in cards if bool(c.get("drafted")) == subset.drafted]
+    lines += _card_lines(shown)
+    if subset is not None and len(shown) < total:
+        lines += ["", subset.left_out.format(drafted=len(drafted), undrafted=total - len(drafted))]
+    if _private_picks(cards):
+        lines += ["", _ANONYMOUS_NOTE]
+    return blocks(lines)
+
+
+def _drafted_count(total: int, drafted: int) -> str:
+    if total != 1:
+        return f"{drafted} of them drafted."
+    return "drafted." if drafted else "not drafted."
+
+
+def _card_lines(shown: list[dict[str, Any]]) -> list[str]:
+    """One line per card, with who took it; a long list is cut (but never to "… and 5 more")."""
+    limit = len(shown) if len(shown) <= MAX_LISTED + 10 else MAX_LISTED
+    lines = []
     for card in shown[:limit]:
         takers = ", ".join(f"{who} (pick {n})" for who, n in _takers(card))
-        cost = f" {card['mana_cost']}" if card.get("mana_cost") else ""
-        lines.append(f"- {card['card_name']}{cost}: {'taken by ' + takers if takers else 'not drafted'}")
+        taken = "taken by " + takers if takers else "not drafted"
+        lines.append(f"- {card['card_name']}{_cost(card.get('mana_cost'))}: {taken}")
     if len(shown) > limit:
         lines.append(f"- … and {len(shown) - limit} more (ask for a colour, a type or a card name to narrow it down)")
-    if left_out and len(shown) < total:
-        lines += ["", left_out]
-    if any(who == REDACTED for card in cards for who, _ in _takers(card)):
-        lines += ["", f"{REDACTED} is a drafter who asked not to be named; I can't tell who it is."]
-    return blocks(lines)
+    return lines
+
+
+def _cost(mana_cost: Any) -> str:
+    return f" {mana_cost}" if mana_cost else ""
 
 
 def _drafters_picks(heading: str, drafter: str, kind: str, described: str, cards: list[dict[str, Any]]) -> str:
@@ -79,7 +118,7 @@ def _drafters_picks(heading: str, drafter: str, kind: str, described: str, cards
     )
     plural = "" if len(picks) == 1 else "s"
     lines = [f"{heading}: {drafter} took {len(picks)} {kind}{plural}{described}, in pick order:", ""]
-    lines += [f"- Pick {n}: {name}{f' {cost}' if cost else ''}" for n, name, cost in picks]
+    lines += [f"- Pick {n}: {name}{_cost(cost)}" for n, name, cost in picks]
     return blocks(lines)
 
 
@@ -89,14 +128,18 @@ def _pick_of_each(heading: str, number: int, kind: str, described: str, cards: l
         ((who, card["card_name"], card.get("mana_cost")) for card in cards for who, n in _takers(card) if n == number),
         key=lambda pick: pick[:2],
     )
-    narrowed = f" among the {kind}s{described}" if kind != "card" or described else ""
+    narrowed = _narrowed(kind, described)
     if not taken:
         return f"{heading}: no drafter took pick {number}{narrowed}."
     lines = [f"{heading}: pick {number} of each drafter{narrowed} ({len(taken)}):", ""]
-    lines += [f"- {who}: {name}{f' {cost}' if cost else ''}" for who, name, cost in taken]
+    lines += [f"- {who}: {name}{_cost(cost)}" for who, name, cost in taken]
     if any(who == REDACTED for who, _, _ in taken):
-        lines += ["", f"{REDACTED} is a drafter who asked not to be named; I can't tell who it is."]
+        lines += ["", _ANONYMOUS_NOTE]
     return blocks(lines)
+
+
+def _narrowed(kind: str, described: str) -> str:
+    return f" among the {kind}s{described}" if kind != "card" or described else ""
 
 
 MAX_LISTED = 60  # cards listed in one answer; a list at most 10 longer is listed whole
@@ -106,6 +149,11 @@ _ASKS_UNDRAFTED = re.compile(
 _ASKS_DRAFTED = re.compile(r"\b(were|was|got|been|get)\s+(drafted|picked|taken)\b|\bwho (took|drafted|picked)\b", re.I)
 _ASKS_PICK = re.compile(r"\bfirst[- ]picks?\b|\bp1p1\b|\bpick (?:number |no\.? ?|#)?(\d{1,2})\b", re.I)
 _OPT_OUT = re.compile(r"\bopt(s|ed)?[- ]?out\b|\bnot (to )?be named\b|\banonymous\b|\bredacted\b", re.I)
+_SUBSETS = (
+    _Subset(_ASKS_UNDRAFTED, False, "The other {drafted} were drafted; ask who took them to see the picks."),
+    # "which green creatures were drafted, and who took them?"
+    _Subset(_ASKS_DRAFTED, True, "The other {undrafted} were not drafted; ask for the whole pool to see them."),
+)
 
 
 def _private_picks(cards: list[dict[str, Any]]) -> int:
@@ -121,7 +169,7 @@ def _takers(card: dict[str, Any]) -> list[tuple[str, int]]:
     return [(str(card["drafted_by"]), int(card["drafted_pick_n"])), *extra]
 
 
-def list_drafts(route: Route, known: Known, done: Results) -> str:
+def list_drafts(route: Route, known: ConversationState, done: Results) -> str:
     result = done.get(ListDraftsOutput)
     if result is None:
         return ""
@@ -134,7 +182,7 @@ def list_drafts(route: Route, known: Known, done: Results) -> str:
     )
 
 
-def _plan_pool(route: Route, known: Known) -> Calls:
+def _plan_pool(route: Route, known: ConversationState) -> Calls:
     filters = {k: v for k, v in (route.card_filter or {}).items() if k in {"color", "type_contains", "name_contains"}}
     return [(DRAFT_POOL.name, {"include_draft_results": True, "include_card_details": True, **filters})]
 

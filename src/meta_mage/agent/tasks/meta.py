@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from meta_mage.agent.state import ConversationState, Route
 from meta_mage.agent.tasks.phrasing import (
     MODEL,
     PRIOR,
@@ -24,7 +25,6 @@ from meta_mage.agent.tasks.task import OPPONENT_WORDS, Calls, Cue, Results, Task
 from meta_mage.analytics.clustering import MIN_PLAYERS
 from meta_mage.analytics.stats import FEW_MATCHES
 from meta_mage.decks.coach import BETTER_BY
-from meta_mage.models.conversation import Known, Route
 from meta_mage.models.decks import CardEvidenceOutput, CardRecord
 from meta_mage.models.meta import (
     ArchetypesOutput,
@@ -67,7 +67,7 @@ def _movers(rows: list[RankingRow], previous: Window) -> list[str]:
     ]
 
 
-def rankings(route: Route, known: Known, done: Results) -> str:
+def rankings(route: Route, known: ConversationState, done: Results) -> str:
     result = done.get(MetaRankingsOutput)
     if result is None:
         return ""
@@ -119,7 +119,7 @@ def _ranking_row(place: int, row: RankingRow) -> str:
     return f"| {place} | {row.name} | {row.meta_share:.1f}% | {trend} | {rate(row.current)} | {modelled(row.current)} |"
 
 
-def archetypes(route: Route, known: Known, done: Results) -> str:
+def archetypes(route: Route, known: ConversationState, done: Results) -> str:
     result = done.get(ArchetypesOutput)
     if result is None:
         return ""
@@ -151,7 +151,7 @@ def _read_as(question: str, stats: DeckMatchupStatsOutput) -> str:
     return ""
 
 
-def matchups(route: Route, known: Known, done: Results) -> str:
+def matchups(route: Route, known: ConversationState, done: Results) -> str:
     stats = done.get(DeckMatchupStatsOutput)
     if stats is not None:
         opponent = route.opponent if route.opponent != stats.archetype else None
@@ -189,7 +189,7 @@ def _pick_note(row: FieldExpectation) -> str:
     return ""
 
 
-def recommend(route: Route, known: Known, done: Results) -> str:
+def recommend(route: Route, known: ConversationState, done: Results) -> str:
     """ "What should I play?": archetypes ranked by the model's expected win rate against the field as it is."""
     table = done.get(MatchupStatsOutput)
     if table is None:
@@ -261,7 +261,7 @@ def _card_row(r: CardRecord) -> str:
     )
 
 
-def card_question(route: Route, known: Known, done: Results) -> str:
+def card_question(route: Route, known: ConversationState, done: Results) -> str:
     """ "Is Fatal Push good against Boros Energy?": what the card answers there, and lists with it against lists
     without it."""
     result = done.get(CardEvidenceOutput)
@@ -277,59 +277,8 @@ def card_question(route: Route, known: Known, done: Results) -> str:
     ]
     if result.off_colours:
         lines.append(f"**Off your colours:** {result.off_colours}.")
-    if result.opponent:
-        if result.answers:
-            by_way: dict[str, list[str]] = {}
-            for a in result.answers:
-                by_way.setdefault(a.how, []).append(f"{a.name} ({a.inclusion_rate:.0f}%)")
-            named = "; ".join(f"{how}: {' / '.join(names)}" for how, names in by_way.items())
-            lines.append(
-                f"Against {result.opponent} ({result.opponent_lists} lists) it answers {_answered(result)}; "
-                f"each card's share of their lists in brackets: {named}."
-            )
-        else:
-            lines.append(
-                f"Against {result.opponent} it answers none of their {result.opponent_key_cards} key cards by its "
-                "rules text."
-            )
-    elif result.top_decks_answered:
-        lines.append(
-            "Among the top decks' key cards it answers: "
-            + "; ".join(f"{deck}: {' / '.join(cards[:3])}" for deck, cards in result.top_decks_answered.items())
-            + "."
-        )
-    else:
-        lines.append("It answers none of the top 5 decks' key cards by its rules text.")
-    vs = f" against {result.opponent}" if result.opponent else ""
-    decided = [r for r in result.records if r.with_card.wins + r.with_card.losses]
-    idle = len(result.records) - len(decided)
-    where = (
-        "in your archetype"
-        if result.archetypes_checked == 1
-        else f"among the {result.archetypes_checked} most played archetypes"
-    )
-    if decided:
-        lines += [
-            "",
-            f"How lists with it did{vs}, beside the same archetype's lists without it (mirrors excluded), {where}"
-            + (f"; {idle} more play it without a decided match{vs}" if idle else "")
-            + ":",
-            "",
-            "| Archetype | Section | Lists with it | With it | Without it | Estimates (gap) | Verdict |",
-            "|---|---|---|---|---|---|---|",
-            *[_card_row(r) for r in decided[:8]],
-        ]
-        lines += [_card_row(pooled) for pooled in result.pooled]
-        lines += [
-            "",
-            f"Estimates are shrunk ({PRIOR}); a verdict needs {FEW_MATCHES} decided matches on each side and a gap "
-            f"of {BETTER_BY:g} points. Lists with a card differ in more than that card, so a gap is evidence about "
-            "the lists, not proof.",
-        ]
-    elif idle:
-        lines += ["", f"{idle} archetypes' lists play it, but none has a decided match{vs} with it in this window."]
-    else:
-        lines += ["", f"None of the {result.archetypes_checked} most played archetypes' lists play it in this window."]
+    lines.append(_card_answers(result))
+    lines += _card_records(result, against)
     lines += ["", _card_bottom_line(result)]
     if result.opponent and result.matches_total:
         share = 100 * result.matches_with / result.matches_total
@@ -338,6 +287,61 @@ def card_question(route: Route, known: Known, done: Results) -> str:
             f"{result.opponent} ({share:.0f}%; a list with it in both main and sideboard counts twice)."
         )
     return blocks(lines)
+
+
+def _card_answers(result: CardEvidenceOutput) -> str:
+    """What the card answers by its rules text: the opponent's cards (by way of answering), or the top decks'."""
+    if result.opponent and result.answers:
+        by_way: dict[str, list[str]] = {}
+        for a in result.answers:
+            by_way.setdefault(a.how, []).append(f"{a.name} ({a.inclusion_rate:.0f}%)")
+        named = "; ".join(f"{how}: {' / '.join(names)}" for how, names in by_way.items())
+        return (
+            f"Against {result.opponent} ({result.opponent_lists} lists) it answers {_answered(result)}; "
+            f"each card's share of their lists in brackets: {named}."
+        )
+    if result.opponent:
+        return (
+            f"Against {result.opponent} it answers none of their {result.opponent_key_cards} key cards by its "
+            "rules text."
+        )
+    if result.top_decks_answered:
+        return (
+            "Among the top decks' key cards it answers: "
+            + "; ".join(f"{deck}: {' / '.join(cards[:3])}" for deck, cards in result.top_decks_answered.items())
+            + "."
+        )
+    return "It answers none of the top 5 decks' key cards by its rules text."
+
+
+def _card_records(result: CardEvidenceOutput, vs: str) -> list[str]:
+    """Lists with the card beside the same archetype's lists without it (``vs``: " against" the opponent, or "")."""
+    decided = [r for r in result.records if r.with_card.wins + r.with_card.losses]
+    idle = len(result.records) - len(decided)
+    if not decided and idle:
+        return ["", f"{idle} archetypes' lists play it, but none has a decided match{vs} with it in this window."]
+    if not decided:
+        return ["", f"None of the {result.archetypes_checked} most played archetypes' lists play it in this window."]
+    where = (
+        "in your archetype"
+        if result.archetypes_checked == 1
+        else f"among the {result.archetypes_checked} most played archetypes"
+    )
+    return [
+        "",
+        f"How lists with it did{vs}, beside the same archetype's lists without it (mirrors excluded), {where}"
+        + (f"; {idle} more play it without a decided match{vs}" if idle else "")
+        + ":",
+        "",
+        "| Archetype | Section | Lists with it | With it | Without it | Estimates (gap) | Verdict |",
+        "|---|---|---|---|---|---|---|",
+        *[_card_row(r) for r in decided[:8]],
+        *[_card_row(pooled) for pooled in result.pooled],
+        "",
+        f"Estimates are shrunk ({PRIOR}); a verdict needs {FEW_MATCHES} decided matches on each side and a gap "
+        f"of {BETTER_BY:g} points. Lists with a card differ in more than that card, so a gap is evidence about "
+        "the lists, not proof.",
+    ]
 
 
 def _answered(result: CardEvidenceOutput) -> str:
@@ -374,16 +378,16 @@ def _card_bottom_line(result: CardEvidenceOutput) -> str:
     return f"**In short:** {does}; {said}."
 
 
-def _plan_card(route: Route, known: Known) -> Calls:
+def _plan_card(route: Route, known: ConversationState) -> Calls:
     arguments: dict[str, Any] = {"card": route.card or ""}
     if route.opponent:
         arguments["opponent_archetype"] = route.opponent
-    in_format = known.deck.kept_format in (None, known.format)
-    mine = known.deck.archetype if in_format else None
+    in_format = known.deck_format in (None, known.format)
+    mine = known.archetype if in_format else None
     if mine and mine != route.opponent:
         arguments["archetype"] = mine
-    if in_format and known.deck.read:  # a card off the deck's colours is said to be
-        arguments["card_details"] = [c.model_dump() for c in known.deck.cards]
+    if in_format and known.deck_read:  # a card off the deck's colours is said to be
+        arguments["card_details"] = [c.model_dump() for c in known.card_details]
     return [(CARD_EVIDENCE.name, arguments)]
 
 
@@ -406,7 +410,7 @@ def _grid_lines(grid: MatchupGrid) -> list[str]:
     return lines
 
 
-def _plan_matchups(route: Route, known: Known) -> Calls:
+def _plan_matchups(route: Route, known: ConversationState) -> Calls:
     subject = route.archetype or route.opponent
     return [(DECK_MATCHUPS.name, {"archetype": subject})] if subject else [(FORMAT_MATCHUPS.name, {})]
 

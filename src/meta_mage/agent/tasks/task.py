@@ -10,7 +10,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
-from meta_mage.models.conversation import Known, Route
+from meta_mage.agent.state import ConversationState, Route
 from meta_mage.tools.rules import FORMAT, Rule
 from meta_mage.tools.tool import DECK_COACHING, META_RESEARCH, Tool
 
@@ -29,7 +29,7 @@ class Results:
         return found if isinstance(found, model) else None
 
 
-Writer = Callable[[Route, Known, Results], str]
+Writer = Callable[[Route, ConversationState, Results], str]
 
 OPPONENT_WORDS = r"\b(against|vs\.?|versus|facing|beat|into)\b"  # the words that name whom a deck plays
 
@@ -73,10 +73,10 @@ class TaskSpec:
     writer: Writer
     needs: tuple[Rule, ...] = ()
     plans: tuple[tuple[Tool[Any], Mapping[str, Any]], ...] = ()
-    planner: Callable[[Route, Known], Calls] | None = None
+    planner: Callable[[Route, ConversationState], Calls] | None = None
     cues: tuple[Cue, ...] = ()  # what names it in a question of its workflow; none: the workflow's default
 
-    def plan(self, route: Route, known: Known) -> Calls:
+    def plan(self, route: Route, known: ConversationState) -> Calls:
         if self.planner is not None:
             return self.planner(route, known)
         return [(tool.name, dict(arguments)) for tool, arguments in self.plans]
