@@ -16,6 +16,7 @@ from meta_mage.tools.registry import build_registry
 from meta_mage.wiring import Wiring, coach_from_settings
 from tests.agent.conftest import run_turn
 from tests.conftest import prefixed_settings
+from tests.integration.test_guides_across_formats import demo_lists
 
 
 @pytest.fixture(scope="module")
@@ -50,3 +51,23 @@ async def test_a_word_read_as_this_formats_deck_says_so(coach: Any) -> None:
     first = await run_turn(coach, "What are the top decks in Pauper over the last 30 days?")
     turn = await run_turn(coach, "How does Boros do?", first.conversation_id)
     assert turn.text.startswith("I read “Boros” as **Boros Glint Hawk**, the most played Pauper deck with that name")
+
+
+async def test_an_opponent_named_in_answer_to_the_coachs_question_never_relabels_the_deck(coach: Any) -> None:
+    # Given a Pauper list pasted with a sideboarding question, confirmed, and the window answered
+    deck = demo_lists()["Pauper"]["Boros Glint Hawk"]
+    turn = await run_turn(coach, f"How should I sideboard my Pauper deck against the top decks?\n{deck}")
+    assert "**Boros Glint Hawk** in Pauper. Is that right?" in turn.text
+    await run_turn(coach, "yes", turn.conversation_id)
+    asked = await run_turn(coach, "30", turn.conversation_id)
+    assert asked.text.startswith("Which archetype are you playing against?")
+
+    # When the player answers with the opponent
+    guide = await run_turn(coach, "Mono Blue Terror", turn.conversation_id)
+
+    # Then it is the opponent, and the deck is still the player's
+    assert guide.text.startswith("**Boros Glint Hawk vs Mono Blue Terror** in Pauper")
+    assert (guide.state["archetype"], guide.state["opponent_archetype"]) == ("Boros Glint Hawk", "Mono Blue Terror")
+    # and a follow-up re-runs the guide over another window, the deck and the opponent kept
+    again = await run_turn(coach, "and the last 7 days?", turn.conversation_id)
+    assert again.text.startswith("**Boros Glint Hawk vs Mono Blue Terror** in Pauper, 2025-11-10 to 2025-11-16")

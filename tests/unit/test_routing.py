@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from meta_mage.agent.follow_ups import CONTINUATIONS, FOLLOW_UPS, FollowUp
 from meta_mage.agent.guards import DAYS_QUESTION
 from meta_mage.agent.router import (
     MAX_LOOKUPS,
@@ -22,6 +23,7 @@ from meta_mage.agent.router import (
     with_places,
 )
 from meta_mage.agent.state import ConversationState, RouteDecision
+from meta_mage.agent.tasks import WORKFLOW_TASKS
 from meta_mage.models.tournaments import FORMATS as ALL_FORMATS
 from tests.unit.routing_data import ARCHETYPES, CARDS, DECK, FakeTools, Talk, lookups, runner
 
@@ -618,3 +620,26 @@ PLACED = ["Mono Blue Terror", "Mono Red Madness", "Grixis Affinity"]
 )
 def test_a_place_in_the_top_decks_table_names_its_archetype(question: str, read: str) -> None:
     assert with_places(question, PLACED) == read
+
+
+@pytest.mark.parametrize("rule", FOLLOW_UPS, ids=[rule.name for rule in FOLLOW_UPS])
+async def test_each_declared_follow_up_reruns_its_task_keeping_its_slots(rule: FollowUp) -> None:
+    # Given the answer to the rule's example question
+    talk = Talk(state=dict(MODERN_30))
+    asked, follow_up = rule.example
+    first = await talk.say(asked)
+    assert first.task == rule.after
+
+    # When the example follow-up comes
+    turn = await talk.say(follow_up)
+
+    # Then the rule's task runs again, with the slots it keeps from the first answer and the one it changes
+    assert (turn.workflow, turn.task) == ("meta_research", rule.task)
+    assert all(getattr(turn, slot) == getattr(first, slot) for slot in rule.keeps)
+    changed = [slot for slot in ("archetype", "opponent", "card") if getattr(turn, slot) != getattr(first, slot)]
+    assert len(changed) == 1 and changed[0] not in rule.keeps
+
+
+@pytest.mark.parametrize("workflow", sorted(CONTINUATIONS))
+def test_every_workflow_has_a_continuation_rule(workflow: str) -> None:
+    assert workflow in WORKFLOW_TASKS and set(CONTINUATIONS) == set(WORKFLOW_TASKS)
