@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from meta_mage.agent.router import find_archetypes
 from meta_mage.agent.tools import in_process_executor
 from meta_mage.local.seed import seed_demo
 from meta_mage.storage.dynamo import dynamodb_resource
@@ -71,3 +72,39 @@ async def test_an_opponent_named_in_answer_to_the_coachs_question_never_relabels
     # and a follow-up re-runs the guide over another window, the deck and the opponent kept
     again = await run_turn(coach, "and the last 7 days?", turn.conversation_id)
     assert again.text.startswith("**Boros Glint Hawk vs Mono Blue Terror** in Pauper, 2025-11-10 to 2025-11-16")
+
+
+def _named_in(line: str, names: list[str]) -> set[str]:
+    """The archetypes ``line`` names in full (a longer name is one name, not also the shorter one inside it)."""
+    return {name for _, name in find_archetypes(line, [], names)}
+
+
+async def test_every_answers_first_line_names_only_what_the_player_named_or_says_why(coach: Any) -> None:
+    # Given every format's archetypes (a name from any format counts: a swap across formats is caught too)
+    formats = await coach.deps.lookups.formats()
+    everywhere = sorted({n for fmt in formats for n in await coach.deps.lookups.archetypes(fmt, 365)})
+    checked = 0
+    for fmt in formats:
+        top = (await coach.deps.lookups.archetypes(fmt, 30))[:3]
+        if len(top) < 3:
+            continue
+        first, second, third = top
+        said: set[str] = set()  # the names the player wrote
+        cid = None
+        for message, names in (
+            (f"What are the top decks in {fmt} over the last 30 days?", set()),
+            (f"How does {first} do against {second}?", {first, second}),
+            (f"and against {third}?", {third}),
+            ("and the last 14 days?", set()),
+            (f"what should I play in {fmt}?", set()),
+        ):
+            said |= names
+            turn = await run_turn(coach, message, cid)
+            cid = turn.conversation_id
+            headline = turn.text.split("\n", 1)[0]
+            # Then its first line says what it is about: the format, and no archetype the player did not name
+            assert fmt in headline, (message, headline)
+            unasked = _named_in(headline, everywhere) - said
+            assert not unasked or "I read" in headline or "not played in" in headline, (fmt, message, headline)
+            checked += 1
+    assert checked >= 20
