@@ -468,37 +468,47 @@ async def _names_in_format(
         return fmt, archetype, opponent, ""
     name, other, was = elsewhere
     archetype, opponent = await _read_names(text, other, days, known, lookups)
-    several = " and " in name
-    are = (
-        f"are not played in {was}; they are {other} decks"
-        if several
-        else f"is not played in {was}; it is a {other} deck"
-    )
-    return other, archetype, opponent, f"{name} {are}, so this answer is about {other}."
+    note = _ELSEWHERE[" and " in name].format(name=name, other=other, was=was)
+    return other, archetype, opponent, f"{note}, so this answer is about {other}."
+
+
+_ELSEWHERE = {  # several names or one -> what the answer says first
+    False: "{name} is not played in {was}; it is a {other} deck",
+    True: "{name} are not played in {was}; they are {other} decks",
+}
 
 
 async def _named_elsewhere(
     text: str, known: ConversationState, read: tuple[str | None, str | None], lookups: Lookups
 ) -> tuple[str, str, str] | None:
-    """(name, its format, the conversation's format) when ``text`` names in full an archetype the conversation's
-    format does not have but another format does, and the names read in this format were only look-alikes
-    (matched by a word): a name is never swapped for another format's look-alike without saying so."""
+    """(names, their format, the conversation's format) when ``text`` names in full archetypes the
+    conversation's format does not have but another format does, and the names read in this format were only
+    look-alikes (matched by a word): a name is never swapped for another format's look-alike without saying so."""
     active = known.format
     read_names = [name for name in read if name]
     if not active or (read_names and all(name.lower() in text.lower() for name in read_names)):
+        return None  # with no format in the conversation the coach asks for one (blocking rule 1), never guesses
+    found_in = await _formats_naming(text, active, lookups)
+    if not found_in:
         return None
-    here = {name.lower() for name in await lookups.archetypes(active)}
+    other, found = next(iter(found_in.items()))
+    return " and ".join(sorted(found, key=lambda name: text.lower().find(name.lower()))), other, active
+
+
+async def _formats_naming(text: str, active: str | None, lookups: Lookups) -> dict[str, list[str]]:
+    """The formats other than ``active`` whose archetypes ``text`` names in full (names ``active`` plays too
+    left out), with those names."""
+    here = {name.lower() for name in await lookups.archetypes(active)} if active else set()
+    found_in: dict[str, list[str]] = {}
     for other in await lookups.formats():
-        found = [
-            name
-            for name in await lookups.archetypes(other)
-            if other != active
-            and name.lower() not in here
-            and re.search(rf"(?<![\w]){re.escape(name.lower())}(?![\w])", text.lower())
-        ]
-        if found:
-            return " and ".join(sorted(found, key=lambda name: text.lower().find(name.lower()))), other, active
-    return None
+        found = [n for n in await lookups.archetypes(other) if n.lower() not in here and _in_full(n, text)]
+        if found and other != active:
+            found_in[other] = found
+    return found_in
+
+
+def _in_full(name: str, text: str) -> bool:
+    return re.search(rf"(?<![\w]){re.escape(name.lower())}(?![\w])", text.lower()) is not None
 
 
 def _follows_deck(reply: str, known: ConversationState, fmt: str | None, named: str | None) -> bool:
