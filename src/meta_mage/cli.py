@@ -380,7 +380,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from meta_mage.storage.snapshot import SnapshotDamaged
     from meta_mage.storage.tables import create_tables
 
-    settings = _settings(args)
+    # only the page's own origin may call the local API from a browser, unless --cors-origin says otherwise
+    origin = args.cors_origin or f"http://{args.host}:{args.port}"
+    settings = _settings(args).model_copy(update={"cors_origin": origin})
     with contextlib.ExitStack() as stack:
         if args.dynamodb_endpoint:
             os.environ["AWS_ENDPOINT_URL_DYNAMODB"] = args.dynamodb_endpoint
@@ -744,8 +746,15 @@ def build_parser() -> argparse.ArgumentParser:
     ask.set_defaults(func=cmd_ask)
 
     serve = sub.add_parser("serve", help="run every endpoint locally (embedded DynamoDB + demo data + chat page)")
-    serve.add_argument("--host", default="127.0.0.1")
-    serve.add_argument("--port", type=int, default=8000)
+    serve.add_argument(
+        "--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1: this machine only)"
+    )
+    serve.add_argument("--port", type=int, default=8000, help="port to listen on (default 8000)")
+    serve.add_argument(
+        "--cors-origin",
+        help="another web origin allowed to call the API from a browser (default: only the page's own, "
+        "http://HOST:PORT; '*' allows any site you visit to drive the local coach)",
+    )
     serve.add_argument(
         "--dynamodb-endpoint", help="use this DynamoDB (e.g. DynamoDB Local) instead of the embedded one"
     )

@@ -61,7 +61,10 @@ class Tab:
 
     async def turns_done(self, count: int) -> None:
         """Wait until the page has finished ``count`` turns (``body[data-turns]``)."""
-        await self.page.wait_for_function(f"document.body.dataset.turns === '{count}'", timeout=60_000)
+        # polled from here: the page's Content-Security-Policy forbids the eval an in-page wait_for_function uses
+        async with asyncio.timeout(60):
+            while await self.page.evaluate("document.body.dataset.turns") != str(count):
+                await asyncio.sleep(0.05)
         await asyncio.sleep(0.3)  # the last animation frame renders the answer
 
     async def screenshot(self, name: str) -> Path:
@@ -77,12 +80,15 @@ async def open_tab(browser: Browser, url: str, width: int = 1280, height: int = 
     context = await browser.new_context(
         viewport={"width": width, "height": height}, device_scale_factor=1, is_mobile=width < 700, has_touch=width < 700
     )
+    refused: list[str] = []  # what the page's Content-Security-Policy blocked: the page itself must need nothing
     try:
         page = await context.new_page()
+        page.on("console", lambda message: refused.append(message.text) if "Content Security" in message.text else None)
         await page.goto(url)
         yield Tab(page)
     finally:
         await context.close()
+    assert refused == [], refused
 
 
 async def test_chat_page_streams_an_answer(server: str, browser: Browser) -> None:
@@ -122,8 +128,9 @@ async def test_text_from_anywhere_cannot_inject_html(server: str, browser: Brows
             f"(() => {{ const n = addAnswer({json.dumps(HOSTILE)}); return new Promise(r => requestAnimationFrame("
             "() => setTimeout(() => r(n.innerHTML), 50))); })()"
         )
-        assert "<strong>bold</strong>" in rendered and "onerror" not in rendered and "<script" not in rendered
-        assert "javascript:" not in rendered
+        # the HTML is shown as text (escaped), the link as its text and address: nothing that runs
+        assert "<strong>bold</strong>" in rendered and "<img" not in rendered and "<script" not in rendered
+        assert "&lt;img src=x" in rendered and "href" not in rendered
         # a user's message with HTML in it is shown as text
         await tab.evaluate(f"send({json.dumps(HOSTILE)})")
         await tab.turns_done(1)
@@ -212,7 +219,9 @@ async def test_the_page_has_no_serious_accessibility_problems(
     question = urllib.parse.quote("What are the top decks in Modern over the last 30 days?")
     async with open_tab(browser, f"{server}/?q={question}", width, height) as tab:
         await tab.turns_done(1)
-        await tab.page.add_script_tag(path=AXE)
+        await tab.page.evaluate(
+            AXE.read_text(encoding="utf-8")
+        )  # evaluated by the browser: no inline script tag the CSP refuses
         violations = await tab.evaluate(
             "axe.run(document, {resultTypes: ['violations']}).then(r => r.violations.map(v => "
             "({id: v.id, impact: v.impact, nodes: v.nodes.slice(0, 3).map(n => n.target.join(' '))})))"
@@ -365,3 +374,83 @@ async def test_figures_the_data_does_not_hold_are_marked(server: str, browser: B
     assert notes == [
         "⚠ Not found in this turn's data, so check before relying on them: 62.5% (percentage), 14-3 (record)."
     ]
+
+
+LISTENER = "http://127.0.0.1:18999"  # nothing listens there: a request to it is what the test looks for
+HOSTILE_DRAFTER = f"<video poster={LISTENER}/x></video>[prize](https://evil.example)"
+HOSTILE_VECTORS = (  # markup a name from the data (a card's, an archetype's) could carry into an answer
+    f"**<img src={LISTENER}/c>[Bolt](https://evil.example/c) in Modern** "
+    f"<audio src={LISTENER}/a></audio> <svg><image href={LISTENER}/s></image></svg> "
+    f"<picture><source srcset={LISTENER}/p></picture> <table background={LISTENER}/t><tr><td>x</td></tr></table> "
+    f"[away](https://evil.example/l) ![pic]({LISTENER}/i.png) <a href=//evil.example/r>r</a> [own](/docs)"
+)
+
+
+@pytest.fixture()
+def hostile_server(modern_world: dict[str, Any]) -> Any:
+    """The app over tables (in the moto the session runs) holding one cube draft whose drafter, card and draft
+    names are markup."""
+    from meta_mage.api.factory import build_app
+    from meta_mage.ingest.drafts import ingest_draft
+    from meta_mage.models.drafts import DraftImport
+    from meta_mage.storage.cards import CardsRepository
+    from meta_mage.storage.drafts import DraftsRepository
+    from meta_mage.storage.dynamo import dynamodb_resource
+    from meta_mage.storage.tables import create_tables
+    from tests.conftest import prefixed_settings
+    from tests.servers import serving
+
+    # its own tables, but the card corpus the session loaded: a cube card must be a real card (the importer
+    # refuses any other name, so a card name cannot carry markup in through a draft)
+    settings = prefixed_settings("hostile").model_copy(update={"cards_table": modern_world["settings"].cards_table})
+    db = dynamodb_resource(settings)
+    create_tables(db, settings)
+    draft = DraftImport.model_validate(
+        {
+            "draft_id": "hostile",
+            "draft_name": "Hostile <b>cube</b> [link](https://evil.example/d)",
+            "draft_date": "2025-11-01",
+            "cube": [{"name": "Lightning Bolt"}, {"name": "Counterspell"}],
+            "drafters": [HOSTILE_DRAFTER],
+            "picks": [{"pick_n": 1, "drafter": HOSTILE_DRAFTER, "card": "Lightning Bolt"}],
+        }
+    )
+    drafts, cards = DraftsRepository(db.Table(settings.drafts_table)), CardsRepository(db.Table(settings.cards_table))
+    assert ingest_draft(draft, "hostile.json", drafts, cards).ok
+    with serving(build_app(settings, db, serve_page=True)) as url:
+        yield url
+    for name in (settings.meta_table, settings.drafts_table, settings.checkpoint_table, settings.locks_table):
+        db.Table(name).delete()
+
+
+@pytest.mark.parametrize(("width", "height"), [(1280, 900), (375, 800)])
+async def test_hostile_names_from_the_data_stay_text_and_fetch_nothing(
+    hostile_server: str, browser: Browser, width: int, height: int
+) -> None:
+    async with open_tab(browser, f"{hostile_server}/", width, height) as tab:
+        requests: list[str] = []
+        tab.page.on("request", lambda request: requests.append(request.url))
+        await tab.welcomed()
+        # When a player asks about the draft whose names are markup, and an answer carries every other vector
+        await tab.evaluate("send('What cards were in the hostile draft, and who took them?')")
+        await tab.turns_done(1)
+        await tab.evaluate(
+            f"(() => {{ const n = addAnswer({json.dumps(HOSTILE_VECTORS)}); return new Promise(r => "
+            "requestAnimationFrame(() => setTimeout(r, 100))); })()"
+        )
+        await asyncio.sleep(0.5)
+        answer = await tab.evaluate("[...document.querySelectorAll('.assistant')].map(n => n.textContent).join('\\n')")
+        elements = await tab.evaluate(
+            "[...document.querySelectorAll('#log video, #log audio, #log img, #log svg image, #log picture, "
+            "#log source, #log [background], #log [poster], #log [srcset]')].map(e => e.outerHTML)"
+        )
+        links = await tab.evaluate("[...document.querySelectorAll('#log a')].map(a => a.getAttribute('href'))")
+        await tab.screenshot(f"hostile-{width}x{height}.png")
+
+    # Then the names are shown as the text they are, nothing left the page's origin, and no link goes elsewhere
+    assert f"taken by {HOSTILE_DRAFTER} (pick 1)" in answer, answer[:900]
+    assert "Lightning Bolt" in answer and "Bolt (https://evil.example/c)" in answer  # a link elsewhere: text
+    assert elements == [], elements
+    assert [url for url in requests if not url.startswith(hostile_server)] == []
+    assert all(href is not None and href.startswith("/") and not href.startswith("//") for href in links), links
+    assert "/docs" in links  # a link to the page's own paths stays a link

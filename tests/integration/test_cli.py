@@ -107,6 +107,11 @@ def test_serve_without_demo_data_still_creates_the_tables(tmp_path: Path) -> Non
             time.sleep(0.1)
         # Then the endpoints answer from empty tables instead of failing
         assert httpx.get(f"http://127.0.0.1:{port}/formats").json() == {"formats": [], "details": []}
+        # and only the page's own origin may call them from a browser: another site cannot drive the local coach
+        own = f"http://127.0.0.1:{port}"
+        for origin, allowed in ((own, own), ("https://evil.example", None)):
+            headers = httpx.get(f"{own}/formats", headers={"origin": origin}).headers
+            assert headers.get("access-control-allow-origin") == allowed, origin
         chat = httpx.post(f"http://127.0.0.1:{port}/chat", json={"message": "top decks in Modern?"}, timeout=30)
         assert chat.status_code == 200 and "event: done" in chat.text
     finally:

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from meta_mage.agent.state import ConversationState, Route
-from meta_mage.agent.tasks.phrasing import blocks
+from meta_mage.agent.tasks.phrasing import blocks, plain
 from meta_mage.agent.tasks.task import Calls, Cue, Results, TaskSpec
 from meta_mage.models.drafts import REDACTED, DraftPoolResult, ListDraftsOutput
 from meta_mage.tools.catalog.drafts import DRAFT_POOL, LIST_DRAFTS
@@ -24,8 +24,8 @@ def draft_pool(route: Route, known: ConversationState, done: Results) -> str:
     kind = (filters.get("type_contains") or "card").lower()
     described = _described(filters, pool.total_cards)
     if filters.get("drafter") == REDACTED or _OPT_OUT.search(route.question):  # one sentence, never their picks
-        return _opted_out(pool.draft_name, _private_picks(cards))
-    heading = f"**{pool.draft_name}** ({pool.draft_date})"
+        return _opted_out(plain(pool.draft_name), _private_picks(cards))
+    heading = f"**{plain(pool.draft_name)}** ({pool.draft_date})"
     if filters.get("drafter"):  # the tool has no drafter filter: the answer keeps that drafter's picks
         return _drafters_picks(heading, filters["drafter"], kind, described, cards)
     asked_pick = _ASKS_PICK.search(route.question)
@@ -73,8 +73,8 @@ def _whole_pool(pool: DraftPoolResult, question: str, kind: str, described: str,
     total = pool.total_cards
     drafted = [c for c in cards if c.get("drafted")]
     lines = [
-        f"**{pool.draft_name}** ({pool.draft_date}): {total} {kind}{'' if total == 1 else 's'}{described} in the pool, "
-        + _drafted_count(total, len(drafted)),
+        f"**{plain(pool.draft_name)}** ({pool.draft_date}): "
+        f"{total} {kind}{'' if total == 1 else 's'}{described} in the pool, " + _drafted_count(total, len(drafted)),
         "",
     ]
     subset = next((s for s in _SUBSETS if s.asks.search(question)), None)
@@ -98,7 +98,7 @@ def _card_lines(shown: list[dict[str, Any]]) -> list[str]:
     limit = len(shown) if len(shown) <= MAX_LISTED + 10 else MAX_LISTED
     lines = []
     for card in shown[:limit]:
-        takers = ", ".join(f"{who} (pick {n})" for who, n in _takers(card))
+        takers = ", ".join(f"{plain(who)} (pick {n})" for who, n in _takers(card))
         taken = "taken by " + takers if takers else "not drafted"
         lines.append(f"- {card['card_name']}{_cost(card.get('mana_cost'))}: {taken}")
     if len(shown) > limit:
@@ -117,7 +117,7 @@ def _drafters_picks(heading: str, drafter: str, kind: str, described: str, cards
         key=lambda pick: pick[:2],
     )
     plural = "" if len(picks) == 1 else "s"
-    lines = [f"{heading}: {drafter} took {len(picks)} {kind}{plural}{described}, in pick order:", ""]
+    lines = [f"{heading}: {plain(drafter)} took {len(picks)} {kind}{plural}{described}, in pick order:", ""]
     lines += [f"- Pick {n}: {name}{_cost(cost)}" for n, name, cost in picks]
     return blocks(lines)
 
@@ -132,7 +132,7 @@ def _pick_of_each(heading: str, number: int, kind: str, described: str, cards: l
     if not taken:
         return f"{heading}: no drafter took pick {number}{narrowed}."
     lines = [f"{heading}: pick {number} of each drafter{narrowed} ({len(taken)}):", ""]
-    lines += [f"- {who}: {name}{_cost(cost)}" for who, name, cost in taken]
+    lines += [f"- {plain(who)}: {name}{_cost(cost)}" for who, name, cost in taken]
     if any(who == REDACTED for who, _, _ in taken):
         lines += ["", _ANONYMOUS_NOTE]
     return blocks(lines)
@@ -176,7 +176,7 @@ def list_drafts(route: Route, known: ConversationState, done: Results) -> str:
     if not result.drafts:
         return "No cube drafts have been imported yet."
     return "Cube drafts I know:\n\n" + "\n".join(
-        f"- **{d.draft_name}** (`{d.draft_id}`, {d.draft_date}): {d.total_cards} cards, "
+        f"- **{plain(d.draft_name)}** (`{d.draft_id}`, {d.draft_date}): {d.total_cards} cards, "
         f"{d.drafters} drafters, {d.picks} picks"
         for d in result.drafts
     )

@@ -8,6 +8,17 @@ from meta_mage.analytics.clustering import MIN_PLAYERS
 from meta_mage.analytics.stats import LEAN_POINTS, PRIOR_MATCHES
 from meta_mage.models.meta import DeckMatchupStatsOutput, Lookalike, MatchupCell, Window, WinRate
 
+_MARKUP = re.compile(r"[\\`*<>|]")
+
+
+def plain(text: str) -> str:
+    """Free text from a data file (a drafter's or a draft's name) as markdown that shows it as written: the
+    characters that would make HTML, emphasis, code, a table cell or a link are escaped."""
+    escaped = _MARKUP.sub(lambda match: "\\" + match.group(0), text)
+    if "](" in escaped or "][" in escaped:  # a link's brackets; "[REDACTED]" alone is no link and stays as it is
+        escaped = escaped.replace("[", "\\[").replace("]", "\\]")
+    return escaped
+
 
 def percent(block: WinRate) -> float:
     """The win rate from the record itself: rounding the tool's 2-decimal figure again can be off by 0.1."""

@@ -1,0 +1,523 @@
+const log = document.getElementById("log");
+let conversationId = null;
+
+function nearBottom() {
+  return log.scrollHeight - log.scrollTop - log.clientHeight < 80;
+}
+
+function add(cls, text) {
+  const div = document.createElement("div");
+  div.className = cls;
+  div.textContent = text;
+  log.appendChild(div);
+  log.scrollTop = log.scrollHeight;  // a new message: show it
+  return div;
+}
+
+// Markdown from the coach, rendered by marked and sanitised by DOMPurify: no text from the data (a card
+// name, a player name, a pasted message) can add markup, run anything or make the browser fetch anything.
+// Raw HTML in the markdown is shown as text; a link is kept only to the page's own paths; the sanitiser then
+// allows only the tags an answer uses and no attribute that can hold a URL but href (own paths only).
+// Re-rendered once per animation frame while the answer streams in.
+const ANSWER_TAGS = ["p", "br", "strong", "em", "del", "code", "pre", "ul", "ol", "li", "blockquote", "hr", "h1",
+                     "h2", "h3", "h4", "table", "thead", "tbody", "tr", "th", "td", "a", "span", "details", "summary"];
+const SANITISE = {ALLOWED_TAGS: ANSWER_TAGS, ALLOWED_ATTR: ["href", "align", "colspan", "rowspan"],
+                  ALLOWED_URI_REGEXP: /^(?:\/(?!\/)|#)/, ALLOW_DATA_ATTR: false};
+const OWN_PATH = /^(?:\/(?!\/)|#)/;
+
+function escapeHtml(text) {
+  return text.replace(/[&<>"']/g, (c) => ({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;"})[c]);
+}
+
+marked.use({
+  tokenizer: {url() { return undefined; }},  // a bare address in a name stays text (no GFM autolink)
+  renderer: {
+    html(token) { return escapeHtml(token.text || token.raw || ""); },  // raw HTML from anywhere: shown as text
+    link(token) {  // a link elsewhere is shown as its text and address, never as a link
+      const text = this.parser.parseInline(token.tokens);
+      if (OWN_PATH.test(token.href)) return `<a href="${escapeHtml(token.href)}">${text}</a>`;
+      return token.raw.startsWith("[") ? `${text} (${escapeHtml(token.href)})` : escapeHtml(token.text);
+    },
+    image(token) { return escapeHtml(token.raw); },  // an answer has no images: no fetch from anywhere
+  },
+});
+
+function render(node, text) {
+  node.dataset.markdown = text;
+  if (node.dataset.pending) return;
+  node.dataset.pending = "1";
+  requestAnimationFrame(() => {
+    const stick = nearBottom();
+    delete node.dataset.pending;
+    // no images or styles either: an answer never needs them, and an image would fetch from anywhere
+    node.innerHTML = DOMPurify.sanitize(marked.parse(node.dataset.markdown, {gfm: true}), SANITISE);
+    for (const table of node.querySelectorAll("table")) table.tabIndex = 0;  // it scrolls sideways: keyboard-reachable
+    markWideTables(node);
+    if (stick) log.scrollTop = log.scrollHeight;
+  });
+}
+
+// A table wider than its answer gets a line above it saying it scrolls (its first column stays in place).
+function markWideTables(node) {
+  for (const table of node.querySelectorAll("table")) {
+    const hint = table.previousElementSibling;
+    const hinted = hint && hint.classList.contains("scroll-hint");
+    if (table.scrollWidth > table.clientWidth + 1 && !hinted) {
+      const p = document.createElement("p");
+      p.className = "scroll-hint";
+      p.textContent = "⇆ More columns: scroll the table sideways.";
+      table.before(p);
+    }
+  }
+}
+
+function addAnswer(text) {
+  const node = add("msg assistant", "");
+  render(node, text);
+  return node;
+}
+
+// The server's rules for a pasted list, line for line (agent/router.py extract_decklist, decks/parse.py
+// parse_deck_text); tests/deck_samples.json is run through both.
+const CARD_LINE = /^\s*(?:SB:\s*)?\d{1,2}x?\s+[A-Za-z0-9"'].*$/;
+const SECTION_LINE = /^\s*(?:\/\/\s*)?(sideboard|deck|mainboard|main deck|companion|commander)\s*:?\s*$/i;
+const LIST_LINE = /^(?:(SB:)\s*)?(\d+)\s*x?\s+(.+?)\s*$/i;
+const SIDEBOARD_HEADER = /^(?:\/\/\s*)?sideboard:?$/i;
+const IGNORED_HEADER = /^(?:\/\/\s*)?(deck|main ?deck|mainboard|commander|companion|about|name .*):?$/i;
+
+// The list inside a message (six or more card lines) with its main deck and sideboard counts, or null.
+function deckCounts(text) {
+  const lines = text.split(/\r\n|\r|\n/);
+  const rows = lines.flatMap((line, i) => (CARD_LINE.test(line) ? [i] : []));
+  if (rows.length < 6) return null;
+  let start = rows[0];
+  if (start > 0 && SECTION_LINE.test(lines[start - 1])) start -= 1;
+  const block = lines.slice(start, rows[rows.length - 1] + 1)
+    .filter((line) => !line.trim() || CARD_LINE.test(line) || SECTION_LINE.test(line));
+  let main = 0, side = 0, inSide = false;
+  for (const raw of block) {
+    const line = raw.replace(/[\x00-\x1f\x7f-\x9f]/g, " ").trim().split(/\s+/).join(" ");
+    if (!line) {
+      if (main > 0) inSide = true;  // a blank line after main deck cards starts the sideboard (MTGO)
+      continue;
+    }
+    if (SIDEBOARD_HEADER.test(line)) { inSide = true; continue; }
+    if (IGNORED_HEADER.test(line)) continue;
+    const match = LIST_LINE.exec(line);
+    if (!match) continue;
+    const count = parseInt(match[2], 10);
+    if (match[1] || inSide) side += count; else main += count;
+  }
+  if (!main) [main, side] = [side, 0];  // everything came after a leading blank line
+  return {main, side, block: block.join("\n").trim(), start, end: rows[rows.length - 1]};
+}
+
+// A pasted decklist is shown collapsed ("Decklist: 60 + 15 cards"), the rest of the message as written.
+function addQuestion(text) {
+  const deck = deckCounts(text);
+  if (!deck) return add("msg user", text);
+  const div = add("msg user", "");
+  const lines = text.split(/\r\n|\r|\n/);
+  const other = lines.filter((line, i) => (i < deck.start || i > deck.end) && line.trim()).join("\n");
+  if (other) div.append(other, document.createElement("br"));
+  const details = document.createElement("details");
+  details.className = "deck";
+  const summary = document.createElement("summary");
+  summary.textContent = `Decklist: ${deck.main} + ${deck.side} cards`;
+  const pre = document.createElement("pre");
+  pre.textContent = deck.block;
+  details.append(summary, pre);
+  div.append(details);
+  return div;
+}
+
+const WORKFLOWS = {meta_research: "Meta research", deck_coaching: "Deck coaching", cube_draft: "Cube draft"};
+
+// The state in words; the dropdowns follow it.
+function showState(state) {
+  const rows = [
+    ["Format", state.format],
+    ["Window", state.days ? `Last ${state.days} days` : null],
+    ["Your deck", state.archetype || (state.suggested_archetype ? `${state.suggested_archetype}?` : null)],
+    ["Decklist", state.has_deck ? "pasted" : null],
+    ["Opponent", state.opponent_archetype],
+    ["Draft", state.draft_id],
+    ["Talking about", WORKFLOWS[state.current_workflow] || null],
+  ];
+  const dl = document.getElementById("state");
+  dl.replaceChildren();
+  for (const [label, value] of rows) {
+    const dt = document.createElement("dt"), dd = document.createElement("dd");
+    dt.textContent = label;
+    dd.textContent = value === null || value === undefined || value === "" ? "—" : String(value);
+    dl.append(dt, dd);
+  }
+  const select = document.getElementById("format");
+  if (state.format && [...select.options].some((o) => o.value === state.format)) select.value = state.format;
+  if (state.days) document.getElementById("days").value = state.days;
+}
+
+async function errorMessage(response) {
+  // the API answers errors as JSON; a proxy or a crash may not
+  const text = await response.text();
+  try {
+    const body = JSON.parse(text);
+    return {code: body.error, message: body.message || text};
+  } catch {
+    return {code: null, message: text.slice(0, 200) || response.statusText};
+  }
+}
+
+async function welcome() {
+  try {
+    const response = await fetch("/welcome");
+    if (!response.ok) throw new Error((await errorMessage(response)).message);
+    const body = await response.json();
+    conversationId = body.conversation_id;
+    document.getElementById("cid").textContent = `Conversation ${conversationId}`;
+    const select = document.getElementById("format");
+    if (select.options.length === 1) {
+      for (const name of body.available_formats) select.append(new Option(name, name));
+    }
+    addAnswer(body.message);
+  } catch (err) {
+    add("msg tool error", `The coach could not start a conversation: ${err.message}. Reload to try again.`);
+  }
+}
+
+// --- pictures from the tool_call complete event's `data` (plain SVG, built node by node: no markup) ----
+
+const SVG = "http://www.w3.org/2000/svg";
+
+function svgNode(tag, attrs, text) {
+  const node = document.createElementNS(SVG, tag);
+  for (const [key, value] of Object.entries(attrs)) node.setAttribute(key, String(value));
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+
+// Colour by the shrunk estimate (a 1-0 cell reads near even, a 30-10 one clearly green), faded by the decided
+// matches behind it (full colour from SOLID matches up); HEAT_RANGE points off 50% is the full colour.
+const HEAT_RANGE = 15, SOLID = 20;
+
+function heat(estimate, matches = SOLID) {  // red (lost) through pale (even) to green (won)
+  if (estimate === null || estimate === undefined) return "#eee";
+  const t = Math.max(-1, Math.min(1, (estimate - 50) / HEAT_RANGE));
+  const from = [240, 240, 235], to = t < 0 ? [225, 95, 85] : [80, 175, 95], k = Math.abs(t);
+  const [r, g, b] = from.map((v, i) => Math.round(v + (to[i] - v) * k));
+  const alpha = 0.3 + 0.7 * Math.min(1, matches / SOLID);
+  return `rgba(${r},${g},${b},${alpha.toFixed(2)})`;
+}
+
+function rateText(rate) {
+  if (rate[0] === null) return "no decided matches";
+  const estimate = rate[4] === null || rate[4] === undefined ? "" : `; estimate ${rate[4].toFixed(1)}%`;
+  return `${rate[0].toFixed(1)}% (95% CI ${Math.round(rate[1])}-${Math.round(rate[2])}%, ${rate[3]} matches${estimate})`;
+}
+
+// The pixel width a chart is drawn at: the answer's width (less padding), 300 to 720 px.
+function chartWidth() {
+  return Math.max(300, Math.min(720, log.clientWidth - 40));
+}
+
+// A label that fits ``room`` pixels at 12 px (about 6.8 px a character), shortened with "…" when it does not.
+const CHAR_PX = 6.8;
+function fit(name, room) {
+  const most = Math.floor(room / CHAR_PX);
+  return name.length <= most ? name : `${name.slice(0, Math.max(1, most - 1))}…`;
+}
+
+// The label column: as wide as the longest name, at most ``share`` of the chart.
+function labelWidth(names, total, share) {
+  return Math.min(Math.round(total * share), Math.ceil(Math.max(...names.map((n) => n.length)) * CHAR_PX) + 8);
+}
+
+function legend() {
+  const div = document.createElement("div");
+  div.className = "legend";
+  const swatch = (colour, words) => {
+    const span = document.createElement("span");
+    const box = document.createElement("span");
+    box.className = "swatch";
+    box.style.background = colour;
+    span.append(box, ` ${words}`);
+    return span;
+  };
+  div.append(
+    "Colour: shrunk estimate",
+    swatch(heat(50 - HEAT_RANGE), `≤${50 - HEAT_RANGE}%`),
+    swatch(heat(50), "50%"),
+    swatch(heat(50 + HEAT_RANGE), `≥${50 + HEAT_RANGE}%`),
+    swatch(heat(50 + HEAT_RANGE, 2), `faded: under ${SOLID} decided matches`),
+  );
+  return div;
+}
+
+function figure(caption, ...parts) {
+  const fig = document.createElement("figure");
+  fig.className = "chart";
+  const cap = document.createElement("figcaption");
+  cap.textContent = caption;
+  fig.append(cap, ...parts);
+  return fig;
+}
+
+function sizedSvg(width, height, label) {
+  return svgNode("svg", {viewBox: `0 0 ${width} ${height}`, width, height, role: "img", "aria-label": label});
+}
+
+function metaShareChart(data) {
+  const rows = data.rows, height = 22 * rows.length + 10, max = Math.max(...rows.map((r) => r.share), 1);
+  const total = chartWidth(), labels = labelWidth(rows.map((r) => r.name), total, 0.42), room = total - labels - 90;
+  const svg = sizedSvg(total, height, `Meta share in ${data.format}`);
+  rows.forEach((row, i) => {
+    const y = 5 + 22 * i, width = room * row.share / max;
+    svg.append(svgNode("text", {x: labels, y: y + 14, "text-anchor": "end"}, fit(row.name, labels - 4)));
+    const bar = svgNode("rect", {x: labels + 8, y, width, height: 16, fill: "#6b5bb5", class: "bar", "data-name": row.name});
+    bar.append(svgNode("title", {}, `${row.name}: ${row.share.toFixed(1)}% of decks; win rate ${rateText(row.rate)}`));
+    svg.append(bar);
+    const trend = row.trend === null ? "" : row.trend > 0 ? ` ▲${row.trend.toFixed(1)}` : row.trend < 0 ? ` ▼${(-row.trend).toFixed(1)}` : " ▶0.0";
+    svg.append(svgNode("text", {x: labels + 14 + width, y: y + 13}, `${row.share.toFixed(1)}%${trend}`));
+  });
+  return figure(`Meta share in ${data.format}, ${data.period.start} to ${data.period.end} (arrows: change in points against the window before)`, svg);
+}
+
+// The top archetypes against each other as a table (real text at 12 px, the row names held while it scrolls
+// sideways on a phone), each cell coloured by its shrunk estimate and faded by its sample size.
+function gridChart(data) {
+  const table = document.createElement("table");
+  table.className = "heatmap";
+  table.tabIndex = 0;
+  table.setAttribute("aria-label", `Matchup grid of ${data.format}`);
+  const head = table.createTHead().insertRow();
+  const corner = document.createElement("th");
+  corner.textContent = "vs";
+  head.append(corner);
+  for (const name of data.archetypes) {
+    const th = document.createElement("th");
+    th.scope = "col";
+    th.textContent = name;
+    head.append(th);
+  }
+  const body = table.createTBody();
+  data.archetypes.forEach((name, i) => {
+    const row = body.insertRow();
+    const th = document.createElement("th");
+    th.scope = "row";
+    th.textContent = name;
+    row.append(th);
+    data.cells[i].forEach((cell, j) => {
+      const td = row.insertCell();
+      td.className = "cell";
+      if (!cell) {
+        td.style.background = "#ddd";
+        td.textContent = "mirror";
+        td.title = `${name} mirror: ${data.mirrors[i]} matches`;
+        return;
+      }
+      td.style.background = heat(cell[4], cell[3]);
+      td.title = `${name} vs ${data.archetypes[j]}: ${rateText(cell)}`;
+      const small = document.createElement("small");
+      small.textContent = `n=${cell[3]}`;
+      td.append(cell[0] === null ? "–" : `${Math.round(cell[0])}%`, document.createElement("br"), small);
+    });
+  });
+  return figure(`Matchups in ${data.format}: row against column, win rate and decided matches (hover or tap for the interval)`, table, legend());
+}
+
+function spreadChart(data) {
+  const total = chartWidth(), rows = data.rows, height = 22 * rows.length + 30;
+  const x0 = labelWidth(rows.map((r) => r.name), total, 0.4) + 8, w = total - x0 - 100;
+  const svg = sizedSvg(total, height, `Matchup spread of ${data.archetype}`);
+  const at = (rate) => x0 + w * rate / 100;
+  svg.append(svgNode("line", {x1: at(50), x2: at(50), y1: 0, y2: height - 20, stroke: "#999", "stroke-dasharray": "3 3"}));
+  svg.append(svgNode("text", {x: at(50), y: height - 6, "text-anchor": "middle"}, "50%"));
+  rows.forEach((row, i) => {
+    const y = 6 + 22 * i, [rate, low, high, n] = row.rate;
+    svg.append(svgNode("text", {x: x0 - 8, y: y + 13, "text-anchor": "end"}, fit(row.name, x0 - 12)));
+    svg.append(svgNode("rect", {x: at(Math.min(rate, 50)), y: y + 3, width: Math.abs(at(rate) - at(50)), height: 12, fill: heat(row.rate[4], n), class: "bar"}));
+    svg.append(svgNode("line", {x1: at(low), x2: at(high), y1: y + 9, y2: y + 9, stroke: "#333", class: "whisker"}));
+    const dot = svgNode("circle", {cx: at(rate), cy: y + 9, r: 3.5, fill: "#333"});
+    dot.append(svgNode("title", {}, `vs ${row.name}: ${rateText(row.rate)}, ${row.verdict}`));
+    svg.append(dot);
+    svg.append(svgNode("text", {x: x0 + w + 8, y: y + 13}, `${Math.round(rate)}% (n=${n})`));
+  });
+  return figure(`${data.archetype} in ${data.format}: win rate against the opponents met most, with 95% intervals (best estimate first)`, svg, legend());
+}
+
+const COLOURS = {W: "#f4eecb", U: "#9cc3e6", B: "#a29a95", R: "#e79a85", G: "#9bc99b", C: "#cfcfd6"};
+
+function poolChart(data) {
+  const cols = data.columns, max = Math.max(...cols.map((c) => c[1]), 1), w = 46, height = 190;
+  const svg = sizedSvg(cols.length * w + 20, height, `Cards by colour in ${data.draft}`);
+  cols.forEach(([identity, count], i) => {
+    const h = 140 * count / max, x = 10 + i * w;
+    const colour = identity.length === 1 ? COLOURS[identity] || "#ccc" : "#e6c96b";
+    svg.append(svgNode("rect", {x, y: 160 - h, width: w - 8, height: h, fill: colour, stroke: "#777", class: "bar"}));
+    svg.append(svgNode("text", {x: x + (w - 8) / 2, y: 155 - h, "text-anchor": "middle"}, String(count)));
+    svg.append(svgNode("text", {x: x + (w - 8) / 2, y: 176, "text-anchor": "middle"}, identity || "C"));
+  });
+  return figure(`${data.draft}: cards by colour identity`, svg);
+}
+
+const CHARTS = {meta_share: metaShareChart, matchup_grid: gridChart, spread: spreadChart, pool: poolChart};
+
+function addChart(data, answer) {
+  const draw = CHARTS[data.kind];
+  if (!draw) return;
+  const stick = nearBottom();
+  const chart = draw(data);
+  log.appendChild(chart);
+  markWideTables(chart);
+  answer.chart = answer.chart || chart;
+  if (stick) log.scrollTop = log.scrollHeight;
+}
+
+// When an answer with a chart ends, its chart is brought into view (the answer's text follows it).
+function showChart(answer) {
+  if (!answer.chart) return;
+  requestAnimationFrame(() => {
+    const top = answer.chart.getBoundingClientRect().top, logTop = log.getBoundingClientRect().top;
+    if (top < logTop || top > logTop + log.clientHeight / 2) log.scrollTop += top - logTop - 8;
+  });
+}
+
+function handle(event, data, answer) {
+  if (event === "metadata") conversationId = data.conversation_id;
+  else if (event === "thinking") add("thinking", data.content);
+  else if (event === "tool_call") {
+    const text = data.status === "calling"
+      ? `→ ${data.tool} ${JSON.stringify(data.arguments || {})}`
+      : `${data.status === "complete" ? "✓" : "✗"} ${data.tool}: ${data.summary || ""}`;
+    add("tool" + (data.status === "error" ? " error" : ""), text);
+    if (data.status === "complete" && data.data) addChart(data.data, answer);
+  } else if (event === "content") {
+    if (!answer.node) {
+      answer.node = add("msg assistant", "");
+      answer.text = "";
+    }
+    answer.text += data.text;
+    render(answer.node, answer.text);
+  } else if (event === "grounding" && data.unmatched && data.unmatched.length) {
+    // figures of the model's text that no tool result of the turn holds (agent/grounding.py)
+    const figures = data.unmatched.map((u) => `${u.figure} (${u.kind})`).join(", ");
+    add("msg grounding", `⚠ Not found in this turn's data, so check before relying on them: ${figures}.`);
+  } else if (event === "state") showState(data);
+  else if (event === "error") add("msg tool error", `error: ${data.message}`);
+}
+
+// Server-sent events, read from a stream whose chunks may split an event, a line or a "\r\n" anywhere.
+function takeEvents(buffer, answer) {
+  const held = buffer.endsWith("\r") ? "\r" : "";  // the "\n" of a "\r\n" may come in the next chunk
+  let text = (held ? buffer.slice(0, -1) : buffer).replace(/\r\n?/g, "\n");
+  let cut;
+  while ((cut = text.indexOf("\n\n")) >= 0) {
+    const block = text.slice(0, cut);
+    text = text.slice(cut + 2);
+    let event = "message", data = "";
+    for (const line of block.split("\n")) {
+      if (line.startsWith("event:")) event = line.slice(6).trim();
+      else if (line.startsWith("data:")) data += line.slice(5).trimStart();
+    }
+    if (!data) continue;
+    try {
+      handle(event, JSON.parse(data), answer);
+    } catch (err) {
+      add("msg tool error", `could not read a "${event}" event: ${err.message}`);
+    }
+  }
+  return text + held;
+}
+
+async function send(message) {
+  const button = document.getElementById("send");
+  button.disabled = true;  // one turn at a time: the server refuses a second one (409) while it answers
+  addQuestion(message);
+  let kept = false;  // whether the message went through (the box is refilled when it did not)
+  try {
+    const context = {};
+    const format = document.getElementById("format").value;
+    const days = parseInt(document.getElementById("days").value, 10);
+    if (format) context.format = format;
+    if (days >= 1 && days <= 365) context.days = days;
+    else if (document.getElementById("days").value) add("thinking", "Days must be 1 to 365; the box was left out.");
+    const response = await fetch("/chat", {
+      method: "POST",
+      headers: {"content-type": "application/json"},
+      body: JSON.stringify({message, conversation_id: conversationId, context}),
+    });
+    if (!response.ok) {
+      const problem = await errorMessage(response);
+      add("msg tool error", `error ${response.status}: ${problem.message}`);
+      restore(message);
+      if (problem.code === "conversation_not_found" || problem.code === "conversation_expired") {
+        add("thinking", "Starting a new conversation; please ask again.");
+        await welcome();
+      }
+      return;
+    }
+    kept = true;
+    const reader = response.body.getReader();
+    const decoder = new TextDecoder();
+    const answer = {node: null};
+    let buffer = "";
+    for (;;) {
+      const {value, done} = await reader.read();
+      if (done) break;
+      buffer = takeEvents(buffer + decoder.decode(value, {stream: true}), answer);
+    }
+    takeEvents(buffer + decoder.decode() + "\n\n", answer);
+    showChart(answer);
+  } catch (err) {
+    add("msg tool error", `The connection to the coach failed: ${err.message}. Your conversation is kept; ask again.`);
+    if (!kept) restore(message);
+  } finally {
+    button.disabled = false;
+    document.body.dataset.turns = String(Number(document.body.dataset.turns || 0) + 1);
+  }
+}
+
+// the typed text comes back after a refused message (too long, busy), unless something new was typed
+function restore(message) {
+  const box = document.getElementById("message");
+  if (!box.value.trim()) box.value = message;
+}
+
+document.getElementById("message").addEventListener("keydown", (e) => {
+  if (e.key === "Enter" && !e.shiftKey && !e.isComposing) {  // Enter sends, Shift+Enter breaks the line
+    e.preventDefault();
+    document.getElementById("ask").requestSubmit();
+  }
+});
+// On a phone the context panel is a drawer: the Context button opens it; its × button, Escape and a tap
+// on the backdrop close it, and focus goes back to the Context button.
+const drawerButton = document.getElementById("drawer");
+
+function setDrawer(open) {
+  const was = document.body.classList.contains("drawer-open");
+  document.body.classList.toggle("drawer-open", open);
+  drawerButton.setAttribute("aria-expanded", String(open));
+  if (open && !was) document.getElementById("drawer-close").focus();
+  if (!open && was) drawerButton.focus();
+}
+
+drawerButton.addEventListener("click", () => setDrawer(!document.body.classList.contains("drawer-open")));
+document.getElementById("drawer-close").addEventListener("click", () => setDrawer(false));
+document.getElementById("backdrop").addEventListener("click", () => setDrawer(false));
+document.addEventListener("keydown", (e) => {
+  if (e.key === "Escape" && document.body.classList.contains("drawer-open")) setDrawer(false);
+});
+
+document.getElementById("ask").addEventListener("submit", (e) => {
+  e.preventDefault();
+  const box = document.getElementById("message");
+  const message = box.value.trim();
+  if (!message || document.getElementById("send").disabled) return;
+  box.value = "";
+  send(message);
+});
+// ?q=... asks a first question once the conversation has started (links, and the browser test)
+welcome().then(() => {
+  const question = new URLSearchParams(location.search).get("q");
+  if (question) send(question);
+});
