@@ -586,6 +586,16 @@ def _format_name(value: str) -> str:
         raise argparse.ArgumentTypeError(f"expected one of {', '.join(FORMATS)}, got {value!r}") from None
 
 
+def _window_days(value: str) -> int:
+    """A window in days, 1-365: refused when the command line is read, before anything starts."""
+    from meta_mage.models.meta import MAX_DAYS
+
+    days = int(value) if value.strip().lstrip("-").isdigit() else None
+    if days is None or not 1 <= days <= MAX_DAYS:
+        raise argparse.ArgumentTypeError(f"expected a number of days from 1 to {MAX_DAYS}, got {value!r}")
+    return days
+
+
 def _day(value: str) -> Any:
     import datetime as dt
 
@@ -620,7 +630,7 @@ SUGGEST_DESCRIPTION = (
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="meta-mage", description=(__doc__ or "").replace("``", "'"))
     parser.add_argument("--rules-dir", help="archetype rules directory (MTGOFormatData layout)")
-    sub = parser.add_subparsers(dest="command", required=True)
+    sub = parser.add_subparsers(dest="command", metavar="command")
 
     tables = sub.add_parser("tables", help="manage the DynamoDB tables of template.yaml")
     tables_sub = tables.add_subparsers(dest="action", required=True)
@@ -629,17 +639,17 @@ def build_parser() -> argparse.ArgumentParser:
     ingest = sub.add_parser("ingest", help="load data into DynamoDB")
     ingest_sub = ingest.add_subparsers(dest="kind", required=True)
     t = ingest_sub.add_parser("tournaments", help="MTGODecklistCache JSON files, folders or .tar.gz archives")
-    t.add_argument("paths", nargs="+", type=Path)
+    t.add_argument("paths", nargs="+", type=Path, help="JSON files, folders (read recursively) or .tar.gz archives")
     t.set_defaults(func=cmd_ingest_tournaments)
     c = ingest_sub.add_parser("cards", help="card corpus: MTGJSON-derived list, AtomicCards or Scryfall oracle cards")
-    c.add_argument("paths", nargs="+", type=Path)
+    c.add_argument("paths", nargs="+", type=Path, help="card files (JSON; .gz too)")
     c.set_defaults(func=cmd_ingest_cards)
     d = ingest_sub.add_parser("draft", help="a cube draft: JSON file, or --pool/--picks CSVs")
-    d.add_argument("file", nargs="?", type=Path)
+    d.add_argument("file", nargs="?", type=Path, help="the draft as one JSON file (or give --pool and --picks)")
     d.add_argument("--pool", type=Path, help="pool.csv (name,quantity)")
     d.add_argument("--picks", type=Path, help="picks.csv (pick_n,drafter,card)")
-    d.add_argument("--draft-id")
-    d.add_argument("--name")
+    d.add_argument("--draft-id", help="with --pool/--picks: the draft's id (lowercase letters, digits, - and _)")
+    d.add_argument("--name", help="with --pool/--picks: the draft's name")
     d.add_argument("--date", help="YYYY-MM-DD")
     d.set_defaults(func=cmd_ingest_draft)
 
@@ -706,7 +716,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="suggest rule files (for review) for recent decks the rules leave unnamed: rules suggest FORMAT",
         description=SUGGEST_DESCRIPTION,
     )
-    suggest.add_argument("format")
+    suggest.add_argument("format", help="the format whose unnamed decks to cluster (e.g. Modern)")
     suggest.add_argument("--days", type=int, default=30, help="the window, ending at the format's last date (1-3650)")
     suggest.add_argument(
         "--min-decks", dest="min_decks", type=int, default=5, help="smallest cluster to suggest (1-3000)"
@@ -728,8 +738,8 @@ def build_parser() -> argparse.ArgumentParser:
     suggest.set_defaults(func=cmd_rules_suggest)
 
     tool = sub.add_parser("tool", help="call a tool: meta-mage tool NAME '{json args}'")
-    tool.add_argument("name", nargs="?")
-    tool.add_argument("arguments", nargs="?")
+    tool.add_argument("name", nargs="?", help="the tool's name (see --list)")
+    tool.add_argument("arguments", nargs="?", help='its arguments as a JSON object, e.g. \'{"format": "Modern"}\'')
     tool.add_argument("--list", action="store_true", help="print the tool catalog")
     tool.add_argument("--json", action="store_true", help="with --list: full catalog with input schemas")
     tool.set_defaults(func=cmd_tool)
@@ -739,10 +749,14 @@ def build_parser() -> argparse.ArgumentParser:
     seed.set_defaults(func=cmd_seed)
 
     ask = sub.add_parser("ask", help="one turn with the coach: meta-mage ask 'What are the top decks in Modern?'")
-    ask.add_argument("message")
+    ask.add_argument("message", help="your question (or a pasted decklist)")
     ask.add_argument("--conversation", help="continue this conversation id")
-    ask.add_argument("--format", help="dropdown value: the format")
-    ask.add_argument("--days", type=int, help=f"the window in days (default {DEFAULT_DAYS}, said with the answer)")
+    ask.add_argument(
+        "--format", type=_format_name, help="the format to ask about (e.g. Modern), as the page's Format box sends it"
+    )
+    ask.add_argument(
+        "--days", type=_window_days, help=f"the window in days, 1-365 (default {DEFAULT_DAYS}, said with the answer)"
+    )
     ask.set_defaults(func=cmd_ask)
 
     serve = sub.add_parser("serve", help="run every endpoint locally (embedded DynamoDB + demo data + chat page)")
@@ -765,11 +779,13 @@ def build_parser() -> argparse.ArgumentParser:
     dynamodb = sub.add_parser(
         "dynamodb", help="run the embedded DynamoDB alone (moto, made safe for concurrent transactions)"
     )
-    dynamodb.add_argument("--port", type=int, default=8002)
+    dynamodb.add_argument("--port", type=int, default=8002, help="port to listen on (default 8002)")
     dynamodb.set_defaults(func=cmd_dynamodb)
 
     mcp = sub.add_parser("mcp", help="serve the tools over MCP (stdio for desktop clients, or streamable HTTP)")
-    mcp.add_argument("--transport", choices=["stdio", "http"], default="stdio")
+    mcp.add_argument(
+        "--transport", choices=["stdio", "http"], default="stdio", help="stdio (desktop clients) or streamable http"
+    )
     mcp.add_argument("--host", default="127.0.0.1", help="with --transport http")
     mcp.add_argument("--port", type=int, default=8001, help="with --transport http")
     mcp.add_argument(
@@ -778,16 +794,19 @@ def build_parser() -> argparse.ArgumentParser:
     mcp.set_defaults(func=cmd_mcp)
 
     chat = sub.add_parser("chat", help="terminal client for a running 'meta-mage serve'")
-    chat.add_argument("--url", default="http://127.0.0.1:8000")
-    chat.add_argument("--format", help="dropdown value sent with each message")
+    chat.add_argument("--url", default="http://127.0.0.1:8000", help="the server (default http://127.0.0.1:8000)")
+    chat.add_argument("--format", type=_format_name, help="the format sent with each message (e.g. Modern)")
     chat.add_argument(
-        "--days", type=int, default=DEFAULT_DAYS, help=f"the window sent with each message (default {DEFAULT_DAYS})"
+        "--days",
+        type=_window_days,
+        default=DEFAULT_DAYS,
+        help=f"the window sent with each message, 1-365 (default {DEFAULT_DAYS})",
     )
     chat.set_defaults(func=cmd_chat)
 
     demo = sub.add_parser("demo", help="embedded DynamoDB + demo data + a short conversation with the coach")
-    demo.add_argument("--format", default="Modern")
-    demo.add_argument("--days", type=int, default=DEMO_DAYS)
+    demo.add_argument("--format", type=_format_name, default="Modern", help="the format to talk about")
+    demo.add_argument("--days", type=_window_days, default=DEMO_DAYS, help=f"the window, 1-365 (default {DEMO_DAYS})")
     demo.add_argument("--keep-running", action="store_true", help="keep the embedded DynamoDB up afterwards")
     demo.set_defaults(func=cmd_demo)
     return parser
@@ -808,10 +827,18 @@ def _connection_problem(exc: Exception) -> str | None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args, unknown = parser.parse_known_args(argv)
+    if unknown:  # named before "a command is required": "meta-mage --bogus" is about --bogus
+        parser.error(f"unrecognized arguments: {' '.join(unknown)}")
+    if args.command is None:
+        parser.error("a command is required (meta-mage --help lists them)")
     try:
         _credentials_for_local_endpoint()
         code: int = args.func(args)
+    except BrokenPipeError:  # the reader went away ("ask … | head -3"): what it read is all it wanted
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second error flushing stdout at exit
+        return EXIT_OK
     except KeyboardInterrupt:  # Ctrl-C: whatever was running is left as an interrupted run leaves it
         print("\nStopped.", file=sys.stderr)
         return EXIT_INTERRUPTED

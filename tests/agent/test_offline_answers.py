@@ -171,6 +171,13 @@ async def test_draft_list_and_a_filtered_pool(offline: Conversations, modern_wor
     assert "more (ask for" not in turn.text
     assert f"The other {len(green) - len(drafted)} were not drafted" in turn.text
 
+    # "what … were in the draft, and who took them?" asks for the pool: every card, drafted ones with their taker
+    turn = await run_turn(offline, "What green creatures were in the tarkir draft, and who took them?")
+    assert turn.text.count("taken by ") == len(drafted) and turn.text.count(": not drafted") == len(green) - len(
+        drafted
+    )
+    assert "The other" not in turn.text
+
     # the pool chart counts what the answer counts: two Llanowar Elves are one card of the 65 green creatures
     turn = await run_turn(offline, "What green creatures were in the tarkir draft?")
     (chart,) = [e["data"] for e in turn.tool_events if e["status"] == "complete" and e.get("data")]

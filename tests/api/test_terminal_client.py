@@ -68,7 +68,7 @@ def test_a_pasted_decklist_is_one_message_and_tables_are_drawn(server: str, tmp_
         term.read_until("you> ")
         term.type(deck + "\n")  # a paste: every line at once
         screen = term.read_until("Is that right?")
-        term.read_until("you> ", timeout=10)
+        term.read_until("you> ", timeout=60)
         assert screen.count("Is that right?") == 1 and "I can help in three ways" not in screen
         term.type("What are the top decks in Modern over the last 30 days?\n")
         screen = term.read_until("Offline mode")
@@ -94,7 +94,7 @@ def test_a_paste_whose_last_line_has_no_newline_arrives_whole(server: str) -> No
         assert f"get_enriched_deck: {main} mainboard and {side} sideboard cards" in screen, screen[-1500:]
         assert screen.count("Is that right?") == 1
         # and the next message is a message of its own, not glued to that last line
-        term.read_until("you> ", timeout=10)
+        term.read_until("you> ", timeout=60)
         term.type("What are the top decks in Modern over the last 30 days?\n")
         assert "Jeskai Blink" in term.read_until("Offline mode").split("Is that right?")[-1]
     finally:
@@ -110,7 +110,7 @@ def asked_for_the_format(url: str) -> Terminal:
         term.read_until("you> ")
         term.type("What are the top decks?\n")
         term.read_until("Which format should I look at?")
-        term.read_until("you> ", timeout=10)
+        term.read_until("you> ", timeout=60)
     except BaseException:
         term.close()
         raise
@@ -132,7 +132,7 @@ def test_chat_survives_the_server_going_away(modern_world: dict[str, Any]) -> No
         line = f"The server at {url} is not answering (connection refused); your message was not sent."
         screen = term.read_until(line)
         assert "Traceback" not in screen and term.process.poll() is None
-        term.read_until("you> ", timeout=10)
+        term.read_until("you> ", timeout=60)
         # and once it is back on the same port, the next message is answered in the same conversation
         with running(app(), port):
             term.type("Modern\n")

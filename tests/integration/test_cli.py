@@ -73,8 +73,9 @@ def test_cli_ask_streams_one_turn_and_continues_it(
     assert "2025-10-19 to 2025-11-17" in second
     assert main(["ask", "hi", "--conversation", "not-an-id"]) == 2
     assert "conversation_id must be" in capsys.readouterr().out
-    assert main(["ask", "top decks in Modern", "--days", "0"]) == 2  # refused, not dropped
-    assert "context.days" in capsys.readouterr().out
+    with pytest.raises(SystemExit) as refused:  # refused where the command line is read, not dropped
+        main(["ask", "top decks in Modern", "--days", "0"])
+    assert refused.value.code == 2 and "expected a number of days from 1 to 365" in capsys.readouterr().err
 
 
 def test_aws_errors_are_one_line_naming_the_fix(
@@ -98,7 +99,7 @@ def test_serve_without_demo_data_still_creates_the_tables(tmp_path: Path) -> Non
     with log.open("wb") as out:
         process = subprocess.Popen(command, env=env, stdout=out, stderr=subprocess.STDOUT)
     try:
-        deadline = time.time() + 60
+        deadline = time.time() + 300  # a ceiling for a hang: ready is when it answers
         while True:
             assert process.poll() is None and time.time() < deadline, log.read_text()
             with contextlib.suppress(httpx.HTTPError):
@@ -123,7 +124,7 @@ def test_serve_without_demo_data_still_creates_the_tables(tmp_path: Path) -> Non
 
 
 def _wait_until(process: subprocess.Popen[bytes], log: Path, url: str) -> None:
-    deadline = time.time() + 60
+    deadline = time.time() + 300  # a ceiling for a hang: ready is when it answers
     while True:
         assert process.poll() is None and time.time() < deadline, log.read_text()
         with contextlib.suppress(httpx.HTTPError):

@@ -48,7 +48,14 @@ def card_named(ctx: CoachContext, name: str) -> tuple[Card, str | None]:
     card = ctx.cards.get_many([card_key(name)]).get(card_key(name))
     if card is not None:
         return card, None
-    best, suggestions = closest_names(name, ctx.cards.all_names())
+    names = ctx.cards.all_names()
+    if not names:
+        raise NotFound(
+            f"no card named {name!r}: no card data is loaded yet; load it with 'meta-mage ingest cards FILE' "
+            "(or 'meta-mage seed' for the demo's)",
+            field="card",
+        )
+    best, suggestions = closest_names(name, names)
     card = ctx.cards.get_many([card_key(best)]).get(card_key(best)) if best else None
     if card is None:
         hint = f"; did you mean {', '.join(suggestions)}?" if suggestions else ""

@@ -65,7 +65,7 @@ class _Subset:
 
     asks: re.Pattern[str]
     drafted: bool
-    left_out: str  # the others, formatted with ``drafted`` and ``undrafted`` (counts of the whole pool)
+    left_out: str  # the others, formatted with their count ``n`` and ``were`` ("was" for one)
 
 
 def _whole_pool(pool: DraftPoolResult, question: str, kind: str, described: str, cards: list[dict[str, Any]]) -> str:
@@ -77,11 +77,13 @@ def _whole_pool(pool: DraftPoolResult, question: str, kind: str, described: str,
         f"{total} {kind}{'' if total == 1 else 's'}{described} in the pool, " + _drafted_count(total, len(drafted)),
         "",
     ]
-    subset = next((s for s in _SUBSETS if s.asks.search(question)), None)
+    asked = [] if _ASKS_WHOLE.search(question) else [s for s in _SUBSETS if s.asks.search(question)]
+    subset = asked[0] if asked else None
     shown = cards if subset is None else [c for c in cards if bool(c.get("drafted")) == subset.drafted]
     lines += _card_lines(shown)
     if subset is not None and len(shown) < total:
-        lines += ["", subset.left_out.format(drafted=len(drafted), undrafted=total - len(drafted))]
+        others = total - len(shown)
+        lines += ["", subset.left_out.format(n=others, were="was" if others == 1 else "were")]
     if _private_picks(cards):
         lines += ["", _ANONYMOUS_NOTE]
     return blocks(lines)
@@ -149,10 +151,12 @@ _ASKS_UNDRAFTED = re.compile(
 _ASKS_DRAFTED = re.compile(r"\b(were|was|got|been|get)\s+(drafted|picked|taken)\b|\bwho (took|drafted|picked)\b", re.I)
 _ASKS_PICK = re.compile(r"\bfirst[- ]picks?\b|\bp1p1\b|\bpick (?:number |no\.? ?|#)?(\d{1,2})\b", re.I)
 _OPT_OUT = re.compile(r"\bopt(s|ed)?[- ]?out\b|\bnot (to )?be named\b|\banonymous\b|\bredacted\b", re.I)
+# "what green creatures were in the draft, and who took them?" asks for the pool (each card with its taker)
+_ASKS_WHOLE = re.compile(r"\b(?:were|are|was|is) in\b|\bin the (?:pool|cube)\b|\bwhole pool\b", re.I)
 _SUBSETS = (
-    _Subset(_ASKS_UNDRAFTED, False, "The other {drafted} were drafted; ask who took them to see the picks."),
+    _Subset(_ASKS_UNDRAFTED, False, "The other {n} {were} drafted; ask who took them to see the picks."),
     # "which green creatures were drafted, and who took them?"
-    _Subset(_ASKS_DRAFTED, True, "The other {undrafted} were not drafted; ask for the whole pool to see them."),
+    _Subset(_ASKS_DRAFTED, True, "The other {n} {were} not drafted; ask for the whole pool to see them."),
 )
 
 

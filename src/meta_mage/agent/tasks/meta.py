@@ -79,7 +79,8 @@ def rankings(route: Route, known: ConversationState, done: Results) -> str:
     order = "best estimated match win rate first" if by_win_rate else "most played first"
     lines = [
         f"**Top decks in {result.format}**, {dates(meta.current_period)} "
-        f"({meta.current_decks} decks from {meta.current_tournaments} tournaments), {order}:",
+        f"({meta.current_decks} decks from {meta.current_tournaments} "
+        f"tournament{'' if meta.current_tournaments == 1 else 's'}), {order}:",
         "",
         "| # | Archetype | Meta share | Trend | Match win rate | Estimate vs field (95% CI) |",
         "|---|---|---|---|---|---|",
@@ -321,7 +322,13 @@ def _card_records(result: CardEvidenceOutput, vs: str) -> list[str]:
     if not decided and idle:
         return ["", f"{idle} archetypes' lists play it, but none has a decided match{vs} with it in this window."]
     if not decided:
-        return ["", f"None of the {result.archetypes_checked} most played archetypes' lists play it in this window."]
+        checked = result.archetypes_checked
+        whose = (
+            "The most played archetype's lists do not"
+            if checked == 1
+            else f"None of the {checked} most played archetypes' lists"
+        )
+        return ["", f"{whose} play it in this window."]
     where = (
         "in your archetype"
         if result.archetypes_checked == 1
