@@ -3,6 +3,14 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/bootstrap.sh dev
+# the browser tests need Debian's Chromium: installed where apt-get can (as root), else said in one line
+if ! command -v chromium >/dev/null 2>&1; then
+    if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+        apt-get install -y -q chromium >/dev/null 2>&1 || (apt-get update -q >/dev/null 2>&1 && apt-get install -y -q chromium >/dev/null 2>&1) || true
+    fi
+    command -v chromium >/dev/null 2>&1 \
+        || echo "Chromium not found: the browser tests are skipped (install it with: sudo apt-get install chromium)"
+fi
 .venv/bin/ruff check src tests bench scripts functions layers
 .venv/bin/mypy
 # two worker processes, one test file each at a time (module fixtures stay shared); PYTEST_WORKERS=0 runs in

@@ -219,3 +219,33 @@ def test_two_reimports_at_once_leave_the_newest_pool_whole(
     stored = DraftsRepository(table).get_pool("tarkir")
     assert stored is not None and stored[0]["draft_name"] == "Tarkir (third)"
     assert len(stored[1]) == len({c["name"] for c in TARKIR["cube"]})
+
+
+def test_a_pool_is_read_once_per_version_and_a_reimport_at_once(
+    dynamodb: Any, settings: Settings, modern_world: dict[str, Any]
+) -> None:
+    # Given the tarkir draft stored and read once
+    table = dynamodb.Table(settings.drafts_table)
+    drafts, cards = DraftsRepository(table), modern_world["context"].cards
+    assert ingest_draft(DraftImport.model_validate(TARKIR), "tarkir.json", drafts, cards).ok
+    first = drafts.get_pool("tarkir")
+    assert first is not None
+
+    # When it is read again, the requests are counted
+    calls: list[str] = []
+    table.meta.client.meta.events.register("before-call.dynamodb.*", lambda model, **_: calls.append(model.name))
+    again = drafts.get_pool("tarkir")
+
+    # Then the same pool comes from one small read of its header, as a copy the caller may change
+    assert again == first and calls == ["GetItem"]
+    assert again is not None
+    again[1][0]["card_name"] = "changed by a caller"
+    assert drafts.get_pool("tarkir") == first
+
+    # and a re-import (another version) is what the next read gives
+    renamed = {**TARKIR, "draft_name": "Tarkir, re-imported", "cube": TARKIR["cube"][:-1]}
+    renamed["picks"] = [p for p in TARKIR["picks"] if p["card"] != TARKIR["cube"][-1]["name"]]
+    assert ingest_draft(DraftImport.model_validate(renamed), "tarkir.json", drafts, cards).ok
+    after = drafts.get_pool("tarkir")
+    assert after is not None and after[0]["draft_name"] == "Tarkir, re-imported"
+    assert len(after[1]) == len(first[1]) - 1

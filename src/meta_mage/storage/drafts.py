@@ -5,15 +5,25 @@
 re-import writes its cards under new keys, then flips the header, then deletes the old version's
 cards; readers keep only cards of the header's version. So a re-import in progress, or one that
 failed part way, leaves the previous pool whole. ``DRAFTS`` / ``<id>`` lists drafts for ``list_drafts``.
+
+A pool read is one GetItem of the header, then, only when its version is not the one this process last
+read, one Query of that version's cards: a version's cards never change, so the repository keeps the last
+pools it read (``POOLS_KEPT``) and every further question about the draft costs one small read.
 """
 
 from __future__ import annotations
 
+import copy
+import threading
+from collections import OrderedDict
 from typing import Any
 
 from boto3.dynamodb.conditions import Key
 
 from meta_mage.storage.dynamo import query_all, storage_operation
+
+POOLS_KEPT = 8  # drafts whose current pool a process keeps (a cube pool is ~500 items)
+READS = 3  # a header, then its version's cards: again when a re-import replaced the version in between
 
 
 class DraftsRepository:
@@ -21,6 +31,8 @@ class DraftsRepository:
 
     def __init__(self, table: Any) -> None:
         self.table = table
+        self._pools: OrderedDict[str, tuple[str, list[dict[str, Any]]]] = OrderedDict()  # draft id -> version, cards
+        self._kept = threading.Lock()  # tools run in worker threads
 
     @storage_operation
     def put_draft(self, header: dict[str, Any], cards: list[dict[str, Any]], version: str) -> None:
@@ -54,13 +66,33 @@ class DraftsRepository:
 
     @storage_operation
     def get_pool(self, draft_id: str) -> tuple[dict[str, Any], list[dict[str, Any]]] | None:
-        """Header and current cards of a draft (one Query, a page or two), or None."""
-        items = query_all(self.table, KeyConditionExpression=Key("pk").eq(f"DRAFT#{draft_id}"))
-        header = next((i for i in items if i["sk"] == "#META"), None)
-        if header is None:
-            return None
-        cards = [i for i in items if i["sk"].startswith("CARD#") and i.get("version") == header["version"]]
-        return header, cards
+        """Header and current cards of a draft, or None: the header, then its version's cards (kept per version)."""
+        for _ in range(READS):
+            header = self.table.get_item(Key={"pk": f"DRAFT#{draft_id}", "sk": "#META"}).get("Item")
+            if header is None:
+                return None
+            cards = self._cards(draft_id, str(header["version"]))
+            if len(cards) == int(header.get("total_cards", len(cards))):
+                return header, copy.deepcopy(cards)  # the caller's to change; the kept pool stays as read
+            with self._kept:  # a re-import replaced the version while it was read: read again
+                self._pools.pop(draft_id, None)
+        raise RuntimeError(f"draft {draft_id!r} kept changing while it was read; try again")
+
+    def _cards(self, draft_id: str, version: str) -> list[dict[str, Any]]:
+        with self._kept:
+            kept = self._pools.get(draft_id)
+            if kept is not None and kept[0] == version:
+                self._pools.move_to_end(draft_id)
+                return kept[1]
+        cards = query_all(
+            self.table,
+            KeyConditionExpression=Key("pk").eq(f"DRAFT#{draft_id}") & Key("sk").begins_with(f"CARD#{version}#"),
+        )
+        with self._kept:
+            self._pools[draft_id] = (version, cards)
+            while len(self._pools) > POOLS_KEPT:
+                self._pools.popitem(last=False)
+        return cards
 
     @storage_operation
     def list_drafts(self) -> list[dict[str, Any]]:
