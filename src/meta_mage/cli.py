@@ -57,18 +57,31 @@ def _finish(report: Any) -> int:
     return EXIT_OK if report.ok else EXIT_FAILED
 
 
+def _cannot_store(settings: Settings) -> bool:
+    """Whether the configured DynamoDB cannot take an ingest: said in one line first, not once per file."""
+    problem = _storage_problem(settings, note_empty=False)
+    if problem:
+        print(f"ingest: {problem}", file=sys.stderr)
+    return problem is not None
+
+
 def cmd_ingest_tournaments(args: argparse.Namespace) -> int:
     from meta_mage.archetypes.classifier import get_classifier
     from meta_mage.ingest.tournament_ingest import ingest_tournaments
 
     settings = _settings(args)
+    if _cannot_store(settings):
+        return EXIT_FAILED
     return _finish(ingest_tournaments(args.paths, _wiring(settings).meta, get_classifier(settings.archetype_rules_dir)))
 
 
 def cmd_ingest_cards(args: argparse.Namespace) -> int:
     from meta_mage.ingest.card_ingest import ingest_cards
 
-    return _finish(ingest_cards(args.paths, _wiring(_settings(args)).cards))
+    settings = _settings(args)
+    if _cannot_store(settings):
+        return EXIT_FAILED
+    return _finish(ingest_cards(args.paths, _wiring(settings).cards))
 
 
 def cmd_ingest_draft(args: argparse.Namespace) -> int:
@@ -193,9 +206,9 @@ def _demo_database(settings: Settings, verbose: bool = True) -> Iterator[tuple[s
         yield url, seeded
 
 
-def _storage_problem(settings: Settings) -> str | None:
-    """Why the configured DynamoDB cannot hold a turn (not answering, tables missing), in one line saying
-    what to do; None when it can (with a note when its tables hold no data)."""
+def _storage_problem(settings: Settings, note_empty: bool = True) -> str | None:
+    """Why the configured DynamoDB cannot hold a turn or an ingest (not answering, tables missing), in one line
+    saying what to do; None when it can (with a note when its tables hold no data, unless ``note_empty`` is off)."""
     from urllib.parse import urlsplit
 
     from botocore.config import Config
@@ -233,7 +246,7 @@ def _storage_problem(settings: Settings) -> str | None:
             f"DynamoDB at {where} lacks the table{'s' if len(missing) > 1 else ''} {', '.join(missing)}: 'meta-mage "
             "seed' creates the tables and loads the demo data ('meta-mage tables create' creates them empty)"
         )
-    if empty:
+    if empty and note_empty:
         print(f"(the tables at {where} hold no data: 'meta-mage seed' loads the demo data, 'meta-mage ingest' yours)")
     return None
 

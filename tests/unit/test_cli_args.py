@@ -4,8 +4,10 @@ error, and every argument says what it is."""
 from __future__ import annotations
 
 import argparse
+import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -64,3 +66,23 @@ def test_a_reader_that_stops_early_is_no_error() -> None:
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
     # Then it ends quietly: no "connection lost", no traceback
     assert (done.returncode, done.stderr) == (0, "")
+
+
+def test_an_ingest_with_no_dynamodb_says_so_once(tmp_path: Path) -> None:
+    # Given no AWS account and no local DynamoDB configured
+    env = {"PATH": os.environ["PATH"], "HOME": str(tmp_path), "AWS_EC2_METADATA_DISABLED": "true"}
+    event = tmp_path / "event.json"
+    event.write_text("{}")
+
+    done = subprocess.run(
+        [sys.executable, "-m", "meta_mage.cli", "ingest", "tournaments", str(event)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+
+    # Then one line says what is wrong and how to fix it, before any file is read
+    assert done.returncode == 1 and done.stdout == ""
+    assert done.stderr.count("\n") == 1 and "ingest: DynamoDB at AWS" in done.stderr
+    assert "AWS_ENDPOINT_URL_DYNAMODB" in done.stderr
