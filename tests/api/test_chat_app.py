@@ -116,7 +116,9 @@ async def test_reads_welcome_and_page(client: httpx.AsyncClient, modern_world: d
     view = await client.get(f"/conversations/{welcome['conversation_id']}")
     assert view.json()["messages"][0]["content"] == welcome["message"]
     page = await client.get("/")
-    assert page.status_code == 200 and 'fetch("/chat"' in page.text
+    assert page.status_code == 200 and '<script src="/static/chat.js">' in page.text
+    script = await client.get("/static/chat.js")
+    assert script.status_code == 200 and 'fetch("/chat"' in script.text
 
 
 async def test_concurrent_conversations_do_not_cross(client: httpx.AsyncClient) -> None:

@@ -100,8 +100,9 @@ async def test_chat_page_streams_an_answer(server: str, browser: Browser) -> Non
         tools = await tab.evaluate("[...document.querySelectorAll('.tool')].map(e => e.textContent)")
         assert "Welcome to MTG Meta Mage" in log
         assert "Top decks in Modern" in log and "Jeskai Blink" in log
-        assert any(t.startswith("→ get_format_meta_rankings") for t in tools)
-        assert any(t.startswith("✓ get_format_meta_rankings") for t in tools)
+        # each tool call a step in words, its name and arguments behind a disclosure; then its summary
+        assert any(t.startswith("→ Format meta rankings") and "get_format_meta_rankings {" in t for t in tools)
+        assert any(t.startswith("✓ ") for t in tools)
         assert "Format\nModern" in state and "Window\nLast 30 days" in state
         # the answer is rendered markdown: a real table, no pipes or asterisks left as text
         table = await tab.evaluate(
@@ -288,7 +289,7 @@ async def test_charts_read_at_the_width_they_get_and_arrive_in_view(
             assert view["smallest"] >= 11 and view["clipped"] == [], (question, view)
             assert view["logTop"] - 1 <= view["top"] < view["logBottom"] - 100, (question, view)
             await tab.screenshot(f"chart-{number}-{width}x{height}.png")
-        # the heatmap: coloured by the shrunk estimate and faded by its sample size, with a legend
+        # the heatmap: coloured by the model's estimate and faded by its sample size, with a legend
         cells = await tab.evaluate(
             "[...document.querySelectorAll('table.heatmap td.cell')].filter(c => c.title.includes(' vs '))"
             ".map(c => [Number(c.title.match(/, (\\d+) matches/)[1]), getComputedStyle(c).backgroundColor])"
@@ -298,7 +299,7 @@ async def test_charts_read_at_the_width_they_get_and_arrive_in_view(
             (n, float(colour.split(",")[3].rstrip(")")) if colour.startswith("rgba") else 1.0) for n, colour in cells
         ]
         assert all((a < 1) == (n < 20) for n, a in alpha), alpha
-        assert await tab.evaluate("document.querySelector('.legend').innerText.includes('shrunk estimate')")
+        assert await tab.evaluate("document.querySelector('.legend').innerText.includes('model estimate')")
         # a 1-0 cell is pale next to a 30-10 one
         pale, solid = await tab.evaluate("[heat(54.5, 1), heat(70, 40)]")
         assert pale.startswith("rgba(") and float(pale.split(",")[3].rstrip(")")) < 0.4
@@ -454,3 +455,80 @@ async def test_hostile_names_from_the_data_stay_text_and_fetch_nothing(
     assert [url for url in requests if not url.startswith(hostile_server)] == []
     assert all(href is not None and href.startswith("/") and not href.startswith("//") for href in links), links
     assert "/docs" in links  # a link to the page's own paths stays a link
+
+
+@pytest.mark.parametrize(("width", "height"), [(1280, 900), (375, 800)])
+async def test_the_page_a_player_keeps_open(server: str, browser: Browser, width: int, height: int) -> None:
+    async with open_tab(browser, f"{server}/", width, height) as tab:
+        await tab.welcomed()
+        # the message box has the focus on load
+        assert await tab.evaluate("document.activeElement.id") == "message"
+
+        # a matchup answer ends with its first line in view, the tool steps in words (details on request)
+        await tab.evaluate("send('How does Boros Energy do against Jeskai Blink in Modern over the last 30 days?')")
+        await tab.turns_done(1)
+        view = await tab.evaluate(
+            "(() => { const a = [...document.querySelectorAll('.assistant')].pop().getBoundingClientRect();"
+            " const l = document.getElementById('log').getBoundingClientRect();"
+            " return {top: a.top, logTop: l.top, logBottom: l.bottom}; })()"
+        )
+        assert view["logTop"] - 1 <= view["top"] < view["logBottom"] - 40, view
+        steps = await tab.evaluate(
+            "[...document.querySelectorAll('details.tool')].map(d => [d.querySelector('summary').textContent,"
+            " d.querySelector('code').textContent])"
+        )
+        assert steps and all("{" not in summary and summary.startswith("→ ") for summary, _ in steps), steps
+        assert any(code.startswith("get_deck_matchup_stats {") for _, code in steps), steps
+
+        # Days is checked where it is typed: a wrong value is said beside the box and nothing is sent
+        if width < 700:
+            await tab.page.click("#drawer")
+        await tab.page.fill("#days", "999")
+        shown = "[getComputedStyle(document.getElementById('days-error')).display !== 'none', days.ariaInvalid]"
+        assert await tab.evaluate(shown) == [True, "true"]
+        if width < 700:
+            await tab.page.keyboard.press("Escape")
+        await tab.page.fill("#message", "What are the top decks?")
+        await tab.page.keyboard.press("Enter")
+        await asyncio.sleep(0.3)
+        assert await tab.evaluate("document.querySelectorAll('.user').length") == 1
+        assert await tab.evaluate("document.getElementById('message').value") == "What are the top decks?"
+        await tab.page.fill("#days", "30")
+        assert await tab.evaluate(shown) == [False, "false"]
+
+        # a message the server refuses stays in the log marked as not sent, its text back in the box
+        await tab.page.fill("#message", "")
+        await tab.evaluate("send('x'.repeat(20000))")
+        await tab.turns_done(2)
+        refused = await tab.evaluate("[...document.querySelectorAll('.user')].pop()")
+        marked = await tab.evaluate(
+            "(() => { const u = [...document.querySelectorAll('.user')].pop();"
+            " return [u.classList.contains('not-sent'), u.querySelector('.not-sent-mark').textContent]; })()"
+        )
+        assert refused is not None and marked == [True, "Not sent"]
+        await tab.screenshot(f"kept-open-{width}x{height}.png")
+
+
+async def test_the_open_drawer_holds_the_focus(server: str, browser: Browser) -> None:
+    async with open_tab(browser, f"{server}/", 375, 800) as tab:
+        await tab.welcomed()
+        await tab.page.click("#drawer")
+        held = []
+        for _ in range(12):
+            await tab.page.keyboard.press("Tab")
+            held.append(await tab.evaluate("document.getElementById('panel').contains(document.activeElement)"))
+        await tab.page.keyboard.press("Shift+Tab")
+        held.append(await tab.evaluate("document.getElementById('panel').contains(document.activeElement)"))
+        assert all(held), held
+        await tab.page.keyboard.press("Escape")
+        assert await tab.evaluate("document.activeElement.id") == "drawer"
+
+
+async def test_mana_costs_read_as_players_write_them(server: str, browser: Browser) -> None:
+    async with open_tab(browser, f"{server}/", 1280, 900) as tab:
+        await tab.welcomed()
+        await tab.evaluate("send('What red instants were in the Tarkir draft, and who took them?')")
+        await tab.turns_done(1)
+        answer = await tab.evaluate("[...document.querySelectorAll('.assistant')].pop().textContent")
+        assert "Lightning Bolt (R)" in answer or "(R)" in answer, answer[:400]
+        assert "{R}" not in answer

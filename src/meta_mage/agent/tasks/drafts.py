@@ -109,7 +109,11 @@ def _card_lines(shown: list[dict[str, Any]]) -> list[str]:
 
 
 def _cost(mana_cost: Any) -> str:
-    return f" {mana_cost}" if mana_cost else ""
+    """A mana cost as players write it: "{3}{G}{G}" is " (3GG)", a hybrid or Phyrexian symbol kept whole."""
+    if not mana_cost:
+        return ""
+    symbols = re.findall(r"\{([^}]+)\}", str(mana_cost))
+    return " (" + "".join(s if len(s) <= 2 and "/" not in s else f"{{{s}}}" for s in symbols) + ")"
 
 
 def _drafters_picks(heading: str, drafter: str, kind: str, described: str, cards: list[dict[str, Any]]) -> str:

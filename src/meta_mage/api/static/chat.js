@@ -196,7 +196,7 @@ function svgNode(tag, attrs, text) {
   return node;
 }
 
-// Colour by the shrunk estimate (a 1-0 cell reads near even, a 30-10 one clearly green), faded by the decided
+// Colour by the model estimate (a 1-0 cell reads near even, a 30-10 one clearly green), faded by the decided
 // matches behind it (full colour from SOLID matches up); HEAT_RANGE points off 50% is the full colour.
 const HEAT_RANGE = 15, SOLID = 20;
 
@@ -244,7 +244,7 @@ function legend() {
     return span;
   };
   div.append(
-    "Colour: shrunk estimate",
+    "Colour: model estimate",
     swatch(heat(50 - HEAT_RANGE), `≤${50 - HEAT_RANGE}%`),
     swatch(heat(50), "50%"),
     swatch(heat(50 + HEAT_RANGE), `≥${50 + HEAT_RANGE}%`),
@@ -283,7 +283,7 @@ function metaShareChart(data) {
 }
 
 // The top archetypes against each other as a table (real text at 12 px, the row names held while it scrolls
-// sideways on a phone), each cell coloured by its shrunk estimate and faded by its sample size.
+// sideways on a phone), each cell coloured by its model estimate and faded by its sample size.
 function gridChart(data) {
   const table = document.createElement("table");
   table.className = "heatmap";
@@ -373,23 +373,46 @@ function addChart(data, answer) {
   if (stick) log.scrollTop = log.scrollHeight;
 }
 
-// When an answer with a chart ends, its chart is brought into view (the answer's text follows it).
-function showChart(answer) {
-  if (!answer.chart) return;
+// When a turn ends, its answer's first line is brought into view, with its chart when both fit (on a phone a
+// tall chart would push the line asked for off the screen).
+function showAnswer(answer) {
+  const parts = [answer.node, answer.chart].filter(Boolean);
+  if (!parts.length) return;
   requestAnimationFrame(() => {
-    const top = answer.chart.getBoundingClientRect().top, logTop = log.getBoundingClientRect().top;
-    if (top < logTop || top > logTop + log.clientHeight / 2) log.scrollTop += top - logTop - 8;
+    const logTop = log.getBoundingClientRect().top, height = log.clientHeight;
+    const tops = parts.map((part) => part.getBoundingClientRect().top);
+    const start = Math.min(...tops), first = answer.node ? answer.node.getBoundingClientRect().top : start;
+    const target = first - start < height - 48 ? start : first;
+    if (target < logTop || target > logTop + height / 2) log.scrollTop += target - logTop - 8;
   });
+}
+
+// A tool call in words ("Reading the meta rankings"), its name and arguments behind a disclosure.
+function stepName(tool) {
+  const words = tool.replace(/^get_/, "").replaceAll("_", " ");
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+function toolStep(data) {
+  const step = document.createElement("details");
+  step.className = "tool";
+  const summary = document.createElement("summary");
+  summary.textContent = `→ ${stepName(data.tool)}`;
+  const detail = document.createElement("code");
+  detail.textContent = `${data.tool} ${JSON.stringify(data.arguments || {})}`;
+  step.append(summary, detail);
+  const stick = nearBottom();
+  log.appendChild(step);
+  if (stick) log.scrollTop = log.scrollHeight;
 }
 
 function handle(event, data, answer) {
   if (event === "metadata") conversationId = data.conversation_id;
   else if (event === "thinking") add("thinking", data.content);
   else if (event === "tool_call") {
-    const text = data.status === "calling"
-      ? `→ ${data.tool} ${JSON.stringify(data.arguments || {})}`
-      : `${data.status === "complete" ? "✓" : "✗"} ${data.tool}: ${data.summary || ""}`;
-    add("tool" + (data.status === "error" ? " error" : ""), text);
+    if (data.status === "calling") toolStep(data);
+    else add("tool" + (data.status === "error" ? " error" : ""),
+             `${data.status === "complete" ? "✓" : "✗"} ${data.summary || stepName(data.tool)}`);
     if (data.status === "complete" && data.data) addChart(data.data, answer);
   } else if (event === "content") {
     if (!answer.node) {
@@ -432,7 +455,7 @@ function takeEvents(buffer, answer) {
 async function send(message) {
   const button = document.getElementById("send");
   button.disabled = true;  // one turn at a time: the server refuses a second one (409) while it answers
-  addQuestion(message);
+  const asked = addQuestion(message);
   let kept = false;  // whether the message went through (the box is refilled when it did not)
   try {
     const context = {};
@@ -440,7 +463,6 @@ async function send(message) {
     const days = parseInt(document.getElementById("days").value, 10);
     if (format) context.format = format;
     if (days >= 1 && days <= 365) context.days = days;
-    else if (document.getElementById("days").value) add("thinking", "Days must be 1 to 365; the box was left out.");
     const response = await fetch("/chat", {
       method: "POST",
       headers: {"content-type": "application/json"},
@@ -449,6 +471,7 @@ async function send(message) {
     if (!response.ok) {
       const problem = await errorMessage(response);
       add("msg tool error", `error ${response.status}: ${problem.message}`);
+      notSent(asked);
       restore(message);
       if (problem.code === "conversation_not_found" || problem.code === "conversation_expired") {
         add("thinking", "Starting a new conversation; please ask again.");
@@ -467,14 +490,26 @@ async function send(message) {
       buffer = takeEvents(buffer + decoder.decode(value, {stream: true}), answer);
     }
     takeEvents(buffer + decoder.decode() + "\n\n", answer);
-    showChart(answer);
+    showAnswer(answer);
   } catch (err) {
     add("msg tool error", `The connection to the coach failed: ${err.message}. Your conversation is kept; ask again.`);
-    if (!kept) restore(message);
+    if (!kept) {
+      notSent(asked);
+      restore(message);
+    }
   } finally {
     button.disabled = false;
     document.body.dataset.turns = String(Number(document.body.dataset.turns || 0) + 1);
   }
+}
+
+// a message the server refused stays in the log marked as such (it is not part of the conversation)
+function notSent(node) {
+  node.classList.add("not-sent");
+  const mark = document.createElement("span");
+  mark.className = "not-sent-mark";
+  mark.textContent = "Not sent";
+  node.prepend(mark);
 }
 
 // the typed text comes back after a refused message (too long, busy), unless something new was typed
@@ -505,17 +540,51 @@ drawerButton.addEventListener("click", () => setDrawer(!document.body.classList.
 document.getElementById("drawer-close").addEventListener("click", () => setDrawer(false));
 document.getElementById("backdrop").addEventListener("click", () => setDrawer(false));
 document.addEventListener("keydown", (e) => {
-  if (e.key === "Escape" && document.body.classList.contains("drawer-open")) setDrawer(false);
+  if (!document.body.classList.contains("drawer-open")) return;
+  if (e.key === "Escape") setDrawer(false);
+  if (e.key !== "Tab") return;
+  // the open drawer holds the focus: Tab cycles through its controls, never the page behind it
+  const inside = [...document.getElementById("panel").querySelectorAll("button, select, input, [href]")]
+    .filter((el) => !el.disabled && el.offsetParent !== null);
+  if (!inside.length) return;
+  const first = inside[0], last = inside[inside.length - 1];
+  if (!inside.includes(document.activeElement)) {
+    e.preventDefault();
+    first.focus();
+  } else if (e.shiftKey && document.activeElement === first) {
+    e.preventDefault();
+    last.focus();
+  } else if (!e.shiftKey && document.activeElement === last) {
+    e.preventDefault();
+    first.focus();
+  }
 });
+
+// Days is checked as it is typed: a number of days from 1 to 365, or empty (the coach asks)
+const daysBox = document.getElementById("days");
+function daysValid() {
+  const text = daysBox.value.trim();
+  const ok = !text || (/^\d+$/.test(text) && Number(text) >= 1 && Number(text) <= 365);
+  daysBox.setAttribute("aria-invalid", String(!ok));
+  document.getElementById("days-error").hidden = ok;
+  return ok;
+}
+daysBox.addEventListener("input", daysValid);
 
 document.getElementById("ask").addEventListener("submit", (e) => {
   e.preventDefault();
   const box = document.getElementById("message");
   const message = box.value.trim();
   if (!message || document.getElementById("send").disabled) return;
+  if (!daysValid()) {  // said beside the box; the message waits in its box
+    if (document.body.classList.contains("drawer-open") === false && window.innerWidth < 700) setDrawer(true);
+    daysBox.focus();
+    return;
+  }
   box.value = "";
   send(message);
 });
+document.getElementById("message").focus();  // ready to type
 // ?q=... asks a first question once the conversation has started (links, and the browser test)
 welcome().then(() => {
   const question = new URLSearchParams(location.search).get("q");
