@@ -308,20 +308,41 @@ async def test_charts_read_at_the_width_they_get_and_arrive_in_view(
 
 async def test_a_wide_table_scrolls_sideways_with_its_first_column_held(server: str, browser: Browser) -> None:
     question = urllib.parse.quote("Show me the Modern matchups for the last 30 days")
-    async with open_tab(browser, f"{server}/?q={question}", 375, 800) as tab:
+    async with open_tab(browser, f"{server}/?q={question}", 1280, 900) as tab:
         await tab.turns_done(1)
+        await tab.evaluate("document.querySelector('main').style.width = '700px'")  # narrower than the table
+        await tab.evaluate("markWideTables(document.querySelector('.assistant:last-of-type'))")
         scrolled = await tab.evaluate(
             "(() => { const t = [...document.querySelectorAll('.assistant table')].pop();"
             " const hint = t.previousElementSibling.textContent;"
             " const first = t.rows[1].cells[0], before = first.getBoundingClientRect().left;"
             " const wide = [t.scrollWidth, t.clientWidth]; t.scrollLeft = 200;"
-            " return {hint, wide, before, after: first.getBoundingClientRect().left, left: t.scrollLeft,"
-            " second: t.rows[1].cells[1].getBoundingClientRect().left}; })()"
+            " return {hint, wide, before, after: first.getBoundingClientRect().left, left: t.scrollLeft}; })()"
         )
         assert "scroll the table sideways" in scrolled["hint"]
         assert scrolled["wide"][0] > scrolled["wide"][1] and scrolled["left"] > 0, scrolled
         assert abs(scrolled["after"] - scrolled["before"]) < 1, scrolled  # the first column stays
-        await tab.screenshot("wide-table-375x800.png")
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["What are the top decks in Modern over the last 30 days?", "Show me the Modern matchups for the last 30 days"],
+)
+async def test_on_a_phone_a_wide_table_is_one_card_per_row(server: str, browser: Browser, question: str) -> None:
+    async with open_tab(browser, f"{server}/?q={urllib.parse.quote(question)}", 375, 800) as tab:
+        await tab.turns_done(1)
+        laid_out = await tab.evaluate(
+            "(() => { const t = [...document.querySelectorAll('.assistant table')].pop();"
+            " const row = t.rows[1]; const cells = [...row.cells];"
+            " return {stacked: t.classList.contains('stacked'), overflow: t.scrollWidth - t.clientWidth,"
+            " right: Math.max(...cells.map(c => c.getBoundingClientRect().right)),"
+            " labels: cells.map(c => getComputedStyle(c, '::before').content),"
+            " header: getComputedStyle(t.rows[0]).display}; })()"
+        )
+        # every value of a row on the screen, under its column's name; no sideways scrolling
+        assert laid_out["stacked"] and laid_out["overflow"] <= 1 and laid_out["right"] <= 375, laid_out
+        assert laid_out["header"] == "none" and all(label.endswith(': "') for label in laid_out["labels"]), laid_out
+        await tab.screenshot(f"phone-table-{len(question)}-375x800.png")
 
 
 async def test_the_context_drawer_opens_and_closes_on_a_phone(server: str, browser: Browser) -> None:

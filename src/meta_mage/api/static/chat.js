@@ -58,8 +58,20 @@ function render(node, text) {
 }
 
 // A table wider than its answer gets a line above it saying it scrolls (its first column stays in place).
+// On a phone such a table is laid out as one card per row instead, each value under its column's name, so every
+// column a player needs is on the screen without scrolling sideways.
+const PHONE = window.matchMedia("(max-width: 700px)");
+
 function markWideTables(node) {
   for (const table of node.querySelectorAll("table")) {
+    const headers = table.rows.length ? [...table.rows[0].cells].map((cell) => cell.textContent.trim()) : [];
+    for (const row of [...table.rows].slice(1)) {
+      [...row.cells].forEach((cell, i) => { cell.dataset.label = headers[i] || ""; });
+    }
+    if (PHONE.matches && !table.classList.contains("heatmap") && table.scrollWidth > table.clientWidth + 1) {
+      table.classList.add("stacked");
+      continue;
+    }
     const hint = table.previousElementSibling;
     const hinted = hint && hint.classList.contains("scroll-hint");
     if (table.scrollWidth > table.clientWidth + 1 && !hinted) {
