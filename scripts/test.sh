@@ -15,4 +15,5 @@ fi
 .venv/bin/mypy
 # two worker processes, one test file each at a time (module fixtures stay shared); PYTEST_WORKERS=0 runs in
 # this process, which also prints the reliability suites' report tables (schemathesis, bad input, faults)
-.venv/bin/python -m pytest -n "${PYTEST_WORKERS:-2}" --dist loadfile -rs "$@"
+# --durations: the slowest tests of every run, where the time of a slow fixture shows
+.venv/bin/python -m pytest -n "${PYTEST_WORKERS:-2}" --dist loadfile -rs --durations=15 "$@"

@@ -132,11 +132,14 @@ def cmd_tool(args: argparse.Namespace) -> int:
 
 def cmd_seed(args: argparse.Namespace) -> int:
     from meta_mage.local.seed import seed_demo
+    from meta_mage.local.terminal import waiting
     from meta_mage.storage.snapshot import SnapshotDamaged
 
     settings = _settings(args)
     try:
-        result = seed_demo(settings, _db(settings), reseed=args.reseed)
+        # said at once (a spinner on a terminal): loading into tables that hold other data takes a while
+        with waiting("Loading the demo data (checking what the tables hold first)…", plain=False):
+            result = seed_demo(settings, _db(settings), reseed=args.reseed)
     except SnapshotDamaged as exc:  # refused before anything was loaded
         print(f"seed: {exc.message}", file=sys.stderr)
         return EXIT_FAILED
