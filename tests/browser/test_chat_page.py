@@ -482,8 +482,15 @@ async def test_hostile_names_from_the_data_stay_text_and_fetch_nothing(
 async def test_the_page_a_player_keeps_open(server: str, browser: Browser, width: int, height: int) -> None:
     async with open_tab(browser, f"{server}/", width, height) as tab:
         await tab.welcomed()
-        # the message box has the focus on load
+        # the message box has the focus on load, and its hint fits it
         assert await tab.evaluate("document.activeElement.id") == "message"
+        hint = await tab.evaluate(
+            "(() => { const box = document.getElementById('message'), probe = document.createElement('span');"
+            " probe.style.font = getComputedStyle(box).font; probe.textContent = box.placeholder;"
+            " document.body.append(probe); const wide = probe.getBoundingClientRect().width; probe.remove();"
+            " return [wide, box.clientWidth * 2]; })()"
+        )
+        assert hint[0] <= hint[1], hint  # at most two lines of the box
 
         # a matchup answer ends with its first line in view, the tool steps in words (details on request)
         await tab.evaluate("send('How does Boros Energy do against Jeskai Blink in Modern over the last 30 days?')")

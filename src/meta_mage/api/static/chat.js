@@ -596,7 +596,9 @@ document.getElementById("ask").addEventListener("submit", (e) => {
   box.value = "";
   send(message);
 });
-document.getElementById("message").focus();  // ready to type
+const messageBox = document.getElementById("message");
+if (PHONE.matches) messageBox.placeholder = "Ask, or paste your decklist";  // the long hint does not fit a phone
+messageBox.focus();  // ready to type
 // ?q=... asks a first question once the conversation has started (links, and the browser test)
 welcome().then(() => {
   const question = new URLSearchParams(location.search).get("q");
