@@ -4,6 +4,7 @@ against X?", pool filters, questions about "its" matchups (found by playing the 
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from meta_mage.agent.conversation import Conversations
@@ -12,6 +13,11 @@ from meta_mage.agent.router import find_format
 from meta_mage.models.drafts import REDACTED
 from tests.agent.conftest import modern_deck, run_turn
 from tests.conftest import NAMED_OPT_OUT, call
+
+
+def without_cost(text: str) -> str:
+    """A card line's name without the mana cost written after it ("Multiversal Hydra (XG)")."""
+    return re.sub(r" \([^()]*\)$", "", text)
 
 
 async def test_and_against_another_deck_keeps_the_deck_asked_about(offline: Conversations) -> None:
@@ -98,7 +104,7 @@ async def test_questions_about_one_card_or_one_drafter(
     picks = await run_turn(offline, f"What did {drafter} pick in the tarkir draft?")
     assert f"{drafter} took {len(theirs)} cards, in pick order:" in picks.text
     listed = [line for line in picks.text.splitlines() if line.startswith("- Pick ")]
-    assert [(int(line[7:].split(":")[0]), line.split(": ", 1)[1].split(" {")[0]) for line in listed] == theirs
+    assert [(int(line[7:].split(":")[0]), without_cost(line.split(": ", 1)[1])) for line in listed] == theirs
 
     # each drafter's first pick
     firsts = sorted(
@@ -110,7 +116,7 @@ async def test_questions_about_one_card_or_one_drafter(
     )
     first = await run_turn(offline, "What were the first picks in the tarkir draft?")
     assert f"pick 1 of each drafter ({len(firsts)}):" in first.text and len(firsts) == 9
-    assert [line[2:].split(" {")[0] for line in first.text.splitlines() if line.startswith("- ")] == [
+    assert [without_cost(line[2:]) for line in first.text.splitlines() if line.startswith("- ")] == [
         f"{who}: {name}" for who, name in firsts
     ]
 
