@@ -107,3 +107,17 @@ async def test_a_message_that_only_sets_the_context_is_acknowledged(client: http
     assert text.startswith("Noted: Modern, the last 30 days.")
     text, _ = await say(client, "what are the top decks?", cid)
     assert text.startswith("**Top decks in Modern**, 2025-10-19 to 2025-11-17")
+
+
+async def test_a_list_pasted_after_the_question_answers_it(client: httpx.AsyncClient) -> None:
+    # the sideboarding question first, then the list, the format, the window and a yes in messages of their own
+    text, cid = await say(client, "How should I sideboard against Jeskai Blink?")
+    assert "Which format" in text
+    deck, _ = modern_deck("Boros Energy")
+    await say(client, deck, cid)
+    await say(client, "Modern", cid)
+    await say(client, "30", cid)
+    text, _ = await say(client, "yes", cid)
+    # the last answer is the guide first asked for, about the pasted deck
+    assert text.startswith("**Boros Energy vs Jeskai Blink** in Modern"), text[:200]
+    assert "**Sideboarding against Jeskai Blink**" in text

@@ -145,7 +145,8 @@ SINGLE_TURNS: list[tuple[str, dict[str, Any], dict[str, Any]]] = [
         {"archetype": "Boros Energy", **MODERN_30},
         {"workflow": "deck_coaching", "task": "deck_matchups"},
     ),
-    ("what are my worst matchups?", MODERN_30, {"workflow": "meta_research", "task": "matchups"}),
+    # "my" names the player's deck even before it is given: the coach asks for it, then answers about it
+    ("what are my worst matchups?", MODERN_30, {"workflow": "deck_coaching", "task": "deck_matchups"}),
     ("which cards should I cut from my deck?", MODERN_30, {"workflow": "deck_coaching", "task": "optimize_mainboard"}),
     # cube drafts
     (
@@ -460,9 +461,12 @@ async def test_a_deck_list_answering_a_question_keeps_the_task_it_asked_for() ->
     talk = Talk(state=MODERN_30)
     await talk.say("Optimize my sideboard")
     assert talk.step is not None and talk.step.missing == "deck"
-    assert resumed_question(DECK, talk.as_state()) is None  # a list is never only an answer
+    # the list answers the question waiting for it: the request asked for stays the request
+    assert resumed_question(DECK, talk.as_state()) == "Optimize my sideboard"
     pasted = await talk.say(DECK)
-    assert (pasted.workflow, pasted.has_decklist) == ("deck_coaching", True)
+    assert (pasted.workflow, pasted.task, pasted.has_decklist) == ("deck_coaching", "optimize_sideboard", True)
+    # a list with words asking for something else is a new request
+    assert resumed_question(f"what are the top decks?\n{DECK}", talk.as_state()) is None
 
 
 @pytest.mark.parametrize(

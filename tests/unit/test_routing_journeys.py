@@ -28,7 +28,7 @@ META_TASKS = {
 CARRIES = {"nothing": "", "the format": " in Modern", "format and window": " in Modern over the last 30 days"}
 FORMAT_SAID = ["Modern", "modern", "Modern please"]
 DAYS_SAID = ["30", "30 days", "the last 30 days"]
-ORDERS = ("question with the deck", "deck first", "deck, then a detour")
+ORDERS = ("question with the deck", "deck first", "question, then the deck", "deck, then a detour")
 ANSWERS = ("format, then window", "window first", "both at once")
 
 
@@ -78,6 +78,8 @@ def opening(journey: Journey) -> list[str]:
         return [f"{question}\n{DECK}"]
     if journey.order == "deck first":
         return [DECK, question]
+    if journey.order == "question, then the deck":  # the list pasted after the coach's first question
+        return [question, DECK]
     return [DECK, "what are the top decks in Modern over the last 14 days?", f"back to my deck: {question}"]
 
 

@@ -57,6 +57,7 @@ _WHAT_TO_PLAY = (
 )
 _MY_DECK = r"\b(my|i'?m|i am|i)\b.{0,30}\b(deck|list|75|sideboard|mainboard|main deck|play(ing)?)\b"
 _ITS_RECORD = r"\b(its|it'?s|it|my)\b.{0,30}\b(matchups?|win ?rate|spread)\b"
+_MY_RECORD = r"\bmy\b.{0,30}\b(matchups?|win ?rate|spread)\b"  # "my worst matchups": the player's deck, pasted or not
 _COACHING = (
     r"\b(optimi[sz]e|improve|sideboard|mainboard|flex|swap|mulligan|how (should|do|can) i"
     r"|(bring|side|board|take) (in|out))\b"  # "what should I bring in against Zoo?" is sideboarding, not what to play
@@ -361,20 +362,39 @@ def _has(pattern: str, text: str) -> bool:
 
 def resumed_question(message: str, known: ConversationState) -> str | None:
     """The question ``message`` answers when the coach is waiting for one (a format, a window, a draft,
-    "yes, that's my deck", an archetype), without any decklist (that is in the state already); None when
-    ``message`` is a new request: a new list, or words that ask for something. The two are routed together,
-    and the pending task stays the task, so nothing that question named is lost."""
+    "yes, that's my deck", an archetype, or the list itself while a deck question waits), without the question's
+    own decklist (that is in the state already); None when ``message`` is a new request: words that ask for
+    something, or a list pasted while no deck question waits. The two are routed together, and the pending task
+    stays the task, so nothing that question named is lost."""
     pending = known.pending
     asked = pending.route.question if pending is not None and pending.route is not None else None
-    if not asked or pending is None or extract_decklist(message):
+    if not asked or pending is None:
         return None
-    confirming = pending.missing == "archetype_confirmation" and (_YES.match(message) or _NO.match(message))
-    deck_slots = {"archetype", "archetype_confirmation"} if pending.workflow == "deck_coaching" else set()
-    answerable = _ANSWERABLE | deck_slots
-    if not confirming and (pending.missing not in answerable or _has(_REQUEST_WORDS, message)):
+    deck = extract_decklist(message)
+    answers = _list_answers(message, deck, pending) if deck else _words_answer(message, pending)
+    if not answers:
         return None  # a new request, not an answer
-    deck = extract_decklist(asked)
-    return str(asked.replace(deck, " ") if deck else asked)
+    own = extract_decklist(asked)
+    return str(asked.replace(own, " ") if own else asked)
+
+
+# words around a pasted list that only present it ("here's my deck:")
+_PRESENTING_A_LIST = re.compile(r"\b(?:here'?s|here is|this is|it'?s|my|the|a|deck|decklist|list|75)\b", re.I)
+
+
+def _list_answers(message: str, deck: str, pending: Pending) -> bool:
+    """A list pasted while a deck question waits ("How should I sideboard against Jeskai Blink?", then the list)
+    answers it, unless the words with it ask for something else."""
+    words = _PRESENTING_A_LIST.sub(" ", message.replace(deck, " "))
+    return pending.workflow == "deck_coaching" and not _has(_REQUEST_WORDS, words)
+
+
+def _words_answer(message: str, pending: Pending) -> bool:
+    """A short answer fills the slot the coach asked for (a yes or no confirms the suggested archetype)."""
+    if pending.missing == "archetype_confirmation" and (_YES.match(message) or _NO.match(message)):
+        return True
+    deck_slots = {"archetype", "archetype_confirmation"} if pending.workflow == "deck_coaching" else set()
+    return pending.missing in _ANSWERABLE | deck_slots and not _has(_REQUEST_WORDS, message)
 
 
 async def read_message(message: str, known: ConversationState, lookups: Lookups, asked: str | None) -> Reading:
@@ -436,7 +456,7 @@ def _cues(question: str, *, has_deck: bool, pasted: bool, card: str | None) -> d
     # "what should I play in Pauper?" asks which deck is good: the format's rankings, not the user's list
     what_to_play = _has(_WHAT_TO_PLAY, question) and not pasted
     # with a deck on the table, "my worst matchups" / "its win rate" mean that deck's
-    my_deck = _has(_MY_DECK, question) or (has_deck and _has(_ITS_RECORD, question))
+    my_deck = _has(_MY_DECK, question) or _has(_MY_RECORD, question) or (has_deck and _has(_ITS_RECORD, question))
     return {
         "my_deck": my_deck and not what_to_play and not card,
         "coaching": _has(_COACHING, question),
