@@ -7,6 +7,7 @@ import json
 import signal
 import tarfile
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -212,3 +213,35 @@ def green_creatures(world: dict[str, Any]) -> dict[str, Any]:
     return call(
         world, "get_draft_pool", draft_id="tarkir", color="G", type_contains="Creature", include_draft_results=True
     )
+
+
+LISTENER = "http://127.0.0.1:18999"  # nothing listens there: a request to it is what a test looks for
+HOSTILE_DRAFTER = f"<video poster={LISTENER}/x></video>[prize](https://evil.example)"
+HOSTILE_DRAFT_NAME = "Hostile <b>cube</b> [link](https://evil.example/d)"
+
+
+@contextmanager
+def hostile_draft_tables(modern_world: dict[str, Any]) -> Iterator[tuple[Settings, Any]]:
+    """Tables (in the moto the session runs) holding one cube draft, ``hostile``, whose drafter and draft names
+    are markup; the card corpus is the session's (a cube card must be a real card: the importer refuses any other
+    name, so a card name cannot carry markup in through a draft)."""
+    settings = prefixed_settings("hostile").model_copy(update={"cards_table": modern_world["settings"].cards_table})
+    db = dynamodb_resource(settings)
+    create_tables(db, settings)
+    draft = DraftImport.model_validate(
+        {
+            "draft_id": "hostile",
+            "draft_name": HOSTILE_DRAFT_NAME,
+            "draft_date": "2025-11-01",
+            "cube": [{"name": "Lightning Bolt"}, {"name": "Counterspell"}],
+            "drafters": [HOSTILE_DRAFTER],
+            "picks": [{"pick_n": 1, "drafter": HOSTILE_DRAFTER, "card": "Lightning Bolt"}],
+        }
+    )
+    drafts, cards = DraftsRepository(db.Table(settings.drafts_table)), CardsRepository(db.Table(settings.cards_table))
+    assert ingest_draft(draft, "hostile.json", drafts, cards).ok
+    try:
+        yield settings, db
+    finally:
+        for name in (settings.meta_table, settings.drafts_table, settings.checkpoint_table, settings.locks_table):
+            db.Table(name).delete()

@@ -38,6 +38,13 @@ class Settings(BaseSettings):
     llm_max_tokens: int = Field(default=2048, ge=64, le=32_000)
     llm_temperature: float = Field(default=0.2, ge=0, le=1)
     router_confidence_threshold: float = Field(default=0.6, ge=0, le=1)
+    rules_route_at: float = Field(
+        default=0.7,
+        ge=0,
+        le=1.01,
+        description="With a model: the rules route a message themselves at this confidence or above (no model "
+        "request); below it the model routes",
+    )
     conversation_ttl_seconds: int = Field(
         default=3 * 3600, ge=60, description="Idle time before a conversation expires"
     )

@@ -47,9 +47,15 @@ Operation = Literal["Converse", "ConverseStream"]
 
 @dataclass(frozen=True)
 class Text:
-    """A text block of a reply, streamed in several chunks."""
+    """A text block of a reply, streamed in chunks of the loopback's ``text_chunk_chars``, or in ``chunks``
+    exactly (``Text.in_chunks("at 6", "1.2%")`` cuts a figure across two stream events)."""
 
     text: str
+    chunks: tuple[str, ...] = ()
+
+    @classmethod
+    def in_chunks(cls, *chunks: str) -> Text:
+        return cls("".join(chunks), chunks)
 
 
 @dataclass(frozen=True)
@@ -149,6 +155,7 @@ class RecordedRequest:
     valid: bool
     error: str | None = None
     turn: Turn | None = None
+    arrived: float = field(default_factory=time.monotonic)  # when the request arrived (time.monotonic)
 
 
 class InvalidRequest(Exception):
@@ -398,6 +405,7 @@ class LoopbackBedrock:
         max_tokens_limit: int = DEFAULT_MAX_TOKENS_LIMIT,
         text_chunk_chars: int = 8,
         tool_input_fragment_chars: int = 10,
+        first_token_seconds: float = 0.0,
     ) -> None:
         self.region = region
         self.model_id = model_id
@@ -406,6 +414,7 @@ class LoopbackBedrock:
         self.max_tokens_limit = max_tokens_limit
         self.text_chunk_chars = text_chunk_chars
         self.tool_input_fragment_chars = tool_input_fragment_chars
+        self.first_token_seconds = first_token_seconds  # a model's time to first token, before every answer
         self._tool_use_ids = 0
         self.app = Starlette(
             routes=[
@@ -469,6 +478,8 @@ class LoopbackBedrock:
             return _error(503, "ServiceUnavailableException", turn.message)
         if isinstance(turn, SlowFirstByte):
             await _sleep_unless_disconnected(request, turn.seconds)
+        if self.first_token_seconds:
+            await asyncio.sleep(self.first_token_seconds)
         if operation == "Converse":
             return self._converse_response(turn, body, started)
         return self._stream_response(turn, body, started)
@@ -523,7 +534,8 @@ class LoopbackBedrock:
         for index, block in enumerate(reply.blocks):
             deltas: list[dict[str, Any]]
             if isinstance(block, Text):
-                deltas = [{"text": piece} for piece in _pieces(block.text, self.text_chunk_chars)]
+                pieces = block.chunks or _pieces(block.text, self.text_chunk_chars)
+                deltas = [{"text": piece} for piece in pieces]
             else:
                 start = {"toolUse": {"toolUseId": self._tool_use_id(block), "name": block.name}}
                 events.append(("contentBlockStart", {"contentBlockIndex": index, "start": start}))

@@ -16,6 +16,7 @@ from playwright.async_api import Browser, Page
 
 from tests.agent.conftest import modern_deck
 from tests.browser.conftest import CHROMIUM, SCREENSHOTS
+from tests.conftest import HOSTILE_DRAFTER, LISTENER, hostile_draft_tables
 
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="needs Debian's chromium package")
 
@@ -398,8 +399,6 @@ async def test_figures_the_data_does_not_hold_are_marked(server: str, browser: B
     ]
 
 
-LISTENER = "http://127.0.0.1:18999"  # nothing listens there: a request to it is what the test looks for
-HOSTILE_DRAFTER = f"<video poster={LISTENER}/x></video>[prize](https://evil.example)"
 HOSTILE_VECTORS = (  # markup a name from the data (a card's, an archetype's) could carry into an answer
     f"**<img src={LISTENER}/c>[Bolt](https://evil.example/c) in Modern** "
     f"<audio src={LISTENER}/a></audio> <svg><image href={LISTENER}/s></image></svg> "
@@ -410,39 +409,12 @@ HOSTILE_VECTORS = (  # markup a name from the data (a card's, an archetype's) co
 
 @pytest.fixture()
 def hostile_server(modern_world: dict[str, Any]) -> Any:
-    """The app over tables (in the moto the session runs) holding one cube draft whose drafter, card and draft
-    names are markup."""
+    """The app over tables holding one cube draft whose drafter and draft names are markup."""
     from meta_mage.api.factory import build_app
-    from meta_mage.ingest.drafts import ingest_draft
-    from meta_mage.models.drafts import DraftImport
-    from meta_mage.storage.cards import CardsRepository
-    from meta_mage.storage.drafts import DraftsRepository
-    from meta_mage.storage.dynamo import dynamodb_resource
-    from meta_mage.storage.tables import create_tables
-    from tests.conftest import prefixed_settings
     from tests.servers import serving
 
-    # its own tables, but the card corpus the session loaded: a cube card must be a real card (the importer
-    # refuses any other name, so a card name cannot carry markup in through a draft)
-    settings = prefixed_settings("hostile").model_copy(update={"cards_table": modern_world["settings"].cards_table})
-    db = dynamodb_resource(settings)
-    create_tables(db, settings)
-    draft = DraftImport.model_validate(
-        {
-            "draft_id": "hostile",
-            "draft_name": "Hostile <b>cube</b> [link](https://evil.example/d)",
-            "draft_date": "2025-11-01",
-            "cube": [{"name": "Lightning Bolt"}, {"name": "Counterspell"}],
-            "drafters": [HOSTILE_DRAFTER],
-            "picks": [{"pick_n": 1, "drafter": HOSTILE_DRAFTER, "card": "Lightning Bolt"}],
-        }
-    )
-    drafts, cards = DraftsRepository(db.Table(settings.drafts_table)), CardsRepository(db.Table(settings.cards_table))
-    assert ingest_draft(draft, "hostile.json", drafts, cards).ok
-    with serving(build_app(settings, db, serve_page=True)) as url:
+    with hostile_draft_tables(modern_world) as (settings, db), serving(build_app(settings, db, serve_page=True)) as url:
         yield url
-    for name in (settings.meta_table, settings.drafts_table, settings.checkpoint_table, settings.locks_table):
-        db.Table(name).delete()
 
 
 @pytest.mark.parametrize(("width", "height"), [(1280, 900), (375, 800)])

@@ -25,7 +25,6 @@ from langchain_core.messages import (
     RemoveMessage,
     SystemMessage,
     ToolMessage,
-    message_chunk_to_message,
 )
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.config import get_stream_writer
@@ -33,12 +32,14 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 
 from meta_mage.agent import offline, prompts
+from meta_mage.agent.checked_stream import CheckedStream
 from meta_mage.agent.explain import explanation
-from meta_mage.agent.grounding import Facts, unmatched_figures
+from meta_mage.agent.grounding import Facts, Unmatched
 from meta_mage.agent.guards import check, tool_precondition
 from meta_mage.agent.router import (
     Lookups,
     decide_offline,
+    extract_decklist,
     llm_route,
     merge_slots,
     starting_with_a_question,
@@ -159,17 +160,9 @@ async def route(state: ConversationState, *, deps: AgentDeps) -> dict[str, Any]:
     # routing sees the dropdown values already (e.g. the format whose archetype names to match)
     from_context = merge_slots(known, RouteDecision(workflow="clarify", confidence=0), context, "", None)
     view = state.applied(from_context)
-    decision: RouteDecision | None = None
-    if deps.model is not None:
-        try:
-            history = llm_window(messages, settings.message_window)[:-1]
-            decision = await llm_route(deps.model, message, view, history)
-        except Exception as exc:
-            logger.warning("LLM routing failed, using the rules: %s", exc)
-            thinking("The language model could not route this message; using keyword rules.")
-    question = message
-    if decision is None:
-        decision, question = await decide_offline(message, view, deps.lookups)
+    decision, question = await decide_offline(message, view, deps.lookups)
+    if deps.model is not None and decision.confidence < settings.rules_route_at:
+        decision, question = await _model_route(message, view, messages, deps) or (decision, question)
     decision = tidy(decision, message)
     draft_id = await deps.lookups.resolve_draft(decision.draft) if decision.draft else None
     updates = merge_slots(known, decision, context, message, draft_id)
@@ -184,6 +177,24 @@ async def route(state: ConversationState, *, deps: AgentDeps) -> dict[str, Any]:
         updates["available_formats"] = await deps.lookups.formats()
     routed = Route.model_validate({**decision.model_dump(), "workflow": workflow, "task": task, "question": question})
     return state.changes({**updates, "route": routed, "tool_rounds": 0, "context": None})
+
+
+async def _model_route(
+    message: str, view: ConversationState, messages: list[AnyMessage], deps: AgentDeps
+) -> tuple[RouteDecision, str] | None:
+    """The model's decision where the rules are unsure (one request), or None when the model failed."""
+    assert deps.model is not None
+    try:
+        history = fenced_history(messages, deps.settings.message_window)[:-1]
+        pasted = extract_decklist(message)
+        words = message.replace(pasted, " ") if pasted else message
+        formats = view.available_formats or await deps.lookups.formats()
+        turn = prompts.player_turn(words, pasted, prompts.router_blocks(view, formats))
+        return await llm_route(deps.model, turn, history), message
+    except Exception as exc:
+        logger.warning("LLM routing failed, using the rules: %s", exc)
+        thinking("The language model could not route this message; using keyword rules.")
+        return None
 
 
 async def guard(state: ConversationState, *, deps: AgentDeps) -> dict[str, Any]:
@@ -244,80 +255,108 @@ async def _draft_question(lookups: Lookups) -> str:
     return f"Which cube draft do you mean? I have: {listed}."
 
 
+PLANNED = "plan"  # the name of the AIMessage that carries a workflow's planned tool calls
+
+
 async def run_workflow(state: ConversationState, *, workflow: str, deps: AgentDeps) -> dict[str, Any]:
-    """One step of ``workflow``: the LLM's answer or tool calls, else the offline plan's calls or answer."""
+    """One step of ``workflow``: the task's planned tool calls (``agent/tasks``) until none remain, then the
+    answer: the model's, written once over the results (checked as it streams), else the templates'."""
     known, messages = state, state.messages
     routed = known.route or Route()
     turn = current_turn(messages)
     rounds = known.tool_rounds
-    if deps.model is not None:
-        try:
-            return await _llm_step(workflow, known, messages, rounds, deps)
-        except Exception as exc:
-            logger.warning("LLM step failed in %s: %s", workflow, exc)
-            thinking("The language model is unavailable; answering from the data directly.")
     calls = offline.plan(routed.task, routed, known, offline.called(turn))
     if calls and rounds < deps.settings.max_tool_rounds:
         tool_calls = [
-            {"name": n, "args": a, "id": f"offline-{uuid.uuid4().hex[:12]}", "type": "tool_call"} for n, a in calls
+            {"name": n, "args": a, "id": f"plan-{uuid.uuid4().hex[:12]}", "type": "tool_call"} for n, a in calls
         ]
-        return known.changes({"messages": [AIMessage(content="", tool_calls=tool_calls)], "tool_rounds": rounds + 1})
+        message = AIMessage(content="", tool_calls=tool_calls, name=PLANNED)
+        return known.changes({"messages": [message], "tool_rounds": rounds + 1})
+    if deps.model is not None:
+        try:
+            return await _llm_answer(workflow, known, messages, deps)
+        except Exception as exc:
+            logger.warning("LLM answer failed in %s: %s", workflow, exc)
+            thinking("The language model is unavailable; answering from the data directly.")
     text = offline.answer(routed.task, routed, known, turn)
     say(text)
     return {"messages": [AIMessage(text)]}
 
 
-async def _llm_step(
-    workflow: str, known: ConversationState, messages: list[AnyMessage], rounds: int, deps: AgentDeps
+def fenced_history(messages: list[AnyMessage], size: int) -> list[BaseMessage]:
+    """The window the model reads (``llm_window``), tool traffic left out and each player's message fenced
+    (``prompts.player_turn``: a pasted decklist inside a data block)."""
+    window: list[BaseMessage] = []
+    for message in llm_window(messages, size):
+        if _is_tool_traffic(message):
+            continue
+        if isinstance(message, HumanMessage):
+            text = str(message.content)
+            pasted = extract_decklist(text)
+            words = text.replace(pasted, " ") if pasted else text
+            message = HumanMessage(prompts.player_turn(words, pasted), id=message.id)
+        window.append(message)
+    return window
+
+
+def answer_prompt(workflow: str, known: ConversationState, messages: list[AnyMessage], size: int) -> list[BaseMessage]:
+    """The one request that writes a workflow's answer: its system prompt (instructions only), the history, and
+    the player's turn with this turn's data fenced after it."""
+    turn = current_turn(messages)
+    results = [(str(m.name), m.artifact) for m in turn if isinstance(m, ToolMessage) and m.artifact is not None]
+    window = fenced_history(messages, size)
+    last = window[-1]
+    blocks = prompts.answer_blocks(known, results, offline.errors(turn))
+    window[-1] = HumanMessage("\n\n".join([str(last.content), *blocks]), id=last.id)
+    return [SystemMessage(prompts.workflow_prompt(workflow)), *window]
+
+
+async def _llm_answer(
+    workflow: str, known: ConversationState, messages: list[AnyMessage], deps: AgentDeps
 ) -> dict[str, Any]:
+    """The model's answer over this turn's results, each sentence checked before it is shown
+    (``checked_stream``), then the tools' own tables."""
     assert deps.model is not None
-    settings = deps.settings
-    model: Any = deps.model
-    if rounds < settings.max_tool_rounds:
-        model = deps.model.bind_tools(deps.tools.specs(workflow))
-    prompt: list[BaseMessage] = [SystemMessage(prompts.workflow_prompt(workflow, known))]
-    prompt += llm_window(messages, settings.message_window)
+    turn = current_turn(messages)
+    checked = CheckedStream(*await _facts(known, turn, deps))
     writer = get_stream_writer()
-    merged: AIMessageChunk | None = None
-    streamed = False
+
+    def show(pieces: list[str]) -> None:
+        for piece in pieces:
+            writer({"event": "content", "data": {"text": piece}})
+
     try:
-        async for chunk in model.astream(prompt):
-            if not isinstance(chunk, AIMessageChunk):
-                continue
-            if chunk.text:
-                writer({"event": "content", "data": {"text": chunk.text}})
-                streamed = True
-            merged = chunk if merged is None else merged + chunk
+        async for chunk in deps.model.astream(answer_prompt(workflow, known, messages, deps.settings.message_window)):
+            if isinstance(chunk, AIMessageChunk) and chunk.text:
+                show(checked.feed(chunk.text))
+        show(checked.close())
     except Exception:
-        if streamed:  # the reader has half an answer: say where it stops before the data's own answer follows
+        if checked.shown:  # the reader has half an answer: say where it stops before the data's own answer follows
             writer({"event": "content", "data": {"text": BROKE_OFF}})
         raise
-    if merged is None:
-        raise RuntimeError("the model returned no message")
-    message = message_chunk_to_message(merged)
-    if isinstance(message, AIMessage) and message.tool_calls:
-        return known.changes({"messages": [message], "tool_rounds": rounds + 1})
-    if not message.text.strip():  # e.g. a tool call whose arguments are not JSON (invalid_tool_calls)
-        raise RuntimeError("the model answered neither text nor a valid tool call")
-    turn = current_turn(messages)
-    await _check_figures(message.text, known, turn, deps)
+    text = checked.text
+    if not text.strip():
+        raise RuntimeError("the model answered no text")
+    _report(checked.misses)
     routed = known.route or Route()
     tables = offline.tables(routed.task, routed, known, turn)
     if not tables:
-        return {"messages": [message]}
+        return {"messages": [AIMessage(text)]}
     say(f"\n\n{tables}")  # the tables are the tools' own, as in offline mode
-    return {"messages": [AIMessage(content=f"{message.text}\n\n{tables}", id=message.id)]}
+    return {"messages": [AIMessage(content=f"{text}\n\n{tables}")]}
 
 
-async def _check_figures(text: str, known: ConversationState, turn: list[AnyMessage], deps: AgentDeps) -> None:
-    """Match every figure of the model's ``text`` against this turn's tool results (``agent/grounding.py``);
-    report what does not match in a ``grounding`` event, log it and count it."""
-    results = [m.content for m in turn if isinstance(m, ToolMessage) and m.status != "error"]
-    if not results:
-        return
-    names = await deps.lookups.archetypes(known.format) if known.format else []
+async def _facts(known: ConversationState, turn: list[AnyMessage], deps: AgentDeps) -> tuple[Facts, list[str]]:
+    """What the model's figures are checked against: this turn's tool results and the player's own words; and
+    the format's archetype names (a sentence naming one is held to its figures)."""
+    results = [m.artifact for m in turn if isinstance(m, ToolMessage) and m.artifact is not None]
     said = [card.name for card in known.card_details] + [n for n in (known.archetype, known.format) if n]
-    misses = unmatched_figures(text, Facts.of(results, said), names)
+    names = await deps.lookups.archetypes(known.format) if known.format else []
+    return Facts.of(results, said), names
+
+
+def _report(misses: list[Unmatched]) -> None:
+    """The ``grounding`` event (what was marked), the log line and the ``UngroundedFigures`` metric."""
     get_stream_writer()({"event": "grounding", "data": {"unmatched": [m.as_dict() for m in misses]}})
     if misses:
         logger.warning("LLM answer states figures no tool result holds: %s", [m.figure for m in misses])

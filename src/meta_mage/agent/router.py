@@ -806,13 +806,12 @@ def starting_with_a_question(messages: Sequence[BaseMessage]) -> list[BaseMessag
     return []
 
 
-async def llm_route(
-    model: BaseChatModel, message: str, known: ConversationState, history: Sequence[BaseMessage]
-) -> RouteDecision:
-    """The LLM's classification of the turn, as a validated RouteDecision."""
+async def llm_route(model: BaseChatModel, turn: str, history: Sequence[BaseMessage]) -> RouteDecision:
+    """The LLM's classification of the turn (``turn``: the player's message with its data blocks, from
+    ``prompts.player_turn``), as a validated RouteDecision."""
     structured = model.with_structured_output(LLM_ROUTE_DECISION)
     recent = starting_with_a_question(history[-4:])
-    prompt: list[BaseMessage] = [SystemMessage(prompts.router_prompt(known)), *recent, HumanMessage(message)]
+    prompt: list[BaseMessage] = [SystemMessage(prompts.router_prompt()), *recent, HumanMessage(turn)]
     decision = await structured.ainvoke(prompt)
     if not isinstance(decision, RouteDecision):
         decision = RouteDecision.model_validate(decision)

@@ -159,10 +159,50 @@ def compact_json(value: Any, limit: int = 12_000) -> str:
     return text[:limit]
 
 
+MODEL_RESULT_BUDGET = 24_000  # characters of one tool result the model reads (about 6,000 tokens)
+
+
+def for_the_model(result: BaseModel | Any, budget: int = MODEL_RESULT_BUDGET) -> Any:
+    """A tool result as the model reads it: every list of records as ``columns`` and ``rows`` (each key written
+    once), every row while it fits ``budget`` characters of JSON; past that, the longest lists keep their first
+    rows and say how many were left out."""
+    value = result.model_dump(mode="json", exclude_none=True) if isinstance(result, BaseModel) else result
+    table = _tabular(value)
+    longest = _longest_list(table)
+    keep = longest
+    while keep > 3 and len(json.dumps(table, separators=(",", ":"), ensure_ascii=False)) > budget:
+        keep //= 2
+        table = _tabular(_shorten(value, keep))
+    return table
+
+
+def _tabular(value: Any) -> Any:
+    if isinstance(value, list) and len(value) > 1 and all(isinstance(v, dict) for v in value):
+        columns = list(dict.fromkeys(key for record in value for key in record))
+        return {"columns": columns, "rows": [[_tabular(record.get(c)) for c in columns] for record in value]}
+    if isinstance(value, list):
+        return [_tabular(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _tabular(v) for k, v in value.items()}
+    return value
+
+
+def _longest_list(value: Any) -> int:
+    if isinstance(value, list):
+        return max([len(value), *(_longest_list(v) for v in value)])
+    if isinstance(value, dict):
+        return max([0, *(_longest_list(v) for v in value.values())])
+    return 0
+
+
 def _shorten(value: Any, keep: int) -> Any:
     if isinstance(value, list):
         head = [_shorten(v, keep) for v in value[:keep]]
-        return head + ([f"... {len(value) - keep} more"] if len(value) > keep else [])
+        if len(value) <= keep:
+            return head
+        if all(isinstance(v, dict) for v in head):
+            return [*head, {"left_out": f"{len(value) - keep} more rows, to fit the budget"}]
+        return [*head, f"... {len(value) - keep} more"]
     if isinstance(value, dict):
         return {k: _shorten(v, keep) for k, v in value.items()}
     return value
