@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from meta_mage.agent.checked_stream import CheckedStream, marked
 from meta_mage.agent.grounding import Facts, unmatched_figures
 from tests.agent.conftest import modern_deck
 from tests.conftest import call, green_creatures
@@ -251,3 +252,50 @@ def test_display_rounding_is_allowed_and_nothing_else() -> None:
     assert [m.figure for m in misses] == ["9.4%", "61-89-13"]
     # dates, windows, the confidence level are no figures
     assert unmatched_figures("From 2025-10-19 over 30 days, at 95% confidence, even is 50%.", facts) == []
+
+
+# --- check, then show: the same cases through the stream a reader sees ------------------------------------------
+
+
+def streamed(text: str, facts: Facts, names: list[str], chunk: int) -> tuple[str, CheckedStream]:
+    """``text`` fed to a CheckedStream ``chunk`` characters at a time, and everything it let through."""
+    stream = CheckedStream(facts, names)
+    shown = [piece for start in range(0, len(text), chunk) for piece in stream.feed(text[start : start + chunk])]
+    return "".join(shown + stream.close()), stream
+
+
+def unmarked(figure: str, shown: str) -> bool:
+    """``figure`` stands somewhere in ``shown`` without its mark."""
+    return shown.replace(marked(figure), "").count(figure) > 0
+
+
+@pytest.mark.parametrize("chunk", [1, 3, 8, 10_000])
+def test_an_honest_answer_streams_through_byte_for_byte(cases: list[Case], names: list[str], chunk: int) -> None:
+    for case in cases:
+        shown, stream = streamed(case.right, Facts.of(case.results, case.said), names, chunk)
+        assert shown == case.right, case.label
+        assert stream.misses == []
+
+
+@pytest.mark.parametrize("chunk", [1, 3, 8, 10_000])
+def test_a_wrong_figure_is_never_shown_unmarked(cases: list[Case], names: list[str], chunk: int) -> None:
+    for case in cases:
+        facts = Facts.of(case.results, case.said)
+        shown, stream = streamed(case.wrong, facts, names, chunk)
+        misses = unmatched_figures(case.wrong, facts, names)
+        figures = [m.figure for m in misses if m.kind != "name"]
+        for figure in figures:
+            assert not unmarked(figure, shown), f"{case.label}: {shown}"
+        assert stream.misses == misses, case.label  # a wrong name is reported (the grounding event), not struck
+
+
+def test_each_sentence_is_shown_when_it_ends() -> None:
+    facts = Facts.of([{"name": "Boros Energy", "wins": 89, "losses": 61, "draws": 13, "meta_share": 9.3456}])
+    stream = CheckedStream(facts, ["Boros Energy"])
+    assert stream.feed("Boros Energy holds 9.3% of the field") == []  # not finished: held
+    assert stream.feed(". It went 8") == ["Boros Energy holds 9.3% of the field. "]
+    assert stream.feed("9-61-13.\n| Boros Energy | 9.4% |\n") == [
+        "It went 89-61-13.\n",
+        f"| Boros Energy | {marked('9.4%')} |\n",
+    ]
+    assert stream.close() == []
