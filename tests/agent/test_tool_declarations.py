@@ -1,5 +1,5 @@
 """One record per tool (tools/catalog) and per task (agent/tasks): a tool declared in one record is listed,
-routed to, guarded and summarised, and the records hold together (what the agent derives from them works)."""
+guarded, filled from the conversation, run and summarised, and the records hold together (what the agent derives from them works)."""
 
 from __future__ import annotations
 
@@ -13,9 +13,9 @@ from meta_mage.agent.conversation import Conversations
 from meta_mage.agent.guards import tool_precondition
 from meta_mage.agent.state import ConversationState
 from meta_mage.agent.tasks import LLM_ROUTE_DECISION
-from meta_mage.agent.testing import ScriptedChatModel, route, tool_call
+from meta_mage.agent.testing import ScriptedChatModel
 from meta_mage.agent.tool_specs import FORMAT, TASKS, TOOLS, WORKFLOWS, Rule
-from meta_mage.agent.tools import AgentTools, state_updates, summarise
+from meta_mage.agent.tools import AgentTools, in_process_executor, state_updates, summarise
 from meta_mage.api.welcome import workflows_with_tools
 from meta_mage.models.meta import DeckMatchupStatsOutput, PeriodMetadata, WinRate
 from meta_mage.tools.catalog import workflow_tools
@@ -23,7 +23,6 @@ from meta_mage.tools.context import ToolContext
 from meta_mage.tools.registry import Tool, build_registry
 from meta_mage.tools.workflows import WORKFLOWS as SHOWN_WORKFLOWS
 from meta_mage.wiring import coach_from_settings
-from tests.agent.conftest import run_turn
 
 
 class CountInput(BaseModel):
@@ -78,19 +77,8 @@ def toy_coach(world: dict[str, Any], *script: Any) -> tuple[Conversations, Scrip
 
 
 @pytest.mark.usefixtures("declared")
-async def test_a_tool_declared_once_is_routed_to_guarded_and_summarised(modern_world: dict[str, Any]) -> None:
-    # guarded: its precondition, in a turn and called directly
-    blocked, _ = toy_coach(
-        modern_world,
-        route("meta_research", "rankings", format="Modern", days=30),
-        tool_call("count_letters", word="tron"),
-        "Which opponent do you mean?",
-    )
-    turn = await run_turn(blocked, "count tron in Modern, 30 days")
-    assert turn.tool_events == [
-        {"tool": "count_letters", "status": "error", "summary": "blocked: count_letters needs an opponent; ask the "
-         "user which"}
-    ]  # fmt: skip
+async def test_a_tool_declared_once_is_listed_guarded_filled_run_and_summarised(modern_world: dict[str, Any]) -> None:
+    # guarded: its preconditions, as the graph's tools node checks every planned or guard call
     assert (
         tool_precondition("count_letters", ConversationState(format="Modern"), "meta_research")
         == OPPONENT_NAMED.blocked
@@ -100,25 +88,18 @@ async def test_a_tool_declared_once_is_routed_to_guarded_and_summarised(modern_w
         tool_precondition("count_letters", ConversationState(format="Modern", opponent_archetype="X"), "meta_research")
         is None
     )
-
-    # routed: the meta workflow binds it (without the state-owned format) and runs it; summarised; written back
-    conversations, model = toy_coach(
-        modern_world,
-        route("meta_research", "rankings", format="Modern", days=30),
-        tool_call("count_letters", word="tron"),
-        "Tron has four letters.",
-    )
-    turn = await run_turn(conversations, "count tron in Modern, 30 days", context={"opponent_archetype": "Tron"})
-    assert "count_letters" in model.calls[1]["tools"]
-    assert turn.arguments("count_letters") == {"word": "tron", "format": "Modern"}
-    complete = [e for e in turn.tool_events if e["status"] == "complete"]
-    assert complete == [{"tool": "count_letters", "status": "complete", "summary": "tron has 4 letters"}]
-    assert turn.state["archetype"] == "tron" and turn.text == "Tron has four letters."
-
-    tools = AgentTools(build_registry(), executor=None)  # type: ignore[arg-type]
+    # listed in its workflow only; its state-owned format filled from the conversation, then run and summarised
+    registry = build_registry()
+    assert TOY.name in registry.names()  # the catalog is the records
+    tools = AgentTools(registry, in_process_executor(registry, modern_world["context"]))
+    assert "count_letters" in tools.names("meta_research") and "count_letters" not in tools.names("deck_coaching")
+    known = ConversationState(format="Modern", opponent_archetype="Tron")
+    arguments = tools.fill_arguments("count_letters", {"word": "tron", "format": "Legacy"}, known, "meta_research")
+    assert arguments == {"word": "tron", "format": "Modern"}
+    outcome = await tools.run("count_letters", arguments)
+    assert outcome.ok and outcome.summary == "tron has 4 letters"
     spec = next(s for s in tools.specs("meta_research") if s["function"]["name"] == "count_letters")
     assert spec["function"]["parameters"]["properties"] == {"word": {"title": "Word", "type": "string"}}
-    assert "count_letters" not in tools.names("deck_coaching")
     one = CountOutput(format="Modern", word="a", letters=1)
     assert summarise("count_letters", one) == "a has 1 letters"
     assert state_updates("count_letters", "meta_research", one) == {"archetype": "a"}

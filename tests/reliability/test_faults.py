@@ -42,7 +42,7 @@ from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
 from langchain_core.outputs import ChatGenerationChunk
 
 from meta_mage.agent.conversation import AgentEvent, Conversations
-from meta_mage.agent.testing import ScriptedChatModel, route, tool_call
+from meta_mage.agent.testing import ScriptedChatModel, tool_call
 from meta_mage.agent.tools import ToolExecutor, in_process_executor
 from meta_mage.agent.turn_lease import TurnLease
 from meta_mage.api.chat_app import create_app
@@ -403,24 +403,15 @@ class FaultyStreamModel(ScriptedChatModel):
 # what the model does in the faulty turn; any further call in that turn finds Bedrock still throttling
 MODEL_FAULTS: dict[str, list[Any]] = {
     "Bedrock ThrottlingException on every call of the turn": [],
-    "Bedrock read timeout on the answer (after a tool call)": [
-        route("meta_research", "rankings", format="Modern", days=30),
-        tool_call("get_format_meta_rankings"),
-        bedrock_timeout(),
-    ],
+    "Bedrock read timeout on the answer (after the tool call)": [bedrock_timeout()],
     "Bedrock stream cut mid-answer": [
-        route("meta_research", "rankings", format="Modern", days=30),
-        tool_call("get_format_meta_rankings"),
         AIMessage("The most played deck is clearly the best one here.", additional_kwargs={"cut_after": 4}),
     ],
-    "model's tool call with arguments that are not JSON": [
-        route("meta_research", "rankings", format="Modern", days=30),
+    "model's answer is a tool call with arguments that are not JSON": [
         AIMessage("", additional_kwargs={"tool": "get_format_meta_rankings", "broken_args": "group_by=strategy"}),
     ],
-    "model's tool call with an invalid argument value": [
-        route("meta_research", "rankings", format="Modern", days=30),
+    "model's answer is a tool call it was not offered": [
         tool_call("get_format_meta_rankings", group_by="colour-ish"),
-        "I could not group it that way; here is what I know.",
     ],
 }
 RECOVERED_ANSWER = "The matchup table is above."
@@ -434,8 +425,6 @@ async def test_model_fault(world: dict[str, Any], fault: str) -> None:
         yield from MODEL_FAULTS[fault]
         while bedrock["down"]:
             yield bedrock_throttling()
-        yield route("meta_research", "matchups", format="Modern", days=30)
-        yield tool_call("get_format_matchup_stats")
         yield RECOVERED_ANSWER
 
     conversations = coach(world, model=FaultyStreamModel(messages=script()))
