@@ -1,5 +1,6 @@
 """One record per tool (tools/catalog) and per task (agent/tasks): a tool declared in one record is listed,
-guarded, filled from the conversation, run and summarised, and the records hold together (what the agent derives from them works)."""
+guarded, filled from the conversation, run and summarised, and the records hold together (what the agent derives
+from them works)."""
 
 from __future__ import annotations
 
@@ -9,11 +10,9 @@ import pytest
 from pydantic import BaseModel, ConfigDict
 
 from meta_mage.agent import tool_specs
-from meta_mage.agent.conversation import Conversations
 from meta_mage.agent.guards import tool_precondition
 from meta_mage.agent.state import ConversationState
 from meta_mage.agent.tasks import LLM_ROUTE_DECISION
-from meta_mage.agent.testing import ScriptedChatModel
 from meta_mage.agent.tool_specs import FORMAT, TASKS, TOOLS, WORKFLOWS, Rule
 from meta_mage.agent.tools import AgentTools, in_process_executor, state_updates, summarise
 from meta_mage.api.welcome import workflows_with_tools
@@ -22,7 +21,6 @@ from meta_mage.tools.catalog import workflow_tools
 from meta_mage.tools.context import ToolContext
 from meta_mage.tools.registry import Tool, build_registry
 from meta_mage.tools.workflows import WORKFLOWS as SHOWN_WORKFLOWS
-from meta_mage.wiring import coach_from_settings
 
 
 class CountInput(BaseModel):
@@ -66,14 +64,6 @@ TOY = Tool(
 @pytest.fixture()
 def declared(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(TOOLS, TOY.name, TOY)
-
-
-def toy_coach(world: dict[str, Any], *script: Any) -> tuple[Conversations, ScriptedChatModel]:
-    registry = build_registry()
-    assert TOY.name in registry.names()  # the catalog is the records
-    model = ScriptedChatModel.of(*script)
-    conversations = coach_from_settings(world["settings"], dynamodb=world["db"], model=model, registry=registry)
-    return conversations, model
 
 
 @pytest.mark.usefixtures("declared")
