@@ -57,6 +57,16 @@ NAMED_DRAFT: dict[str, Any] = dict(
 )
 
 
+@pytest.fixture(autouse=True)
+def _no_welcome_written_yet() -> Iterator[None]:
+    """Each test starts with no model-written welcome in this process's memory (``api/welcome.py``)."""
+    from meta_mage.api import welcome
+
+    welcome.forget_written()
+    yield
+    welcome.forget_written()
+
+
 @pytest.fixture(autouse=True, scope="session")
 def _aws_env() -> Iterator[None]:
     patcher = pytest.MonkeyPatch()

@@ -18,7 +18,7 @@ from meta_mage.config import Settings
 from meta_mage.storage.cards import CardsRepository
 from meta_mage.storage.drafts import DraftsRepository
 from meta_mage.storage.dynamo import aws_client, dynamodb_resource
-from meta_mage.storage.locks import IssuedConversations, LocksRepository
+from meta_mage.storage.locks import IssuedConversations, LocksRepository, WelcomeMessages
 from meta_mage.storage.meta import MetaRepository
 from meta_mage.storage.objects import DropZoneBucket, FailureQueue
 
@@ -95,6 +95,11 @@ class Wiring:
     @cached_property
     def locks(self) -> LocksRepository:
         return LocksRepository(self.dynamodb.Table(self.settings.locks_table))
+
+    @cached_property
+    def welcome_messages(self) -> WelcomeMessages:
+        """The LLM-written welcome messages, one per model, day and catalog (in the LocksTable)."""
+        return WelcomeMessages(self.dynamodb.Table(self.settings.locks_table))
 
     @cached_property
     def issued(self) -> IssuedConversations:

@@ -31,7 +31,7 @@ def build_app(
         catalog = wiring.remote_tools.catalog_sync if wiring.remote_tools is not None else None
         return {
             "conversations": wiring.coach(model=model),
-            "reads": ReadApi(wiring.registry, wiring.tool_context, catalog),
+            "reads": ReadApi(wiring.registry, wiring.tool_context, catalog, wiring.welcome_messages),
             "locks": wiring.locks,
             "issued": wiring.issued,
         }

@@ -39,7 +39,10 @@ def wiring() -> Wiring:
 @lru_cache(maxsize=1)
 def reads() -> ReadApi:
     """The read API over the configured tables."""
-    return ReadApi(FamilyRegistry(), wiring().tool_context)  # only the families of the tools asked for
+    made = wiring()
+    return ReadApi(
+        FamilyRegistry(), made.tool_context, welcome_messages=made.welcome_messages
+    )  # only the families asked for
 
 
 def _query() -> dict[str, str]:

@@ -38,10 +38,12 @@ class ReadApi:
         registry: ToolRegistry,
         context: ToolContext,
         catalog: Callable[[], list[dict[str, Any]]] | None = None,
+        welcome_messages: Any | None = None,
     ) -> None:
         self.registry = registry
         self.context = context
         self.catalog = catalog or registry.catalog
+        self.welcome_messages = welcome_messages  # where a model's welcome is kept (storage.locks.WelcomeMessages)
 
     def _call(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
         return self.registry.call(name, arguments, self.context)
@@ -98,4 +100,4 @@ class ReadApi:
         formats = self.formats()["formats"]
         from meta_mage.api.welcome import build_welcome  # the welcome function's only: the others skip it
 
-        return build_welcome(self.catalog(), formats, model, max_tokens=max_tokens)
+        return build_welcome(self.catalog(), formats, model, max_tokens=max_tokens, store=self.welcome_messages)

@@ -1,14 +1,19 @@
 """The ``/welcome`` payload: tool catalog, formats with data, workflows with examples, and a
-welcome message (LLM-written when a model is given, templated otherwise).
+welcome message (LLM-written when a model is given, templated otherwise). A model writes the message once per
+model, day and catalog, kept in memory and in the LocksTable: visits cost no model request.
 
 Imports no LLM library and no agent code, so the small WelcomeFunction can use it; a model is passed in, if any.
 """
 
 from __future__ import annotations
 
+import datetime as dt
+import hashlib
 import json
 import logging
-from typing import Any
+import time
+from collections.abc import Callable
+from typing import Any, Protocol
 
 from meta_mage.tools.catalog import workflow_tools
 from meta_mage.tools.workflows import WORKFLOWS
@@ -59,18 +64,80 @@ def welcome_prompt(workflows: list[dict[str, Any]], formats: list[str]) -> str:
     return WELCOME_PROMPT.format(workflows=json.dumps(brief, ensure_ascii=False), formats=", ".join(formats))
 
 
+class MessageStore(Protocol):
+    """Where a written welcome is kept for every instance (``storage.locks.WelcomeMessages``)."""
+
+    def get(self, key: str) -> str | None: ...
+
+    def put(self, key: str, message: str, seconds: int) -> None: ...
+
+
+KEPT_SECONDS = 2 * 24 * 3600  # a day's message outlives its day a little (the key names the day)
+RETRY_AFTER_SECONDS = 300  # after a failed model request, the templated welcome until then
+_written: dict[str, str] = {}  # in this process: key -> message
+_failed: dict[str, float] = {}  # in this process: key -> when the model last failed
+
+
+def forget_written() -> None:
+    """Forget this process's written welcomes and failures (a new instance; tests)."""
+    _written.clear()
+    _failed.clear()
+
+
+def message_key(model: Any, prompt: str, catalog: list[dict[str, Any]], day: str) -> str:
+    """One model's welcome for one day and one catalog (the prompt holds the workflows and formats)."""
+    model_name = str(getattr(model, "model_id", None) or getattr(model, "model", None) or type(model).__name__)
+    tools = json.dumps(sorted(tool["name"] for tool in catalog))
+    digest = hashlib.sha256(f"{prompt}\n{tools}".encode()).hexdigest()[:16]
+    return f"{model_name}#{day}#{digest}"
+
+
+def written_message(
+    model: Any, prompt: str, key: str, store: MessageStore | None = None, clock: Callable[[], float] = time.time
+) -> str | None:
+    """The welcome ``model`` writes for ``prompt``: once per ``key`` (this process's memory, then ``store``), else
+    one request; None when the model failed (the templated welcome is used, and the model is left alone for
+    ``RETRY_AFTER_SECONDS``)."""
+    if key in _written:
+        return _written[key]
+    stored = store.get(key) if store is not None else None
+    if stored:
+        _written[key] = stored
+        return stored
+    if clock() - _failed.get(key, float("-inf")) < RETRY_AFTER_SECONDS:
+        return None
+    try:
+        reply = model.invoke(prompt)
+        message = str(getattr(reply, "text", "") or reply.content).strip()
+    except Exception as exc:  # the welcome must not fail because the LLM did
+        logger.warning("welcome message from the LLM failed: %s", exc)
+        message = ""
+    if not message:
+        _failed[key] = clock()
+        return None
+    _written[key] = message
+    if store is not None:
+        store.put(key, message, KEPT_SECONDS)
+    return message
+
+
 def build_welcome(
-    catalog: list[dict[str, Any]], formats: list[str], model: Any | None = None, *, max_tokens: int = 300
+    catalog: list[dict[str, Any]],
+    formats: list[str],
+    model: Any | None = None,
+    *,
+    max_tokens: int = 300,
+    store: MessageStore | None = None,
+    day: str | None = None,
 ) -> dict[str, Any]:
-    """The spec's /welcome body (without ``conversation_id``, which the caller adds)."""
+    """The spec's /welcome body (without ``conversation_id``, which the caller adds). With a model, its message is
+    written once per model, ``day`` (default: today, UTC) and catalog, and served to every visitor."""
     workflows = workflows_with_tools(catalog)
     message = None
     if model is not None:
-        try:
-            reply = model.invoke(welcome_prompt(workflows, formats))
-            message = str(getattr(reply, "text", "") or reply.content).strip() or None
-        except Exception as exc:  # the welcome must not fail because the LLM did
-            logger.warning("welcome message from the LLM failed: %s", exc)
+        prompt = welcome_prompt(workflows, formats)
+        today = day or dt.datetime.now(dt.UTC).date().isoformat()
+        message = written_message(model, prompt, message_key(model, prompt, catalog, today), store)
     return {
         "message": message or templated_message(formats, len(catalog), offline=model is None),
         "available_formats": formats,

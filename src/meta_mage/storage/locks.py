@@ -6,6 +6,8 @@
 - ``welcome#<id>``: a conversation id issued by the small ``/welcome`` function (which has no
   checkpointer), with its welcome message; the chat function turns it into the conversation when
   the id is first used.
+- ``welcome-message#<model>#<day>#<hash>``: the LLM-written welcome message of one model, day and catalog, written
+  once and served to every visitor that day (``api/welcome.py``).
 
 The ``ttl`` attribute lets DynamoDB delete stale items, and every condition ignores expired ones
 before that happens.
@@ -150,6 +152,42 @@ class IssuedConversations:
             return None
         welcome: dict[str, Any] = json.loads(response["Attributes"]["welcome"])
         return welcome
+
+
+class WelcomeMessages:
+    """Welcome messages a model wrote, one per model, day and catalog (``welcome-message#<key>``)."""
+
+    def __init__(self, table: Any) -> None:
+        self.table = table
+
+    def get(self, key: str) -> str | None:
+        """The stored message for ``key`` while it is unexpired, else None (also when DynamoDB does not answer:
+        the caller then writes one)."""
+        try:
+            item = self.table.get_item(Key={"pk": f"welcome-message#{key}"}).get("Item")
+        except (BotoCoreError, ClientError) as exc:
+            logger.warning("welcome message could not be read: %s", _reason(exc))
+            return None
+        if item is None or int(item.get("ttl", 0)) < time.time():
+            return None
+        return str(item["message"])
+
+    def put(self, key: str, message: str, seconds: int) -> None:
+        """Keep ``message`` for ``key`` for ``seconds`` (the first writer's stays; a failed write only costs the
+        next instance a model request)."""
+        item = {"pk": f"welcome-message#{key}", "message": message, "ttl": int(time.time()) + seconds}
+        try:
+            self.table.put_item(
+                Item=item,
+                ConditionExpression="attribute_not_exists(pk) OR #ttl < :now",
+                ExpressionAttributeNames={"#ttl": "ttl"},
+                ExpressionAttributeValues={":now": int(time.time())},
+            )
+        except ClientError as exc:
+            if exc.response.get("Error", {}).get("Code") != "ConditionalCheckFailedException":
+                logger.warning("welcome message could not be stored: %s", _reason(exc))
+        except BotoCoreError as exc:
+            logger.warning("welcome message could not be stored: %s", _reason(exc))
 
 
 def _conditional(write: Callable[[], Any], failure: str) -> Any | None:
