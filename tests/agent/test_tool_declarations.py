@@ -4,6 +4,7 @@ from them works)."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -14,9 +15,16 @@ from meta_mage.agent.guards import tool_precondition
 from meta_mage.agent.state import ConversationState
 from meta_mage.agent.tasks import LLM_ROUTE_DECISION
 from meta_mage.agent.tool_specs import FORMAT, TASKS, TOOLS, WORKFLOWS, Rule
-from meta_mage.agent.tools import AgentTools, in_process_executor, state_updates, summarise
+from meta_mage.agent.tools import (
+    MODEL_RESULT_BUDGET,
+    AgentTools,
+    for_the_model,
+    in_process_executor,
+    state_updates,
+    summarise,
+)
 from meta_mage.api.welcome import workflows_with_tools
-from meta_mage.models.meta import DeckMatchupStatsOutput, PeriodMetadata, WinRate
+from meta_mage.models.meta import DeckMatchupStatsOutput, MatchupStatsOutput, PeriodMetadata, WinRate
 from meta_mage.tools.catalog import workflow_tools
 from meta_mage.tools.context import ToolContext
 from meta_mage.tools.registry import Tool, build_registry
@@ -42,7 +50,7 @@ def count_letters(context: ToolContext, params: CountInput) -> CountOutput:
 OPPONENT_NAMED = Rule(
     "opponent",
     lambda known: bool(known.opponent_archetype),
-    "blocked: count_letters needs an opponent; ask the user which",
+    "not run yet: no opponent is named",
     "Which opponent?",
 )
 # The toy tool: one record, as each tool of tools/catalog is.
@@ -118,7 +126,7 @@ def test_get_deck_matchup_stats_serves_meta_research_and_deck_coaching() -> None
     )
     assert tool_precondition(
         "get_deck_matchup_stats", ConversationState(format="Modern", days=30), "deck_coaching"
-    ) == ("blocked: the deck's archetype is not confirmed; ask the user")
+    ) == ("not run yet: your deck's archetype is not confirmed")
     catalog = build_registry().catalog()
     listed = {w["name"]: [t["name"] for t in w["tool_details"]] for w in workflows_with_tools(catalog)}
     assert "get_deck_matchup_stats" in listed["meta_research"] and "get_deck_matchup_stats" in listed["deck_coaching"]
@@ -162,3 +170,23 @@ def test_a_task_is_named_by_the_cues_in_its_record_and_each_workflow_has_one_def
             continue
         uncued = [name for name in names if not TASKS[name].cues]
         assert uncued == [DEFAULT_TASK[workflow]], workflow  # the one a question that names none gets
+
+
+def test_a_summary_says_what_the_result_holds_and_the_model_reads_every_row(modern_world: dict[str, Any]) -> None:
+    registry, context = modern_world["registry"], modern_world["context"]
+    result = MatchupStatsOutput.model_validate(
+        registry.call("get_format_matchup_stats", {"format": "Modern", "days": 30, "top_n": 6}, context)
+    )
+    period = result.metadata.period
+    assert summarise("get_format_matchup_stats", result) == (
+        f"the top 6 head to head, records of {len(result.archetypes)} archetypes ({period.start} to {period.end})"
+    )
+    read = for_the_model(result)
+    text = json.dumps(read, separators=(",", ":"), ensure_ascii=False)
+    assert len(text) <= MODEL_RESULT_BUDGET
+    # the grid asked for (top 6) whole; the records of the rest of the field as many as fit, the others counted
+    assert read["grid"]["archetypes"] == result.grid.archetypes  # type: ignore[union-attr]
+    assert len(read["grid"]["cells"]) == 6 and all(len(row) == 6 for row in read["grid"]["cells"])
+    table = read["archetypes"]
+    counted = int(table["left_out"].split()[0]) if "left_out" in table else 0
+    assert len(table["rows"]) >= 6 and len(table["rows"]) + counted == len(result.archetypes)

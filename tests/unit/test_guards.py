@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -196,14 +197,14 @@ def test_stats_fit(stats: dict[str, Any] | None, fits: bool) -> None:
     assert stats_fit(ConversationState.of({**DECK_STATE, "matchup_stats": stats})) is fits
 
 
-BLOCKED_FORMAT = "format is not set"
-BLOCKED_DAYS = "number of days is not set"
-NO_CARDS = "needs card_details"
+BLOCKED_FORMAT = "no format is chosen"
+BLOCKED_DAYS = "no number of days is chosen"
+NO_CARDS = "your decklist has not been read"
 NO_ARCHETYPE = "archetype is not confirmed"
-NO_OPPONENT = "blocked: the opponent archetype is not known; ask the user which matchup"
-NO_STATS = "needs matchup_stats"
+NO_OPPONENT = "not run yet: the opponent's archetype is not known"
+NO_STATS = "matchup statistics come first"
 NO_DECK = "no decklist"
-NO_DRAFT = "draft is not known"
+NO_DRAFT = "which draft is not known"
 
 # tool, state, workflow, None when the call may run, else words of the reason
 PRECONDITIONS: list[tuple[str, dict[str, Any], str, str | None]] = [
@@ -250,4 +251,18 @@ def test_tool_precondition(name: str, state: dict[str, Any], workflow: str, reas
     if reason is None:
         assert problem is None
     else:
-        assert problem is not None and problem.startswith("blocked: ") and reason in problem, problem
+        assert problem is not None and problem.startswith("not run yet: ") and reason in problem, problem
+
+
+def test_what_a_rule_tells_the_player_names_no_field_and_no_tool() -> None:
+    """The words a player sees when a step cannot run yet (the tool step's line) are the player's words: no
+    internal field (``card_details``), no tool name (``get_enriched_deck``), no instruction meant for a model."""
+    from meta_mage.tools import rules
+    from meta_mage.tools.catalog import TOOLS
+
+    said = [value.blocked for value in vars(rules).values() if isinstance(value, rules.Rule)]
+    assert len(said) >= 9
+    for words in said:
+        assert not re.search(r"\b[a-z]+_[a-z_]+\b", words), words
+        assert not any(name in words for name in TOOLS), words
+        assert "ask the user" not in words and "call " not in words, words

@@ -376,7 +376,7 @@ async def tools(state: ConversationState, *, deps: AgentDeps) -> dict[str, Any]:
         name, call_id = call["name"], str(call.get("id") or uuid.uuid4().hex)
         problem = None
         if name not in deps.tools.names(workflow):
-            problem = f"{name} is not a tool of the {workflow} workflow"
+            problem = f"not run: that step is not part of {workflow.replace('_', ' ')}"
         else:
             problem = tool_precondition(name, known, workflow)
         if problem:

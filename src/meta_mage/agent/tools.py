@@ -178,8 +178,11 @@ def for_the_model(result: BaseModel | Any, budget: int = MODEL_RESULT_BUDGET) ->
 
 def _tabular(value: Any) -> Any:
     if isinstance(value, list) and len(value) > 1 and all(isinstance(v, dict) for v in value):
-        columns = list(dict.fromkeys(key for record in value for key in record))
-        return {"columns": columns, "rows": [[_tabular(record.get(c)) for c in columns] for record in value]}
+        cut = value[-1] if set(value[-1]) == {"left_out"} else None
+        records = value[:-1] if cut else value
+        columns = list(dict.fromkeys(key for record in records for key in record))
+        table = {"columns": columns, "rows": [[_tabular(record.get(c)) for c in columns] for record in records]}
+        return {**table, **(cut or {})}
     if isinstance(value, list):
         return [_tabular(v) for v in value]
     if isinstance(value, dict):

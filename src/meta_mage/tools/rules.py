@@ -95,53 +95,51 @@ class Rule:
 FORMAT = Rule(
     "format",
     lambda known: bool(known.format),
-    "blocked: the format is not set yet; ask the user which format",
+    "not run yet: no format is chosen",
     format_question,
 )
 DAYS = Rule(
     "days",
     lambda known: bool(known.days),
-    "blocked: the number of days is not set yet; ask the user how many days of results to use",
+    "not run yet: no number of days is chosen",
     DAYS_QUESTION,
 )
 CARD_DETAILS = Rule(
     "deck",
     lambda known: known.deck_read,
-    "blocked: needs card_details from get_enriched_deck; ask the user to paste their decklist",
+    "not run yet: your decklist has not been read (paste it first)",
     PASTE_DECK,
 )
 ARCHETYPE = Rule(
     "archetype",
     lambda known: bool(known.archetype),
-    "blocked: the deck's archetype is not confirmed; ask the user",
+    "not run yet: your deck's archetype is not confirmed",
     "Which archetype is your deck? You can also paste the list and I'll tell you.",
 )
 OPPONENT = Rule(
     "opponent",
     lambda known: bool(known.opponent_archetype),
-    "blocked: the opponent archetype is not known; ask the user which matchup",
+    "not run yet: the opponent's archetype is not known",
     "Which archetype are you playing against?",
 )
 MATCHUP_STATS = Rule(
     "archetype",
     stats_fit,
-    "blocked: needs matchup_stats; call get_deck_matchup_stats first",
+    "not run yet: your deck's matchup statistics come first",
     fetch="get_deck_matchup_stats",
     fetch_failed="I could not get matchup statistics for your deck: {error}",
 )
 DECK_TEXT = Rule(
     "deck",
     lambda known: bool(known.deck_text),
-    "blocked: no decklist in the conversation; ask the user to paste one",
+    "not run yet: no decklist has been pasted",
     PASTE_DECK,
 )
-DRAFT_ID = Rule(
-    "draft", lambda known: bool(known.draft_id), "blocked: the draft is not known; ask the user which draft"
-)
+DRAFT_ID = Rule("draft", lambda known: bool(known.draft_id), "not run yet: which draft is not known")
 DECK_OR_ARCHETYPE = Rule(
     "deck",
     lambda known: known.deck_read or bool(known.archetype),
-    "blocked: needs a decklist or an archetype; ask the user",
+    "not run yet: paste your decklist or name your archetype first",
     "Please paste your decklist (MTGO or Arena export, sideboard after a `Sideboard` line) and I'll review it, "
     "or tell me which archetype you play.",
 )

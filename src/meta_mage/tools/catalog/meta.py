@@ -27,6 +27,12 @@ def _rankings_summary(result: MetaRankingsOutput) -> str:
     return f"{len(result.rows)} archetypes ranked from {meta.current_decks} decks ({period.start} to {period.end})"
 
 
+def _matchups_summary(result: MatchupStatsOutput) -> str:
+    period = result.metadata.period
+    grid = f"the top {len(result.grid.archetypes)} head to head, " if result.grid is not None else ""
+    return f"{grid}records of {len(result.archetypes)} archetypes ({period.start} to {period.end})"
+
+
 LIST_FORMATS = Tool(
     "list_formats",
     "List the constructed formats that have tournament data, with their date range and "
@@ -67,7 +73,7 @@ FORMAT_MATCHUPS = Tool(
     MatchupStatsOutput,
     lambda c, p: c.meta.matchups(p),
     workflows=(META_RESEARCH,),
-    summary=lambda r: f"matchup table of {len(r.archetypes)} archetypes",
+    summary=_matchups_summary,
     from_state=WINDOW,
     requires=(FORMAT, DAYS),
     chart=grid_chart,
