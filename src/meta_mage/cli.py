@@ -316,6 +316,43 @@ def cmd_ask(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_bedrock_check(args: argparse.Namespace) -> int:
+    """Check the configured Bedrock model end to end: access, one streamed answer with its grounding, its cost."""
+    import asyncio
+
+    from meta_mage.bedrock import bedrock_model_id
+    from meta_mage.local.bedrock_check import QUESTION, CheckReport, model_line, streamed_answer
+    from meta_mage.storage.dynamo import aws_client, aws_region
+
+    settings = _settings(args)
+    model_id = args.model or bedrock_model_id(settings.model)
+    if not model_id:
+        print("bedrock-check: no Bedrock model: pass --model ID or set META_MAGE_MODEL", file=sys.stderr)
+        return EXIT_USAGE
+    if not _credentials_found():
+        print(
+            "bedrock-check: no AWS credentials found (aws configure, AWS_PROFILE or the AWS_* variables)",
+            file=sys.stderr,
+        )
+        return EXIT_FAILED
+    settings = settings.model_copy(update={"model": model_id})
+    report = CheckReport()
+    report.passed(f"AWS credentials found; region {aws_region(settings)}")
+    ready = model_line(aws_client(settings, "bedrock"), model_id, report)
+    with contextlib.ExitStack() as stack:
+        if ready and not args.tables:
+            print("Answering from the embedded DynamoDB with the bundled demo data (--tables: yours).", flush=True)
+            ready = stack.enter_context(_demo_database(settings, verbose=False))[1].ok
+        if ready:
+            _quiet_turn_warnings()
+            conversations = _wiring(settings).coach()
+            question = args.question or QUESTION.format(format=args.format)
+            print(f"Asking: {question}\n", flush=True)
+            asyncio.run(streamed_answer(conversations, question, report, lambda text: print(text, end="", flush=True)))
+    print("\n".join(report.lines))
+    return EXIT_OK if report.ok else EXIT_FAILED
+
+
 def cmd_demo(args: argparse.Namespace) -> int:
     """Embedded DynamoDB + demo data + a short conversation with the coach."""
     import asyncio
@@ -774,6 +811,19 @@ def build_parser() -> argparse.ArgumentParser:
         "--days", type=_window_days, help=f"the window in days, 1-365 (default {DEFAULT_DAYS}, said with the answer)"
     )
     ask.set_defaults(func=cmd_ask)
+
+    check = sub.add_parser(
+        "bedrock-check", help="check a Bedrock model end to end: access, one streamed answer and its grounding, cost"
+    )
+    check.add_argument("--model", help="model or inference profile id (default: META_MAGE_MODEL)")
+    check.add_argument(
+        "--format", type=_format_name, default="Modern", help="the format of the question (default Modern)"
+    )
+    check.add_argument("--question", help="ask this instead of the top decks of --format over 30 days")
+    check.add_argument(
+        "--tables", action="store_true", help="answer from the configured tables (default: the embedded demo data)"
+    )
+    check.set_defaults(func=cmd_bedrock_check)
 
     serve = sub.add_parser("serve", help="run every endpoint locally (embedded DynamoDB + demo data + chat page)")
     serve.add_argument(

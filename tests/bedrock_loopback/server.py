@@ -420,6 +420,7 @@ class LoopbackBedrock:
             routes=[
                 Route("/model/{model_id:path}/converse-stream", self._converse_stream, methods=["POST"]),
                 Route("/model/{model_id:path}/converse", self._converse, methods=["POST"]),
+                Route("/inference-profiles/{profile_id:path}", self._inference_profile, methods=["GET"]),
                 Route("/{path:path}", self._unknown_operation, methods=["GET", "POST", "PUT", "DELETE", "PATCH"]),
             ]
         )
@@ -434,6 +435,35 @@ class LoopbackBedrock:
 
     async def _converse(self, request: Request) -> Response:
         return await self._answer(request, "Converse")
+
+    async def _inference_profile(self, request: Request) -> Response:
+        """Bedrock's control plane, GetInferenceProfile: the loopback's model id is a system-defined profile that
+        routes to two regions; any other id is not found."""
+        try:
+            _require_signature(dict(request.headers), self.region)
+        except InvalidRequest as invalid:
+            return _error(403, "AccessDeniedException", str(invalid))
+        profile_id = self._model_id_of_profile(request.scope.get("raw_path", b"").decode("latin-1"))
+        if profile_id != self.model_id:
+            return _error(404, "ResourceNotFoundException", f"Inference profile {profile_id} not found.")
+        foundation = profile_id.split(".", 1)[1]
+        return JSONResponse(
+            {
+                "inferenceProfileName": f"US {foundation}",
+                "inferenceProfileId": profile_id,
+                "inferenceProfileArn": f"arn:aws:bedrock:{self.region}:123456789012:inference-profile/{profile_id}",
+                "models": [
+                    {"modelArn": f"arn:aws:bedrock:{region}::foundation-model/{foundation}"}
+                    for region in (self.region, "us-west-2")
+                ],
+                "status": "ACTIVE",
+                "type": "SYSTEM_DEFINED",
+            }
+        )
+
+    @staticmethod
+    def _model_id_of_profile(raw_path: str) -> str:
+        return unquote(raw_path.removeprefix("/inference-profiles/"))
 
     async def _unknown_operation(self, request: Request) -> Response:
         return _error(
