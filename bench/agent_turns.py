@@ -4,9 +4,9 @@ Runs ``Conversations.turn`` against the embedded DynamoDB (moto, in this process
 demo data, with a zero-latency scripted chat model (``meta_mage.agent.testing.ScriptedChatModel``)
 and in offline mode (no model). Each turn asks "What are the top decks in <format> over the last
 <days> days?", cycling through every format with data (varying fastest) and windows of 7 to 120
-days, so neighbouring turns never read the same aggregates. An LLM turn makes three model calls
-(router, the workflow step asking for get_format_meta_rankings, the final answer); an offline turn
-routes by keyword rules and answers from a template. Each mode runs twice: every turn in a new
+days, so neighbouring turns never read the same aggregates. The rules route these questions and plan
+get_format_meta_rankings, so an LLM turn makes one model call (the answer over the results); an offline
+turn answers from a template. Each mode runs twice: every turn in a new
 conversation, and turns spread round-robin over ``--conversations`` conversations that are
 continued (so each turn first loads the conversation's checkpoint). Every row gets a fresh, empty
 checkpoint table and starts with ``--warmup`` unmeasured turns (one per demo format fills the
@@ -26,7 +26,14 @@ first event <= 50 ms. Exit status 1 when a judged target is missed or a turn fai
 with LangGraph's default ``durability="async"`` (a checkpoint after every step) instead of the
 shipped ``durability="exit"`` (one checkpoint per turn), to attribute the agent's own time.
 
+A second table times LLM turns through the real ChatBedrockConverse and botocore against the loopback Bedrock
+(tests/bedrock_loopback) answering after ``--ttft`` seconds (default 0.6, about Claude Haiku 4.5's time to first
+token): per kind of turn (meta routed by the rules, meta routed by the model, deck guide, cube pool) the model
+requests before the first ``content`` event and in all, and the time to the first content. Judged: at most two
+model requests before the first word.
+
 Run: .venv/bin/python bench/agent_turns.py [--turns 50] [--conversations 5] [--warmup 6] [--profile]
+     [--llm-turns 5] [--ttft 0.6]
 (--profile runs extra LLM turns under cProfile and prints where the event-loop thread spends time.)
 """
 
@@ -44,12 +51,13 @@ import sys
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
-from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
+from langchain_core.messages import AIMessage, BaseMessage
 from langgraph.checkpoint.memory import InMemorySaver
 
-from meta_mage.agent.testing import ScriptedChatModel, route, tool_call
+from meta_mage.agent.testing import ScriptedChatModel, route
 from meta_mage.agent.tools import in_process_executor
 from meta_mage.config import Settings
 from meta_mage.local.embedded import embedded_dynamodb
@@ -141,9 +149,7 @@ def scripted_model(question: dict[str, Any]) -> ScriptedChatModel:
     def reply(messages: list[BaseMessage], tool_names: list[str]) -> AIMessage | str:
         if "RouteDecision" in tool_names:
             return route("meta_research", "rankings", 0.95, format=question["format"], days=question["days"])
-        if isinstance(messages[-1], ToolMessage):
-            return ANSWER.format(fmt=question["format"], days=question["days"])
-        return tool_call("get_format_meta_rankings")
+        return ANSWER.format(fmt=question["format"], days=question["days"])
 
     return ScriptedChatModel(messages=itertools.repeat(reply))  # type: ignore[arg-type]
 
@@ -340,6 +346,79 @@ async def profile(args: argparse.Namespace, db: Any, formats: list[str]) -> None
     print(out.getvalue())
 
 
+LLM_ANSWER = (
+    "The field is led by the decks at the top of the table below. Expect them in most rounds, and plan your "
+    "sideboard around the first three. The rest of the field is spread thin, so a tuned list beats a new one."
+)
+
+
+@dataclass(frozen=True)
+class LlmKind:
+    name: str
+    message: str
+    script: tuple[Any, ...]
+    context: dict[str, Any] = field(default_factory=dict)
+
+
+def llm_kinds(deck: str) -> list[LlmKind]:
+    from tests.bedrock_loopback.server import Reply, Text, ToolCall
+
+    answer = Reply(Text(LLM_ANSWER))
+    routed = Reply(ToolCall("RouteDecision", {"workflow": "meta_research", "task": "rankings", "confidence": 0.9}))
+    return [
+        LlmKind("meta, routed by the rules", "What are the top decks in Modern over the last 30 days?", (answer,)),
+        LlmKind("meta, routed by the model", "so what's hot?", (routed, answer), {"format": "Modern", "days": 30}),
+        LlmKind(
+            "deck guide",
+            f"How should I sideboard against Jeskai Blink?\n{deck}",
+            (answer,),
+            {"format": "Modern", "days": 30, "archetype": "Boros Energy"},
+        ),
+        LlmKind("cube pool", "What green creatures were in the Tarkir draft, and who took them?", (answer,)),
+    ]
+
+
+async def llm_turn(coach: Any, loopback: Any, kind: LlmKind) -> tuple[int, int, float, float]:
+    """Requests before the first content event and in all, seconds to the first content and to the end."""
+    loopback.script += list(kind.script)
+    before, seen, first = len(loopback.requests), None, None
+    started = time.perf_counter()
+    async for event in coach.turn(kind.message, None, kind.context or None):
+        if event.event == "content" and first is None:
+            first, seen = time.perf_counter() - started, len(loopback.requests) - before
+        if event.event == "error" or (event.event == "thinking" and "unavailable" in event.data["content"]):
+            raise SystemExit(f"{kind.name}: {event.data}")
+    loopback.script.clear()
+    return seen or 0, len(loopback.requests) - before, first or 0.0, time.perf_counter() - started
+
+
+def measure_llm(args: argparse.Namespace, db: Any) -> tuple[list[str], bool]:
+    """The LLM rows: ChatBedrockConverse against the loopback Bedrock with a realistic time to first token."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the loopback Bedrock lives with the tests
+    from bench.question_kinds import boros_energy_list
+    from langchain_aws import ChatBedrockConverse
+    from tests.bedrock_loopback.server import DEFAULT_MODEL_ID, bedrock_runtime_client, running_bedrock
+
+    lines, failed = [], False
+    with running_bedrock(first_token_seconds=args.ttft) as (url, loopback):
+        model = ChatBedrockConverse(
+            model=DEFAULT_MODEL_ID, region_name="us-east-1", client=bedrock_runtime_client(url), max_tokens=1024
+        )
+        settings = Settings(model=DEFAULT_MODEL_ID, checkpoint_table=f"{Settings(model='').checkpoint_table}-bench-llm")
+        create_tables(db, settings)
+        coach = coach_from_settings(settings, dynamodb=db, model=model)
+        for kind in llm_kinds(boros_energy_list()):
+            samples = [asyncio.run(llm_turn(coach, loopback, kind)) for _ in range(args.llm_turns)]
+            before = max(s[0] for s in samples)
+            failed |= before > 2
+            lines.append(
+                f"| {kind.name} | {len(samples)} | {before} | {max(s[1] for s in samples)} | "
+                f"{cell([s[2] * 1000 for s in samples], 0)} | {cell([s[3] * 1000 for s in samples], 0)} | "
+                f"{verdict(before <= 2, True)} |"
+            )
+    return lines, failed
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--turns", type=int, default=50, help="measured turns per mode")
@@ -347,6 +426,8 @@ def main() -> int:
     parser.add_argument("--warmup", type=int, default=6, help="unmeasured turns first, per row")
     parser.add_argument("--profile", action="store_true", help="also cProfile the LLM turns")
     parser.add_argument("--no-what-if", action="store_true", help="skip the unjudged what-if rows")
+    parser.add_argument("--llm-turns", type=int, default=5, help="turns per kind through the loopback Bedrock")
+    parser.add_argument("--ttft", type=float, default=0.6, help="the loopback model's time to first token, seconds")
     args = parser.parse_args()
     settings = Settings(model="")
     with embedded_dynamodb() as url:
@@ -373,7 +454,19 @@ def main() -> int:
             print(row)
         if args.profile:
             asyncio.run(profile(args, db, formats))
-    return 1 if failed else 0
+        llm_rows, llm_failed = measure_llm(args, db)
+        print(
+            "\nLLM turns through ChatBedrockConverse against the loopback Bedrock "
+            f"(time to first token {args.ttft:g} s); times are median / p95 in ms\n"
+        )
+        print(
+            "| turn | turns | model requests before the first word (max) | model requests in all (max) | "
+            "first content | whole turn | <= 2 before the first word |"
+        )
+        print("|---|---:|---:|---:|---:|---:|---|")
+        for row in llm_rows:
+            print(row)
+    return 1 if failed or llm_failed else 0
 
 
 if __name__ == "__main__":
