@@ -38,7 +38,11 @@ EXPECTED_TABLE_ACCESS = {
         ("DynamoDBCrudPolicy", "CheckpointTable"),
         ("DynamoDBCrudPolicy", "LocksTable"),
     },
-    "WelcomeFunction": {("DynamoDBReadPolicy", "MetaTable"), ("DynamoDBWritePolicy", "LocksTable")},
+    "WelcomeFunction": {  # the LocksTable: issued conversation ids, and the day's message (read and written once)
+        ("DynamoDBReadPolicy", "MetaTable"),
+        ("DynamoDBWritePolicy", "LocksTable"),
+        ("DynamoDBReadPolicy", "LocksTable"),
+    },
     "FormatsFunction": {("DynamoDBReadPolicy", "MetaTable")},
     "ArchetypesFunction": {("DynamoDBReadPolicy", "MetaTable")},
     "DraftPoolFunction": {("DynamoDBReadPolicy", "DraftsTable")},
@@ -433,3 +437,14 @@ def test_the_daily_sync_runs_on_a_schedule_with_retries_a_dead_letter_queue_and_
     }
     assert {"FilesFailed", "Errors", "UnnamedDeckShare"} <= alarms
     assert (ROOT / sync["CodeUri"] / "app.py").exists()
+
+
+def test_the_welcome_function_is_capped_and_its_route_throttled(template: dict[str, Any]) -> None:
+    welcome = template["Resources"]["WelcomeFunction"]["Properties"]
+    assert welcome["ReservedConcurrentExecutions"] == {"Ref": "WelcomeReservedConcurrency"}
+    assert template["Parameters"]["WelcomeReservedConcurrency"]["Default"] == 2
+    route = template["Resources"]["HttpApi"]["Properties"]["RouteSettings"]["GET /welcome"]
+    assert route == {
+        "ThrottlingRateLimit": {"Ref": "WelcomeThrottlingRate"},
+        "ThrottlingBurstLimit": {"Ref": "WelcomeThrottlingRate"},
+    }
