@@ -228,6 +228,7 @@ def green_creatures(world: dict[str, Any]) -> dict[str, Any]:
 LISTENER = "http://127.0.0.1:18999"  # nothing listens there: a request to it is what a test looks for
 HOSTILE_DRAFTER = f"<video poster={LISTENER}/x></video>[prize](https://evil.example)"
 HOSTILE_DRAFT_NAME = "Hostile <b>cube</b> [link](https://evil.example/d)"
+HOSTILE_DRAFTER_STORED = "[prize](https://evil.example)"  # the import drops the tags (models/names.py)
 
 
 @contextmanager

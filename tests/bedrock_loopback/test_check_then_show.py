@@ -24,7 +24,7 @@ from tests.bedrock_loopback.test_chat_through_bedrock import (
     top_row,
     turn,
 )
-from tests.conftest import HOSTILE_DRAFTER, green_creatures, hostile_draft_tables
+from tests.conftest import HOSTILE_DRAFTER, HOSTILE_DRAFTER_STORED, green_creatures, hostile_draft_tables
 from tests.servers import serving
 
 
@@ -193,6 +193,7 @@ def test_hostile_names_from_the_data_stay_fenced_and_reach_the_reader_as_written
     (body,) = bedrock.bodies
     assert "evil.example" not in system_text(body) and "video" not in system_text(body)
     player_turn = "".join(block.get("text", "") for block in body["messages"][-1]["content"])
-    assert "<video" not in player_turn and "\\u003cvideo" in player_turn  # cannot close its fence or open markup
+    assert "video" not in player_turn  # the import dropped the drafter's tags
+    assert HOSTILE_DRAFTER_STORED in player_turn and "Hostile cube" in player_turn  # fenced, as data
     assert player_turn.count("</data>") == player_turn.count('<data name="')
     assert text_of(events).startswith(f"Lightning Bolt went to {HOSTILE_DRAFTER}")  # shown as text by the page

@@ -16,7 +16,7 @@ from playwright.async_api import Browser, Page
 
 from tests.agent.conftest import modern_deck
 from tests.browser.conftest import CHROMIUM, SCREENSHOTS
-from tests.conftest import HOSTILE_DRAFTER, LISTENER, hostile_draft_tables
+from tests.conftest import HOSTILE_DRAFTER_STORED, LISTENER, hostile_draft_tables
 
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="needs Debian's chromium package")
 
@@ -442,7 +442,7 @@ async def test_hostile_names_from_the_data_stay_text_and_fetch_nothing(
         await tab.screenshot(f"hostile-{width}x{height}.png")
 
     # Then the names are shown as the text they are, nothing left the page's origin, and no link goes elsewhere
-    assert f"taken by {HOSTILE_DRAFTER} (pick 1)" in answer, answer[:900]
+    assert f"taken by {HOSTILE_DRAFTER_STORED} (pick 1)" in answer, answer[:900]  # its tags dropped at import
     assert "Lightning Bolt" in answer and "Bolt (https://evil.example/c)" in answer  # a link elsewhere: text
     assert elements == [], elements
     assert [url for url in requests if not url.startswith(hostile_server)] == []

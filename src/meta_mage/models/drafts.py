@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import datetime as dt
 from collections import Counter
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from meta_mage.models.cards import card_key
 from meta_mage.models.meta import WholeNumber
+from meta_mage.models.names import PlainName
 
 REDACTED = "[REDACTED]"  # stored in place of an opted-out drafter; in an import, a drafter the file does not name
 DRAFT_ID_PATTERN = r"^[a-z0-9][a-z0-9_-]{0,63}$"
@@ -24,7 +25,7 @@ class CubeEntry(BaseModel):
 class Pick(BaseModel):
     model_config = ConfigDict(extra="forbid")
     pick_n: WholeNumber = Field(ge=1, le=1000, description="The drafter's own pick number (1 = first pick)")
-    drafter: str = Field(
+    drafter: Annotated[str, PlainName] = Field(
         min_length=1, max_length=100, description=f"The drafter's name, or {REDACTED!r} for one who opted out unnamed"
     )
     card: str = Field(min_length=1, max_length=200)
@@ -35,14 +36,16 @@ class DraftImport(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
     draft_id: str = Field(pattern=DRAFT_ID_PATTERN)
-    draft_name: str = Field(min_length=1, max_length=200)
+    draft_name: Annotated[str, PlainName] = Field(min_length=1, max_length=200)
     draft_date: dt.date
     cube: list[CubeEntry] = Field(min_length=1, max_length=2000)
-    drafters: list[str] = Field(
+    drafters: list[Annotated[str, PlainName]] = Field(
         default_factory=list, max_length=64, description=f"Seats in order; {REDACTED!r} once per unnamed opt-out"
     )
     picks: list[Pick] = Field(default_factory=list)
-    opt_outs: list[str] = Field(default_factory=list, description="Named drafters to store as " + REDACTED)
+    opt_outs: list[Annotated[str, PlainName]] = Field(
+        default_factory=list, description="Named drafters to store as " + REDACTED
+    )
 
     @field_validator("cube")
     @classmethod
