@@ -6,12 +6,11 @@ import json
 import re
 
 import pytest
-from pydantic import TypeAdapter, ValidationError
 
 from meta_mage.agent.prompts import FENCE, data_block, player_turn, workflow_prompt
 from meta_mage.models.drafts import DraftImport
 from meta_mage.models.names import plain_name, without_markup
-from meta_mage.models.tournament_file import DeckEntry
+from tests.unit.test_tournament_validation import deck, event, parse
 
 
 @pytest.mark.parametrize(
@@ -44,11 +43,13 @@ def test_a_drafter_named_in_markup_is_imported_as_plain_text() -> None:
     assert draft.draft_name == "Cube alert(1) night" and draft.drafters == ["Ann"] and draft.picks[0].drafter == "Ann"
 
 
-def test_a_player_named_in_markup_is_read_plain_and_one_of_nothing_but_markup_is_refused() -> None:
-    entry = TypeAdapter(DeckEntry)
-    assert entry.validate_python({"Player": "<b>Bob</b>"})["Player"] == "Bob"
-    with pytest.raises(ValidationError):
-        entry.validate_python({"Player": "<script></script>"})
+def test_a_player_named_in_markup_is_stored_plain_in_decks_and_pairings() -> None:
+    document = event(
+        [deck("<b>Ann</b>"), deck("Bea")], [{"Player1": "<b>Ann</b>", "Player2": "Bea", "Result": "2-1-0"}]
+    )
+    parsed = parse(document)
+    assert [d.player for d in parsed.decks] == ["Ann", "Bea"]
+    assert [(m.player1, m.player2) for m in parsed.matches] == [("Ann", "Bea")]
 
 
 def test_data_cannot_close_its_fence_or_open_markup() -> None:

@@ -177,17 +177,27 @@ def for_the_model(result: BaseModel | Any, budget: int = MODEL_RESULT_BUDGET) ->
 
 
 def _tabular(value: Any) -> Any:
-    if isinstance(value, list) and len(value) > 1 and all(isinstance(v, dict) for v in value):
-        cut = value[-1] if set(value[-1]) == {"left_out"} else None
-        records = value[:-1] if cut else value
-        columns = list(dict.fromkeys(key for record in records for key in record))
-        table = {"columns": columns, "rows": [[_tabular(record.get(c)) for c in columns] for record in records]}
-        return {**table, **(cut or {})}
+    if _records(value):
+        return _table(value)
     if isinstance(value, list):
         return [_tabular(v) for v in value]
     if isinstance(value, dict):
         return {k: _tabular(v) for k, v in value.items()}
     return value
+
+
+def _records(value: Any) -> bool:
+    """A list of two or more objects: written as one table."""
+    return isinstance(value, list) and len(value) > 1 and all(isinstance(v, dict) for v in value)
+
+
+def _table(records: list[dict[str, Any]]) -> dict[str, Any]:
+    """``records`` as ``columns`` and ``rows``; a last ``{"left_out": …}`` (``_shorten``'s) said beside them."""
+    cut = records[-1] if set(records[-1]) == {"left_out"} else None
+    kept = records[:-1] if cut else records
+    columns = list(dict.fromkeys(key for record in kept for key in record))
+    table = {"columns": columns, "rows": [[_tabular(record.get(c)) for c in columns] for record in kept]}
+    return {**table, **(cut or {})}
 
 
 def _longest_list(value: Any) -> int:

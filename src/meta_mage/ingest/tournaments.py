@@ -27,6 +27,7 @@ from meta_mage.archetypes.classifier import Classification
 from meta_mage.errors import echo
 from meta_mage.ingest.errors import InputFileError
 from meta_mage.models.cards import front_face
+from meta_mage.models.names import without_markup
 from meta_mage.models.tournament_file import (
     ANY_NUMBER_ALLOWED,
     BASIC_LANDS,
@@ -147,7 +148,7 @@ def _decks(entries: list[DeckEntry], fmt: str, classify: Classifier, warnings: l
     decks: list[ParsedDeck] = []
     listed: dict[str, list[str]] = {}  # case-folded player -> the names their decks are listed under
     for entry in entries:
-        player = entry["Player"]
+        player = _player(entry["Player"])
         names = listed.setdefault(player.casefold(), [])
         names.append(player)
         if len(names) > 1:
@@ -174,8 +175,13 @@ def _decks(entries: list[DeckEntry], fmt: str, classify: Classifier, warnings: l
     return decks
 
 
+def _player(name: str) -> str:
+    """A player's name as stored: its tags dropped (``models.names``); one of nothing but markup is named so."""
+    return without_markup(name) or "(a name of markup only)"
+
+
 def _match(raw: MatchEntry, round_name: str) -> ParsedMatch:
-    p1, p2 = raw["Player1"], raw["Player2"]
+    p1, p2 = _player(raw["Player1"]), _player(raw["Player2"])
     g1, g2, gd = (int(games) for games in raw["Result"].split("-"))
     if NO_OPPONENT in (p1, p2):
         outcome = "bye" if (g1 > g2) == (p2 == NO_OPPONENT) else "assigned_loss"

@@ -14,8 +14,6 @@ from pydantic import BeforeValidator, Field, StringConstraints, TypeAdapter
 from pydantic_core import PydanticCustomError
 from typing_extensions import TypedDict  # pydantic reads typing.TypedDict only from Python 3.12
 
-from meta_mage.models.names import NoMarkup
-
 # --- sizes of an event ---------------------------------------------------------------------------------------
 MAX_DECKS = 4_000  # the largest real event file known has 965 decks (a Legacy championship); 583 in ../shared/data
 MAX_ROUNDS = 30  # the largest real event (two days of Swiss and a top 8) has 18
@@ -91,7 +89,7 @@ def at_most(limit: int) -> BeforeValidator:
 
 
 CardNameText = Annotated[str, _text(MAX_CARD_NAME_CHARS)]
-PlayerNameText = Annotated[str, NoMarkup, _text(MAX_PLAYER_NAME_CHARS)]  # tags dropped; control characters refused
+PlayerNameText = Annotated[str, _text(MAX_PLAYER_NAME_CHARS)]
 Copies = Annotated[int, Field(strict=True, ge=1, lt=10**MAX_NUMBER_DIGITS)]  # strict: not "4", 4.0 or true
 
 
