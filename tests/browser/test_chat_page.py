@@ -260,6 +260,7 @@ CHART_QUESTIONS = [
     "What are the top decks in Modern over the last 30 days?",
     "Show me the Modern matchups for the last 30 days",
     "What is the matchup spread of Boros Energy in Modern over the last 30 days?",
+    "What cards were in the Tarkir draft?",
 ]
 # each chart's smallest label as drawn (an SVG's font size times its scale), and where it is when its answer ends
 CHART_VIEW = """(() => {
@@ -271,8 +272,13 @@ CHART_VIEW = """(() => {
   const box = fig.getBoundingClientRect(), logBox = document.getElementById('log').getBoundingClientRect();
   const clipped = svg ? [...svg.querySelectorAll('text')].filter(t => { const b = t.getBBox();
     return b.x < 0 || b.x + b.width > svg.viewBox.baseVal.width; }).map(t => t.textContent) : [];
+  const ticks = svg ? [...svg.querySelectorAll('text.tick')].map(t => t.getBBox()) : [];
   return {smallest: Math.min(...sizes), clipped, top: box.top, logTop: logBox.top, logBottom: logBox.bottom,
-          right: box.right, width: innerWidth};
+          right: box.right, width: innerWidth, caption: fig.querySelector('figcaption').textContent,
+          fits: svg ? svg.getBoundingClientRect().width <= fig.clientWidth + 1 : fig.scrollWidth <= fig.clientWidth + 1,
+          plot: ticks.length ? (ticks[2].x + ticks[2].width - ticks[0].x) / svg.viewBox.baseVal.width : null,
+          answerTop: [...document.querySelectorAll('.assistant')].pop().getBoundingClientRect().top,
+          logHeight: document.getElementById('log').clientHeight};
 })()"""
 
 
@@ -286,9 +292,14 @@ async def test_charts_read_at_the_width_they_get_and_arrive_in_view(
             await tab.evaluate(f"send({json.dumps(question)})")
             await tab.turns_done(number)
             view = await tab.evaluate(CHART_VIEW)
-            # labels are never scaled below 11 px, and the chart is in view when its answer finishes
+            # labels are never scaled below 11 px; when its answer finishes the chart is in view, unless chart and
+            # answer are taller than the screen: then the answer's first line is (the line asked for comes first)
             assert view["smallest"] >= 11 and view["clipped"] == [], (question, view)
-            assert view["logTop"] - 1 <= view["top"] < view["logBottom"] - 100, (question, view)
+            shown = view["top"] if view["answerTop"] - view["top"] < view["logHeight"] - 48 else view["answerTop"]
+            assert view["logTop"] - 1 <= shown < view["logBottom"] - 100, (question, view)
+            # it fits the answer's width, or says that it scrolls sideways; a spread's plot keeps most of the width
+            assert view["fits"] or "scroll sideways" in view["caption"], (question, view)
+            assert view["plot"] is None or view["plot"] >= 0.6, (question, view)
             await tab.screenshot(f"chart-{number}-{width}x{height}.png")
         # the heatmap: coloured by the model's estimate and faded by its sample size, with a legend
         cells = await tab.evaluate(

@@ -337,16 +337,25 @@ function gridChart(data) {
   return figure(`Matchups in ${data.format}: row against column, win rate and decided matches (hover or tap for the interval)`, table, legend());
 }
 
+// On a narrow screen each name goes above its row, so the plot keeps most of the width.
+const NARROW_CHART = 480;
+
 function spreadChart(data) {
-  const total = chartWidth(), rows = data.rows, height = 22 * rows.length + 30;
-  const x0 = labelWidth(rows.map((r) => r.name), total, 0.4) + 8, w = total - x0 - 100;
+  const total = chartWidth(), rows = data.rows, narrow = total < NARROW_CHART, rowHeight = narrow ? 30 : 22;
+  const height = rowHeight * rows.length + 30;
+  const x0 = narrow ? 10 : labelWidth(rows.map((r) => r.name), total, 0.4) + 8, w = total - x0 - (narrow ? 82 : 100);
   const svg = sizedSvg(total, height, `Matchup spread of ${data.archetype}`);
   const at = (rate) => x0 + w * rate / 100;
   svg.append(svgNode("line", {x1: at(50), x2: at(50), y1: 0, y2: height - 20, stroke: "#999", "stroke-dasharray": "3 3"}));
-  svg.append(svgNode("text", {x: at(50), y: height - 6, "text-anchor": "middle"}, "50%"));
+  for (const [tick, anchor] of [[0, "start"], [50, "middle"], [100, "end"]]) {
+    svg.append(svgNode("text", {x: at(tick), y: height - 6, "text-anchor": anchor, class: "tick"}, `${tick}%`));
+  }
   rows.forEach((row, i) => {
-    const y = 6 + 22 * i, [rate, low, high, n] = row.rate;
-    svg.append(svgNode("text", {x: x0 - 8, y: y + 13, "text-anchor": "end"}, fit(row.name, x0 - 12)));
+    const y = 6 + rowHeight * i + (narrow ? 12 : 0), [rate, low, high, n] = row.rate;
+    const name = narrow
+      ? svgNode("text", {x: x0, y: y - 1}, fit(row.name, total - x0))
+      : svgNode("text", {x: x0 - 8, y: y + 13, "text-anchor": "end"}, fit(row.name, x0 - 12));
+    svg.append(name);
     svg.append(svgNode("rect", {x: at(Math.min(rate, 50)), y: y + 3, width: Math.abs(at(rate) - at(50)), height: 12, fill: heat(row.rate[4], n), class: "bar"}));
     svg.append(svgNode("line", {x1: at(low), x2: at(high), y1: y + 9, y2: y + 9, stroke: "#333", class: "whisker"}));
     const dot = svgNode("circle", {cx: at(rate), cy: y + 9, r: 3.5, fill: "#333"});
@@ -359,17 +368,26 @@ function spreadChart(data) {
 
 const COLOURS = {W: "#f4eecb", U: "#9cc3e6", B: "#a29a95", R: "#e79a85", G: "#9bc99b", C: "#cfcfd6"};
 
+// One bar per colour identity, as wide as the answer allows (26 to 46 px); a name wider than its bar is slanted,
+// and a pool of more identities than fit scrolls sideways, said in the caption.
 function poolChart(data) {
-  const cols = data.columns, max = Math.max(...cols.map((c) => c[1]), 1), w = 46, height = 190;
-  const svg = sizedSvg(cols.length * w + 20, height, `Cards by colour in ${data.draft}`);
+  const cols = data.columns, max = Math.max(...cols.map((c) => c[1]), 1);
+  const w = Math.max(26, Math.min(46, Math.floor((chartWidth() - 46) / cols.length)));
+  const slanted = cols.some(([identity]) => (identity || "C").length * CHAR_PX > w - 4), height = slanted ? 215 : 190;
+  const pad = slanted ? 36 : 10, width = cols.length * w + pad + 10;  // a slanted name reaches left of its bar
+  const svg = sizedSvg(width, height, `Cards by colour in ${data.draft}`);
   cols.forEach(([identity, count], i) => {
-    const h = 140 * count / max, x = 10 + i * w;
+    const h = 140 * count / max, x = pad + i * w, middle = x + (w - 8) / 2;
     const colour = identity.length === 1 ? COLOURS[identity] || "#ccc" : "#e6c96b";
     svg.append(svgNode("rect", {x, y: 160 - h, width: w - 8, height: h, fill: colour, stroke: "#777", class: "bar"}));
-    svg.append(svgNode("text", {x: x + (w - 8) / 2, y: 155 - h, "text-anchor": "middle"}, String(count)));
-    svg.append(svgNode("text", {x: x + (w - 8) / 2, y: 176, "text-anchor": "middle"}, identity || "C"));
+    svg.append(svgNode("text", {x: middle, y: 155 - h, "text-anchor": "middle"}, String(count)));
+    const label = slanted
+      ? svgNode("text", {x: middle + 4, y: 174, "text-anchor": "end", transform: `rotate(-40 ${middle + 4} 174)`}, identity || "C")
+      : svgNode("text", {x: middle, y: 176, "text-anchor": "middle"}, identity || "C");
+    svg.append(label);
   });
-  return figure(`${data.draft}: cards by colour identity`, svg);
+  const more = width > chartWidth() ? ` (${cols.length} identities: scroll sideways for the rest)` : "";
+  return figure(`${data.draft}: cards by colour identity${more}`, svg);
 }
 
 const CHARTS = {meta_share: metaShareChart, matchup_grid: gridChart, spread: spreadChart, pool: poolChart};
