@@ -54,7 +54,7 @@ class Settings(BaseSettings):
     tool_cpu_slots: int = Field(
         default=0, ge=0, le=64, description="CPU-heavy tool calls (deck matching) run at once; 0: one per core"
     )
-    max_tool_rounds: int = Field(default=4, ge=1, le=10, description="LLM tool-call rounds per turn")
+    max_tool_rounds: int = Field(default=4, ge=1, le=10, description="Planned tool-call rounds per turn")
     max_message_chars: int = Field(default=8000, ge=100)
     max_body_bytes: int = Field(default=64 * 1024, ge=1024)
     # The MCP endpoint's body cap: a coaching call carries a deck's card details (a few tens of KB)
