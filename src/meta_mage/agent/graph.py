@@ -305,9 +305,11 @@ def answer_prompt(workflow: str, known: ConversationState, messages: list[AnyMes
     turn = current_turn(messages)
     results = [(str(m.name), m.artifact) for m in turn if isinstance(m, ToolMessage) and m.artifact is not None]
     window = fenced_history(messages, size)
-    last = window[-1]
     blocks = prompts.answer_blocks(known, results, offline.errors(turn))
-    window[-1] = HumanMessage("\n\n".join([str(last.content), *blocks]), id=last.id)
+    if window and isinstance(window[-1], HumanMessage):
+        window[-1] = HumanMessage("\n\n".join([str(window[-1].content), *blocks]), id=window[-1].id)
+    else:  # the turn's question is not last (never expected): the data still comes as the player's turn
+        window.append(HumanMessage("\n\n".join(["(the data for the question above)", *blocks])))
     return [SystemMessage(prompts.workflow_prompt(workflow)), *window]
 
 
