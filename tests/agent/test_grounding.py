@@ -299,3 +299,27 @@ def test_each_sentence_is_shown_when_it_ends() -> None:
         f"| Boros Energy | {marked('9.4%')} |\n",
     ]
     assert stream.close() == []
+
+
+def test_a_figure_is_marked_however_it_is_set_off() -> None:
+    facts = Facts.of([{"name": "Boros Energy", "wins": 89, "losses": 61, "draws": 13, "meta_share": 9.3456}])
+    for written in ("about ~71% of games", "_71%_ of games", "(71%) of games", "**71%** of games"):
+        shown, _ = streamed(f"Boros Energy wins {written}. ", facts, ["Boros Energy"], 4)
+        assert marked("71%") in shown and not unmarked("71%", shown), shown
+
+
+def test_a_sentence_is_not_cut_inside_parentheses_or_after_an_abbreviation() -> None:
+    facts = Facts.of(
+        [
+            {"name": "Boros Energy", "meta_share": 22.1, "win_rate": 55.9},
+            {"name": "Domain Zoo", "meta_share": 7.6, "win_rate": 57.1},
+        ]
+    )
+    names = ["Boros Energy", "Domain Zoo"]
+    for honest in (
+        "Boros Energy (22.1% share; 55.9% win rate) beats Domain Zoo. ",
+        "Boros Energy wins 55.9%, e.g. against Domain Zoo. ",
+        "Boros Energy vs. Domain Zoo: 55.9% for Boros Energy. ",
+    ):
+        shown, stream = streamed(honest, facts, names, 5)
+        assert shown == honest and stream.misses == [], (honest, stream.misses)

@@ -115,7 +115,7 @@ async def test_strategy_is_llm_prose_over_the_tools_facts(modern_world: dict[str
     facts = seen["facts"]
     assert facts["opponent_archetype"] == "Jeskai Blink" and facts["archetype"] == "Boros Energy"
     assert "Ocelot Pride" not in seen["system"]  # the deck is data in the player's turn, not in the system prompt
-    assert any(card["name"] == "Ocelot Pride" for card in seen["deck"])
+    assert any(card["name"] == "Ocelot Pride" for card in rows_of(seen["deck"]))
     assert f"Their key card is {rows_of(facts['opponent_key_cards'])[0]['name']}" in turn.text
 
 
@@ -186,3 +186,37 @@ async def test_welcome_payload_from_registry_and_data(modern_world: dict[str, An
     assert view["messages"] == [{"role": "assistant", "content": written["message"]}]
     state = await conversations.load(cid)
     assert state["available_formats"] == ["Modern"] and len(state["tool_catalog"]) == 13
+
+
+async def test_a_deck_follow_up_is_written_over_the_statistics_earlier_turns_fetched(
+    modern_world: dict[str, Any],
+) -> None:
+    deck, _ = modern_deck("Boros Energy")
+    sent: list[list[BaseMessage]] = []
+
+    def record(messages: list[BaseMessage]) -> dict[str, Any]:
+        """Boros Energy's record from what the model was given: this turn's tool result, else the state's."""
+        sent.append(messages)
+        text = str(messages[-1].content)
+        name = "tool_result:get_deck_matchup_stats" if "tool_result:get_deck_matchup_stats" in text else None
+        stats = data_of(messages, name or "deck_matchup_stats")
+        return dict(stats["overall"])
+
+    def answer(messages: list[BaseMessage], tools: list[str]) -> str:
+        overall = record(messages)
+        mainboard = data_of(messages, "cards_by_section")["mainboard"]
+        return (
+            f"Your {mainboard}-card deck has gone {overall['wins']}-{overall['losses']}-{overall['draws']} "
+            f"in this window."
+        )
+
+    conversations, model = coach(modern_world, answer, answer)
+    context = {"format": "Modern", "days": 30, "archetype": "Boros Energy"}
+    first = await run_turn(conversations, f"What are my matchups?\n{deck}", context=context)
+    second = await run_turn(conversations, "What are my worst matchups?", first.conversation_id)
+    # the follow-up fetched nothing new: the statistics and the deck came from the state, and nothing is marked
+    assert "get_deck_matchup_stats" in first.tools() and second.tools() == []
+    assert len(model.calls) == 2 and "deck_matchup_stats" in str(sent[1][-1].content)
+    for turn in (first, second):
+        assert "not in the data" not in turn.text, turn.text
+        assert [e.data for e in turn.events if e.event == "grounding"] == [{"unmatched": []}]

@@ -144,7 +144,8 @@ async def test_deck_coaching_keeps_its_blocking_rules_through_bedrock(chat: tupl
     assert all(r.valid for r in bedrock.requests), [r.error for r in bedrock.requests]
     (answer,) = bedrock.bodies
     assert "Ocelot Pride" not in system_text(answer)  # the deck is data in the player's turn
-    assert any(card["name"] == "Ocelot Pride" for card in data_block(answer, "players_deck"))
+    deck = data_block(answer, "players_deck")
+    assert deck["columns"] == ["quantity", "name", "section"] and any(r[1] == "Ocelot Pride" for r in deck["rows"])
 
 
 async def test_a_cube_question_through_bedrock(chat: tuple[str, LoopbackBedrock], modern_world: dict[str, Any]) -> None:

@@ -71,3 +71,29 @@ def test_the_key_names_the_model_the_day_and_the_catalog() -> None:
     assert key != welcome.message_key(Model(), "prompt", catalog, "2026-11-29")
     assert key != welcome.message_key(Model(), "prompt", [{"name": "get_draft_pool"}], "2026-11-28")
     assert key != welcome.message_key(Model(), "another prompt", catalog, "2026-11-28")
+
+
+def test_an_instance_that_loses_the_race_serves_the_winners_message() -> None:
+    class Store:
+        def __init__(self) -> None:
+            self.kept: dict[str, str] = {}
+
+        def get(self, key: str) -> str | None:
+            return None  # not there when this instance looked
+
+        def put(self, key: str, message: str, seconds: int) -> str:
+            return "the other instance's welcome"  # the conditional write lost: the kept one comes back
+
+    class Model:
+        model_id = "m"
+        calls = 0
+
+        def invoke(self, prompt: str) -> Any:
+            Model.calls += 1
+            return type("Reply", (), {"text": "mine", "content": "mine"})()
+
+    store, model = Store(), Model()
+    key = welcome.message_key(model, "prompt", [], "2026-11-28")
+    assert welcome.written_message(model, "prompt", key, store) == "the other instance's welcome"
+    assert welcome.written_message(model, "prompt", key, store) == "the other instance's welcome"
+    assert Model.calls == 1

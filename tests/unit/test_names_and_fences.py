@@ -67,3 +67,33 @@ def test_system_prompts_are_instructions_only() -> None:
     for workflow in ("meta_research", "deck_coaching", "cube_draft"):
         prompt = workflow_prompt(workflow)
         assert FENCE in prompt and "{" not in prompt  # nothing filled in: no state, no deck, no names
+
+
+def test_a_pasted_list_is_fenced_whole_with_comments_and_windows_line_ends() -> None:
+    from meta_mage.agent.router import split_paste
+
+    cards = ["4 Lightning Bolt", "4 Monastery Swiftspear", "// the burn", "4 Lava Spike", "4 Rift Bolt", "20 Mountain",
+             "4 Skewer the Critics", "4 Lightning Helix"]  # fmt: skip
+    message = "how do I beat Tron?\r\n" + "\r\n".join(cards)
+    words, pasted = split_paste(message)
+    assert pasted is not None and "Lightning Bolt" in pasted and "20 Mountain" in pasted
+    assert words.splitlines() == ["how do I beat Tron?", "// the burn"]  # the player's own lines, no card line
+    assert "Mountain" not in words
+
+
+def test_lists_of_plain_values_are_never_cut_for_the_budget() -> None:
+    from meta_mage.agent.tools import for_the_model
+
+    records = [{"name": f"deck {i}", "colors": ["W", "U", "B", "R", "G"], "note": "x" * 40} for i in range(400)]
+    read = for_the_model({"rows": records}, budget=4_000)
+    assert "left_out" in read["rows"] and all(row[1] == ["W", "U", "B", "R", "G"] for row in read["rows"]["rows"])
+
+
+def test_two_players_named_in_markup_only_stay_two() -> None:
+    document = event(
+        [deck("<b></b>"), deck("<i></i>")], [{"Player1": "<b></b>", "Player2": "<i></i>", "Result": "2-1-0"}]
+    )
+    parsed = parse(document)
+    players = [d.player for d in parsed.decks]
+    assert len(set(players)) == 2 and all(p.startswith("(a name of markup only") for p in players)
+    assert (parsed.matches[0].player1, parsed.matches[0].player2) == tuple(players)

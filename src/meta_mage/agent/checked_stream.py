@@ -4,18 +4,19 @@ turn's tool results (``agent/grounding.py``) before the reader sees it.
 A sentence whose figures all match goes out unchanged, so an honest answer arrives byte for byte as the model
 wrote it, each sentence as soon as the model has finished it. A figure no result holds is struck through and
 marked where it stands (``~~61.2%~~ ⚠ *not in the data*``): the reader never sees an unmarked wrong figure.
-Sentences are cut where ``grounding`` cuts them (after ``.``, ``;``, ``!`` or ``?`` and a space, or at a line
-break), so a sentence is held to the figures of the things it names exactly as the whole-answer check holds it.
+Sentences are cut where ``grounding`` cuts them (``grounding.sentence_ends``: after ``.``, ``;``, ``!`` or ``?``
+and a space, or at a line break, never inside parentheses nor after "e.g."), so a sentence is held to the
+figures of the things it names exactly as the whole-answer check holds it.
 """
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Iterable
 
-from meta_mage.agent.grounding import Facts, Unmatched, unmatched_figures
+from meta_mage.agent.grounding import Facts, Unmatched, sentence_ends, unmatched_figures
 
-_BOUNDARY = re.compile(r"(?<=[.;!?])\s+|\n+")
 NOT_IN_THE_DATA = "⚠ *not in the data*"
 
 
@@ -41,11 +42,12 @@ class CheckedStream:
     def feed(self, text: str) -> list[str]:
         """The sentences ``text`` completes, checked (each with the space or line break after it)."""
         self._held += text
-        ready: list[str] = []
-        while (boundary := _BOUNDARY.search(self._held)) is not None:
-            sentence, self._held = self._held[: boundary.end()], self._held[boundary.end() :]
-            ready.append(self._checked(sentence))
-        return ready
+        ends = sentence_ends(self._held)
+        if not ends:
+            return []
+        done, self._held = self._held[: ends[-1]], self._held[ends[-1] :]
+        cuts = [0, *ends]
+        return [self._checked(done[a:b]) for a, b in itertools.pairwise(cuts)]
 
     def close(self) -> list[str]:
         """The last sentence (the model's text ended without a boundary), checked."""
@@ -59,17 +61,28 @@ class CheckedStream:
 
     def _checked(self, sentence: str) -> str:
         misses = unmatched_figures(sentence, self._facts, self._names)
-        shown = sentence
         for miss in misses:
             if miss not in self.misses:
                 self.misses.append(miss)
-            if miss.kind != "name":  # a name is reported, not struck: it may be the player's own words
-                shown = _strike(shown, miss.figure)
+        figures = [miss.figure for miss in misses if miss.kind != "name"]  # a name is reported, not struck
+        shown = _strike(sentence, figures)
         self.shown.append(shown)
         return shown
 
 
-def _strike(sentence: str, figure: str) -> str:
-    """``sentence`` with each unmarked occurrence of ``figure`` marked."""
-    pattern = re.compile(rf"(?<![\w.~]){re.escape(figure)}(?![\d~])")
-    return pattern.sub(lambda match: marked(match.group(0)), sentence)
+def _strike(sentence: str, figures: list[str]) -> str:
+    """``sentence`` with every occurrence of ``figures`` marked, in one pass (a mark is never marked again); a
+    figure the check read across words it had set aside, and so cannot be found as written, marks the sentence."""
+    if not figures:
+        return sentence
+    written = [_written(figure) for figure in sorted(set(figures), key=len, reverse=True)]
+    shown = re.compile("|".join(written)).sub(lambda match: marked(match.group(0)), sentence)
+    if not all(re.search(figure, sentence) for figure in written):
+        body = shown.rstrip()
+        shown = f"{body} {NOT_IN_THE_DATA}{shown[len(body) :]}"
+    return shown
+
+
+def _written(figure: str) -> str:
+    """A pattern for ``figure`` as a whole figure (not the tail or head of a longer number)."""
+    return rf"(?<![\d.]){re.escape(figure)}(?!\d)"

@@ -39,9 +39,9 @@ from meta_mage.agent.guards import check, tool_precondition
 from meta_mage.agent.router import (
     Lookups,
     decide_offline,
-    extract_decklist,
     llm_route,
     merge_slots,
+    split_paste,
     starting_with_a_question,
     tidy,
 )
@@ -186,8 +186,7 @@ async def _model_route(
     assert deps.model is not None
     try:
         history = fenced_history(messages, deps.settings.message_window)[:-1]
-        pasted = extract_decklist(message)
-        words = message.replace(pasted, " ") if pasted else message
+        words, pasted = split_paste(message)
         formats = view.available_formats or await deps.lookups.formats()
         turn = prompts.player_turn(words, pasted, prompts.router_blocks(view, formats))
         return await llm_route(deps.model, turn, history), message
@@ -291,9 +290,7 @@ def fenced_history(messages: list[AnyMessage], size: int) -> list[BaseMessage]:
         if _is_tool_traffic(message):
             continue
         if isinstance(message, HumanMessage):
-            text = str(message.content)
-            pasted = extract_decklist(text)
-            words = text.replace(pasted, " ") if pasted else text
+            words, pasted = split_paste(str(message.content))
             message = HumanMessage(prompts.player_turn(words, pasted), id=message.id)
         window.append(message)
     return window
@@ -351,7 +348,8 @@ async def _llm_answer(
 async def _facts(known: ConversationState, turn: list[AnyMessage], deps: AgentDeps) -> tuple[Facts, list[str]]:
     """What the model's figures are checked against: this turn's tool results and the player's own words; and
     the format's archetype names (a sentence naming one is held to its figures)."""
-    results = [m.artifact for m in turn if isinstance(m, ToolMessage) and m.artifact is not None]
+    results: list[Any] = [m.artifact for m in turn if isinstance(m, ToolMessage) and m.artifact is not None]
+    results += prompts.held_data(known, results)  # what earlier turns established (the deck, its statistics)
     said = [card.name for card in known.card_details] + [n for n in (known.archetype, known.format) if n]
     names = await deps.lookups.archetypes(known.format) if known.format else []
     return Facts.of(results, said), names

@@ -17,6 +17,7 @@ figure that does not match is reported in the ``grounding`` event and counted in
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 from collections.abc import Iterable, Iterator
@@ -149,7 +150,28 @@ class Facts:
         return joined
 
 
-_SENTENCE = re.compile(r"(?<=[.;!?])\s+|\n+")
+_BOUNDARY = re.compile(r"(?<=[.;!?])\s+|\n+")
+_ABBREVIATIONS = ("e.g.", "i.e.", "vs.", "etc.", "cf.", "approx.")
+
+
+def sentence_ends(text: str) -> list[int]:
+    """Where each sentence of ``text`` ends (after its closing space or line break): after ``.``, ``;``, ``!`` or
+    ``?`` and a space, or at a line break; never inside parentheses nor after an abbreviation ("e.g.", "vs."), so a
+    sentence keeps the name its figures belong to."""
+    ends: list[int] = []
+    for match in _BOUNDARY.finditer(text):
+        before = text[: match.start()]
+        line_break = "\n" in match.group(0)
+        if not line_break and (before.count("(") > before.count(")") or before.endswith(_ABBREVIATIONS)):
+            continue
+        ends.append(match.end())
+    return ends
+
+
+def sentences(text: str) -> list[str]:
+    """``text`` cut at ``sentence_ends`` (each piece with the space after it)."""
+    cuts = [0, *sentence_ends(text), len(text)]
+    return [text[a:b] for a, b in itertools.pairwise(cuts) if a < b]
 
 
 def unmatched_figures(text: str, facts: Facts, names: Iterable[str] = ()) -> list[Unmatched]:
@@ -163,7 +185,7 @@ def unmatched_figures(text: str, facts: Facts, names: Iterable[str] = ()) -> lis
         if miss not in found:
             found.append(miss)
 
-    for sentence in _SENTENCE.split(text):
+    for sentence in sentences(text):
         figures = facts.for_names(mentioned_names(sentence, facts.owned))
         for kind, figure in _unmatched_in(sentence, figures):
             keep(kind, figure)

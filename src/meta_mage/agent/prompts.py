@@ -103,13 +103,32 @@ def workflow_prompt(workflow: str) -> str:
     return "\n\n".join([WORKFLOW[workflow], GROUNDED, FENCE])
 
 
-def answer_blocks(known: ConversationState, results: Iterable[tuple[str, Any]], problems: Iterable[str]) -> list[str]:
-    """The data the model writes its answer over: the conversation's state, the player's deck, each tool result
-    (every row, compact) and each tool's error."""
-    blocks = [data_block("conversation_state", snapshot(known))]
+def held_data(known: ConversationState, results: Iterable[Any]) -> list[dict[str, Any]]:
+    """What earlier turns established that this turn's answer stands on, as data: the player's deck (each card's
+    copies, and the totals) and the deck's matchup statistics when no tool result of this turn holds them."""
+    held: list[dict[str, Any]] = []
     if known.card_details:
-        deck = [{"quantity": c.quantity, "name": c.name, "section": c.section} for c in known.card_details]
-        blocks.append(data_block("players_deck", deck))
+        cards: list[dict[str, Any]] = [
+            {"quantity": c.quantity, "name": c.name, "section": c.section} for c in known.card_details
+        ]
+        totals = {
+            section: sum(c.quantity for c in known.card_details if c.section == section)
+            for section in ("mainboard", "sideboard")
+        }
+        held.append({"players_deck": cards, "cards_by_section": totals})
+    fetched = any(type(result) is type(known.matchup_stats) for result in results)
+    if known.matchup_stats is not None and not fetched:
+        held.append({"deck_matchup_stats": known.matchup_stats.model_dump(mode="json")})
+    return held
+
+
+def answer_blocks(known: ConversationState, results: Iterable[tuple[str, Any]], problems: Iterable[str]) -> list[str]:
+    """The data the model writes its answer over: the conversation's state, what earlier turns established (the
+    deck, its statistics), each tool result (every row, compact) and each tool's error."""
+    results = list(results)
+    blocks = [data_block("conversation_state", snapshot(known))]
+    for held in held_data(known, [result for _, result in results]):
+        blocks += [data_block(name, for_the_model(value)) for name, value in held.items()]
     blocks += [data_block(f"tool_result:{name}", for_the_model(result)) for name, result in results]
     blocks += [data_block("tool_error", problem) for problem in problems]
     return blocks

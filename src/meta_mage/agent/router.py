@@ -158,6 +158,17 @@ def extract_decklist(text: str) -> str | None:
     return "\n".join(block).strip()
 
 
+def split_paste(message: str) -> tuple[str, str | None]:
+    """``message`` as the player's words and the decklist pasted in it (None when there is none): the list's lines
+    go to the list, every other line (a question, a comment such as "// burn" between cards) to the words."""
+    pasted = extract_decklist(message)
+    if pasted is None:
+        return message, None
+    listed = {line.strip() for line in pasted.splitlines() if line.strip()}
+    words = [line for line in message.splitlines() if line.strip() not in listed]
+    return "\n".join(words), pasted
+
+
 def find_format(text: str) -> str | None:
     """The format named in ``text``; a one-letter slip in a word of five letters or more ("moderm",
     "standart") still names it."""

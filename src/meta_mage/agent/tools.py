@@ -209,13 +209,14 @@ def _longest_list(value: Any) -> int:
 
 
 def _shorten(value: Any, keep: int) -> Any:
+    """``value`` with each list of records cut to its first ``keep`` (lists of plain values, such as colours, whole)."""
+    if isinstance(value, list) and not _records(value):
+        return [_shorten(v, keep) for v in value]
     if isinstance(value, list):
         head = [_shorten(v, keep) for v in value[:keep]]
         if len(value) <= keep:
             return head
-        if all(isinstance(v, dict) for v in head):
-            return [*head, {"left_out": f"{len(value) - keep} more rows, to fit the budget"}]
-        return [*head, f"... {len(value) - keep} more"]
+        return [*head, {"left_out": f"{len(value) - keep} more rows, to fit the budget"}]
     if isinstance(value, dict):
         return {k: _shorten(v, keep) for k, v in value.items()}
     return value

@@ -11,6 +11,7 @@ import datetime as dt
 import hashlib
 import json
 import logging
+import threading
 import time
 from collections.abc import Callable
 from typing import Any, Protocol
@@ -69,13 +70,14 @@ class MessageStore(Protocol):
 
     def get(self, key: str) -> str | None: ...
 
-    def put(self, key: str, message: str, seconds: int) -> None: ...
+    def put(self, key: str, message: str, seconds: int) -> str: ...
 
 
 KEPT_SECONDS = 2 * 24 * 3600  # a day's message outlives its day a little (the key names the day)
 RETRY_AFTER_SECONDS = 300  # after a failed model request, the templated welcome until then
 _written: dict[str, str] = {}  # in this process: key -> message
 _failed: dict[str, float] = {}  # in this process: key -> when the model last failed
+_writing = threading.Lock()
 
 
 def forget_written() -> None:
@@ -95,30 +97,35 @@ def message_key(model: Any, prompt: str, catalog: list[dict[str, Any]], day: str
 def written_message(
     model: Any, prompt: str, key: str, store: MessageStore | None = None, clock: Callable[[], float] = time.time
 ) -> str | None:
-    """The welcome ``model`` writes for ``prompt``: once per ``key`` (this process's memory, then ``store``), else
-    one request; None when the model failed (the templated welcome is used, and the model is left alone for
-    ``RETRY_AFTER_SECONDS``)."""
+    """The welcome ``model`` writes for ``prompt``: once per ``key`` (this process's memory, then ``store``, where
+    the first instance's message wins), else one request, one at a time in this process; None when the model failed
+    (the templated welcome is used, and the model is left alone for ``RETRY_AFTER_SECONDS``)."""
     if key in _written:
         return _written[key]
-    stored = store.get(key) if store is not None else None
-    if stored:
-        _written[key] = stored
-        return stored
-    if clock() - _failed.get(key, float("-inf")) < RETRY_AFTER_SECONDS:
-        return None
+    with _writing:  # visits at once in this process (local serve's threads) wait for the one request
+        if key in _written:
+            return _written[key]
+        stored = store.get(key) if store is not None else None
+        if stored:
+            _written[key] = stored
+            return stored
+        if clock() - _failed.get(key, float("-inf")) < RETRY_AFTER_SECONDS:
+            return None
+        message = _ask(model, prompt)
+        if not message:
+            _failed[key] = clock()
+            return None
+        _written[key] = store.put(key, message, KEPT_SECONDS) if store is not None else message
+        return _written[key]
+
+
+def _ask(model: Any, prompt: str) -> str:
     try:
         reply = model.invoke(prompt)
-        message = str(getattr(reply, "text", "") or reply.content).strip()
+        return str(getattr(reply, "text", "") or reply.content).strip()
     except Exception as exc:  # the welcome must not fail because the LLM did
         logger.warning("welcome message from the LLM failed: %s", exc)
-        message = ""
-    if not message:
-        _failed[key] = clock()
-        return None
-    _written[key] = message
-    if store is not None:
-        store.put(key, message, KEPT_SECONDS)
-    return message
+        return ""
 
 
 def build_welcome(

@@ -176,8 +176,9 @@ def _decks(entries: list[DeckEntry], fmt: str, classify: Classifier, warnings: l
 
 
 def _player(name: str) -> str:
-    """A player's name as stored: its tags dropped (``models.names``); one of nothing but markup is named so."""
-    return without_markup(name) or "(a name of markup only)"
+    """A player's name as stored: its tags dropped (``models.names``); one of nothing but markup is named by a
+    digest of what the file wrote, so two such players stay two."""
+    return without_markup(name) or f"(a name of markup only, {hashlib.sha256(name.encode()).hexdigest()[:8]})"
 
 
 def _match(raw: MatchEntry, round_name: str) -> ParsedMatch:

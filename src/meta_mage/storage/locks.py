@@ -172,9 +172,9 @@ class WelcomeMessages:
             return None
         return str(item["message"])
 
-    def put(self, key: str, message: str, seconds: int) -> None:
-        """Keep ``message`` for ``key`` for ``seconds`` (the first writer's stays; a failed write only costs the
-        next instance a model request)."""
+    def put(self, key: str, message: str, seconds: int) -> str:
+        """Keep ``message`` for ``key`` for ``seconds`` unless another instance kept one first; the message kept
+        (``message`` too when DynamoDB does not answer: it only costs the next instance a model request)."""
         item = {"pk": f"welcome-message#{key}", "message": message, "ttl": int(time.time()) + seconds}
         try:
             self.table.put_item(
@@ -184,10 +184,12 @@ class WelcomeMessages:
                 ExpressionAttributeValues={":now": int(time.time())},
             )
         except ClientError as exc:
-            if exc.response.get("Error", {}).get("Code") != "ConditionalCheckFailedException":
-                logger.warning("welcome message could not be stored: %s", _reason(exc))
+            if exc.response.get("Error", {}).get("Code") == "ConditionalCheckFailedException":
+                return self.get(key) or message
+            logger.warning("welcome message could not be stored: %s", _reason(exc))
         except BotoCoreError as exc:
             logger.warning("welcome message could not be stored: %s", _reason(exc))
+        return message
 
 
 def _conditional(write: Callable[[], Any], failure: str) -> Any | None:
