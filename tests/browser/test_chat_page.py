@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 from playwright.async_api import Browser, Page
 
+from meta_mage.agent.checked_stream import marked
 from tests.agent.conftest import modern_deck
 from tests.browser.conftest import CHROMIUM, SCREENSHOTS
 from tests.conftest import HOSTILE_DRAFTER_STORED, LISTENER, hostile_draft_tables
@@ -405,9 +406,18 @@ async def test_figures_the_data_does_not_hold_are_marked(server: str, browser: B
             "figure: '14-3'}]}, {}); handle('grounding', {unmatched: []}, {})"
         )
         notes = await tab.evaluate("[...document.querySelectorAll('.grounding')].map(n => n.textContent)")
+        # a figure the server marked in the answer (agent/checked_stream.py) is shown struck through
+        answer = json.dumps("Boros Energy holds " + marked("62.5%") + " of the field.")
+        await tab.evaluate(
+            f"(() => {{ addAnswer({answer}); return new Promise(r => "
+            "requestAnimationFrame(() => setTimeout(r, 50))); }})()"
+        )
+        struck = await tab.evaluate("[...document.querySelectorAll('.assistant del')].map(n => n.textContent)")
+        said = await tab.evaluate("[...document.querySelectorAll('.assistant')].pop().textContent")
     assert notes == [
         "⚠ Not found in this turn's data, so check before relying on them: 62.5% (percentage), 14-3 (record)."
     ]
+    assert struck == ["62.5%"] and "62.5% ⚠ not in the data of the field." in said, said
 
 
 HOSTILE_VECTORS = (  # markup a name from the data (a card's, an archetype's) could carry into an answer
