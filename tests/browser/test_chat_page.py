@@ -410,7 +410,7 @@ async def test_figures_the_data_does_not_hold_are_marked(server: str, browser: B
         answer = json.dumps("Boros Energy holds " + marked("62.5%") + " of the field.")
         await tab.evaluate(
             f"(() => {{ addAnswer({answer}); return new Promise(r => "
-            "requestAnimationFrame(() => setTimeout(r, 50))); }})()"
+            "requestAnimationFrame(() => setTimeout(r, 50))); })()"
         )
         struck = await tab.evaluate("[...document.querySelectorAll('.assistant del')].map(n => n.textContent)")
         said = await tab.evaluate("[...document.querySelectorAll('.assistant')].pop().textContent")
