@@ -274,11 +274,14 @@ CHART_VIEW = """(() => {
   const clipped = svg ? [...svg.querySelectorAll('text')].filter(t => { const b = t.getBBox();
     return b.x < 0 || b.x + b.width > svg.viewBox.baseVal.width; }).map(t => t.textContent) : [];
   const ticks = svg ? [...svg.querySelectorAll('text.tick')].map(t => t.getBBox()) : [];
+  const even = svg ? svg.querySelector('line[stroke-dasharray]') : null, mid = even ? even.x1.baseVal.value : 0;
+  const bars = ticks.length ? [...svg.querySelectorAll('rect.bar')].map(b => b.x.baseVal.value >= mid - 0.5
+    ? b.x.baseVal.value + b.width.baseVal.value : b.x.baseVal.value) : [];
   return {smallest: Math.min(...sizes), clipped, top: box.top, logTop: logBox.top, logBottom: logBox.bottom,
           right: box.right, width: innerWidth, caption: fig.querySelector('figcaption').textContent,
           fits: svg ? svg.getBoundingClientRect().width <= fig.clientWidth + 1 : fig.scrollWidth <= fig.clientWidth + 1,
           plot: ticks.length ? (ticks[2].x + ticks[2].width - ticks[0].x) / svg.viewBox.baseVal.width : null,
-          answerTop: [...document.querySelectorAll('.assistant')].pop().getBoundingClientRect().top,
+          answerTop: [...document.querySelectorAll('.assistant')].pop().getBoundingClientRect().top, bars,
           logHeight: document.getElementById('log').clientHeight};
 })()"""
 
@@ -301,6 +304,8 @@ async def test_charts_read_at_the_width_they_get_and_arrive_in_view(
             # it fits the answer's width, or says that it scrolls sideways; a spread's plot keeps most of the width
             assert view["fits"] or "scroll sideways" in view["caption"], (question, view)
             assert view["plot"] is None or view["plot"] >= 0.6, (question, view)
+            # a spread's bars are its rows' estimates, so they read in the order the rows are sorted (best first)
+            assert view["bars"] == sorted(view["bars"], reverse=True), (question, view["bars"])
             await tab.screenshot(f"chart-{number}-{width}x{height}.png")
         # the heatmap: coloured by the model's estimate and faded by its sample size, with a legend
         cells = await tab.evaluate(

@@ -356,14 +356,15 @@ function spreadChart(data) {
       ? svgNode("text", {x: x0, y: y - 1}, fit(row.name, total - x0))
       : svgNode("text", {x: x0 - 8, y: y + 13, "text-anchor": "end"}, fit(row.name, x0 - 12));
     svg.append(name);
-    svg.append(svgNode("rect", {x: at(Math.min(rate, 50)), y: y + 3, width: Math.abs(at(rate) - at(50)), height: 12, fill: heat(row.rate[4], n), class: "bar"}));
+    const estimate = row.rate[4] ?? rate;  // the bar is the model's estimate (the order), the dot what was measured
+    svg.append(svgNode("rect", {x: at(Math.min(estimate, 50)), y: y + 3, width: Math.abs(at(estimate) - at(50)), height: 12, fill: heat(estimate, n), class: "bar", "data-estimate": estimate}));
     svg.append(svgNode("line", {x1: at(low), x2: at(high), y1: y + 9, y2: y + 9, stroke: "#333", class: "whisker"}));
     const dot = svgNode("circle", {cx: at(rate), cy: y + 9, r: 3.5, fill: "#333"});
     dot.append(svgNode("title", {}, `vs ${row.name}: ${rateText(row.rate)}, ${row.verdict}`));
     svg.append(dot);
     svg.append(svgNode("text", {x: x0 + w + 8, y: y + 13}, `${Math.round(rate)}% (n=${n})`));
   });
-  return figure(`${data.archetype} in ${data.format}: win rate against the opponents met most, with 95% intervals (best estimate first)`, svg, legend());
+  return figure(`${data.archetype} in ${data.format} against the opponents met most: bars are the model's estimate (best first), dots the measured win rate with its 95% interval`, svg, legend());
 }
 
 const COLOURS = {W: "#f4eecb", U: "#9cc3e6", B: "#a29a95", R: "#e79a85", G: "#9bc99b", C: "#cfcfd6"};
