@@ -11,6 +11,7 @@ from pydantic import BaseModel
 
 from meta_mage.agent.state import ConversationState, snapshot
 from meta_mage.agent.tools import for_the_model
+from meta_mage.models.meta import DeckMatchupStatsOutput
 
 ROUTER = """You route messages for MTG Meta Mage, a Magic: The Gathering coach.
 Classify the user's latest message into one workflow:
@@ -116,7 +117,7 @@ def held_data(known: ConversationState, results: Iterable[Any]) -> list[dict[str
             for section in ("mainboard", "sideboard")
         }
         held.append({"players_deck": cards, "cards_by_section": totals})
-    fetched = any(type(result) is type(known.matchup_stats) for result in results)
+    fetched = any(isinstance(result, DeckMatchupStatsOutput) for result in results)
     if known.matchup_stats is not None and not fetched:
         held.append({"deck_matchup_stats": known.matchup_stats.model_dump(mode="json")})
     return held

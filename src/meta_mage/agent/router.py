@@ -382,7 +382,7 @@ def resumed_question(message: str, known: ConversationState) -> str | None:
     if not asked or pending is None:
         return None
     deck = extract_decklist(message)
-    answers = _list_answers(message, deck, pending) if deck else _words_answer(message, pending)
+    answers = _list_answers(message, pending) if deck else _words_answer(message, pending)
     if not answers:
         return None  # a new request, not an answer
     own = extract_decklist(asked)
@@ -393,10 +393,10 @@ def resumed_question(message: str, known: ConversationState) -> str | None:
 _PRESENTING_A_LIST = re.compile(r"\b(?:here'?s|here is|this is|it'?s|my|the|a|deck|decklist|list|75)\b", re.I)
 
 
-def _list_answers(message: str, deck: str, pending: Pending) -> bool:
+def _list_answers(message: str, pending: Pending) -> bool:
     """A list pasted while a deck question waits ("How should I sideboard against Jeskai Blink?", then the list)
     answers it, unless the words with it ask for something else."""
-    words = _PRESENTING_A_LIST.sub(" ", message.replace(deck, " "))
+    words = _PRESENTING_A_LIST.sub(" ", split_paste(message)[0])
     return pending.workflow == "deck_coaching" and not _has(_REQUEST_WORDS, words)
 
 
@@ -410,9 +410,8 @@ def _words_answer(message: str, pending: Pending) -> bool:
 
 async def read_message(message: str, known: ConversationState, lookups: Lookups, asked: str | None) -> Reading:
     """The slots and cues of ``message``; ``asked`` is the question it answers (see ``resumed_question``)."""
-    deck = extract_decklist(message)  # the message as tidy and merge_slots ask: read once (the same list as text's)
-    text = message.strip()
-    reply = text.replace(deck, " ") if deck else text
+    words, deck = split_paste(message)  # the list read once (tidy and merge_slots ask for the same message's)
+    reply = words.strip()
     question = f"{asked}\n{reply}" if asked else reply
     fmt = find_format(reply) or find_format(asked or "")
     days = _read_days(reply, asked, known)
@@ -841,7 +840,7 @@ def tidy(decision: RouteDecision, message: str) -> RouteDecision:
         updates["task"] = DEFAULT_TASK.get(decision.workflow, "none")
     deck = extract_decklist(message)
     updates["has_decklist"] = deck is not None
-    outside = days_outside_the_limit(message.replace(deck, " ") if deck else message)
+    outside = days_outside_the_limit(split_paste(message)[0])
     if outside is not None:
         updates.update(days=min(MAX_DAYS, max(1, outside)), days_asked=outside)
         _thinking(f"{outside} days is outside the 1-{MAX_DAYS} days I can look at; using {updates['days']}.")

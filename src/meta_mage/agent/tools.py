@@ -168,8 +168,7 @@ def for_the_model(result: BaseModel | Any, budget: int = MODEL_RESULT_BUDGET) ->
     rows and say how many were left out."""
     value = result.model_dump(mode="json", exclude_none=True) if isinstance(result, BaseModel) else result
     table = _tabular(value)
-    longest = _longest_list(table)
-    keep = longest
+    keep = _longest_list(table)
     while keep > 3 and len(json.dumps(table, separators=(",", ":"), ensure_ascii=False)) > budget:
         keep //= 2
         table = _tabular(_shorten(value, keep))

@@ -24,5 +24,4 @@ def plain_name(value: Any) -> Any:
     return without_markup(_CONTROL.sub(" ", value)) if isinstance(value, str) else value
 
 
-NoMarkup = BeforeValidator(without_markup)
 PlainName = BeforeValidator(plain_name)
