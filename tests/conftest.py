@@ -123,6 +123,16 @@ def demo_members(prefix: str = "", formats: tuple[str, ...] = ()) -> list[tuple[
         return out
 
 
+def top_eight(data: bytes) -> bytes:
+    """A challenge file cut to the decks and standings of the players its rounds name (its top 8): every kind
+    of item an ingest writes, at a quarter of the decks, for the tests that repeat an ingest at every write."""
+    tournament = json.loads(data)
+    players = {m[side] for r in tournament["Rounds"] for m in r["Matches"] for side in ("Player1", "Player2")}
+    tournament["Decks"] = [deck for deck in tournament["Decks"] if deck["Player"] in players]
+    tournament["Standings"] = [row for row in tournament["Standings"] if row["Player"] in players]
+    return json.dumps(tournament).encode()
+
+
 def write_members(members: list[tuple[str, bytes]], folder: Path) -> list[Path]:
     paths = []
     for name, data in members:

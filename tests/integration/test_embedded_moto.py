@@ -1,5 +1,6 @@
 """moto as our embedded DynamoDB (``serialise_moto_dynamodb``, applied by tests/conftest.py and by
-``embedded_dynamodb``): transactions still roll back, and stay correct while other threads write."""
+``embedded_dynamodb``): transactions still roll back, and stay correct while other threads write; answers
+are what stock moto answers."""
 
 import threading
 from typing import Any
@@ -40,6 +41,81 @@ def test_a_refused_transaction_writes_nothing(dynamodb: Any, settings: Settings)
         TransactItems=[held_condition(settings.locks_table, "conversation#a", "x"), _put(checkpoints, "a", "2")]
     )
     assert sorted(i["SK"]["S"] for i in client.scan(TableName=checkpoints)["Items"]) == ["1", "2"]
+
+
+def test_a_refused_transaction_leaves_every_item_it_named_as_it_was(dynamodb: Any, settings: Settings) -> None:
+    client = boto3.client("dynamodb", region_name=aws_region(settings))
+    table = settings.checkpoint_table
+    client.put_item(TableName=table, Item={"PK": {"S": "a"}, "SK": {"S": "1"}, "n": {"N": "1"}})
+    client.put_item(TableName=table, Item={"PK": {"S": "a"}, "SK": {"S": "2"}, "n": {"N": "2"}})
+    before = client.scan(TableName=table)["Items"]
+    # When a transaction updates one item, deletes another, adds a third, and then its last condition fails
+    with pytest.raises(ClientError) as refused:
+        client.transact_write_items(
+            TransactItems=[
+                {
+                    "Update": {
+                        "TableName": table,
+                        "Key": {"PK": {"S": "a"}, "SK": {"S": "1"}},
+                        "UpdateExpression": "SET n = :n",
+                        "ExpressionAttributeValues": {":n": {"N": "9"}},
+                    }
+                },
+                {"Delete": {"TableName": table, "Key": {"PK": {"S": "a"}, "SK": {"S": "2"}}}},
+                _put(table, "b", "1"),
+                {
+                    "ConditionCheck": {
+                        "TableName": table,
+                        "Key": {"PK": {"S": "z"}, "SK": {"S": "z"}},
+                        "ConditionExpression": "attribute_exists(PK)",
+                    }
+                },
+            ]
+        )
+    # Then it is refused, and the table holds exactly what it held
+    assert refused.value.response["Error"]["Code"] == "TransactionCanceledException"
+    assert client.scan(TableName=table)["Items"] == before
+
+
+def test_items_are_written_as_stock_moto_writes_them(dynamodb: Any, settings: Settings) -> None:
+    """``write_plain_attributes_directly``: every attribute type reads back the same through both writers."""
+    from moto.core.serialize import BaseJSONSerializer
+
+    client = boto3.client("dynamodb", region_name=aws_region(settings))
+    item = {
+        "PK": {"S": "every type"},
+        "SK": {"S": "k"},
+        "e": {"S": ""},
+        "n": {"N": "-1.50"},
+        "b": {"B": bytes(range(256))},
+        "t": {"BOOL": True},
+        "f": {"BOOL": False},
+        "z": {"NULL": True},
+        "m": {"M": {"s": {"S": "x"}, "l": {"L": [{"N": "2"}, {"B": b"\x00"}, {"M": {}}]}}},
+        "ss": {"SS": ["a", "b"]},
+        "ns": {"NS": ["1", "2"]},
+        "bs": {"BS": [b"\x01", b"\x02"]},
+    }
+    client.put_item(TableName=settings.checkpoint_table, Item=item)
+
+    def answers() -> list[Any]:
+        key = {"PK": item["PK"], "SK": item["SK"]}
+        got = client.get_item(TableName=settings.checkpoint_table, Key=key)["Item"]
+        queried = client.query(
+            TableName=settings.checkpoint_table,
+            KeyConditionExpression="PK = :pk",
+            ExpressionAttributeValues={":pk": item["PK"]},
+        )["Items"]
+        return [got, queried]
+
+    ours = answers()
+    direct = BaseJSONSerializer._serialize_type_structure
+    BaseJSONSerializer._serialize_type_structure = direct.stock  # type: ignore[attr-defined,method-assign]
+    try:
+        stock = answers()
+    finally:
+        BaseJSONSerializer._serialize_type_structure = direct  # type: ignore[method-assign]
+    assert ours == stock == [item, [item]]
 
 
 def test_transactions_and_writes_from_many_threads(dynamodb: Any, settings: Settings) -> None:

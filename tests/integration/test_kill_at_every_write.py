@@ -26,7 +26,7 @@ from meta_mage.storage.dynamo import unpack
 from meta_mage.storage.meta import MetaRepository
 from meta_mage.storage.snapshot import Snapshot, dump_tables, write_snapshot
 from meta_mage.storage.tables import create_tables, table_definitions
-from tests.conftest import demo_members, prefixed_settings
+from tests.conftest import demo_members, prefixed_settings, top_eight
 from tests.kill_points import run_killed, writes_of
 
 DAY = "2025-10-24"  # two Pioneer challenges of the demo data share this day
@@ -34,8 +34,9 @@ VOLATILE = {"version", "archetypes_version", "started_at", "synced_at"}  # diffe
 
 
 def pioneer_files() -> tuple[SourceFile, SourceFile, SourceFile, SourceFile]:
-    """A and B on one day, C on another, and A corrected (a second version of A: one deck's count changed)."""
-    members = demo_members(formats=("Pioneer",))
+    """A and B on one day, C on another, and A corrected (a second version of A: one deck's count changed); each
+    cut to its top 8."""
+    members = [(name, top_eight(data)) for name, data in demo_members(formats=("Pioneer",))]
     same_day = [(name, data) for name, data in members if DAY in name]
     other = next((name, data) for name, data in members if DAY not in name)
     (a_name, a_data), (b_name, b_data) = same_day

@@ -9,6 +9,7 @@ from meta_mage.config import Settings
 from meta_mage.ingest.invariants import check_storage
 from meta_mage.storage.meta import MetaRepository
 from meta_mage.storage.tables import table_definitions
+from tests.conftest import top_eight
 from tests.kill_points import run_killed, writes_of
 from tests.sync.conftest import files, run, tournaments_per_format
 from tests.sync.fake_github import FakeGitHub, day
@@ -19,8 +20,8 @@ REPO = "fbettega/MTG_decklistcache"
 def test_a_sync_killed_at_every_write_is_finished_by_the_next(
     dynamodb: Any, settings: Settings, github: FakeGitHub
 ) -> None:
-    # Given one commit of three files upstream
-    head = github.repository.commit(files(0, 3), day(1))
+    # Given one commit of three files upstream (each cut to its top 8: the sync runs once per write)
+    head = github.repository.commit({path: top_eight(data) for path, data in files(0, 3).items()}, day(1))
 
     def fresh(name: str) -> MetaRepository:
         return MetaRepository(dynamodb.create_table(TableName=name, **table_definitions()["MetaTable"]))

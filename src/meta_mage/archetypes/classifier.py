@@ -9,6 +9,7 @@ distinct mainboard cards; otherwise "Unknown". Matching is on normalised front-f
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from collections.abc import Mapping
@@ -270,6 +271,7 @@ class ArchetypeClassifier:
         self._formats_dir = formats_dir if formats_dir.is_dir() else self.rules_dir
         self._cache: dict[str, FormatRules] = {}
         self._card_colors: tuple[dict[str, str], dict[str, str]] | None = None
+        self._fingerprint: str | None = None
 
     def formats(self) -> list[str]:
         """Formats that have rule files."""
@@ -314,14 +316,15 @@ class ArchetypeClassifier:
         return "unknown"
 
     def fingerprint(self) -> str:
-        """A digest of every rule file, so stored classifications know which rules made them."""
-        import hashlib
-
-        digest = hashlib.sha256()
-        for path in sorted(self._formats_dir.rglob("*.json")):
-            digest.update(str(path.relative_to(self._formats_dir)).encode())
-            digest.update(path.read_bytes())
-        return digest.hexdigest()[:16]
+        """A digest of every rule file, so stored classifications know which rules made them (read once, as
+        the rules themselves are)."""
+        if self._fingerprint is None:
+            digest = hashlib.sha256()
+            for path in sorted(self._formats_dir.rglob("*.json")):
+                digest.update(str(path.relative_to(self._formats_dir)).encode())
+                digest.update(path.read_bytes())
+            self._fingerprint = digest.hexdigest()[:16]
+        return self._fingerprint
 
     def _shared_colors(self) -> tuple[dict[str, str], dict[str, str]]:
         if self._card_colors is None:

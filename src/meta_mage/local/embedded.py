@@ -6,7 +6,6 @@ import copy
 import logging
 import os
 import threading
-from collections import defaultdict
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -16,14 +15,13 @@ _running_url: str | None = None  # the URL of the embedded server this process r
 
 
 def serialise_moto_dynamodb() -> None:
-    """Make moto's DynamoDB take one request at a time, and its transactions cheap (idempotent).
+    """Make moto's DynamoDB take one request at a time, its transactions cheap and its answers quick to write.
 
     moto is not thread-safe where DynamoDB is atomic: ``TransactWriteItems`` deep-copies every table it
     touches (to roll back) while other request threads write to it, and fails with "dictionary changed
     size during iteration". moto's work is CPU-bound under the GIL anyway, so one lock costs little. And
-    that deep copy of the whole CheckpointTable on every turn's fenced write made the embedded server's
-    memory and time grow with the stored conversations: a transaction of puts and condition checks only
-    replaces items, so its rollback needs copies of the tables' item maps, not of every item.
+    that deep copy of a whole table, made once per item of every transaction, made each write's time grow
+    with the stored data: here a transaction keeps copies of the items it touches, and restores those.
     """
     import moto.dynamodb.models as models
     from moto.dynamodb.responses import DynamoHandler
@@ -38,11 +36,13 @@ def serialise_moto_dynamodb() -> None:
             return unlocked(self)
 
     def transact_write_items(self: Any, transact_items: list[dict[str, Any]]) -> None:
-        if any("Update" in item for item in transact_items):  # an update changes an item in place
-            return transact(self, transact_items)
-        setattr(models, "copy", _RollbackCopies)  # noqa: B010  # safe: requests run one at a time
+        before = _touched_items(self, transact_items)
+        setattr(models, "copy", _NoTableCopies)  # noqa: B010  # safe: requests run one at a time
         try:
             return transact(self, transact_items)
+        except Exception:
+            _restore(before)
+            raise
         finally:
             setattr(models, "copy", copy)  # noqa: B010
 
@@ -50,6 +50,53 @@ def serialise_moto_dynamodb() -> None:
     DynamoHandler.call_action = call_action  # type: ignore[method-assign]
     models.DynamoDBBackend.transact_write_items = transact_write_items  # type: ignore[method-assign]
     read_one_partition()
+    write_plain_attributes_directly()
+
+
+_Touched = tuple[Any, Any, Any, Any]  # table, hash key, range key, the item before (None: there was none)
+
+
+def _touched_items(backend: Any, transact_items: list[dict[str, Any]]) -> list[_Touched]:
+    """A copy of each item a transaction names, as it is before the transaction (malformed entries are left
+    to moto, which refuses them before writing anything)."""
+    from moto.dynamodb.models.dynamo_type import DynamoType
+
+    touched: list[_Touched] = []
+    for entry in transact_items:
+        kind, operation = next(iter(entry.items()), (None, None))
+        table = backend.tables.get(operation.get("TableName")) if isinstance(operation, dict) else None
+        key = (operation or {}).get("Item" if kind == "Put" else "Key")
+        if table is None or not isinstance(key, dict) or table.hash_key_attr not in key:
+            continue
+        hash_key = DynamoType(key[table.hash_key_attr])
+        if table.range_key_attr is None:
+            touched.append((table, hash_key, None, copy.deepcopy(table.items.get(hash_key))))
+        elif table.range_key_attr in key:
+            range_key = DynamoType(key[table.range_key_attr])
+            item = table.items.get(hash_key, {}).get(range_key)
+            touched.append((table, hash_key, range_key, copy.deepcopy(item)))
+    return touched
+
+
+def _restore(touched: list[_Touched]) -> None:
+    """Put every touched item back as it was (newest first, so a key named twice ends as it began)."""
+    for table, hash_key, range_key, item in reversed(touched):
+        partition = table.items if range_key is None else table.items[hash_key]
+        key = hash_key if range_key is None else range_key
+        if item is None:
+            partition.pop(key, None)
+        else:
+            partition[key] = item
+
+
+class _NoTableCopies:
+    """Stands in for the ``copy`` module inside moto's ``transact_write_items``, whose only use there is the
+    rollback copy of each table the transaction touches: the table itself is kept, and the items the
+    transaction names are restored instead (:func:`_restore`)."""
+
+    @staticmethod
+    def deepcopy(table: Any) -> Any:
+        return table
 
 
 def read_one_partition() -> None:
@@ -84,17 +131,36 @@ def read_one_partition() -> None:
     Table.query = query  # type: ignore[method-assign]
 
 
-class _RollbackCopies:
-    """Stands in for the ``copy`` module inside moto's ``transact_write_items`` (its only use there is
-    the rollback copy of each table the transaction touches)."""
+def write_plain_attributes_directly() -> None:
+    """Make moto write an item's strings, numbers, booleans, nulls and binaries without its generic serializer.
 
-    @staticmethod
-    def deepcopy(table: Any) -> Any:
-        snapshot = copy.copy(table)
-        snapshot.items = defaultdict(
-            dict, {key: dict(value) if table.has_range_key else value for key, value in table.items.items()}
-        )
-        return snapshot
+    For every attribute of every item it returns, moto's serializer tries each of the ten members an
+    AttributeValue may have under several spellings: most of the time a large Query spends. A value of
+    one of these types is written here as that serializer writes it (a binary in base64); lists, maps
+    and sets still go through it. tests/integration/test_embedded_moto.py checks both write the same.
+    """
+    from moto.core.serialize import BaseJSONSerializer
+
+    stock = BaseJSONSerializer._serialize_type_structure
+    if getattr(stock, "stock", None):
+        return
+
+    def structure(self: Any, serialized: Any, value: Any, shape: Any, key: str) -> None:
+        if key and shape.name == "AttributeValue" and type(value) is dict and len(value) == 1:
+            ((kind, plain),) = value.items()
+            if kind in _AS_THEY_ARE and type(plain) in _AS_THEY_ARE[kind]:
+                self._default_serialize(serialized, {kind: plain}, shape, key)
+                return
+            if kind == "B" and type(plain) is bytes:
+                self._default_serialize(serialized, {kind: self._base64(plain)}, shape, key)
+                return
+        stock(self, serialized, value, shape, key)
+
+    structure.stock = stock  # type: ignore[attr-defined]
+    BaseJSONSerializer._serialize_type_structure = structure  # type: ignore[method-assign]
+
+
+_AS_THEY_ARE = {"S": (str,), "N": (str,), "BOOL": (bool,), "NULL": (bool,)}
 
 
 @contextmanager
