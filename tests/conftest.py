@@ -19,12 +19,14 @@ from meta_mage.config import DEMO_DATA_DIR, Settings
 from meta_mage.ingest.card_ingest import ingest_cards
 from meta_mage.ingest.drafts import ingest_draft, load_draft
 from meta_mage.ingest.tournament_ingest import ingest_tournaments
-from meta_mage.local.embedded import serialise_moto_dynamodb
+from meta_mage.local.embedded import put_into_moto, serialise_moto_dynamodb
+from meta_mage.local.seed import DEMO_SNAPSHOT, snapshot_table_names
 from meta_mage.models.drafts import REDACTED, DraftImport
 from meta_mage.storage.cards import CardsRepository
 from meta_mage.storage.drafts import DraftsRepository
-from meta_mage.storage.dynamo import dynamodb_resource
+from meta_mage.storage.dynamo import aws_region, dynamodb_resource
 from meta_mage.storage.meta import MetaRepository
+from meta_mage.storage.snapshot import read_snapshot
 from meta_mage.storage.tables import create_tables
 from meta_mage.tools import build_registry
 from meta_mage.wiring import Wiring
@@ -181,6 +183,19 @@ def modern_world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str,
             "registry": build_registry(),
             "archive": archive,
         }
+
+
+@pytest.fixture(scope="session")
+def demo_world(modern_world: dict[str, Any]) -> dict[str, Any]:
+    """Every bundled format: the demo snapshot put straight into tables of its own in the session's moto (as
+    ``serve`` loads it into its embedded server; loading it through the API is test_demo_snapshot's)."""
+    settings = prefixed_settings("demo")
+    db = modern_world["db"]
+    create_tables(db, settings)
+    snapshot = read_snapshot(DEMO_SNAPSHOT)
+    assert put_into_moto(aws_region(settings), snapshot_table_names(settings), snapshot.items)
+    MetaRepository(db.Table(settings.meta_table)).mark_seeded(snapshot.source_digest)
+    return {"db": db, "settings": settings, "context": Wiring(settings, db).tool_context, "registry": build_registry()}
 
 
 @pytest.fixture()

@@ -9,7 +9,6 @@ import collections
 import functools
 import json
 import re
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -19,12 +18,7 @@ from meta_mage.card_rules.answers import role_labels
 from meta_mage.card_rules.facts import CardFacts
 from meta_mage.config import Settings
 from meta_mage.decks.parse import parse_deck_text
-from meta_mage.local.seed import seed_demo
-from meta_mage.storage.dynamo import dynamodb_resource
-from meta_mage.storage.tables import create_tables
-from meta_mage.tools.registry import build_registry
-from meta_mage.wiring import Wiring
-from tests.conftest import call, demo_members, prefixed_settings
+from tests.conftest import call, demo_members
 
 FORMATS = ("Modern", "Standard", "Legacy", "Pioneer", "Vintage", "Pauper")
 DAYS = 60
@@ -87,15 +81,9 @@ RECORD = re.compile(r"went (\d+-\d+)")
 
 
 @pytest.fixture(scope="module")
-def world(modern_world: dict[str, Any]) -> Iterator[dict[str, Any]]:
-    """Every bundled format, loaded from the demo snapshot into tables of their own in the session's moto."""
-    settings = prefixed_settings("formats")
-    db = dynamodb_resource(settings)
-    create_tables(db, settings)
-    assert seed_demo(settings, db).ok
-    yield {"registry": build_registry(), "context": Wiring(settings, db).tool_context}
-    for name in (settings.meta_table, settings.cards_table, settings.drafts_table):
-        db.Table(name).delete()
+def world(demo_world: dict[str, Any]) -> dict[str, Any]:
+    """Every bundled format, from the demo snapshot."""
+    return demo_world
 
 
 @functools.cache

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -15,37 +14,20 @@ from meta_mage.agent.conversation import Conversations
 from meta_mage.agent.tools import in_process_executor
 from meta_mage.analytics.clustering import MIN_PLAYERS
 from meta_mage.analytics.matchup_fit import FITTED_WINDOWS, fingerprint
-from meta_mage.local.seed import seed_demo
-from meta_mage.storage.dynamo import dynamodb_resource
-from meta_mage.storage.tables import create_tables
-from meta_mage.tools.registry import build_registry
-from meta_mage.wiring import Wiring, coach_from_settings
+from meta_mage.wiring import coach_from_settings
 from tests.agent.conftest import run_turn
-from tests.conftest import call, prefixed_settings
+from tests.conftest import call
 
 FORMATS = ("Legacy", "Modern", "Pauper", "Pioneer", "Standard", "Vintage")
 VERDICT_WORDS = ("favoured", "unfavoured", "leans favoured", "leans unfavoured", "too close to call")
 
 
 @pytest.fixture(scope="module")
-def world(modern_world: dict[str, Any]) -> Iterator[dict[str, Any]]:
-    """Every bundled format from the demo snapshot, in tables of their own, with an offline coach."""
-    settings = prefixed_settings("verdicts")
-    db = dynamodb_resource(settings)
-    create_tables(db, settings)
-    assert seed_demo(settings, db).ok
-    wiring = Wiring(settings, db)
-    registry = build_registry()
-    executor = in_process_executor(registry, wiring.tool_context)
-    yield {
-        "registry": registry,
-        "context": wiring.tool_context,
-        "coach": coach_from_settings(settings, dynamodb=db, executor=executor),
-        "db": db,
-        "settings": settings,
-    }
-    for name in (settings.meta_table, settings.cards_table, settings.drafts_table, settings.checkpoint_table):
-        db.Table(name).delete()
+def world(demo_world: dict[str, Any]) -> dict[str, Any]:
+    """Every bundled format from the demo snapshot, with an offline coach."""
+    settings, db = demo_world["settings"], demo_world["db"]
+    executor = in_process_executor(demo_world["registry"], demo_world["context"])
+    return {**demo_world, "coach": coach_from_settings(settings, dynamodb=db, executor=executor)}
 
 
 def test_one_players_clean_sweep_is_an_anecdote_not_unfavoured(world: dict[str, Any]) -> None:

@@ -3,35 +3,23 @@ swapped for this format's look-alike without saying so, and a word read as a dec
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 from meta_mage.agent.router import find_archetypes
 from meta_mage.agent.tools import in_process_executor
-from meta_mage.local.seed import seed_demo
-from meta_mage.storage.dynamo import dynamodb_resource
-from meta_mage.storage.tables import create_tables
-from meta_mage.tools.registry import build_registry
-from meta_mage.wiring import Wiring, coach_from_settings
+from meta_mage.wiring import coach_from_settings
 from tests.agent.conftest import run_turn
-from tests.conftest import prefixed_settings
 from tests.integration.test_guides_across_formats import demo_lists
 
 
 @pytest.fixture(scope="module")
-def coach(modern_world: dict[str, Any]) -> Iterator[Any]:
-    settings = prefixed_settings("names")
-    db = dynamodb_resource(settings)
-    create_tables(db, settings)
-    assert seed_demo(settings, db).ok
-    wiring = Wiring(settings, db)
-    yield coach_from_settings(
-        settings, dynamodb=db, executor=in_process_executor(build_registry(), wiring.tool_context)
+def coach(demo_world: dict[str, Any]) -> Any:
+    settings, db = demo_world["settings"], demo_world["db"]
+    return coach_from_settings(
+        settings, dynamodb=db, executor=in_process_executor(demo_world["registry"], demo_world["context"])
     )
-    for name in (settings.meta_table, settings.cards_table, settings.drafts_table, settings.checkpoint_table):
-        db.Table(name).delete()
 
 
 async def test_a_deck_of_another_format_is_not_swapped_for_a_look_alike(coach: Any) -> None:

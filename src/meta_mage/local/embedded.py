@@ -213,6 +213,12 @@ def bulk_load(region: str, names: dict[str, str], items: dict[str, list[dict[str
     """
     if _running_url is None or os.environ.get("AWS_ENDPOINT_URL_DYNAMODB") != _running_url:
         return False
+    return put_into_moto(region, names, items)
+
+
+def put_into_moto(region: str, names: dict[str, str], items: dict[str, list[dict[str, Any]]]) -> bool:
+    """Put items straight into the tables of this process's moto (``names``: logical id to table name);
+    False, putting nothing, when one of the tables is not there."""
     from moto.core.models import DEFAULT_ACCOUNT_ID
     from moto.dynamodb.models import dynamodb_backends
 

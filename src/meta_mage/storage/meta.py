@@ -824,8 +824,12 @@ class MetaRepository:
             ExpressionAttributeNames={"#d": "data"},
         )
         days: dict[str, dict[str, Any]] = {}
-        for item in items:  # a day's parts sum into it
-            merge(days.setdefault(item["sk"][4:14], {}), unpack(item["data"]))
+        for item in items:  # a day's parts sum into its first (each unpacked afresh, so none is copied)
+            date, data = item["sk"][4:14], unpack(item["data"])
+            if date in days:
+                merge(days[date], data)
+            else:
+                days[date] = data
         return [DayAggregate(date, data) for date, data in sorted(days.items())]
 
     @staticmethod
