@@ -11,6 +11,8 @@ from meta_mage.archetypes.classifier import get_classifier
 from meta_mage.config import Settings
 from meta_mage.ingest.files import SourceFile
 from meta_mage.ingest.tournament_ingest import ingest_tournament_sources
+from meta_mage.local import seed
+from meta_mage.local.embedded import put_into_moto
 from meta_mage.local.seed import seed_demo
 from meta_mage.storage.meta import MetaRepository
 from tests.conftest import SHARED_DATA
@@ -23,7 +25,10 @@ DEMO_DAY = "2025-11-09"
 
 
 @pytest.mark.skipif(not OUTSIDE.exists(), reason="needs ../shared/data")
-def test_reseed_keeps_the_users_own_events(dynamodb: Any, settings: Settings) -> None:
+def test_reseed_keeps_the_users_own_events(dynamodb: Any, settings: Settings, monkeypatch: pytest.MonkeyPatch) -> None:
+    # the snapshot is put straight into moto, as `serve` loads its embedded server (test_demo_snapshot loads it
+    # through the API)
+    monkeypatch.setattr(seed, "bulk_load", put_into_moto)
     # Given the demo data and two events of the user's own, one of them on a day the demo data has
     assert seed_demo(settings, dynamodb).how == "snapshot"
     meta = MetaRepository(dynamodb.Table(settings.meta_table))
