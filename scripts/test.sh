@@ -11,6 +11,10 @@ if ! command -v chromium >/dev/null 2>&1; then
     command -v chromium >/dev/null 2>&1 \
         || echo "Chromium not found: the browser tests are skipped (install it with: sudo apt-get install chromium)"
 fi
+# the suite starts many Python processes (workers, servers, commands): each reuses the bytecode of the
+# project and of the tests (pytest's rewritten asserts) another wrote, where PYTHONDONTWRITEBYTECODE would
+# have each compile them afresh
+unset PYTHONDONTWRITEBYTECODE
 .venv/bin/ruff check src tests bench scripts functions layers
 .venv/bin/mypy
 # two worker processes, one test file each at a time (module fixtures stay shared); PYTEST_WORKERS=0 runs in

@@ -20,6 +20,6 @@ fi
 venv=".venv-$version"
 [ -x "$venv/bin/python" ] || "$python" -m venv "$venv"
 scripts/bootstrap.sh dev >/dev/null  # for its uv
-.venv/bin/uv pip install --quiet --python "$venv/bin/python" -c constraints.txt -e ".[dev]"
+.venv/bin/uv pip install --quiet --compile-bytecode --python "$venv/bin/python" -c constraints.txt -e ".[dev]"
 echo "Python $("$venv/bin/python" --version | cut -d' ' -f2): installed with constraints.txt; running the unit tests and the offline and LLM answer tests"
 "$venv/bin/python" -m pytest -q -p no:cacheprovider -n "${PYTEST_WORKERS:-2}" --dist loadfile tests/unit tests/agent/test_offline_answers.py tests/agent/test_llm_scenarios.py "$@"

@@ -149,11 +149,19 @@ async def test_the_last_answer_is_the_question_first_asked(offline: Conversation
     check(journey, await play(in_process(offline), journey))
 
 
-OVER_HTTP = JOURNEYS[::3]  # every kind of journey, a third of them, through /chat on real uvicorn
+def each_task_and_opening() -> list[Journey]:
+    """One journey per task and opening order, the carried words and the answers taken in turn."""
+    pairs = dict.fromkeys((j.task, j.order) for j in JOURNEYS)
+    return [[j for j in JOURNEYS if (j.task, j.order) == pair][n % 7] for n, pair in enumerate(pairs)]
+
+
+OVER_HTTP = each_task_and_opening()  # through /chat on real uvicorn
 
 
 async def test_journeys_over_http(modern_world: dict[str, Any]) -> None:
-    assert len(OVER_HTTP) >= 30
+    # every task, opening, carried words and answer style goes through HTTP at least once
+    for factor in ("task", "carries", "answers", "order"):
+        assert {getattr(j, factor) for j in OVER_HTTP} == {getattr(j, factor) for j in JOURNEYS}, factor
     with serving(build_app(modern_world["settings"], modern_world["db"])) as url:
         async with httpx.AsyncClient(base_url=url, timeout=60) as client:
             for journey in OVER_HTTP:

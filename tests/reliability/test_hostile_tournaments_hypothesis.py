@@ -359,7 +359,7 @@ def test_the_valid_event_is_read() -> None:
 
 
 @settings(
-    max_examples=2000,
+    max_examples=800,
     deadline=None,
     derandomize=True,
     database=None,
