@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import io
 import json
 import signal
@@ -114,15 +115,22 @@ def table_names(db: Any) -> set[str]:
 
 def demo_members(prefix: str = "", formats: tuple[str, ...] = ()) -> list[tuple[str, bytes]]:
     """Files of the bundled demo tournament archive, optionally only some formats."""
+    return [
+        (name, data)
+        for name, fmt, data in _demo_archive()
+        if name.startswith(prefix) and (not formats or fmt in formats)
+    ]
+
+
+@functools.cache
+def _demo_archive() -> tuple[tuple[str, str | None, bytes], ...]:
+    """Each file of the demo archive with its format, read once per process."""
     with tarfile.open(DEMO_TOURNAMENTS) as archive:
-        out = []
+        files = []
         for member in archive.getmembers():
             data = archive.extractfile(member).read()  # type: ignore[union-attr]
-            if formats and json.loads(data)["Tournament"].get("Formats") not in formats:
-                continue
-            if member.name.startswith(prefix):
-                out.append((member.name, data))
-        return out
+            files.append((member.name, json.loads(data)["Tournament"].get("Formats"), data))
+        return tuple(files)
 
 
 def top_eight(data: bytes) -> bytes:

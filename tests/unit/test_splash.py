@@ -2,23 +2,30 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from meta_mage.decks.splash import splash_for
 from tests.unit.test_card_answers_table import card
 
-JESKAI_LANDS = [
-    (card("Sacred Foundry"), 1),
-    (card("Steam Vents"), 1),
-    (card("Flooded Strand"), 4),
-    (card("Plains"), 3),
-    (card("Island"), 2),
-    (card("Mountain"), 1),
-    (card("Arid Mesa"), 4),
-]
+JESKAI = {
+    "Sacred Foundry": 1,
+    "Steam Vents": 1,
+    "Flooded Strand": 4,
+    "Plains": 3,
+    "Island": 2,
+    "Mountain": 1,
+    "Arid Mesa": 4,
+}
+
+
+def jeskai_lands() -> list[tuple[Any, int]]:
+    """The lands of a Jeskai deck (read when a test runs: the card corpus takes seconds to load)."""
+    return [(card(name), count) for name, count in JESKAI.items()]
 
 
 def test_fatal_push_in_a_jeskai_deck_is_a_black_splash() -> None:
     # Given a Jeskai deck (the issue's example)
-    splash = splash_for(card("Fatal Push"), {"W", "U", "R"}, JESKAI_LANDS)
+    splash = splash_for(card("Fatal Push"), {"W", "U", "R"}, jeskai_lands())
     # Then the card is off its colours: one black symbol, no black source
     assert splash is not None
     assert (splash.missing, splash.symbols, splash.sources, splash.lands) == (("B",), 1, 0, 16)
@@ -26,10 +33,10 @@ def test_fatal_push_in_a_jeskai_deck_is_a_black_splash() -> None:
 
 
 def test_a_card_in_the_decks_colours_or_with_phyrexian_mana_is_no_splash() -> None:
-    assert splash_for(card("Lightning Bolt"), {"R", "W"}, JESKAI_LANDS) is None
-    assert splash_for(card("Dismember"), {"R", "W"}, JESKAI_LANDS) is None  # {1}{B/P}{B/P}: life pays
+    assert splash_for(card("Lightning Bolt"), {"R", "W"}, jeskai_lands()) is None
+    assert splash_for(card("Dismember"), {"R", "W"}, jeskai_lands()) is None  # {1}{B/P}{B/P}: life pays
 
 
 def test_fetchlands_that_find_the_colour_count_as_sources() -> None:
-    splash = splash_for(card("Thoughtseize"), {"W", "U", "R"}, [*JESKAI_LANDS, (card("Marsh Flats"), 2)])
+    splash = splash_for(card("Thoughtseize"), {"W", "U", "R"}, [*jeskai_lands(), (card("Marsh Flats"), 2)])
     assert splash is not None and splash.sources == 2
