@@ -62,17 +62,20 @@ def _touched_items(backend: Any, transact_items: list[dict[str, Any]]) -> list[_
     from moto.dynamodb.models.dynamo_type import DynamoType
 
     touched: list[_Touched] = []
-    for entry in transact_items:
-        kind, operation = next(iter(entry.items()), (None, None))
+    for entry in transact_items if isinstance(transact_items, list) else []:
+        kind, operation = next(iter(entry.items()), (None, None)) if isinstance(entry, dict) else (None, None)
         table = backend.tables.get(operation.get("TableName")) if isinstance(operation, dict) else None
         key = (operation or {}).get("Item" if kind == "Put" else "Key")
         if table is None or not isinstance(key, dict) or table.hash_key_attr not in key:
             continue
-        hash_key = DynamoType(key[table.hash_key_attr])
+        try:
+            hash_key = DynamoType(key[table.hash_key_attr])
+            range_key = DynamoType(key[table.range_key_attr]) if table.range_key_attr in key else None
+        except Exception:  # a malformed key: moto refuses the transaction before writing
+            continue
         if table.range_key_attr is None:
             touched.append((table, hash_key, None, copy.deepcopy(table.items.get(hash_key))))
-        elif table.range_key_attr in key:
-            range_key = DynamoType(key[table.range_key_attr])
+        elif range_key is not None:
             item = table.items.get(hash_key, {}).get(range_key)
             touched.append((table, hash_key, range_key, copy.deepcopy(item)))
     return touched
