@@ -43,6 +43,7 @@ if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
 
 SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 DEMO_TOURNAMENTS = DEMO_DATA_DIR / "tournaments.tar.gz"
+SESSION_WORLDS = ("world-", "demo-")  # the prefixes of the session-wide worlds' tables, kept for the whole session
 
 # A made-up opted-out drafter, named in an import so the redaction checks have a name to look for (the demo
 # draft names none). Written here only: the tests import it, and test_opt_out_names keeps it out of the wheel.
@@ -96,14 +97,15 @@ def settings() -> Settings:
 @pytest.fixture()
 def dynamodb(settings: Settings) -> Iterator[Any]:
     """A fresh moto DynamoDB with every table of template.yaml; every table the test made is dropped afterwards
-    (moto's backend is shared with the session-wide world below, whose tables are named ``world-…``)."""
+    (moto's backend is shared with the session-wide worlds below, whose tables are named ``world-…`` and
+    ``demo-…``)."""
     with mock_aws():
         db = dynamodb_resource(settings)
         before = table_names(db) - set(settings.table_names().values())
         create_tables(db, settings)
         yield db
         for name in table_names(db) - before:
-            if not name.startswith("world-"):
+            if not name.startswith(SESSION_WORLDS):
                 db.Table(name).delete()
 
 
