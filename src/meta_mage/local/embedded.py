@@ -57,16 +57,16 @@ _Touched = tuple[Any, Any, Any, Any]  # table, hash key, range key, the item bef
 
 
 def _touched_items(backend: Any, transact_items: list[dict[str, Any]]) -> list[_Touched]:
-    """A copy of each item a transaction names, as it is before the transaction (malformed entries are left
-    to moto, which refuses them before writing anything)."""
+    """A copy of each item a transaction names, as it is before the transaction. moto has parsed the request
+    against the API's shapes by now; a key it would refuse is skipped (moto refuses it before writing)."""
     from moto.dynamodb.models.dynamo_type import DynamoType
 
     touched: list[_Touched] = []
-    for entry in transact_items if isinstance(transact_items, list) else []:
-        kind, operation = next(iter(entry.items()), (None, None)) if isinstance(entry, dict) else (None, None)
-        table = backend.tables.get(operation.get("TableName")) if isinstance(operation, dict) else None
-        key = (operation or {}).get("Item" if kind == "Put" else "Key")
-        if table is None or not isinstance(key, dict) or table.hash_key_attr not in key:
+    for entry in transact_items:
+        kind, operation = next(iter(entry.items()))
+        table = backend.tables.get(operation.get("TableName"))
+        key = operation.get("Item" if kind == "Put" else "Key") or {}
+        if table is None or table.hash_key_attr not in key:
             continue
         try:
             hash_key = DynamoType(key[table.hash_key_attr])
