@@ -153,26 +153,41 @@ def test_transactions_and_writes_from_many_threads(dynamodb: Any, settings: Sett
     assert client.scan(TableName=checkpoints, Select="COUNT")["Count"] == 8 * 40
 
 
-def test_a_query_reads_its_partition_and_answers_as_stock_moto_does(modern_world: dict[str, Any]) -> None:
-    """``read_one_partition``: every Query shape the app uses (and more) gives stock moto's pages."""
+def test_queries_and_scans_answer_as_stock_moto_does(modern_world: dict[str, Any]) -> None:
+    """``read_quickly``: every Query and Scan shape the app uses (and more) gives stock moto's pages."""
+    from moto.dynamodb.models.dynamo_type import Item
     from moto.dynamodb.models.table import Table
 
-    from meta_mage.local.embedded import read_one_partition
+    from meta_mage.local.embedded import read_quickly
 
-    read_one_partition()
+    read_quickly()
     db, settings = modern_world["db"], modern_world["settings"]
     client = db.meta.client  # the resource's client: plain Python values in and out
     tables = [settings.meta_table, settings.cards_table, settings.drafts_table]
     queries: list[dict[str, Any]] = []
+    scans: list[dict[str, Any]] = []
     for table in tables:
         keys = client.scan(TableName=table, Limit=400)["Items"]
+        scans += [
+            {"TableName": table, "Limit": 7},
+            {
+                "TableName": table,
+                "Limit": 5,
+                "ExclusiveStartKey": {k: keys[-1][k] for k in ("pk", "sk") if k in keys[-1]},
+            },
+            {"TableName": table, "ProjectionExpression": "pk, #n", "ExpressionAttributeNames": {"#n": "name"}},
+            {"TableName": table, "FilterExpression": "attribute_exists(sk)", "Limit": 50},
+        ]
         for pk in sorted({k["pk"] for k in keys})[:25]:
             base = {
                 "TableName": table,
                 "KeyConditionExpression": "pk = :pk",
                 "ExpressionAttributeValues": {":pk": pk},
             }
-            queries.append(base)
+            queries += [
+                base,
+                {**base, "ProjectionExpression": "pk, #d, version", "ExpressionAttributeNames": {"#d": "data"}},
+            ]
             first_sk = next((k["sk"] for k in keys if k["pk"] == pk and "sk" in k), None)
             if first_sk is None:  # a table without a sort key
                 continue
@@ -185,18 +200,20 @@ def test_a_query_reads_its_partition_and_answers_as_stock_moto_does(modern_world
                 },
                 {**base, "Limit": 2, "ExclusiveStartKey": {"pk": pk, "sk": first_sk}},
                 {**base, "FilterExpression": "attribute_exists(sk)", "Limit": 5},
+                {**base, "ProjectionExpression": "sk, events[0], digests.x"},
             ]
         queries.append({**queries[0], "ExpressionAttributeValues": {":pk": "no such partition"}})
 
     def pages() -> list[Any]:
-        return [{k: v for k, v in client.query(**q).items() if k != "ResponseMetadata"} for q in queries]
+        answers = [client.query(**q) for q in queries] + [client.scan(**s) for s in scans]
+        return [{k: v for k, v in page.items() if k != "ResponseMetadata"} for page in answers]
 
     ours = pages()
-    patched = Table.query
-    Table.query = patched.stock  # type: ignore[attr-defined]
+    patched = Table.query, Table.scan, Table.all_items, Item.project
+    Table.query, Table.scan, Table.all_items, Item.project = (p.stock for p in patched)  # type: ignore[method-assign,attr-defined]
     try:
         stock = pages()
     finally:
-        Table.query = patched
+        Table.query, Table.scan, Table.all_items, Item.project = patched  # type: ignore[method-assign]
     assert len(queries) > 100 and sum(len(p["Items"]) for p in ours) > 1000
     assert ours == stock

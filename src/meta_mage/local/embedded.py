@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import functools
 import logging
 import os
 import threading
@@ -49,7 +50,7 @@ def serialise_moto_dynamodb() -> None:
     call_action.serialised = True  # type: ignore[attr-defined]
     DynamoHandler.call_action = call_action  # type: ignore[method-assign]
     models.DynamoDBBackend.transact_write_items = transact_write_items  # type: ignore[method-assign]
-    read_one_partition()
+    read_quickly()
     write_plain_attributes_directly()
 
 
@@ -102,36 +103,102 @@ class _NoTableCopies:
         return table
 
 
-def read_one_partition() -> None:
-    """Make moto's Query on a table (not an index) read only the partition asked for.
+def read_quickly() -> None:
+    """Make moto's Query and Scan cost what the items they return cost, answering as stock moto does.
 
     Stock moto sorts every item of the table on each Query (``Table.all_items``) and keeps those of the
-    partition, so every read grows with the table. Here the query sees the partition's own items, and moto
-    does the rest (sorting, key conditions, filters, paging, projections) as before. A Query
-    on an index (the app's tables have none) is moto's own. Requests run one at a time, so the method can
-    be shadowed for the length of one call.
+    partition, so every read grows with the table; it sorts by comparing its typed values (each comparison
+    converts both), deep-copies every item it returns, and projects an item by turning it into Python
+    values and back. Here a Query on a table (not an index) sees only its partition, already in key order;
+    a Scan's page sorts the table by plain key values; neither copies the items it returns (requests run one
+    at a time, and each answer is written out before the next request starts); a projection of top-level
+    attributes keeps those attributes as they are. moto does the rest (key conditions, filters, paging,
+    sizes) as before. tests/integration/test_embedded_moto.py checks the pages against stock moto's.
     """
+    import moto.dynamodb.models.table as table_module
+    from moto.core import responses
+    from moto.dynamodb.models.dynamo_type import Item, LimitedSizeDict
     from moto.dynamodb.models.table import Table
 
-    stock = Table.query
-    if getattr(stock, "one_partition", False):
+    stock_query, stock_scan, stock_project = Table.query, Table.scan, Item.project
+    if getattr(stock_query, "stock", None):
         return
 
     def query(self: Any, hash_key: Any, *args: Any, **kwargs: Any) -> Any:
         index_name = kwargs.get("index_name", args[6] if len(args) > 6 else None)
         if index_name is not None or hash_key is None:
-            return stock(self, hash_key, *args, **kwargs)
-        partition = self.items.get(hash_key)  # moto sorts the query's items itself
-        found = [] if partition is None else list(partition.values()) if self.range_key_attr else [partition]
+            return stock_query(self, hash_key, *args, **kwargs)
+        partition = self.items.get(hash_key)
+        if partition is None:
+            found = []
+        elif self.range_key_attr:  # in moto's order already, so its own sort only confirms it
+            found = sorted(partition.values(), key=lambda item: item.range_key.cast_value)
+        else:
+            found = [partition]
         self.all_items = lambda: found
         try:
-            return stock(self, hash_key, *args, **kwargs)
+            with _no_item_copies(table_module):
+                return stock_query(self, hash_key, *args, **kwargs)
         finally:
             del self.all_items
 
-    query.one_partition = True  # type: ignore[attr-defined]
-    query.stock = stock  # type: ignore[attr-defined]
-    Table.query = query  # type: ignore[method-assign]
+    def scan(self: Any, *args: Any, **kwargs: Any) -> Any:
+        with _no_item_copies(table_module):
+            return stock_scan(self, *args, **kwargs)
+
+    def all_items(self: Any) -> list[Any]:
+        items = (
+            [item for partition in self.items.values() for item in partition.values()]
+            if self.range_key_attr
+            else (list(self.items.values()))
+        )
+        return sorted(items, key=_key_values)
+
+    def project(self: Any, projection_expressions: list[list[str]]) -> Any:
+        if not all(len(path) == 1 and "[" not in path[0] for path in projection_expressions):
+            return stock_project(self, projection_expressions)
+        attrs = LimitedSizeDict.__new__(LimitedSizeDict)
+        dict.__init__(attrs)
+        for (name,) in projection_expressions:
+            if name in self.attrs:
+                dict.__setitem__(attrs, name, self.attrs[name])
+        projected: Any = Item.__new__(Item)
+        projected.hash_key, projected.range_key, projected.attrs = self.hash_key, self.range_key, attrs
+        return projected
+
+    query.stock = stock_query  # type: ignore[attr-defined]
+    scan.stock = stock_scan  # type: ignore[attr-defined]
+    all_items.stock = Table.all_items  # type: ignore[attr-defined]
+    project.stock = stock_project  # type: ignore[attr-defined]
+    Table.query, Table.scan, Table.all_items = query, scan, all_items  # type: ignore[method-assign]
+    Item.project = project  # type: ignore[method-assign]
+    # the handler's method names, listed afresh (by inspecting its class) for every request
+    responses.method_names_from_class = functools.cache(responses.method_names_from_class)  # type: ignore[attr-defined]
+
+
+def _key_values(item: Any) -> Any:
+    """An item's keys as plain values, which order as moto's typed keys do (a key attribute has one type)."""
+    return (item.hash_key.cast_value, item.range_key.cast_value) if item.range_key else item.hash_key.cast_value
+
+
+@contextmanager
+def _no_item_copies(module: Any) -> Iterator[None]:
+    """Within the block, ``copy.deepcopy`` in ``module`` hands back what it is given."""
+    setattr(module, "copy", _NoItemCopies)  # noqa: B010
+    try:
+        yield
+    finally:
+        setattr(module, "copy", copy)  # noqa: B010
+
+
+class _NoItemCopies:
+    """Stands in for the ``copy`` module inside moto's Query and Scan, which deep-copy each item they return."""
+
+    copy = staticmethod(copy.copy)
+
+    @staticmethod
+    def deepcopy(value: Any, memo: Any = None) -> Any:
+        return value
 
 
 def write_plain_attributes_directly() -> None:
