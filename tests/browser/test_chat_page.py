@@ -19,7 +19,10 @@ from tests.agent.conftest import modern_deck
 from tests.browser.conftest import CHROMIUM, SCREENSHOTS
 from tests.conftest import HOSTILE_DRAFTER_STORED, LISTENER, hostile_draft_tables
 
-pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="needs Debian's chromium package")
+pytestmark = [
+    pytest.mark.skipif(CHROMIUM is None, reason="needs Debian's chromium package"),
+    pytest.mark.asyncio(loop_scope="module"),  # the loop the module's browser runs in
+]
 
 
 # The page's own event reader fed one SSE stream (CRLF line ends, as sse-starlette sends) cut into chunks
