@@ -41,6 +41,36 @@ serialise_moto_dynamodb()  # the in-process mock shares moto's DynamoDB, thread-
 if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
     signal.signal(signal.SIGINT, signal.default_int_handler)
 
+# The slowest files, slowest first (their seconds on a slow 2-core machine). pytest-xdist hands whole files
+# (``--dist loadfile``) to the workers in collection order: started first, these keep both workers busy to the
+# end, where in folder order one worker was left finishing a long file alone. Tests keep their order in a file.
+SLOWEST_FIRST = (
+    "agent/test_journeys.py",  # 114
+    "integration/test_kill_at_every_write.py",  # 95
+    "reliability/test_faults.py",  # 88
+    "integration/test_demo_snapshot.py",  # 81
+    "browser/test_chat_page.py",  # 70
+    "integration/test_guides_across_formats.py",  # 67
+    "sync/test_sync_hostile.py",  # 57
+    "integration/test_cli.py",  # 54
+    "reliability/test_bad_input.py",  # 54
+    "sync/test_sync_kill.py",  # 49
+    "integration/test_event_versions.py",  # 36
+    "integration/test_concurrent_ingest.py",  # 35
+    "integration/test_rule_suggestions.py",  # 32
+    "reliability/test_decompression_bounds.py",  # 29
+    "sync/test_sync_github.py",  # 27
+)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    def rank(item: pytest.Item) -> int:
+        path = item.path.as_posix()
+        return next((n for n, slow in enumerate(SLOWEST_FIRST) if path.endswith(f"/tests/{slow}")), len(SLOWEST_FIRST))
+
+    items.sort(key=rank)
+
+
 SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 DEMO_TOURNAMENTS = DEMO_DATA_DIR / "tournaments.tar.gz"
 SESSION_WORLDS = ("world-", "demo-")  # the prefixes of the session-wide worlds' tables, kept for the whole session
