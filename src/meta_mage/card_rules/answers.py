@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from functools import lru_cache
 
 from meta_mage.card_rules.facts import CardFacts
 from meta_mage.card_rules.filters import Clause
@@ -30,6 +31,13 @@ def answered_by(
 
     ``colours_available``: how many colours the user's deck makes; a sunburst or converge number (Engineered
     Explosives, Prismatic Ending) reaches that many at most, not five."""
+    return list(_ways(answer_card, target, own_creatures_from, colours_available))
+
+
+@lru_cache(maxsize=65536)  # the same pairs recur across a tool call's opponents and every call on a deck
+def _ways(
+    answer_card: CardFacts, target: CardFacts, own_creatures_from: float | None, colours_available: int | None
+) -> tuple[str, ...]:
     ways = []
     for role in roles_of(answer_card):
         if colours_available is not None:
@@ -44,7 +52,7 @@ def answered_by(
                 continue
             words = f"sweeps it away at mana value {target.mana_value:g}, under your own creatures"
         ways.append(words)
-    return list(dict.fromkeys(ways))
+    return tuple(dict.fromkeys(ways))
 
 
 def role_labels(card: CardFacts) -> list[str]:
