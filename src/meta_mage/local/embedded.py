@@ -38,14 +38,12 @@ def serialise_moto_dynamodb() -> None:
 
     def transact_write_items(self: Any, transact_items: list[dict[str, Any]]) -> None:
         before = _touched_items(self, transact_items)
-        setattr(models, "copy", _NoTableCopies)  # noqa: B010  # safe: requests run one at a time
-        try:
-            return transact(self, transact_items)
+        try:  # moto's only copy there is the rollback copy of each table touched: restored item by item instead
+            with _no_deep_copies(models):
+                return transact(self, transact_items)
         except Exception:
             _restore(before)
             raise
-        finally:
-            setattr(models, "copy", copy)  # noqa: B010
 
     call_action.serialised = True  # type: ignore[attr-defined]
     DynamoHandler.call_action = call_action  # type: ignore[method-assign]
@@ -93,16 +91,6 @@ def _restore(touched: list[_Touched]) -> None:
             partition[key] = item
 
 
-class _NoTableCopies:
-    """Stands in for the ``copy`` module inside moto's ``transact_write_items``, whose only use there is the
-    rollback copy of each table the transaction touches: the table itself is kept, and the items the
-    transaction names are restored instead (:func:`_restore`)."""
-
-    @staticmethod
-    def deepcopy(table: Any) -> Any:
-        return table
-
-
 def read_quickly() -> None:
     """Make moto's Query and Scan cost what the items they return cost, answering as stock moto does.
 
@@ -137,20 +125,20 @@ def read_quickly() -> None:
             found = [partition]
         self.all_items = lambda: found
         try:
-            with _no_item_copies(table_module):
+            with _no_deep_copies(table_module):
                 return stock_query(self, hash_key, *args, **kwargs)
         finally:
             del self.all_items
 
     def scan(self: Any, *args: Any, **kwargs: Any) -> Any:
-        with _no_item_copies(table_module):
+        with _no_deep_copies(table_module):
             return stock_scan(self, *args, **kwargs)
 
     def all_items(self: Any) -> list[Any]:
         items = (
             [item for partition in self.items.values() for item in partition.values()]
             if self.range_key_attr
-            else (list(self.items.values()))
+            else list(self.items.values())
         )
         return sorted(items, key=_key_values)
 
@@ -182,17 +170,19 @@ def _key_values(item: Any) -> Any:
 
 
 @contextmanager
-def _no_item_copies(module: Any) -> Iterator[None]:
-    """Within the block, ``copy.deepcopy`` in ``module`` hands back what it is given."""
-    setattr(module, "copy", _NoItemCopies)  # noqa: B010
+def _no_deep_copies(module: Any) -> Iterator[None]:
+    """Within the block, ``copy.deepcopy`` in ``module`` hands back what it is given (safe: requests run one at
+    a time under the lock)."""
+    setattr(module, "copy", _NoDeepCopies)  # noqa: B010
     try:
         yield
     finally:
         setattr(module, "copy", copy)  # noqa: B010
 
 
-class _NoItemCopies:
-    """Stands in for the ``copy`` module inside moto's Query and Scan, which deep-copy each item they return."""
+class _NoDeepCopies:
+    """Stands in for the ``copy`` module inside moto's Query and Scan (which deep-copy each item they return) and
+    its ``transact_write_items`` (which deep-copies each table it touches, to roll back)."""
 
     copy = staticmethod(copy.copy)
 
