@@ -107,7 +107,9 @@ def test_ctrl_c_while_the_demo_loads_stops_in_one_line(tmp_path: Path) -> None:
         _, err = demo.communicate(timeout=30)
     finally:
         demo.kill()
-    assert demo.returncode == 130 and err.strip() == "Stopped.", err
+    # a shell shows both as status 130: the process returned it, or (rarely, when the interrupt lands while the
+    # interpreter is already finishing) died of the SIGINT itself, after the one line
+    assert demo.returncode in (130, -signal.SIGINT) and err.strip() == "Stopped.", err
 
 
 def test_the_demo_draws_its_answers_on_a_terminal() -> None:

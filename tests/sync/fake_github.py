@@ -251,7 +251,8 @@ def serving(github: FakeGitHub) -> Iterator[FakeGitHub]:
     logging.getLogger("werkzeug").setLevel(logging.WARNING)
     server = make_server("127.0.0.1", 0, github, threaded=True)
     github.base_url = f"http://127.0.0.1:{server.server_port}"
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    # A short poll so shutdown returns at once instead of after the default half second.
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
     thread.start()
     try:
         yield github

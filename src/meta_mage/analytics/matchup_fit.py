@@ -21,7 +21,6 @@ from meta_mage.analytics.aggregate import NO_DECKLIST
 from meta_mage.analytics.clustering import PLAYER_CORRELATION, pair_effective_matches
 from meta_mage.analytics.lookalikes import refresh_lookalikes
 from meta_mage.analytics.matchup_model import MatchupModel, PairRecord, fit_pairs
-from meta_mage.models.aggregates import merge
 from meta_mage.storage.meta import MetaRepository
 
 FITTED_WINDOWS = (7, 14, 30, 60)
@@ -115,9 +114,7 @@ def refresh_matchup_models(repository: MetaRepository, fmt: str) -> int:
     end = dt.date.fromisoformat(info.last_date)
     fitted = 0
     for days in FITTED_WINDOWS:
-        total: dict[str, Any] = {}
-        for day in repository.format_days(fmt, window_start(end, days).isoformat(), end.isoformat()):
-            merge(total, day.data)
+        total = repository.format_total(fmt, window_start(end, days).isoformat(), end.isoformat())
         key = fingerprint(total)
         if repository.matchup_model(fmt, days, end.isoformat(), key) is not None:
             continue

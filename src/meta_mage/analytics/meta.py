@@ -112,12 +112,6 @@ class MetaService:
     def _end(self, info: FormatSummary, as_of: dt.date | None) -> dt.date:
         return as_of or dt.date.fromisoformat(info.last_date)
 
-    def _sum(self, days: Iterable[Any]) -> dict[str, Any]:
-        total: dict[str, Any] = {}
-        for day in days:
-            merge(total, day.data)
-        return total
-
     def _span(self, info: FormatSummary, total: dict[str, Any] | None = None) -> dict[str, Any]:
         """The :class:`DataSpan` fields of a read's metadata: the format's stored dates, ``min_sample`` and
         where the window's matches come from."""
@@ -143,9 +137,9 @@ class MetaService:
         end = self._end(info, params.as_of)
         current = window(end, params.current_days)
         previous = window(end, params.previous_days, offset_days=params.current_days)
-        days = self.repository.format_days(params.format, previous.start, current.end)
-        cur = self._sum(d for d in days if d.date >= current.start)
-        prev = self._sum(d for d in days if d.date <= previous.end)
+        cur, prev = self.repository.format_totals(
+            params.format, (current.start, current.end), (previous.start, previous.end)
+        )
         model = None if params.group_by else self.model_of(params.format, current, cur)
 
         def groups(total: dict[str, Any]) -> dict[str, dict[str, Any]]:
@@ -240,7 +234,7 @@ class MetaService:
     def total_of(self, info: FormatSummary, days: int, as_of: dt.date | None) -> tuple[Window, dict[str, Any]]:
         """The window of ``days`` days ending at the format's newest tournament (or ``as_of``), summed."""
         win = window(self._end(info, as_of), days)
-        return win, self._sum(self.repository.format_days(info.format, win.start, win.end))
+        return win, self.repository.format_total(info.format, win.start, win.end)
 
     def _row(self, name: str, total: dict[str, Any], include: set[str] | None, model: MatchupModel) -> MatchupRow:
         results = total.get("results", {}).get(name, {})

@@ -27,6 +27,7 @@ and how ``meta-mage repair --check`` proves them, are in ``ingest/invariants.py`
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import json
 import random
 import time
@@ -787,12 +788,24 @@ class MetaRepository:
     @storage_operation
     def archetype_stats(self, fmt: str, archetype: str, start: str, end: str) -> ArchetypeStats:
         """An archetype's card statistics summed over the window, typed (one Query)."""
-        return archetype_stats_of(_summed(self._days(f"ARCH#{fmt}#{archetype}", start, end)))
+        return archetype_stats_of(_total_of(self._day_items(f"ARCH#{fmt}#{archetype}", start, end)))
 
     @storage_operation
     def format_stats(self, fmt: str, start: str, end: str) -> FormatStats:
         """A format's totals summed over the window, typed (one Query)."""
-        return format_stats_of(_summed(self._days(f"FMT#{fmt}", start, end)))
+        return format_stats_of(self.format_total(fmt, start, end))
+
+    @storage_operation
+    def format_total(self, fmt: str, start: str, end: str) -> dict[str, Any]:
+        """A format's day aggregates with ``start <= date <= end`` summed (one Query). Shared with every read of
+        the same stored days: read it, never change it."""
+        return _total_of(self._day_items(f"FMT#{fmt}", start, end))
+
+    @storage_operation
+    def format_totals(self, fmt: str, *spans: tuple[str, str]) -> list[dict[str, Any]]:
+        """:meth:`format_total` of each ``(start, end)`` span, read in one Query."""
+        items = self._day_items(f"FMT#{fmt}", min(start for start, _ in spans), max(end for _, end in spans))
+        return [_total_of(tuple(item for item in items if start <= item[0][4:14] <= end)) for start, end in spans]
 
     @storage_operation
     def format_decks(self, fmt: str, start: str, end: str) -> list[StoredDeck]:
@@ -817,20 +830,16 @@ class MetaRepository:
         return decks
 
     def _days(self, pk: str, start: str, end: str) -> list[DayAggregate]:
+        return list(_days_of(self._day_items(pk, start, end)))
+
+    def _day_items(self, pk: str, start: str, end: str) -> DayItems:
         items = query_all(
             self.table,
             KeyConditionExpression=Key("pk").eq(pk) & Key("sk").between(f"DAY#{start}", f"DAY#{end}#\uffff"),
             ProjectionExpression="sk, #d",
             ExpressionAttributeNames={"#d": "data"},
         )
-        days: dict[str, dict[str, Any]] = {}
-        for item in items:  # a day's parts sum into its first (each unpacked afresh, so none is copied)
-            date, data = item["sk"][4:14], unpack(item["data"])
-            if date in days:
-                merge(days[date], data)
-            else:
-                days[date] = data
-        return [DayAggregate(date, data) for date, data in sorted(days.items())]
+        return tuple((item["sk"], _raw(item["data"])) for item in items)
 
     @staticmethod
     def _format_info(item: dict[str, Any]) -> FormatSummary:
@@ -844,9 +853,34 @@ class MetaRepository:
         )
 
 
-def _summed(days: list[DayAggregate]) -> dict[str, Any]:
+# A window's day items, as stored: (sort key, packed data) in key order.
+DayItems = tuple[tuple[str, bytes], ...]
+
+
+def _raw(blob: Any) -> bytes:
+    return bytes(blob.value if hasattr(blob, "value") else blob)
+
+
+def _days_of(items: DayItems) -> tuple[DayAggregate, ...]:
+    """Each day's parts summed into one aggregate per day."""
+    days: dict[str, dict[str, Any]] = {}
+    for sk, data in items:  # a day's parts sum into its first (each unpacked afresh, so none is copied)
+        date, part = sk[4:14], unpack(data)
+        if date in days:
+            merge(days[date], part)
+        else:
+            days[date] = part
+    return tuple(DayAggregate(date, data) for date, data in sorted(days.items()))
+
+
+# Every tool call of a turn reads the same windows, so a window's sum is kept per process, keyed by the stored
+# items themselves: any rewrite of a day is another key, whatever table or version it came from. A sum is
+# shared between readers: read it, never change it. (An archetype's sum over 90 days is about 0.3 MB.)
+@functools.lru_cache(maxsize=256)
+def _total_of(items: DayItems) -> dict[str, Any]:
+    """The days of a window summed."""
     total: dict[str, Any] = {}
-    for day in days:
+    for day in _days_of(items):
         merge(total, day.data)
     return total
 
