@@ -17,7 +17,6 @@ from moto import mock_aws
 
 from meta_mage.archetypes.classifier import get_classifier
 from meta_mage.config import DEMO_DATA_DIR, Settings
-from meta_mage.ingest.card_ingest import ingest_cards
 from meta_mage.ingest.drafts import ingest_draft, load_draft
 from meta_mage.ingest.tournament_ingest import ingest_tournaments
 from meta_mage.local.embedded import put_into_moto, serialise_moto_dynamodb
@@ -27,7 +26,7 @@ from meta_mage.storage.cards import CardsRepository
 from meta_mage.storage.drafts import DraftsRepository
 from meta_mage.storage.dynamo import aws_region, dynamodb_resource
 from meta_mage.storage.meta import MetaRepository
-from meta_mage.storage.snapshot import read_snapshot
+from meta_mage.storage.snapshot import Snapshot, read_snapshot
 from meta_mage.storage.tables import create_tables
 from meta_mage.tools import build_registry
 from meta_mage.wiring import Wiring
@@ -193,6 +192,20 @@ def archive_of(members: list[tuple[str, bytes]], path: Path) -> Path:
     return path
 
 
+@functools.cache
+def demo_snapshot() -> Snapshot:
+    """The shipped demo snapshot, read once per process."""
+    return read_snapshot(DEMO_SNAPSHOT)
+
+
+def put_demo_cards(settings: Settings) -> None:
+    """The demo cards straight into this process's moto: the items an ingest of ``cards.json.gz`` stores
+    (test_demo_snapshot holds the snapshot to that), at a tenth of the time of a card ingest."""
+    assert put_into_moto(
+        aws_region(settings), {"CardsTable": settings.cards_table}, {"CardsTable": demo_snapshot().items["CardsTable"]}
+    )
+
+
 @pytest.fixture(scope="session")
 def modern_world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     """One moto DynamoDB per session holding demo cards, the demo Modern files and the tarkir draft."""
@@ -209,7 +222,7 @@ def modern_world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str,
         db = dynamodb_resource(settings)
         create_tables(db, settings)
         cards = CardsRepository(db.Table(settings.cards_table))
-        assert ingest_cards([DEMO_DATA_DIR / "cards.json.gz"], cards).ok
+        put_demo_cards(settings)
         meta = MetaRepository(db.Table(settings.meta_table))
         report = ingest_tournaments([archive], meta, get_classifier(settings.archetype_rules_dir))
         assert report.ok, report.summary()
@@ -232,7 +245,7 @@ def demo_world(modern_world: dict[str, Any]) -> dict[str, Any]:
     settings = prefixed_settings("demo")
     db = modern_world["db"]
     create_tables(db, settings)
-    snapshot = read_snapshot(DEMO_SNAPSHOT)
+    snapshot = demo_snapshot()
     assert put_into_moto(aws_region(settings), snapshot_table_names(settings), snapshot.items)
     MetaRepository(db.Table(settings.meta_table)).mark_seeded(snapshot.source_digest)
     return {"db": db, "settings": settings, "context": Wiring(settings, db).tool_context, "registry": build_registry()}

@@ -48,19 +48,17 @@ from meta_mage.agent.turn_lease import TurnLease
 from meta_mage.api.chat_app import create_app
 from meta_mage.api.reads import ReadApi
 from meta_mage.archetypes.classifier import get_classifier
-from meta_mage.config import DEMO_DATA_DIR, Settings
-from meta_mage.ingest.card_ingest import ingest_cards
+from meta_mage.config import Settings
 from meta_mage.ingest.tournament_ingest import ingest_tournaments
 from meta_mage.local.chat_client import sse_events, stream_chat
 from meta_mage.local.embedded import embedded_dynamodb
-from meta_mage.storage.cards import CardsRepository
 from meta_mage.storage.dynamo import dynamodb_resource
 from meta_mage.storage.locks import IssuedConversations, LocksRepository
 from meta_mage.storage.meta import MetaRepository
 from meta_mage.storage.tables import create_tables
 from meta_mage.tools import build_registry
 from meta_mage.wiring import Wiring, coach_from_settings
-from tests.conftest import demo_members, write_members
+from tests.conftest import demo_members, put_demo_cards, write_members
 from tests.servers import free_port, serving
 
 SDK_TIME_SCALE = 50
@@ -120,8 +118,7 @@ def world(fast_sdk_backoff: None, tmp_path_factory: pytest.TempPathFactory) -> I
     with embedded_dynamodb() as url:
         db = dynamodb_resource(settings)
         create_tables(db, settings)
-        cards = CardsRepository(db.Table(settings.cards_table))
-        assert ingest_cards([DEMO_DATA_DIR / "cards.json.gz"], cards).ok
+        put_demo_cards(settings)
         report = ingest_tournaments(
             files, MetaRepository(db.Table(settings.meta_table)), get_classifier(settings.archetype_rules_dir)
         )

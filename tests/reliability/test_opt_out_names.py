@@ -138,10 +138,16 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     for path in _tracked():
         (tree / path).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(ROOT / path, tree / path)
-    # An isolated build, as a release gets: pip brings pyproject's build backend (from its cache or PyPI).
-    command = [sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "-w", str(out), str(tree)]
+    # An isolated build, as a release gets: uv (the bootstrap's, twice as fast) or pip brings pyproject's build
+    # backend (from its cache or PyPI).
+    uv = Path(sys.executable).with_name("uv")
+    command = (
+        [str(uv), "build", "--wheel", "--quiet", "--out-dir", str(out), str(tree)]
+        if uv.exists()
+        else [sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "-w", str(out), str(tree)]
+    )
     built = subprocess.run(command, capture_output=True, text=True, timeout=300)
-    assert built.returncode == 0, f"pip wheel failed:\n{built.stderr}"
+    assert built.returncode == 0, f"building the wheel failed:\n{built.stderr}"
     (found,) = out.glob("*.whl")
     return found
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import copy
 import functools
 import logging
@@ -288,5 +289,19 @@ def put_into_moto(region: str, names: dict[str, str], items: dict[str, list[dict
     with _MOTO_DYNAMODB:
         for logical_id, table_items in items.items():
             for item in table_items:
-                backend.put_item(names[logical_id], item)
+                backend.put_item(names[logical_id], {name: _as_parsed(value) for name, value in item.items()})
     return True
+
+
+def _as_parsed(value: dict[str, Any]) -> dict[str, Any]:
+    """A DynamoDB JSON value as moto holds one a request put: binaries as bytes, not base64 text."""
+    (kind, inner), *_ = value.items()
+    if kind == "B" and isinstance(inner, str):
+        return {"B": base64.b64decode(inner)}
+    if kind == "BS":
+        return {"BS": [base64.b64decode(v) if isinstance(v, str) else v for v in inner]}
+    if kind == "M":
+        return {"M": {name: _as_parsed(v) for name, v in inner.items()}}
+    if kind == "L":
+        return {"L": [_as_parsed(v) for v in inner]}
+    return value
