@@ -113,8 +113,8 @@ def refresh_matchup_models(repository: MetaRepository, fmt: str) -> int:
         return 0
     end = dt.date.fromisoformat(info.last_date)
     fitted = 0
-    for days in FITTED_WINDOWS:
-        total = repository.format_total(fmt, window_start(end, days).isoformat(), end.isoformat())
+    spans = [(window_start(end, days).isoformat(), end.isoformat()) for days in FITTED_WINDOWS]
+    for days, total in zip(FITTED_WINDOWS, repository.format_totals(fmt, *spans), strict=True):
         key = fingerprint(total)
         if repository.matchup_model(fmt, days, end.isoformat(), key) is not None:
             continue
