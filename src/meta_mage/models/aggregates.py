@@ -12,13 +12,14 @@ def add_counts(target: list[int], values: list[int]) -> None:
         target[i] += v
 
 
-def merge(into: dict[str, Any], other: dict[str, Any]) -> dict[str, Any]:
-    """Add ``other`` into ``into``: numbers and number lists add up, dicts merge recursively."""
+def merge(into: dict[str, Any], other: dict[str, Any], *, owned: bool = False) -> dict[str, Any]:
+    """Add ``other`` into ``into``: numbers and number lists add up, dicts merge recursively. ``owned``: nothing
+    else holds ``other`` (freshly unpacked, dropped after), so its values are taken over instead of copied."""
     for key, value in other.items():
         if key not in into:
-            into[key] = _copy(value)
+            into[key] = value if owned else _copy(value)
         elif isinstance(value, dict):
-            merge(into[key], value)
+            merge(into[key], value, owned=owned)
         elif isinstance(value, list) and value and isinstance(value[0], (int, float)):
             add_counts(into[key], value)
         elif isinstance(value, list):

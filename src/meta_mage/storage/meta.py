@@ -504,9 +504,9 @@ class MetaRepository:
                     continue
                 digests[event_key] = str(item.get("digest", ""))
                 data = unpack(item["data"])
-                merge(day_format, data["format"])
+                merge(day_format, data["format"], owned=True)
                 for arch, stats in data["cards"].items():
-                    merge(day_cards.setdefault(arch, {}), stats)
+                    merge(day_cards.setdefault(arch, {}), stats, owned=True)
             version = (before.version if before else 0) + 1
             format_parts = split_aggregate(day_format, FORMAT_SECTIONS)
             card_parts = {arch: split_aggregate(stats, CARD_SECTIONS, CARD_LISTS) for arch, stats in day_cards.items()}
@@ -867,7 +867,7 @@ def _days_of(items: DayItems) -> tuple[DayAggregate, ...]:
     for sk, data in items:  # a day's parts sum into its first (each unpacked afresh, so none is copied)
         date, part = sk[4:14], unpack(data)
         if date in days:
-            merge(days[date], part)
+            merge(days[date], part, owned=True)
         else:
             days[date] = part
     return tuple(DayAggregate(date, data) for date, data in sorted(days.items()))
@@ -880,8 +880,8 @@ def _days_of(items: DayItems) -> tuple[DayAggregate, ...]:
 def _total_of(items: DayItems) -> dict[str, Any]:
     """The days of a window summed."""
     total: dict[str, Any] = {}
-    for day in _days_of(items):
-        merge(total, day.data)
+    for day in _days_of(items):  # unpacked for this sum alone
+        merge(total, day.data, owned=True)
     return total
 
 
