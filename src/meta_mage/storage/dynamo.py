@@ -57,10 +57,14 @@ def pack(value: Any) -> bytes:
     return zlib.compress(json.dumps(value, separators=(",", ":"), sort_keys=True).encode(), 6)
 
 
+def binary_bytes(blob: Any) -> bytes:
+    """A Binary attribute's bytes, from ``bytes`` or boto3's ``Binary`` wrapper."""
+    return bytes(blob.value if hasattr(blob, "value") else blob)
+
+
 def unpack(blob: Any) -> Any:
     """Inverse of :func:`pack`; accepts ``bytes`` or boto3's ``Binary`` wrapper."""
-    raw = blob.value if hasattr(blob, "value") else blob
-    return json.loads(zlib.decompress(bytes(raw)))
+    return json.loads(zlib.decompress(binary_bytes(blob)))
 
 
 def query_all(table: Any, **kwargs: Any) -> list[dict[str, Any]]:

@@ -43,7 +43,7 @@ from meta_mage.models.aggregates import merge
 from meta_mage.models.evidence import ArchetypeStats, CardRow, FormatStats, Record
 from meta_mage.models.meta import FormatSummary
 from meta_mage.models.tournaments import ParsedDeck, ParsedTournament
-from meta_mage.storage.dynamo import pack, query_all, storage_operation, unpack
+from meta_mage.storage.dynamo import binary_bytes, pack, query_all, storage_operation, unpack
 from meta_mage.storage.shards import CARD_LISTS, CARD_SECTIONS, FORMAT_SECTIONS, split_aggregate
 
 _BATCH_GET_LIMIT = 100
@@ -839,7 +839,7 @@ class MetaRepository:
             ProjectionExpression="sk, #d",
             ExpressionAttributeNames={"#d": "data"},
         )
-        return tuple((item["sk"], _raw(item["data"])) for item in items)
+        return tuple((item["sk"], binary_bytes(item["data"])) for item in items)
 
     @staticmethod
     def _format_info(item: dict[str, Any]) -> FormatSummary:
@@ -855,10 +855,6 @@ class MetaRepository:
 
 # A window's day items, as stored: (sort key, packed data) in key order.
 DayItems = tuple[tuple[str, bytes], ...]
-
-
-def _raw(blob: Any) -> bytes:
-    return bytes(blob.value if hasattr(blob, "value") else blob)
 
 
 def _days_of(items: DayItems) -> tuple[DayAggregate, ...]:
