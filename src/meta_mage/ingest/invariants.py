@@ -16,9 +16,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 from meta_mage.models.tournaments import FORMATS
-from meta_mage.storage.meta import DayState, MetaRepository, StoredAggregate, WriteIntent
+from meta_mage.storage.meta import DayState, MetaRepository, StoredAggregate, WriteIntent, registry_summary
 
 
 @dataclass(frozen=True)
@@ -63,54 +64,69 @@ class StorageCheck:
 def check_storage(repository: MetaRepository, formats: Iterable[str] = FORMATS, since: str = "") -> StorageCheck:
     """Every violation of the invariants among ``formats``' events and days dated ``since`` or later."""
     result = StorageCheck()
+    registry = repository.registry_entries()
     for fmt in formats:
-        result.violations += event_violations(repository, fmt, since, result)
-        result.violations += day_violations(repository, fmt, since, result)
-        result.violations += registry_violations(repository, fmt)
+        aggregates = repository.stored_aggregates(fmt, since)
+        committed: dict[str, str] = {}
+        result.violations += event_violations(repository, fmt, since, result, aggregates, committed)
+        days = repository.day_states(fmt, since)
+        result.violations += day_violations(repository, fmt, since, result, aggregates, committed, days)
+        # the days read are the format's every day when nothing is left out by ``since``
+        expected = registry_summary(days.items()) if not since else repository.registry_entry(fmt)[1]
+        result.violations += _registry_violation(fmt, registry.get(fmt), expected)
         result.formats += 1
     return result
 
 
 def event_violations(
-    repository: MetaRepository, fmt: str, since: str = "", tally: StorageCheck | None = None
+    repository: MetaRepository,
+    fmt: str,
+    since: str = "",
+    tally: StorageCheck | None = None,
+    aggregates: list[StoredAggregate] | None = None,
+    committed: dict[str, str] | None = None,
 ) -> list[Violation]:
-    """Invariants 1-3 for one format."""
+    """Invariants 1-3 for one format (``aggregates``: already read; ``committed`` is filled with the version
+    each event's header commits)."""
     intents = repository.write_intents(fmt, since)
-    aggregates = repository.stored_aggregates(fmt, since)
+    aggregates = repository.stored_aggregates(fmt, since) if aggregates is None else aggregates
+    committed = {} if committed is None else committed
     found = [_interrupted(intent, aggregates) for intent in intents]
     pending = {(intent.event_key, intent.digest) for intent in intents}
     for aggregate in aggregates:
         if tally:
             tally.events += 1
-        found += _event_problems(repository, aggregate, pending)
+        found += _event_problems(repository, aggregate, pending, committed)
     return found
 
 
 def _event_problems(
-    repository: MetaRepository, aggregate: StoredAggregate, pending: set[tuple[str, str]]
+    repository: MetaRepository, aggregate: StoredAggregate, pending: set[tuple[str, str]], committed: dict[str, str]
 ) -> list[Violation]:
     """What is wrong with one stored event: an aggregate nothing commits, decks missing or left over."""
     event = repository.stored_event(aggregate.event_key)
-    committed = str(event.header.get("digest", "")) if event.header else None
-    if committed is None or committed != aggregate.digest:
+    if event.header is not None:
+        committed[aggregate.event_key] = str(event.header.get("digest", ""))
+    version = committed.get(aggregate.event_key)
+    if version is None or version != aggregate.digest:
         if (aggregate.event_key, aggregate.digest) in pending:
             return []  # reported as an interrupted write
-        return [_uncommitted(aggregate, committed)]
+        return [_uncommitted(aggregate, version)]
     where = (aggregate.format, aggregate.date, aggregate.event_key)
     found = []
     expected = int(event.header.get("decks", 0)) if event.header else 0
-    stored = event.deck_versions.get(committed, 0)
+    stored = event.deck_versions.get(version, 0)
     if stored != expected:
         detail = f"its header says {expected} decks, {stored} are stored"
-        found.append(Violation(3, "missing decks", *where, detail, aggregate.source_file, committed))
+        found.append(Violation(3, "missing decks", *where, detail, aggregate.source_file, version))
     stale = {
-        version: n
-        for version, n in event.deck_versions.items()
-        if version != committed and (aggregate.event_key, version) not in pending
+        other: n
+        for other, n in event.deck_versions.items()
+        if other != version and (aggregate.event_key, other) not in pending
     }
     if stale:
         detail = f"{sum(stale.values())} deck(s) of {len(stale)} other version(s) left beside the committed one"
-        found.append(Violation(3, "stale decks", *where, detail, aggregate.source_file, committed))
+        found.append(Violation(3, "stale decks", *where, detail, aggregate.source_file, version))
     return found
 
 
@@ -144,20 +160,30 @@ def _uncommitted(aggregate: StoredAggregate, committed: str | None) -> Violation
 
 
 def day_violations(
-    repository: MetaRepository, fmt: str, since: str = "", tally: StorageCheck | None = None
+    repository: MetaRepository,
+    fmt: str,
+    since: str = "",
+    tally: StorageCheck | None = None,
+    aggregates: list[StoredAggregate] | None = None,
+    committed: dict[str, str] | None = None,
+    days: dict[str, DayState] | None = None,
 ) -> list[Violation]:
-    """Invariant 4 for one format."""
+    """Invariant 4 for one format (what is passed was read already: each is read here otherwise)."""
     by_date: dict[str, list[StoredAggregate]] = {}
-    for aggregate in repository.stored_aggregates(fmt, since):
+    aggregates = repository.stored_aggregates(fmt, since) if aggregates is None else aggregates
+    for aggregate in aggregates:
         by_date.setdefault(aggregate.date, []).append(aggregate)
+    days = repository.day_states(fmt, since) if days is None else days
     found = []
-    for date in sorted(set(by_date) | set(repository.day_dates(fmt, since))):
+    for date in sorted(set(by_date) | set(days)):
         if tally:
             tally.days += 1
         keys = {aggregate.event_key for aggregate in by_date.get(date, [])}
-        committed = repository.committed_events(keys)
-        state = repository.day_state(fmt, date)
-        problem = _day_problem(state, committed)
+        if committed is None:
+            counted = repository.committed_events(keys)
+        else:
+            counted = {key: committed[key] for key in keys if key in committed}
+        problem = _day_problem(days.get(date), counted)
         if problem:
             found.append(Violation(4, "day", fmt, date, "", problem))
     return found
@@ -182,7 +208,10 @@ def _day_problem(state: DayState | None, committed: dict[str, str]) -> str | Non
 
 def registry_violations(repository: MetaRepository, fmt: str) -> list[Violation]:
     """Invariant 5 for one format."""
-    stored, expected = repository.registry_entry(fmt)
+    return _registry_violation(fmt, *repository.registry_entry(fmt))
+
+
+def _registry_violation(fmt: str, stored: dict[str, Any] | None, expected: dict[str, Any]) -> list[Violation]:
     if (stored or {}) == expected:
         return []
     what = ", ".join(

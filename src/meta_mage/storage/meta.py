@@ -31,7 +31,7 @@ import functools
 import json
 import random
 import time
-from collections.abc import Collection
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -89,6 +89,7 @@ class DayState:
     digests: dict[str, str] = field(default_factory=dict)  # event key -> the version counted
     parts: int = 1  # items holding the day's format data
     archetype_parts: dict[str, int] = field(default_factory=dict)  # archetypes stored in more than one item
+    matches: int = 0
 
     @property
     def complete(self) -> bool:
@@ -430,26 +431,21 @@ class MetaRepository:
     def day_state(self, fmt: str, date: str) -> DayState | None:
         """The stored day's version, the events it counts and its totals (a consistent read), or None."""
         item = self.table.get_item(
-            Key={"pk": f"FMT#{fmt}", "sk": f"DAY#{date}"},
-            ConsistentRead=True,
-            ProjectionExpression=(
-                "version, events, digests, tournaments, decks, archetype_names, archetypes_version, parts, "
-                "archetype_parts"
-            ),
+            Key={"pk": f"FMT#{fmt}", "sk": f"DAY#{date}"}, ConsistentRead=True, ProjectionExpression=_DAY_STATE
         ).get("Item")
-        if item is None:
-            return None
-        return DayState(
-            version=int(item.get("version", 0)),
-            events=frozenset(item.get("events", [])),
-            tournaments=int(item.get("tournaments", 0)),
-            decks=int(item.get("decks", 0)),
-            archetypes=frozenset(item.get("archetype_names", [])) - {"-"},
-            archetypes_version=int(item.get("archetypes_version", 0)),
-            digests={key: str(value) for key, value in item.get("digests", {}).items()},
-            parts=int(item.get("parts", 1)),
-            archetype_parts={name: int(n) for name, n in item.get("archetype_parts", {}).items()},
+        return None if item is None else _day_state_of(item)
+
+    @storage_operation
+    def day_states(self, fmt: str, since: str = "") -> dict[str, DayState]:
+        """Every stored day of ``fmt`` dated ``since`` or later by date, as :meth:`day_state` reads one (one
+        Query: ``repair --check`` reads a format's days at once)."""
+        items = query_all(
+            self.table,
+            KeyConditionExpression=Key("pk").eq(f"FMT#{fmt}") & Key("sk").between(f"DAY#{since}", "DAY#\uffff"),
+            ProjectionExpression=f"sk, {_DAY_STATE}",
+            ConsistentRead=True,
         )
+        return {item["sk"][4:]: _day_state_of(item) for item in items if not _is_part(item["sk"])}
 
     @storage_operation
     def stored_event_days(self, fmt: str, since: str = "") -> dict[str, set[str]]:
@@ -458,17 +454,6 @@ class MetaRepository:
         for stored in self.stored_aggregates(fmt, since):
             days.setdefault(stored.date, set()).add(stored.event_key)
         return days
-
-    @storage_operation
-    def day_dates(self, fmt: str, since: str = "") -> list[str]:
-        """Every date of ``fmt`` on or after ``since`` with a day item."""
-        items = query_all(
-            self.table,
-            KeyConditionExpression=Key("pk").eq(f"FMT#{fmt}") & Key("sk").between(f"DAY#{since}", "DAY#\uffff"),
-            ProjectionExpression="sk",
-            ConsistentRead=True,
-        )
-        return [item["sk"][4:] for item in items if not _is_part(item["sk"])]
 
     @storage_operation
     def rebuild_day(
@@ -664,32 +649,22 @@ class MetaRepository:
     def registry_entry(self, fmt: str) -> tuple[dict[str, Any] | None, dict[str, Any]]:
         """The format's stored registry entry (without its version) and the one its day items add up to."""
         previous = self.table.get_item(Key={"pk": "FORMATS", "sk": fmt}, ConsistentRead=True).get("Item")
-        stored = (
-            {key: value for key, value in previous.items() if key not in ("pk", "sk", "version")} if previous else None
-        )
-        return stored, self._registry_summary(fmt)
+        return _registry_fields(previous), self._registry_summary(fmt)
+
+    @storage_operation
+    def registry_entries(self) -> dict[str, dict[str, Any]]:
+        """Every format's stored registry entry (without its version), by format (one Query)."""
+        items = query_all(self.table, KeyConditionExpression=Key("pk").eq("FORMATS"), ConsistentRead=True)
+        return {str(item["sk"]): _registry_fields(item) or {} for item in items}
 
     def _registry_summary(self, fmt: str) -> dict[str, Any]:
-        days = [
-            day
-            for day in query_all(
-                self.table,
-                KeyConditionExpression=Key("pk").eq(f"FMT#{fmt}") & Key("sk").begins_with("DAY#"),
-                ProjectionExpression="sk, tournaments, decks, matches",
-                ConsistentRead=True,
-            )
-            if not _is_part(day["sk"])
-        ]
-        with_decks = [day for day in days if int(day["decks"]) > 0]
-        if not with_decks:
-            return {}
-        return {
-            "first_date": with_decks[0]["sk"][4:],
-            "last_date": with_decks[-1]["sk"][4:],
-            "tournaments": sum(int(d["tournaments"]) for d in days),
-            "decks": sum(int(d["decks"]) for d in days),
-            "matches": sum(int(d["matches"]) for d in days),
-        }
+        days = query_all(
+            self.table,
+            KeyConditionExpression=Key("pk").eq(f"FMT#{fmt}") & Key("sk").begins_with("DAY#"),
+            ProjectionExpression="sk, tournaments, decks, matches",
+            ConsistentRead=True,
+        )
+        return registry_summary((day["sk"][4:], _day_state_of(day)) for day in days if not _is_part(day["sk"]))
 
     @storage_operation
     def put_matchup_model(self, fmt: str, days: int, end: str, fingerprint: str, model: dict[str, Any]) -> None:
@@ -881,6 +856,45 @@ def _total_of(items: DayItems) -> dict[str, Any]:
     for day in _days_of(items):  # unpacked for this sum alone
         merge(total, day.data, owned=True)
     return total
+
+
+_DAY_STATE = (
+    "version, events, digests, tournaments, decks, matches, archetype_names, archetypes_version, parts, archetype_parts"
+)
+
+
+def _day_state_of(item: dict[str, Any]) -> DayState:
+    return DayState(
+        version=int(item.get("version", 0)),
+        events=frozenset(item.get("events", [])),
+        tournaments=int(item.get("tournaments", 0)),
+        decks=int(item.get("decks", 0)),
+        archetypes=frozenset(item.get("archetype_names", [])) - {"-"},
+        archetypes_version=int(item.get("archetypes_version", 0)),
+        digests={key: str(value) for key, value in item.get("digests", {}).items()},
+        parts=int(item.get("parts", 1)),
+        archetype_parts={name: int(n) for name, n in item.get("archetype_parts", {}).items()},
+        matches=int(item.get("matches", 0)),
+    )
+
+
+def registry_summary(days: Iterable[tuple[str, DayState]]) -> dict[str, Any]:
+    """The registry entry a format's days (in date order) add up to; {} when none holds a deck."""
+    ordered = list(days)
+    with_decks = [date for date, day in ordered if day.decks > 0]
+    if not with_decks:
+        return {}
+    return {
+        "first_date": with_decks[0],
+        "last_date": with_decks[-1],
+        "tournaments": sum(day.tournaments for _, day in ordered),
+        "decks": sum(day.decks for _, day in ordered),
+        "matches": sum(day.matches for _, day in ordered),
+    }
+
+
+def _registry_fields(item: dict[str, Any] | None) -> dict[str, Any] | None:
+    return {key: value for key, value in item.items() if key not in ("pk", "sk", "version")} if item else None
 
 
 def _record(counts: list[int]) -> Record:
