@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import contextlib
 import socket
+import subprocess
 import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
+import httpx
 import uvicorn
 
 
@@ -42,3 +46,18 @@ def serving(app: Any, port: int | None = None) -> Iterator[str]:
     port = port or free_port()
     with running(app, port):
         yield f"http://127.0.0.1:{port}"
+
+
+def wait_until_answers(process: subprocess.Popen[bytes], url: str, log: Path, seconds: float = 300) -> None:
+    """Wait until ``process`` answers ``url`` with 200, however long a loaded machine takes to start it (the
+    ceiling only ends a hang); fail with its log if it exits first. One client for every try: a client made
+    per try builds an SSL context each time (20-40 ms of CPU), taken from the server starting beside it."""
+    deadline = time.time() + seconds
+    with httpx.Client(timeout=1) as client:
+        while True:
+            assert process.poll() is None, log.read_text()
+            assert time.time() < deadline, f"no answer from {url} in {seconds:.0f}s: {log.read_text()}"
+            with contextlib.suppress(httpx.HTTPError):
+                if client.get(url).status_code == 200:
+                    return
+            time.sleep(0.05)

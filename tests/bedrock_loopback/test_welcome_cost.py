@@ -57,7 +57,8 @@ def test_a_failing_model_is_left_alone_for_a_while(welcome_function: LoopbackBed
 def test_the_chat_apps_welcome_is_written_once(chat: tuple[str, LoopbackBedrock]) -> None:  # noqa: F811
     base, bedrock = chat
     bedrock.script += [Reply(Text(WRITTEN))]
-    messages = {httpx.get(f"{base}/welcome", timeout=30).json()["message"] for _ in range(20)}
+    with httpx.Client(timeout=30) as client:
+        messages = {client.get(f"{base}/welcome").json()["message"] for _ in range(20)}
     assert messages == {WRITTEN} and len(bedrock.requests) == 1
 
 

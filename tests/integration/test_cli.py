@@ -1,6 +1,5 @@
 """The meta-mage command against moto (same code path as a real table)."""
 
-import contextlib
 import json
 import os
 import re
@@ -8,7 +7,6 @@ import signal
 import subprocess
 import sys
 import tarfile
-import time
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +17,7 @@ from meta_mage.cli import main
 from meta_mage.config import Settings
 from meta_mage.local.chat_client import sse_events
 from tests.conftest import demo_members, write_members
-from tests.servers import free_port
+from tests.servers import free_port, wait_until_answers
 
 
 def test_cli_tables_ingest_and_tool(dynamodb: Any, tmp_path: Any, capsys: pytest.CaptureFixture[str]) -> None:
@@ -99,13 +97,7 @@ def test_serve_without_demo_data_still_creates_the_tables(tmp_path: Path) -> Non
     with log.open("wb") as out:
         process = subprocess.Popen(command, env=env, stdout=out, stderr=subprocess.STDOUT)
     try:
-        deadline = time.time() + 300  # a ceiling for a hang: ready is when it answers
-        while True:
-            assert process.poll() is None and time.time() < deadline, log.read_text()
-            with contextlib.suppress(httpx.HTTPError):
-                if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1).status_code == 200:
-                    break
-            time.sleep(0.1)
+        wait_until_answers(process, f"http://127.0.0.1:{port}/healthz", log)
         # Then the endpoints answer from empty tables instead of failing
         assert httpx.get(f"http://127.0.0.1:{port}/formats").json() == {"formats": [], "details": []}
         # and only the page's own origin may call them from a browser: another site cannot drive the local coach
@@ -121,16 +113,6 @@ def test_serve_without_demo_data_still_creates_the_tables(tmp_path: Path) -> Non
             process.wait(timeout=20)
         except subprocess.TimeoutExpired:
             process.kill()
-
-
-def _wait_until(process: subprocess.Popen[bytes], log: Path, url: str) -> None:
-    deadline = time.time() + 300  # a ceiling for a hang: ready is when it answers
-    while True:
-        assert process.poll() is None and time.time() < deadline, log.read_text()
-        with contextlib.suppress(httpx.HTTPError):
-            if httpx.get(url, timeout=1).status_code == 200:
-                return
-        time.sleep(0.1)
 
 
 def _stop(process: subprocess.Popen[bytes] | None) -> int | None:
@@ -154,7 +136,7 @@ def test_serve_starts_from_the_snapshot_and_answers_the_first_question(tmp_path:
             [sys.executable, "-m", "meta_mage.cli", "serve", "--port", str(port)], env=env, stdout=out, stderr=out
         )
     try:
-        _wait_until(server, log, f"http://127.0.0.1:{port}/healthz")
+        wait_until_answers(server, f"http://127.0.0.1:{port}/healthz", log)
         # Then the data came from the snapshot, not from an ingest, counted as a user counts (one draft)
         loaded = r"Demo data loaded from its snapshot in [\d.]+s: [\d,]+ cards, [\d,]+ tournaments, 1 draft \([\d,]+ "
         assert re.search(loaded, log.read_text()), log.read_text()
@@ -192,11 +174,11 @@ def test_serve_against_the_embedded_dynamodb_run_apart(tmp_path: Path) -> None:
     def start() -> subprocess.Popen[bytes]:
         with log.open("ab") as out:
             started = subprocess.Popen(command, env=env, stdout=out, stderr=subprocess.STDOUT)
-        _wait_until(started, log, f"http://127.0.0.1:{port}/healthz")
+        wait_until_answers(started, f"http://127.0.0.1:{port}/healthz", log)
         return started
 
     try:
-        _wait_until(dynamodb, log, f"http://127.0.0.1:{dynamodb_port}/moto-api/")
+        wait_until_answers(dynamodb, f"http://127.0.0.1:{dynamodb_port}/moto-api/", log)
         server = start()
         assert "Demo data loaded from its snapshot" in log.read_text()
         chat = httpx.post(f"http://127.0.0.1:{port}/chat", json={"message": "top decks in Modern?"}, timeout=30)

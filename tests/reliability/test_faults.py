@@ -59,7 +59,7 @@ from meta_mage.storage.tables import create_tables
 from meta_mage.tools import build_registry
 from meta_mage.wiring import Wiring, coach_from_settings
 from tests.conftest import demo_members, put_demo_cards, write_members
-from tests.servers import free_port, serving
+from tests.servers import free_port, serving, wait_until_answers
 
 SDK_TIME_SCALE = 50
 MODERN_FILES = 8  # a small subset of the demo Modern events keeps seeding near 2 s
@@ -909,16 +909,12 @@ def _start_server(
     ]
     with log.open("ab") as out:
         process = subprocess.Popen(command, env=env, stdout=out, stderr=subprocess.STDOUT)
-    # ready when /healthz answers, however long a loaded machine takes to start; the ceiling only ends a hang
-    deadline = time.time() + 300
-    while time.time() < deadline:
-        assert process.poll() is None, log.read_text()
-        with contextlib.suppress(httpx.HTTPError):
-            if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1).status_code == 200:
-                return process
-        time.sleep(0.05)
-    process.kill()
-    raise AssertionError(f"meta-mage serve did not start: {log.read_text()}")
+    try:
+        wait_until_answers(process, f"http://127.0.0.1:{port}/healthz", log)
+    except AssertionError:
+        process.kill()
+        raise
+    return process
 
 
 def test_server_killed_between_two_turns(world: dict[str, Any], tmp_path: Path) -> None:
@@ -1032,12 +1028,13 @@ def test_server_killed_in_the_middle_of_a_turn(world: dict[str, Any], tmp_path: 
             restarted = time.perf_counter()
 
             conflicts = 0
-            while True:
-                response = httpx.post(f"{base}/chat", json={"message": Q_DAYS, "conversation_id": cid}, timeout=120)
-                if response.status_code != 409 or time.perf_counter() - killed > KILL_LEASE + 10:
-                    break
-                conflicts += 1
-                time.sleep(0.1)
+            with httpx.Client(timeout=120) as client:
+                while True:
+                    response = client.post(f"{base}/chat", json={"message": Q_DAYS, "conversation_id": cid})
+                    if response.status_code != 409 or time.perf_counter() - killed > KILL_LEASE + 10:
+                        break
+                    conflicts += 1
+                    time.sleep(0.1)
             free_after = time.perf_counter() - killed
             assert response.status_code == 200, response.text
             assert [k for k, _ in sse_events(response.text)][-2:] == ["state", "done"]
