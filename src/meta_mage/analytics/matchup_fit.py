@@ -112,17 +112,17 @@ def refresh_matchup_models(repository: MetaRepository, fmt: str) -> int:
     if info is None:
         return 0
     end = dt.date.fromisoformat(info.last_date)
-    fitted = 0
     spans = [(window_start(end, days).isoformat(), end.isoformat()) for days in FITTED_WINDOWS]
+    stored = repository.fitted_windows(fmt)
+    fits = []
     for days, total in zip(FITTED_WINDOWS, repository.format_totals(fmt, *spans), strict=True):
         key = fingerprint(total)
-        if repository.matchup_model(fmt, days, end.isoformat(), key) is not None:
-            continue
-        repository.put_matchup_model(fmt, days, end.isoformat(), key, model_to_json(fit_window(total)))
-        fitted += 1
-    if fitted:
+        if stored.get(days) != (end.isoformat(), key):
+            fits.append((days, key, model_to_json(fit_window(total))))
+    if fits:
+        repository.put_matchup_models(fmt, end.isoformat(), fits)
         refresh_lookalikes(repository, fmt, end, max(FITTED_WINDOWS))
-    return fitted
+    return len(fits)
 
 
 def window_model(

@@ -667,17 +667,36 @@ class MetaRepository:
         return registry_summary((day["sk"][4:], _day_state_of(day)) for day in days if not _is_part(day["sk"]))
 
     @storage_operation
-    def put_matchup_model(self, fmt: str, days: int, end: str, fingerprint: str, model: dict[str, Any]) -> None:
-        """Store the fitted model of a window (replacing the previous fit of that window length)."""
-        self.table.put_item(
-            Item={
-                "pk": f"FMT#{fmt}#MODELS",
-                "sk": f"{days:03d}",
-                "end": end,
-                "fingerprint": fingerprint,
-                "data": pack(model),
-            }
+    def put_matchup_models(self, fmt: str, end: str, fits: list[tuple[int, str, dict[str, Any]]]) -> None:
+        """Store fitted window models, ``(days, fingerprint, model)`` each, replacing the previous fit of each
+        window length (one batch: they are derived data, which ``repair`` refits if a write is lost)."""
+        with self.table.batch_writer() as batch:
+            for days, fingerprint, model in fits:
+                batch.put_item(
+                    Item={
+                        "pk": f"FMT#{fmt}#MODELS",
+                        "sk": f"{days:03d}",
+                        "end": end,
+                        "fingerprint": fingerprint,
+                        "data": pack(model),
+                    }
+                )
+
+    @storage_operation
+    def fitted_windows(self, fmt: str) -> dict[int, tuple[str, str]]:
+        """The ``(end, fingerprint)`` of each stored window fit of the format, by window length (one Query,
+        without the models)."""
+        items = query_all(
+            self.table,
+            KeyConditionExpression=Key("pk").eq(f"FMT#{fmt}#MODELS"),
+            ProjectionExpression="sk, #end, fingerprint",
+            ExpressionAttributeNames={"#end": "end"},
         )
+        return {
+            int(item["sk"]): (str(item.get("end", "")), str(item.get("fingerprint", "")))
+            for item in items
+            if item["sk"].isdigit()
+        }
 
     @storage_operation
     def matchup_model(self, fmt: str, days: int, end: str, fingerprint: str) -> dict[str, Any] | None:
