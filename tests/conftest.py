@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 from moto import mock_aws
+from moto.core.config import default_user_config
 
 from meta_mage.archetypes.classifier import get_classifier
 from meta_mage.config import DEMO_DATA_DIR, Settings
@@ -32,6 +33,10 @@ from meta_mage.tools import build_registry
 from meta_mage.wiring import Wiring
 
 serialise_moto_dynamodb()  # the in-process mock shares moto's DynamoDB, thread-unsafe transactions and all
+# Keep boto3's default session across mocks, as a process keeps it (moto resets it at each outermost mock by
+# default, and a new session re-reads the SDK's endpoint and service data: ~0.1 s per test using `dynamodb`).
+# Its clients still go to the mock: moto's handler is on every session made after moto is imported.
+default_user_config["core"]["reset_boto3_session"] = False
 
 # The Ctrl-C tests send SIGINT to the commands they start. A suite started as a background job by a shell
 # without job control (`bash scripts/test.sh &` in a script) ignores SIGINT, and every process it starts
