@@ -126,7 +126,8 @@ def create_tables(dynamodb: Any, settings: Settings, path: Path | None = None) -
                 # another process created it since list_tables (its creator sets the TTL): wait for ACTIVE
                 dynamodb.meta.client.get_waiter("table_exists").wait(TableName=name, WaiterConfig=_IN_USE_WAIT)
                 continue
-            table.wait_until_exists()
+            if table.table_status != "ACTIVE":  # DynamoDB answers CREATING; a local one may be ACTIVE at once
+                table.wait_until_exists()
             if logical_id in ttl:
                 dynamodb.meta.client.update_time_to_live(
                     TableName=name, TimeToLiveSpecification={"AttributeName": ttl[logical_id], "Enabled": True}
