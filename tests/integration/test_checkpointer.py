@@ -209,3 +209,35 @@ async def test_sdk_errors_come_out_as_storage_unavailable(dynamodb: Any, setting
         await saver.adelete_thread(config["configurable"]["thread_id"])
     with pytest.raises(StorageUnavailable, match=r"checkpoint put"):
         await saver.aput(config, empty_checkpoint(), {}, {})
+
+
+def test_a_turn_reads_its_checkpoint_from_dynamodb_once(dynamodb: Any, settings: Settings) -> None:
+    """A turn's load and its run ask for the same checkpoint: within ``reading_once`` DynamoDB is asked once and
+    the second read gets a copy of the first's answer; a write ends that, and outside a turn every read asks."""
+    saver = make_checkpointer(settings)
+    thread = str(uuid.uuid4())
+    config: Any = {"configurable": {"thread_id": thread, "checkpoint_ns": ""}}
+    saver.put(config, empty_checkpoint(), {}, {})
+    requests: list[str] = []
+    saver.client.meta.events.register("before-call.dynamodb", lambda model, **_: requests.append(model.name))
+    # Given no turn, When the checkpoint is read twice, Then DynamoDB is asked twice
+    saver.get_tuple(config)
+    one_read = len(requests)
+    saver.get_tuple(config)
+    assert one_read > 0 and len(requests) == 2 * one_read
+    requests.clear()
+    with saver.reading_once(thread):
+        # Given a turn, When its load and its run read the checkpoint, Then DynamoDB is asked once
+        first = saver.get_tuple(config)
+        first.checkpoint["channel_values"]["changed"] = True  # a copy is handed out: the second is as read
+        second = saver.get_tuple(config)
+        assert len(requests) == one_read
+        assert (
+            second.checkpoint["id"] == first.checkpoint["id"] and "changed" not in second.checkpoint["channel_values"]
+        )
+        # When the turn writes, Then the next read asks DynamoDB again and sees the write
+        written = saver.put(second.config, empty_checkpoint(), {}, {})
+        requests.clear()
+        third = saver.get_tuple(config)
+        assert third.checkpoint["id"] == written["configurable"]["checkpoint_id"]
+        assert len(requests) == one_read

@@ -4,9 +4,11 @@ writes are ``storage.checkpoints.CheckpointRepository``'s."""
 
 from __future__ import annotations
 
+import copy
 import logging
 from collections import deque
 from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 from langchain_core.runnables import RunnableConfig
@@ -53,6 +55,28 @@ class ConversationSaver(DynamoDBSaver):  # type: ignore[misc]
         super().__init__(*args, **kwargs)
         self.repo = CheckpointRepository.of(self.repo, locks_table)
         self._dropped: deque[str] = deque(maxlen=256)
+        self._read_once: dict[str, list[CheckpointTuple | None]] = {}  # thread id -> the latest checkpoint read
+
+    @contextmanager
+    def reading_once(self, thread_id: str) -> Iterator[None]:
+        """Within the block, the conversation's latest checkpoint is read from DynamoDB once: the next read
+        of it (the run that follows a turn's load) gets a copy of that answer instead of three more requests.
+        For a turn, whose conversation no other turn writes meanwhile (its lock); a write ends the reuse."""
+        if thread_id in self._read_once:  # another turn of the conversation reads at the same moment
+            yield
+            return
+        self._read_once[thread_id] = []
+        try:
+            yield
+        finally:
+            self._read_once.pop(thread_id, None)
+
+    def _latest(self, config: RunnableConfig) -> list[CheckpointTuple | None] | None:
+        """The read-once slot of the config's conversation, when it asks for the latest checkpoint."""
+        configurable = config.get("configurable", {})
+        if configurable.get("checkpoint_id") or configurable.get("checkpoint_ns"):
+            return None
+        return self._read_once.get(str(configurable.get("thread_id")))
 
     def _drop(self, config: RunnableConfig, checkpoint: Checkpoint) -> RunnableConfig | None:
         if not checkpoint.get("channel_values", {}).get(TURN_OPEN):
@@ -71,6 +95,7 @@ class ConversationSaver(DynamoDBSaver):  # type: ignore[misc]
         dropped = self._drop(config, checkpoint)
         if dropped is not None:
             return dropped
+        self._forget(config)
         owner = config["configurable"].get(LOCK_OWNER)
         with self.repo.errors("put"):
             if owner and self.repo.locks_table:
@@ -97,12 +122,18 @@ class ConversationSaver(DynamoDBSaver):  # type: ignore[misc]
     ) -> None:
         if config["configurable"].get("checkpoint_id") in self._dropped:
             return
+        self._forget(config)
         with self.repo.errors("put_writes"):
             super().put_writes(config, writes, task_id, task_path)
 
     def get_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
+        slot = self._latest(config)
+        if slot:
+            return copy.deepcopy(slot.pop())  # the second read: the first one's answer, once
         with self.repo.errors("get_tuple"):
             found: CheckpointTuple | None = super().get_tuple(config)
+        if slot is not None:
+            slot.append(copy.deepcopy(found))
         return found
 
     def list(
@@ -117,8 +148,12 @@ class ConversationSaver(DynamoDBSaver):  # type: ignore[misc]
             yield from super().list(config, filter=filter, before=before, limit=limit)
 
     def delete_thread(self, thread_id: str) -> None:
+        self._read_once.get(thread_id, []).clear()
         with self.repo.errors("delete_thread"):
             super().delete_thread(thread_id)
+
+    def _forget(self, config: RunnableConfig) -> None:
+        self._read_once.get(str(config["configurable"].get("thread_id")), []).clear()
 
     def _put_fenced(
         self, config: RunnableConfig, checkpoint: Checkpoint, metadata: CheckpointMetadata, owner: str

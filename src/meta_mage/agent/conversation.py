@@ -6,7 +6,7 @@ from __future__ import annotations
 import logging
 import uuid
 from collections.abc import AsyncGenerator, AsyncIterator
-from contextlib import aclosing
+from contextlib import aclosing, nullcontext
 from dataclasses import dataclass
 from typing import Any, cast
 
@@ -231,6 +231,15 @@ class Conversations:
         one under that id (an id the server has just made, e.g. to lock it first). With ``lock_owner``
         the turn is stored only while that owner still holds the conversation's lock.
         """
+        # the turn's load and its run read the same checkpoint: DynamoDB is asked once
+        reading = getattr(self.checkpointer, "reading_once", None)
+        cid = request.conversation_id
+        with reading(cid) if reading and cid and not request.create else nullcontext():
+            async with aclosing(self._run(request)) as events:
+                async for event in events:
+                    yield event
+
+    async def _run(self, request: TurnRequest) -> AsyncGenerator[AgentEvent, None]:
         text, turn_context, conversation_id = request.message, request.context, request.conversation_id
         lock_owner = request.lock_owner
         try:
