@@ -61,18 +61,27 @@ class StorageCheck:
         return [head] + [f"  {violation.line()}" for violation in self.violations]
 
 
+@dataclass
+class FormatReads:
+    """What a check has already read of one format, so no pass reads it again (repair's passes, each after
+    fixes, read afresh)."""
+
+    aggregates: list[StoredAggregate]
+    committed: dict[str, str] = field(default_factory=dict)  # event key -> the version its header commits
+    days: dict[str, DayState] | None = None
+
+
 def check_storage(repository: MetaRepository, formats: Iterable[str] = FORMATS, since: str = "") -> StorageCheck:
     """Every violation of the invariants among ``formats``' events and days dated ``since`` or later."""
     result = StorageCheck()
     registry = repository.registry_entries()
     for fmt in formats:
-        aggregates = repository.stored_aggregates(fmt, since)
-        committed: dict[str, str] = {}
-        result.violations += event_violations(repository, fmt, since, result, aggregates, committed)
-        days = repository.day_states(fmt, since)
-        result.violations += day_violations(repository, fmt, since, result, aggregates, committed, days)
+        read = FormatReads(repository.stored_aggregates(fmt, since))
+        result.violations += event_violations(repository, fmt, since, result, read)
+        read.days = repository.day_states(fmt, since)
+        result.violations += day_violations(repository, fmt, since, result, read)
         # the days read are the format's every day when nothing is left out by ``since``
-        expected = registry_summary(days.items()) if not since else repository.registry_entry(fmt)[1]
+        expected = registry_summary(read.days.items()) if not since else repository.registry_entry(fmt)[1]
         result.violations += _registry_violation(fmt, registry.get(fmt), expected)
         result.formats += 1
     return result
@@ -83,20 +92,17 @@ def event_violations(
     fmt: str,
     since: str = "",
     tally: StorageCheck | None = None,
-    aggregates: list[StoredAggregate] | None = None,
-    committed: dict[str, str] | None = None,
+    read: FormatReads | None = None,
 ) -> list[Violation]:
-    """Invariants 1-3 for one format (``aggregates``: already read; ``committed`` is filled with the version
-    each event's header commits)."""
+    """Invariants 1-3 for one format (fills ``read.committed``)."""
     intents = repository.write_intents(fmt, since)
-    aggregates = repository.stored_aggregates(fmt, since) if aggregates is None else aggregates
-    committed = {} if committed is None else committed
-    found = [_interrupted(intent, aggregates) for intent in intents]
+    read = read or FormatReads(repository.stored_aggregates(fmt, since))
+    found = [_interrupted(intent, read.aggregates) for intent in intents]
     pending = {(intent.event_key, intent.digest) for intent in intents}
-    for aggregate in aggregates:
+    for aggregate in read.aggregates:
         if tally:
             tally.events += 1
-        found += _event_problems(repository, aggregate, pending, committed)
+        found += _event_problems(repository, aggregate, pending, read.committed)
     return found
 
 
@@ -164,25 +170,23 @@ def day_violations(
     fmt: str,
     since: str = "",
     tally: StorageCheck | None = None,
-    aggregates: list[StoredAggregate] | None = None,
-    committed: dict[str, str] | None = None,
-    days: dict[str, DayState] | None = None,
+    read: FormatReads | None = None,
 ) -> list[Violation]:
-    """Invariant 4 for one format (what is passed was read already: each is read here otherwise)."""
+    """Invariant 4 for one format (what ``read`` holds is not read again)."""
+    aggregates = read.aggregates if read else repository.stored_aggregates(fmt, since)
     by_date: dict[str, list[StoredAggregate]] = {}
-    aggregates = repository.stored_aggregates(fmt, since) if aggregates is None else aggregates
     for aggregate in aggregates:
         by_date.setdefault(aggregate.date, []).append(aggregate)
-    days = repository.day_states(fmt, since) if days is None else days
+    days = read.days if read and read.days is not None else repository.day_states(fmt, since)
     found = []
     for date in sorted(set(by_date) | set(days)):
         if tally:
             tally.days += 1
         keys = {aggregate.event_key for aggregate in by_date.get(date, [])}
-        if committed is None:
+        if read is None:
             counted = repository.committed_events(keys)
         else:
-            counted = {key: committed[key] for key in keys if key in committed}
+            counted = {key: read.committed[key] for key in keys if key in read.committed}
         problem = _day_problem(days.get(date), counted)
         if problem:
             found.append(Violation(4, "day", fmt, date, "", problem))
