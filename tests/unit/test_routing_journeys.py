@@ -15,8 +15,11 @@ import pytest
 from meta_mage.agent.guards import check
 from tests.unit.routing_data import CARDS, DECK, FORMATS, Talk, matchup_stats
 
+# A record asked with no owner is the deck's while a deck is on the table; asked before any deck, it is the
+# format's (its matchups grid), and a list pasted after that is reviewed: so no "question, then the deck" for it
+OWNERLESS = ["worst matchups?"]
 DECK_TASKS = {
-    "deck_matchups": ["What are my worst matchups?", "How does my deck do against the field?"],
+    "deck_matchups": ["What are my worst matchups?", "How does my deck do against the field?", *OWNERLESS],
     "strategy": ["How do I play against Jeskai Blink?", "How should I sideboard against Jeskai Blink?"],
     "optimize_mainboard": ["Which flex slots should I change in my main deck?", "How can I improve my mainboard?"],
     "optimize_sideboard": ["Optimize my sideboard", "What should my sideboard be?"],
@@ -58,7 +61,11 @@ def journeys() -> list[Journey]:
         ):
             if carries == "format and window" and (answers != "format, then window" or fmt != "Modern"):
                 continue  # nothing is left to answer: one journey of the kind is enough
-            found += [Journey(task, question, carries, answers, order, fmt, days) for question in questions]
+            found += [
+                Journey(task, question, carries, answers, order, fmt, days)
+                for question in questions
+                if not (question in OWNERLESS and order == "question, then the deck")
+            ]
     return found
 
 

@@ -58,6 +58,8 @@ _WHAT_TO_PLAY = (
 _MY_DECK = r"\b(my|i'?m|i am|i)\b.{0,30}\b(deck|list|75|sideboard|mainboard|main deck|play(ing)?)\b"
 _ITS_RECORD = r"\b(its|it'?s|it|my)\b.{0,30}\b(matchups?|win ?rate|spread)\b"
 _MY_RECORD = r"\bmy\b.{0,30}\b(matchups?|win ?rate|spread)\b"  # "my worst matchups": the player's deck, pasted or not
+# while a deck is being coached, a record asked with no owner ("worst matchups?") is that deck's
+_RECORD = r"\b(matchups?|win ?rate|spread)\b"
 _COACHING = (
     r"\b(optimi[sz]e|improve|sideboard|mainboard|flex|swap|mulligan|how (should|do|can) i"
     r"|(bring|side|board|take) (in|out))\b"  # "what should I bring in against Zoo?" is sideboarding, not what to play
@@ -433,6 +435,7 @@ async def read_message(message: str, known: ConversationState, lookups: Lookups,
         **_clamped(days),
     }
     has_deck = known.has_list or bool(known.archetype)
+    coaching_now = "deck_coaching" in ((known.pending or Pending()).workflow, known.current_workflow)
     return Reading(
         follows_deck=deck is None and _follows_deck(reply, known, fmt, archetype or opponent),
         question=question,
@@ -445,7 +448,7 @@ async def read_message(message: str, known: ConversationState, lookups: Lookups,
         in_cube=pool.in_cube,
         has_deck=has_deck,
         follow_word=bool(_FOLLOW_UP.match(question)),
-        **_cues(question, has_deck=has_deck, pasted=deck is not None, card=card),
+        **_cues(question, has_deck=has_deck, pasted=deck is not None, card=card, coaching_now=coaching_now),
     )
 
 
@@ -461,12 +464,16 @@ def _confirms(reply: str, known: ConversationState) -> bool | None:
     return True if _YES.match(reply) else False if _NO.match(reply) else None
 
 
-def _cues(question: str, *, has_deck: bool, pasted: bool, card: str | None) -> dict[str, bool]:
+def _cues(
+    question: str, *, has_deck: bool, pasted: bool, card: str | None, coaching_now: bool = False
+) -> dict[str, bool]:
     """The words that name a workflow: the player's own deck, coaching, the format's metagame."""
     # "what should I play in Pauper?" asks which deck is good: the format's rankings, not the user's list
     what_to_play = _has(_WHAT_TO_PLAY, question) and not pasted
-    # with a deck on the table, "my worst matchups" / "its win rate" mean that deck's
-    my_deck = _has(_MY_DECK, question) or _has(_MY_RECORD, question) or (has_deck and _has(_ITS_RECORD, question))
+    # with a deck on the table, "my worst matchups" / "its win rate" mean that deck's, and so does a bare
+    # "worst matchups?" while that deck is being coached
+    its_record = _has(_ITS_RECORD, question) or (coaching_now and _has(_RECORD, question))
+    my_deck = _has(_MY_DECK, question) or _has(_MY_RECORD, question) or (has_deck and its_record)
     return {
         "my_deck": my_deck and not what_to_play and not card,
         "coaching": _has(_COACHING, question),
