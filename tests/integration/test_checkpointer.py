@@ -177,6 +177,16 @@ async def test_an_id_in_another_spelling_is_echoed_in_its_own(world_conversation
         assert view["conversation_id"] == conversation_id
 
 
+async def test_a_turn_under_another_spelling_continues_the_conversation(world_conversations: Conversations) -> None:
+    """The turn's load read the canonical thread and its run the id as spelled: the run started a thread of
+    its own, and the conversation lost the turn."""
+    conversation_id = await first_turn(world_conversations)
+    events = await collect(world_conversations.turn("and over 14 days?", conversation_id.upper()))
+    assert [e.event for e in events if e.event in ("error", "done")] == ["done"], events
+    view = await world_conversations.view(conversation_id)
+    assert [m["role"] for m in view["messages"]] == ["user", "assistant"] * 2
+
+
 @pytest.mark.parametrize(
     ("seconds", "said"),
     [(10800, "3 hours"), (3600, "1 hour"), (2700, "45 minutes"), (60, "1 minute"), (90, "90 seconds")],

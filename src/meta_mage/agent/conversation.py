@@ -175,7 +175,7 @@ class Conversations:
         (InvalidArgument naming the field otherwise). The one place a turn's input is checked: the HTTP
         layer calls it once per ``/chat`` body, ``turn`` once for in-process callers."""
         text, turn_context = self._validate(message, context)
-        if conversation_id is not None and create:
+        if conversation_id is not None:  # the load and the run read one thread, however the id was spelled
             conversation_id = canonical_id(conversation_id)
         return TurnRequest(text, turn_context, conversation_id, create=create, lock_owner=lock_owner)
 
