@@ -448,14 +448,6 @@ class MetaRepository:
         return {item["sk"][4:]: _day_state_of(item) for item in items if not _is_part(item["sk"])}
 
     @storage_operation
-    def stored_event_days(self, fmt: str, since: str = "") -> dict[str, set[str]]:
-        """Every date of ``fmt`` on or after ``since`` with the event keys whose aggregates are stored."""
-        days: dict[str, set[str]] = {}
-        for stored in self.stored_aggregates(fmt, since):
-            days.setdefault(stored.date, set()).add(stored.event_key)
-        return days
-
-    @storage_operation
     def rebuild_day(
         self, fmt: str, date: str, including: Collection[str] = (), committed_only: bool = False
     ) -> DayRebuild:
