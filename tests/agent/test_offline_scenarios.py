@@ -79,6 +79,26 @@ async def test_rule_3_a_pasted_deck_is_enriched_classified_and_confirmed(
     assert f"overall {stats['overall']['win_rate']:.1f}%" in confirmed.text
 
 
+async def test_the_confirmation_asked_again_says_what_it_kept(offline: Conversations) -> None:
+    deck, _ = modern_deck("Boros Energy")
+    # Given a pasted list whose archetype waits for a yes
+    pasted = await run_turn(offline, deck, context={"format": "Modern"})
+    assert "Is that right?" in pasted.text and not pasted.text.startswith(("Noted", "I will"))
+    cid = pasted.conversation_id
+
+    # When the player answers with the window instead, Then it is noted and the confirmation asked again
+    window = await run_turn(offline, "30 days", cid)
+    assert window.text.startswith("Noted: Modern, the last 30 days. Your deck looks like **Boros Energy**")
+    assert window.tools() == [] and window.state["days"] == 30
+
+    # When they ask a question instead, Then it is kept for after the confirmation, and answered on the yes
+    asked = await run_turn(offline, "what are my worst matchups?", cid)
+    assert asked.text.startswith("I will answer “what are my worst matchups?” once your deck's archetype is")
+    assert asked.tools() == [] and "Is that right?" in asked.text
+    confirmed = await run_turn(offline, "yes", cid)
+    assert confirmed.tools() == ["get_deck_matchup_stats"] and "Worst matchups" in confirmed.text
+
+
 @over_mcp_too
 async def test_rule_4_strategy_fetches_matchup_stats_first(
     offline: Conversations, modern_world: dict[str, Any]

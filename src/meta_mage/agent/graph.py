@@ -35,9 +35,10 @@ from meta_mage.agent import offline, prompts
 from meta_mage.agent.checked_stream import CheckedStream
 from meta_mage.agent.explain import explanation
 from meta_mage.agent.grounding import Facts, Unmatched
-from meta_mage.agent.guards import check, tool_precondition
+from meta_mage.agent.guards import GuardStep, check, tool_precondition
 from meta_mage.agent.router import (
     Lookups,
+    answers_pending,
     decide_offline,
     llm_route,
     merge_slots,
@@ -53,6 +54,7 @@ from meta_mage.agent.state import (
     RouteDecision,
     messages_of,
 )
+from meta_mage.agent.tasks.phrasing import plain
 from meta_mage.agent.tool_specs import SHOWN_AS, TOOLS, WORKFLOW_TASKS, WORKFLOWS
 from meta_mage.agent.tools import AgentTools, chart_data, compact_json, state_updates
 from meta_mage.config import Settings
@@ -209,9 +211,7 @@ async def guard(state: ConversationState, *, deps: AgentDeps) -> dict[str, Any]:
     formats = known.available_formats or await deps.lookups.formats()
     step = check(known, workflow, task, turn, formats)
     if step.kind == "ask":
-        question = step.question or await _listing_question(step.missing, known, deps.lookups)
-        if step.missing == "format":
-            question = format_question_for(routed.question or "", formats)
+        question = await _question(step, known, turn, formats, deps.lookups)
         say(question)
         pending = Pending(workflow=workflow, task=task, missing=step.missing, route=routed)
         return known.changes({"messages": [AIMessage(question)], "pending": pending})
@@ -226,13 +226,41 @@ async def guard(state: ConversationState, *, deps: AgentDeps) -> dict[str, Any]:
     return known.changes({"pending": None})
 
 
-def _noted(known: ConversationState) -> str:
-    """A message that only sets the context ("Modern, 30 days") is acknowledged with what it set."""
+async def _question(
+    step: GuardStep, known: ConversationState, turn: list[AnyMessage], formats: list[str], lookups: Lookups
+) -> str:
+    """The words of the guard's question."""
+    routed = known.route or Route()
+    if step.missing == "format":
+        return format_question_for(routed.question or "", formats)
+    question = step.question or await _listing_question(step.missing, known, lookups)
+    if step.missing == "archetype_confirmation" and (known.pending or Pending()).missing == step.missing:
+        return _asked_again(known, str(turn[0].content) if turn else "") + question
+    return question
+
+
+def _asked_again(known: ConversationState, message: str) -> str:
+    """Why the confirmation comes again: a new question is kept for after it, and what an answer set is noted."""
+    if not answers_pending(message, known.pending or Pending()):
+        asked = message.strip() if len(message.strip()) <= 80 else message.strip()[:79] + "…"
+        return f"I will answer “{plain(asked)}” once your deck's archetype is settled. "
+    noted = _noted_slots(known)
+    return f"{noted} " if noted else ""
+
+
+def _noted_slots(known: ConversationState) -> str:
+    """ "Noted: Modern, the last 30 days." when this message set the format or the window, else ""."""
     parts = [part for part in (known.format, f"the last {known.days} days" if known.days else "") if part]
     routed = known.route or Route()
     if not (routed.format or routed.days) or not parts:
         return ""
-    return f"Noted: {', '.join(parts)}. Ask about it, for example “what are the top decks?”.\n\n"
+    return f"Noted: {', '.join(parts)}."
+
+
+def _noted(known: ConversationState) -> str:
+    """A message that only sets the context ("Modern, 30 days") is acknowledged with what it set."""
+    noted = _noted_slots(known)
+    return f"{noted} Ask about it, for example “what are the top decks?”.\n\n" if noted else ""
 
 
 async def _listing_question(missing: str, known: ConversationState, lookups: Lookups) -> str:

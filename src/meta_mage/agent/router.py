@@ -381,14 +381,15 @@ def resumed_question(message: str, known: ConversationState) -> str | None:
     stays the task, so nothing that question named is lost."""
     pending = known.pending
     asked = pending.route.question if pending is not None and pending.route is not None else None
-    if not asked or pending is None:
+    if not asked or pending is None or not answers_pending(message, pending):
         return None
-    deck = extract_decklist(message)
-    answers = _list_answers(message, pending) if deck else _words_answer(message, pending)
-    if not answers:
-        return None  # a new request, not an answer
     own = extract_decklist(asked)
     return str(asked.replace(own, " ") if own else asked)
+
+
+def answers_pending(message: str, pending: Pending) -> bool:
+    """Whether ``message`` answers the question ``pending`` asked, rather than asking something new."""
+    return _list_answers(message, pending) if extract_decklist(message) else _words_answer(message, pending)
 
 
 # words around a pasted list that only present it ("here's my deck:")
