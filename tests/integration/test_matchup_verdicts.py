@@ -14,6 +14,7 @@ from meta_mage.agent.conversation import Conversations
 from meta_mage.agent.tools import in_process_executor
 from meta_mage.analytics.clustering import MIN_PLAYERS
 from meta_mage.analytics.matchup_fit import FITTED_WINDOWS, fingerprint
+from meta_mage.analytics.stats import FEW_MATCHES
 from meta_mage.wiring import coach_from_settings
 from tests.agent.conftest import run_turn
 from tests.conftest import call
@@ -51,15 +52,21 @@ async def test_the_answer_says_all_by_one_player_and_no_verdict(world: dict[str,
 
 
 @pytest.mark.parametrize("fmt", FORMATS)
-def test_no_verdict_word_rests_on_fewer_than_three_players(world: dict[str, Any], fmt: str) -> None:
+def test_no_verdict_word_rests_on_fewer_than_three_players_or_a_lean_on_a_few_matches(
+    world: dict[str, Any], fmt: str
+) -> None:
     for days in (7, 30):
         table = call(world, "get_format_matchup_stats", format=fmt, days=days)
         for row in table["archetypes"]:
             for cell in row["matchups"]:
+                decided, where = cell["wins"] + cell["losses"], (fmt, days, row["archetype"], cell)
                 if cell["verdict"] in VERDICT_WORDS:
-                    assert cell["players"] >= MIN_PLAYERS, (fmt, days, row["archetype"], cell)
-                elif cell["wins"] + cell["losses"]:
-                    assert cell["verdict"].startswith("anecdote: "), (fmt, days, row["archetype"], cell)
+                    assert cell["players"] >= MIN_PLAYERS, where
+                    assert decided >= FEW_MATCHES or cell["verdict"] in ("favoured", "unfavoured"), where
+                elif cell["verdict"] == "too few matches to call":
+                    assert cell["players"] >= MIN_PLAYERS and decided < FEW_MATCHES, where
+                elif decided:
+                    assert cell["verdict"].startswith("anecdote: "), where
                     assert cell["players"] < MIN_PLAYERS
 
 
@@ -67,6 +74,7 @@ def test_no_verdict_word_rests_on_fewer_than_three_players(world: dict[str, Any]
 def test_both_sides_of_a_matchup_agree(world: dict[str, Any], fmt: str) -> None:
     grid = call(world, "get_format_matchup_stats", format=fmt, days=30, top_n=10)["grid"]
     flipped = {"favoured": "unfavoured", "leans favoured": "leans unfavoured", "too close to call": "too close to call"}
+    flipped["too few matches to call"] = "too few matches to call"
     flipped |= {b: a for a, b in flipped.items()}
     for i, row in enumerate(grid["cells"]):
         for j, cell in enumerate(row):

@@ -1,6 +1,6 @@
 import pytest
 
-from meta_mage.analytics.stats import shrunk_rate, verdict, wilson_interval, win_rate
+from meta_mage.analytics.stats import MatchupEvidence, matchup_verdict, shrunk_rate, verdict, wilson_interval, win_rate
 
 
 def test_win_rate_excludes_draws_and_handles_no_matches() -> None:
@@ -56,3 +56,21 @@ def test_a_solid_record_outranks_a_lucky_one_and_both_sides_add_to_100() -> None
 )
 def test_the_verdict_in_words(wins: int, losses: int, said: str) -> None:
     assert verdict(wins, losses, wilson_interval(wins, losses), shrunk_rate(wins, losses)) == said
+
+
+@pytest.mark.parametrize(
+    ("evidence", "said"),
+    [
+        (MatchupEvidence(0, None, 55.0, 30.0, 78.0), "no decided matches"),
+        (MatchupEvidence(5, 1, 70.0, 55.0, 83.0), "anecdote: 5 matches all by one player"),  # one player's 5-0
+        (MatchupEvidence(40, 12, 64.0, 55.0, 72.0), "favoured"),  # the interval is clear of 50 %
+        (MatchupEvidence(40, 12, 36.0, 28.0, 45.0), "unfavoured"),
+        (MatchupEvidence(3, 3, 63.7, 39.0, 83.0), "too few matches to call"),  # a 3-0: mostly the strengths
+        (MatchupEvidence(4, 4, 42.0, 20.0, 66.0), "too few matches to call"),
+        (MatchupEvidence(10, 8, 59.5, 38.0, 78.0), "leans favoured"),
+        (MatchupEvidence(11, 8, 41.0, 22.0, 63.0), "leans unfavoured"),
+        (MatchupEvidence(26, 20, 52.4, 34.0, 70.0), "too close to call"),
+    ],
+)
+def test_the_model_verdict_in_words(evidence: MatchupEvidence, said: str) -> None:
+    assert matchup_verdict(evidence) == said

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from meta_mage.agent.state import ConversationState, Route
 from meta_mage.analytics.clustering import MIN_PLAYERS, PLAYER_CORRELATION
-from meta_mage.analytics.stats import LEAN_POINTS
+from meta_mage.analytics.stats import FEW_MATCHES, LEAN_POINTS
 
 
 @dataclass(frozen=True)
@@ -42,6 +42,12 @@ GLOSSARY: tuple[Term, ...] = (
         "too close to call",
         r"\btoo close\b",
         f"the estimate is within {LEAN_POINTS} points of 50%: the data does not tilt either way.",
+    ),
+    Term(
+        "too few matches to call",
+        r"\btoo few\b",
+        f"under {FEW_MATCHES} decided matches the estimate is mostly the two decks' overall strengths, not this "
+        "matchup, so no lean is said (only an interval clear of 50% would give a verdict).",
     ),
     Term(
         "anecdote",

@@ -100,12 +100,14 @@ MATCHUP_VERDICTS: tuple[tuple[str, Callable[[MatchupEvidence], bool]], ...] = (
     ("anecdote", lambda e: e.players is not None and e.players < MIN_PLAYERS),
     ("favoured", lambda e: e.low > 50),
     ("unfavoured", lambda e: e.high < 50),
+    ("too few matches to call", lambda e: e.decided < FEW_MATCHES),
     ("leans favoured", lambda e: e.estimate >= 50 + LEAN_POINTS),
     ("leans unfavoured", lambda e: e.estimate <= 50 - LEAN_POINTS),
     ("too close to call", lambda e: True),
 )
 """A matchup's verdict: the first row that holds. Verdict words come from the model's estimate and interval,
-never from the raw record, and need three distinct players."""
+never from the raw record, and need three distinct players; a lean needs ``FEW_MATCHES`` decided matches too
+(under that, the estimate is mostly the two decks' overall strengths, not this matchup)."""
 
 
 def matchup_verdict(evidence: MatchupEvidence) -> str:

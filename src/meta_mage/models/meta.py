@@ -96,8 +96,9 @@ class WinRate(BaseModel):
     verdict: str = Field(
         default="no decided matches",
         description="favoured / unfavoured (the estimate's 95% interval clear of 50%), leans favoured / leans "
-        "unfavoured (estimate 3+ points off 50%), too close to call, 'anecdote: N matches by K players' (fewer "
-        "than 3 distinct players: no verdict), too few matches to call, or no decided matches",
+        "unfavoured (estimate 3+ points off 50%, 5+ decided matches), too close to call, 'anecdote: N matches by "
+        "K players' (fewer than 3 distinct players: no verdict), too few matches to call (under 5 decided), or no "
+        "decided matches",
     )
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from meta_mage.analytics.clustering import MIN_PLAYERS
-from meta_mage.analytics.stats import LEAN_POINTS, PRIOR_MATCHES
+from meta_mage.analytics.stats import FEW_MATCHES, LEAN_POINTS, PRIOR_MATCHES
 from meta_mage.models.meta import DeckMatchupStatsOutput, Lookalike, MatchupCell, Window, WinRate
 
 _MARKUP = re.compile(r"[\\`*<>|]")
@@ -90,9 +90,9 @@ MODEL = (
 SHRINKAGE_NOTE = (
     f"Ranked on the estimate of {MODEL}, so a lucky 3-0 does not outrank a solid 30-10. “favoured”/"
     f"“unfavoured”: the estimate's 95% interval is clear of 50%; “leans”: the estimate is {LEAN_POINTS}+ points "
-    f"off 50%; “anecdote”: fewer than {MIN_PLAYERS} distinct players behind the record, so no verdict. Record "
-    "intervals count matches one player played as less than independent ones; “only N decided”: fewer than "
-    "{min_sample} decided matches."
+    f"off 50%, with {FEW_MATCHES}+ decided matches; “anecdote”: fewer than {MIN_PLAYERS} distinct players behind "
+    "the record, so no verdict. Record intervals count matches one player played as less than independent ones; "
+    "“only N decided”: fewer than {min_sample} decided matches."
 )
 
 
