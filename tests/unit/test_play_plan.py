@@ -78,3 +78,45 @@ def test_at_least_one_is_the_hypergeometric_complement(copies: int, deck: int) -
 
 def test_lands_between_sums_to_all_hands() -> None:
     assert lands_between(24, 60, 0, 7) == 100.0
+
+
+RUBY_STORM = {
+    "Desperate Ritual": 4,
+    "Pyretic Ritual": 4,
+    "Manamorphose": 4,
+    "Ruby Medallion": 4,
+    "Reckless Impulse": 4,
+    "Wrenn's Resolve": 4,
+    "Past in Flames": 3,
+    "Grapeshot": 1,
+    "Mountain": 18,
+}
+BOROS_WITH_HATE = {**AGGRO, "Voice of Victory": 98.0, "Thraben Charm": 99.0}
+
+
+def test_a_combo_deck_races_and_sees_first_what_stops_its_combo() -> None:
+    # Given Ruby Storm against Boros Energy, whose lists play Voice of Victory and Thraben Charm
+    plan = play_plan(_theirs(BOROS_WITH_HATE), _yours(RUBY_STORM), _answers, ("combo", "aggro"))
+    # Then Storm is the combo deck, not "the control deck" (their curve is lower), and what stops it comes first
+    assert plan.speed.role == "combo"
+    assert {d.name for d in plan.deciders[:2]} == {"Voice of Victory", "Thraben Charm"}
+    # and a seven is not asked to hold an answer to their creatures: it plays around what it cannot answer
+    assert [k.advice for k in plan.keep[1:]] == [f"nothing in your main deck answers {plan.deciders[0].name}; "
+                                                 "play around it or board in"]  # fmt: skip
+    # Without declared strategies the curves alone decide, as before
+    assert play_plan(_theirs(BOROS_WITH_HATE), _yours(RUBY_STORM), _answers).speed.role == "control"
+
+
+@pytest.mark.parametrize(
+    ("strategies", "role"),
+    [
+        (("aggro", "combo"), "beatdown"),  # a fast deck races a combo deck
+        (("midrange", "combo"), "against combo"),  # anything else disrupts it
+        (("unknown", "combo"), "against combo"),
+        (("combo", "combo"), "control"),  # two combo decks: the declared speeds say nothing, the curves decide
+        (("combo", "unknown"), "combo"),
+    ],
+)
+def test_the_part_each_deck_plays_is_the_first_row_that_holds(strategies: tuple[str, str], role: str) -> None:
+    plan = play_plan(_theirs(BOROS_WITH_HATE), _yours(RUBY_STORM), _answers, strategies)
+    assert plan.speed.role == role

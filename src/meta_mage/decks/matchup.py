@@ -65,6 +65,7 @@ class Matchup:
     own_curve: float
     cheats_in: bool = False  # the player's deck puts creatures onto the battlefield without casting them
     tricks_matter: bool = False  # the player's creatures trigger when targeted (heroic, valiant)
+    own_strategy: str = "unknown"  # the player's archetype's declared strategy
 
     @property
     def curve(self) -> float:
@@ -155,9 +156,11 @@ def _spell(card: CardFacts) -> bool:
 
 
 def _card_flow_against_fast(m: Matchup, card: CardFacts) -> bool:
-    """Card draw or selection of 2+ mana that leaves the board alone, against a fast deck."""
+    """Card draw or selection of 2+ mana that leaves the board alone, against a fast deck; not in a combo deck,
+    whose card flow digs for the combo that is its answer to a fast deck."""
     leaves_board = "create" not in card.text.lower()
-    return m.fast and _spell(card) and leaves_board and card.mana_value >= 2 and bool(_CARD_FLOW.search(card.text))
+    flows = _spell(card) and leaves_board and card.mana_value >= 2 and bool(_CARD_FLOW.search(card.text))
+    return m.fast and m.own_strategy != "combo" and flows
 
 
 def _late_against_combo(m: Matchup, card: CardFacts) -> bool:
@@ -298,12 +301,16 @@ def weights(key_cards: list[KeyCard]) -> dict[str, float]:
     return {k.name: k.inclusion_rate / 100 for k in key_cards if k.section == "mainboard"}
 
 
-def matchup_for(classifier: ArchetypeClassifier, fmt: str, opponent: Opponent, main: list[CardDetail]) -> Matchup:
-    """The kind of matchup ``opponent`` makes for a deck whose main deck is ``main``."""
+def matchup_for(
+    classifier: ArchetypeClassifier, fmt: str, opponent: Opponent, main: list[CardDetail], archetype: str = ""
+) -> Matchup:
+    """The kind of matchup ``opponent`` makes for a deck of ``archetype`` whose main deck is ``main``."""
     cheats_in = any(facts_of_detail(c).puts_onto_battlefield for c in main if not is_land(c))
     tricks_matter = any(_TARGETED.search(c.oracle_text or "") for c in main if is_creature(c))
     strategy = classifier.strategy_of(fmt, opponent.name)
-    return Matchup(strategy, opponent.targets, weights(opponent.key_cards), mana_curve(main), cheats_in, tricks_matter)
+    own = classifier.strategy_of(fmt, archetype) if archetype else "unknown"
+    curve = mana_curve(main)
+    return Matchup(strategy, opponent.targets, weights(opponent.key_cards), curve, cheats_in, tricks_matter, own)
 
 
 def kills_own_board(facts: CardFacts, main: list[CardDetail]) -> bool:

@@ -11,6 +11,7 @@ from typing import Literal
 
 from meta_mage.card_rules.facts import CardFacts
 from meta_mage.card_rules.profile import profile_of
+from meta_mage.card_rules.reader import roles_of
 from meta_mage.decks.cards import COST_REDUCTION
 from meta_mage.models.meta import WinRate
 from meta_mage.models.play_plan import Decider, KeepRule, PlayPlan, Speed
@@ -35,7 +36,7 @@ class YourCard:
     quantity: int
 
 
-Role = Literal["beatdown", "control", "even"]
+Role = Literal["beatdown", "control", "even", "combo", "against combo"]
 Answers = Callable[[CardFacts, CardFacts], str]  # (your card, their card) → how it answers, or ""
 
 
@@ -66,28 +67,57 @@ def lands_between(lands: int, deck: int, low: int, high: int) -> float:
     return round(100 * hits / comb(deck, HAND), 1)
 
 
-def _role(your_curve: float, their_curve: float, declared: tuple[bool, bool] | None) -> Role:
-    """Who is the beatdown: by the archetypes' declared strategies when one is fast (aggro or tempo) and the
-    other is not, else by the curves when they are ``CURVE_GAP`` apart."""
-    if declared is not None and declared[0] != declared[1]:
-        return "beatdown" if declared[0] else "control"
-    if your_curve and their_curve and abs(your_curve - their_curve) >= CURVE_GAP:
-        return "beatdown" if your_curve < their_curve else "control"
-    return "even"
+FAST_STRATEGIES = ("aggro", "tempo")
+STOPS_A_COMBO = {"counter", "discard", "graveyard", "spell_limit", "ability"}  # what a combo deck must get past
 
 
-def speed_of(theirs: list[TheirCard], yours: list[YourCard], declared: tuple[bool, bool] | None = None) -> Speed:
-    """Both decks' speed; ``declared``: whether your archetype and theirs are declared fast (aggro, tempo)."""
+@dataclass(frozen=True)
+class Sides:
+    """What decides the part each deck plays: both archetypes' declared strategies ("unknown" when not
+    declared) and both curves."""
+
+    yours: str
+    theirs: str
+    your_curve: float
+    their_curve: float
+
+    @property
+    def declared(self) -> bool:
+        return "unknown" not in (self.yours, self.theirs)
+
+    @property
+    def curves_apart(self) -> bool:
+        return bool(self.your_curve and self.their_curve) and abs(self.your_curve - self.their_curve) >= CURVE_GAP
+
+
+ROLES: tuple[tuple[Role, Callable[[Sides], bool]], ...] = (
+    ("combo", lambda s: s.yours == "combo" and s.theirs != "combo"),
+    ("beatdown", lambda s: s.theirs == "combo" and s.yours in FAST_STRATEGIES),
+    ("against combo", lambda s: s.theirs == "combo" and s.yours != "combo"),
+    ("beatdown", lambda s: s.declared and s.yours in FAST_STRATEGIES and s.theirs not in FAST_STRATEGIES),
+    ("control", lambda s: s.declared and s.theirs in FAST_STRATEGIES and s.yours not in FAST_STRATEGIES),
+    ("beatdown", lambda s: s.curves_apart and s.your_curve < s.their_curve),
+    ("control", lambda s: s.curves_apart and s.your_curve > s.their_curve),
+    ("even", lambda s: True),
+)
+"""The part the player's deck plays, the first row that holds: a combo deck races whatever it meets; a fast
+deck races a combo deck, anything else disrupts one; then the declared fast deck is the beatdown; then the lower
+curve by ``CURVE_GAP``."""
+
+
+def speed_of(theirs: list[TheirCard], yours: list[YourCard], strategies: tuple[str, str] | None = None) -> Speed:
+    """Both decks' speed and the player's part; ``strategies``: your archetype's declared strategy and theirs."""
     their_curve = _curve([(c.facts, c.weight) for c in theirs])
     your_curve = _curve([(c.facts, c.quantity) for c in yours])
     their_spells = [_turn(c.facts) for c in theirs if not c.facts.is_land]
     your_spells = [_turn(c.facts) for c in yours if not c.facts.is_land]
+    sides = Sides(*(strategies or ("unknown", "unknown")), your_curve, their_curve)
     return Speed(
         their_curve=their_curve,
         your_curve=your_curve,
         their_first_turn=min(their_spells, default=None),
         your_first_turn=min(your_spells, default=None),
-        role=_role(your_curve, their_curve, declared),
+        role=next(role for role, holds in ROLES if holds(sides)),
     )
 
 
@@ -99,19 +129,28 @@ def _reduction(words: str) -> str:
     return "its cost reduction" if words.lower().startswith("cost") else words.lower()
 
 
-def _decides(card: TheirCard) -> tuple[int, float, str]:
+def _decides(card: TheirCard) -> int:
     """Threats and the spells that cheat them in (reanimation) first, then interaction that stays on the board
     (lock pieces), then the rest: a removal spell is not a card to answer."""
     kind = profile_of(card.facts).kind
     engine = card.facts.puts_onto_battlefield and not card.facts.is_permanent  # Reanimate, Goryo's Vengeance
     lasting = kind == "interaction" and card.facts.is_permanent
-    return (0 if kind == "threat" or engine else 1 if lasting else 2, -card.weight, card.facts.name)
+    return 0 if kind == "threat" or engine else 1 if lasting else 2
 
 
-def deciders(theirs: list[TheirCard], yours: list[YourCard], answers: Answers) -> list[Decider]:
-    """Their most played threats and interaction (then the rest), each with your main-deck cards that answer
-    it; a card's own record only when some of their lists go without it."""
-    ranked = sorted((c for c in theirs if not c.facts.is_land), key=_decides)
+def _stops_your_combo(card: TheirCard) -> int:
+    """For a combo deck: what can stop the combo first (counters, discard, graveyard hate, locks), then their
+    clock, then the rest."""
+    if {r.kind for r in roles_of(card.facts)} & STOPS_A_COMBO:
+        return 0
+    return 1 if profile_of(card.facts).kind == "threat" else 2
+
+
+def deciders(theirs: list[TheirCard], yours: list[YourCard], answers: Answers, role: Role = "even") -> list[Decider]:
+    """Their most played threats and interaction (then the rest; for a combo deck, what stops it first), each
+    with your main-deck cards that answer it; a card's own record only when some of their lists go without it."""
+    first = _stops_your_combo if role == "combo" else _decides
+    ranked = sorted((c for c in theirs if not c.facts.is_land), key=lambda c: (first(c), -c.weight, c.facts.name))
     found = []
     for card in ranked[:DECIDERS]:
         ways = [(mine.facts.name, how) for mine in yours if (how := answers(mine.facts, card.facts))]
@@ -155,6 +194,7 @@ def _answer_in_time(speed: Speed, found: list[Decider], yours: list[YourCard]) -
     """Against a faster deck: an answer in time for their first key cards."""
     first = speed.their_first_turn
     early = [d for d in found if first is not None and d.turn <= first + 1]
+    early = [d for d in early if d.your_answers] or early  # named only where the deck has an answer to hold
     turn = max((d.turn for d in early), default=2)
     answering = _answering(early)
     cards = [c for c in yours if c.facts.name in answering and _turn(c.facts) <= turn and not c.facts.is_land]
@@ -170,17 +210,20 @@ def _early_threat(speed: Speed, found: list[Decider], yours: list[YourCard]) -> 
 # what a seven should also hold, by the player's role in the matchup
 ROLE_RULES: dict[str, Callable[[Speed, list[Decider], list[YourCard]], KeepRule]] = {
     "control": _answer_in_time,
+    "against combo": _answer_in_time,
     "beatdown": _early_threat,
 }
 
 
-def _top_answer_rule(found: list[Decider], yours: list[YourCard]) -> KeepRule | None:
-    """One of your answers to the card they play most, or the words that you have none."""
+def _top_answer_rule(found: list[Decider], yours: list[YourCard], role: Role) -> KeepRule | None:
+    """One of your answers to the card they play most, or the words that you have none (a combo deck plays
+    around what stops it; others race it)."""
     if not found:
         return None
     top = found[0]
     if not top.your_answers:
-        return KeepRule(advice=f"nothing in your main deck answers {top.name}; race it or board in")
+        instead = "play around it" if role == "combo" else "race it"
+        return KeepRule(advice=f"nothing in your main deck answers {top.name}; {instead} or board in")
     cards = [c for c in yours if c.facts.name in _answering([top])]
     if sum(c.quantity for c in cards) < FEW_ANSWERS:  # a keep rule most sevens fail is no rule
         names = " / ".join(c.facts.name for c in cards)
@@ -194,7 +237,7 @@ def keep_rules(speed: Speed, found: list[Decider], yours: list[YourCard]) -> lis
     rules = [_lands_rule(yours)]
     if speed.role in ROLE_RULES:
         rules.append(ROLE_RULES[speed.role](speed, found, yours))
-    if (top := _top_answer_rule(found, yours)) is not None:
+    if (top := _top_answer_rule(found, yours, speed.role)) is not None:
         rules.append(top)
     return rules
 
@@ -208,8 +251,8 @@ def _is_threat(card: CardFacts) -> bool:
 
 
 def play_plan(
-    theirs: list[TheirCard], yours: list[YourCard], answers: Answers, declared: tuple[bool, bool] | None = None
+    theirs: list[TheirCard], yours: list[YourCard], answers: Answers, strategies: tuple[str, str] | None = None
 ) -> PlayPlan:
-    speed = speed_of(theirs, yours, declared)
-    found = deciders(theirs, yours, answers)
+    speed = speed_of(theirs, yours, strategies)
+    found = deciders(theirs, yours, answers, speed.role)
     return PlayPlan(speed=speed, deciders=found, keep=keep_rules(speed, found, yours))

@@ -146,7 +146,10 @@ def _new_sideboard(ctx: CoachContext, scope: Scope, top: list[dict[str, Any]], p
     mine = section_of(params.card_details, "sideboard")
     main = section_of(params.card_details, "mainboard")
     main_list = list(main.values())
-    matchups = {opp: matchup_for(ctx.classifier, scope.format, profile, main_list) for opp, profile in profiles.items()}
+    matchups = {
+        opp: matchup_for(ctx.classifier, scope.format, profile, main_list, scope.own.name)
+        for opp, profile in profiles.items()
+    }
     return Sideboard(scope.own, opponents, mine, main, matchups, [], {})
 
 

@@ -92,7 +92,7 @@ def plan_for(
     matchup: Matchup,
     main: list[CardDetail],
     overall: WinRate | None,
-    declared: tuple[bool, bool] | None = None,
+    strategies: tuple[str, str] | None = None,
 ) -> PlayPlan:
     """How to play the matchup: their main-deck key cards (with their lists' own record against the archetype)
     and the player's known main-deck cards, answers read once per card. ``overall``: the archetype's record
@@ -110,18 +110,12 @@ def plan_for(
     known = [c for c in main if not c.unknown]
     ways = {c.name: answers(c, matchup, main) for c in known}
     yours = [YourCard(facts_of_detail(c), c.quantity) for c in known]
-    return play_plan(theirs, yours, lambda mine, their: ways.get(mine.name, {}).get(their.name, ""), declared)
+    return play_plan(theirs, yours, lambda mine, their: ways.get(mine.name, {}).get(their.name, ""), strategies)
 
 
-FAST_STRATEGIES = ("aggro", "tempo")
-
-
-def _declared(ctx: CoachContext, fmt: str, archetype: str, matchup: Matchup) -> tuple[bool, bool] | None:
-    """Whether the player's archetype and the opponent are declared fast, when both strategies are declared."""
-    own = ctx.classifier.strategy_of(fmt, archetype)
-    if own == "unknown" or matchup.strategy == "unknown":
-        return None
-    return own in FAST_STRATEGIES, matchup.strategy in FAST_STRATEGIES
+def _strategies(ctx: CoachContext, fmt: str, archetype: str, matchup: Matchup) -> tuple[str, str]:
+    """The player's archetype's declared strategy and the opponent's ("unknown" where none is declared)."""
+    return ctx.classifier.strategy_of(fmt, archetype), matchup.strategy
 
 
 def matchup_facts(ctx: CoachContext, params: StrategyInput) -> StrategyFacts:
@@ -142,7 +136,7 @@ def matchup_facts(ctx: CoachContext, params: StrategyInput) -> StrategyFacts:
     own = ctx.evidence(fmt, archetype, period.start, period.end)
     side = list(section_of(params.card_details, "sideboard").values())
     main = list(section_of(params.card_details, "mainboard").values())
-    matchup = matchup_for(ctx.classifier, fmt, them, main)
+    matchup = matchup_for(ctx.classifier, fmt, them, main, archetype)
     core = core_cards(ctx.classifier, fmt, own, params.card_details)
     guide = sideboard_guide(GuideCase(opponent, record_vs, side, main, matchup, own, core))
     stays_out = {c.name for c in guide.left_out}  # the guide's in-rules judge every card once, for both lists
@@ -156,7 +150,7 @@ def matchup_facts(ctx: CoachContext, params: StrategyInput) -> StrategyFacts:
         opponent_key_cards=them.key_cards,
         sideboard_answers=[a for a in found if a is not None],
         sideboard_guide=guide,
-        play_plan=plan_for(archetype, them, matchup, main, record_vs, _declared(ctx, fmt, archetype, matchup)),
+        play_plan=plan_for(archetype, them, matchup, main, record_vs, _strategies(ctx, fmt, archetype, matchup)),
         your_deck_profile=deck_profile(main),
         metadata=StrategyMetadata(period=period),
     )

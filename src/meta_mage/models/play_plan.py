@@ -15,8 +15,9 @@ class Speed(BaseModel):
     your_curve: float = Field(description="Average mana value of your nonland spells")
     their_first_turn: int | None = Field(description="The earliest turn one of their key spells comes down")
     your_first_turn: int | None = Field(description="The earliest turn one of your spells comes down")
-    role: Literal["beatdown", "control", "even"] = Field(
-        description="beatdown: you are the faster deck and must end it before their bigger cards matter; "
+    role: Literal["beatdown", "control", "even", "combo", "against combo"] = Field(
+        description="combo: yours is the combo deck and races whatever it meets; against combo: theirs is, and "
+        "you disrupt it; beatdown: you are the faster deck and must end it before their bigger cards matter; "
         "control: they are faster and you win the long game; even: neither curve is clearly lower"
     )
 

@@ -97,7 +97,11 @@ def strategy(route: Route, known: ConversationState, done: Results) -> str:
 
 _ROLE_WORDS = {
     "control": "You are the control deck: they are faster, so answer their early cards and win the long game",
-    "beatdown": "You are the beatdown: you are faster, so press damage before their bigger cards take over",
+    "beatdown": "You are the beatdown: you are faster, so press damage before their plan takes over",
+    "combo": "You are the combo deck: race their clock, and keep your interaction for the cards that can stop "
+    "your combo (those come first below)",
+    "against combo": "They are the combo deck: pressure them and keep interaction for the cards their combo "
+    "needs; the longer the game, the more of their deck they see",
     "even": "Neither deck is clearly faster: the player who uses their mana better each turn wins",
 }
 

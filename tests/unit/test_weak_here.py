@@ -1,0 +1,22 @@
+"""The weakest cards in a kind of matchup (``decks/matchup.py`` ``WEAK_HERE``), on real cards."""
+
+from __future__ import annotations
+
+from meta_mage.decks.matchup import Matchup
+from tests.unit.test_card_answers_table import card
+
+BOROS = ["Ragavan, Nimble Pilferer", "Guide of Souls", "Ocelot Pride", "Phlage, Titan of Fire's Fury"]
+
+
+def against_boros(own_strategy: str) -> Matchup:
+    return Matchup("aggro", [card(name) for name in BOROS], {}, 2.0, own_strategy=own_strategy)
+
+
+def test_card_flow_is_slow_against_a_fast_deck_unless_it_digs_for_a_combo() -> None:
+    # Given a two-mana draw spell that leaves the board alone, against Boros Energy
+    resolve = card("Wrenn's Resolve")
+    # Then in a midrange deck it is among the weakest cards of the matchup
+    assert against_boros("midrange").slow_here(resolve).startswith("card advantage that leaves the board alone")
+    assert against_boros("unknown").slow_here(resolve)
+    # but in a combo deck it digs for the combo that is the deck's answer to a fast deck: not slow
+    assert against_boros("combo").slow_here(resolve) == ""
