@@ -157,3 +157,26 @@ def test_against_combo_the_combat_tricks_make_room_for_interaction(modern_world:
     outs = {c["name"]: c["why"] for c in guide["take_out"]}
     assert "Mutagenic Growth" in outs and "a combat trick" in outs["Mutagenic Growth"], outs
     assert sum(c["quantity"] for c in guide["bring_in"]) == sum(c["quantity"] for c in guide["take_out"])
+
+
+def test_a_wish_decks_sideboard_keeps_what_its_wish_fetches(modern_world: dict[str, Any]) -> None:
+    # Given a real Ritual Storm list: Wish in the main deck, Past in Flames, Empty the Warrens and Galvanic Relay
+    # in the sideboard (answers to nothing, and Past in Flames is also a main-deck card)
+    deck, source = modern_deck("Ritual Storm")
+    side = {c["CardName"] for c in source["Sideboard"]}
+    assert "Wish" in {c["CardName"] for c in source["Mainboard"]}
+    wished = {"Past in Flames", "Empty the Warrens", "Galvanic Relay"} & side
+    assert wished
+    cards = call(modern_world, "get_enriched_deck", deck=deck)["card_details"]
+    # When the sideboard is optimised for the top decks
+    board = call(
+        modern_world, "optimize_sideboard", card_details=cards, archetype="Ritual Storm", format="Modern", days=DAYS
+    )
+    # Then none of them is cut: each is kept as a Wish target (it was "answers none of the top decks' key cards")
+    kept = {s["name"]: s["reason"] for s in board["final_sideboard"]}
+    assert not wished & set(board["cuts"])
+    assert all(kept[name].startswith("a Wish target") for name in wished)
+    # and every guide leaves them in the sideboard for Wish, never "no answer to their key cards"
+    for guide in board["guides"]:
+        left = {c["name"]: c["why"] for c in guide["left_out"]}
+        assert all(left[name] == "for Wish to fetch" for name in wished if name in left), guide["opponent"]

@@ -1,7 +1,9 @@
-"""The weakest cards in a kind of matchup (``decks/matchup.py`` ``WEAK_HERE``), on real cards."""
+"""The weakest cards in a kind of matchup (``decks/matchup.py`` ``WEAK_HERE``) and the sideboard cards a wish
+fetches, on real cards."""
 
 from __future__ import annotations
 
+from meta_mage.decks.cards import wished_by
 from meta_mage.decks.matchup import Matchup
 from tests.unit.test_card_answers_table import card
 
@@ -20,3 +22,17 @@ def test_card_flow_is_slow_against_a_fast_deck_unless_it_digs_for_a_combo() -> N
     assert against_boros("unknown").slow_here(resolve)
     # but in a combo deck it digs for the combo that is the deck's answer to a fast deck: not slow
     assert against_boros("combo").slow_here(resolve) == ""
+
+
+def test_a_wish_fetches_the_sideboard_cards_its_words_name() -> None:
+    targets = ["Grapeshot", "Past in Flames", "Prismatic Ending", "Mycosynth Lattice", "Tarmogoyf", "Brainstorm"]
+
+    def fetched(wish: str) -> list[str]:
+        return [name for name in targets if wished_by(card(name), [card("Lightning Bolt"), card(wish)]) == wish]
+
+    assert fetched("Wish") == targets  # any card
+    assert fetched("Burning Wish") == ["Grapeshot", "Past in Flames", "Prismatic Ending"]  # sorceries
+    assert fetched("Karn, the Great Creator") == ["Mycosynth Lattice"]  # artifacts
+    assert fetched("Living Wish") == ["Tarmogoyf"]  # creature or land
+    assert fetched("Cunning Wish") == ["Brainstorm"]
+    assert wished_by(card("Grapeshot"), [card("Lightning Bolt")]) == ""

@@ -79,3 +79,37 @@ def mana_curve(main: list[CardDetail]) -> float:
     """The deck's average nonland mana value (0 for a deck of lands)."""
     spells = [(c.cmc or 0, c.quantity) for c in main if not is_land(c) and not c.unknown]
     return sum(v * n for v, n in spells) / max(1, sum(n for _, n in spells))
+
+
+# a card that fetches from the sideboard ("You may reveal a sorcery card you own from outside the game"): the words
+# between the article and "card" say which cards it can fetch (none: any card)
+_WISH = re.compile(r"\b(?:reveal|play|put) an? ((?:[a-z-]+ )*?)card you own from outside the game", re.I)
+_COLOUR_WORDS = {"white": "W", "blue": "U", "black": "B", "red": "R", "green": "G"}
+
+
+def _fetchable(words: list[str], card: CardFacts) -> bool:
+    """Whether ``card`` is of the kind the wish's words name: any of them ("creature or land")."""
+    kinds = [w for w in words if w != "or"]
+    if not kinds:
+        return True
+
+    def named(word: str) -> bool:
+        if word == "multicolored":
+            return len(card.colours) > 1
+        if word == "noncreature":
+            return "creature" not in card.types
+        if word in _COLOUR_WORDS:
+            return _COLOUR_WORDS[word] in card.colours
+        return word in card.types or word in card.subtypes
+
+    return any(named(word) for word in kinds)
+
+
+def wished_by(card: CardFacts, main: list[CardFacts]) -> str:
+    """The main-deck card that can fetch ``card`` from the sideboard (Wish, Burning Wish, Karn, the Great
+    Creator), or "": such a sideboard card is part of the deck's plan, not a card waiting for a matchup."""
+    for wish in main:
+        match = _WISH.search(wish.text)
+        if match and _fetchable(match.group(1).lower().split(), card):
+            return wish.name
+    return ""

@@ -10,7 +10,7 @@ from dataclasses import dataclass, replace
 from meta_mage.archetypes.classifier import ArchetypeClassifier
 from meta_mage.card_rules.facts import CardFacts
 from meta_mage.card_rules.profile import profile_of
-from meta_mage.decks.cards import answer_kinds, facts_of_detail, is_land, section_of
+from meta_mage.decks.cards import answer_kinds, facts_of_detail, is_land, section_of, wished_by
 from meta_mage.decks.evidence import (
     BETTER_BY,
     CORE_INCLUSION,
@@ -108,6 +108,7 @@ class InCandidate:
     with_card: WinRate | None
     better: bool  # its lists did better against them
     matchup: Matchup
+    wished_by: str = ""  # the main-deck card that fetches it from the sideboard (Wish), or ""
 
     @classmethod
     def of(cls, card: CardDetail, case: GuideCase) -> InCandidate:
@@ -115,7 +116,9 @@ class InCandidate:
         with_card = case.own.with_card(card.name, case.opponent)
         value, full_cost = worth(card, how, case.matchup.targets, case.matchup.weights)
         better = did_better(with_card, case.base)
-        return cls(card, facts_of_detail(card), how, value, full_cost, with_card, better, case.matchup)
+        facts = facts_of_detail(card)
+        wish = wished_by(facts, [facts_of_detail(c) for c in case.main if not c.unknown])
+        return cls(card, facts, how, value, full_cost, with_card, better, case.matchup, wish)
 
     @property
     def interaction(self) -> bool:
@@ -173,7 +176,9 @@ IN_RULES: tuple[InRule, ...] = (
     # against a deck with no blue card)
     InRule(4, lambda c: c.better and not c.interaction, lambda _: ""),
     InRule(5, lambda c: c.interaction, lambda _: "answers none of their key cards", comes_in=False),
-    InRule(6, lambda _: True, lambda _: "no answer to their key cards, and no record against them", comes_in=False),
+    # a card the main deck's wish fetches is part of the plan from the sideboard (Past in Flames for Wish)
+    InRule(6, lambda c: bool(c.wished_by), lambda c: f"for {c.wished_by} to fetch", comes_in=False),
+    InRule(7, lambda _: True, lambda _: "no answer to their key cards, and no record against them", comes_in=False),
 )
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from meta_mage.decks.cards import section_of
+from meta_mage.decks.cards import answer_kinds, facts_of_detail, section_of, wished_by
 from meta_mage.decks.context import CoachContext, Scope
 from meta_mage.decks.enrich import card_detail
 from meta_mage.decks.evidence import ArchetypeEvidence, did_better
@@ -58,12 +58,28 @@ def _keeper_reason(hits: dict[str, list[str]], better: list[str]) -> str:
     return "; ".join(parts)
 
 
+def _keep_wish_targets(board: Sideboard) -> None:
+    """The player's sideboard cards a main-deck wish fetches that answer nothing (Past in Flames and Empty the
+    Warrens beside Ruby Storm's Wish) are the deck's plan, not a matchup's answer: kept first, every copy."""
+    main = [facts_of_detail(c) for c in board.main.values() if not c.unknown]
+    for card in board.mine.values():
+        facts = facts_of_detail(card)
+        wish = wished_by(facts, main) if not card.unknown and not answer_kinds(facts) else ""
+        if wish and board.remaining:
+            reason = f"a {wish} target: {wish} fetches it from the sideboard, so it is part of the deck's plan; kept"
+            take = min(card.quantity, board.remaining)
+            board.final.append(SideboardSlot(name=card.name, quantity=take, reason=reason, targets=[]))
+
+
 def _keep_answers(board: Sideboard) -> None:
-    """The player's own cards that answer a top deck (by the rules, or by their lists' record) are kept first,
+    """The player's own cards that answer a top deck (by the rules, or by their lists' record) are kept next,
     those that answer the most first, as many copies as there is room for."""
     main = list(board.main.values())
+    kept = {card_key(slot.name) for slot in board.final}
     keepers = []
     for key, card in board.mine.items():
+        if key in kept:
+            continue
         hits = {opp: list(how) for opp, _ in board.opponents if (how := answers(card, board.matchups[opp], main))}
         better = board.better_against(card.name)
         answered = list(dict.fromkeys([*hits, *better]))
@@ -156,13 +172,15 @@ def _new_sideboard(ctx: CoachContext, scope: Scope, top: list[dict[str, Any]], p
 def optimize_sideboard(ctx: CoachContext, params: OptimizeInput) -> OptimizeSideboardOutput:
     """A 15-card sideboard aimed at the top N archetypes, from what the archetype's lists play.
 
-    The user's own sideboard cards that answer a top deck (by the rules against its key cards, or by
+    The cards a main-deck wish fetches are kept first (the deck's plan); then the user's own sideboard cards that
+    answer a top deck (by the rules against its key cards, or by
     lists with the card beating the archetype's record against it: ``did_better``) are kept first, so
     this never cuts a card the matchup plan calls an answer; the other slots go to what the archetype's
     lists play most. Every cut says why, and a guide per top deck says what comes in and goes out."""
     scope = ctx.scope(params)
     top = scope.top(params.top_n)
     board = _new_sideboard(ctx, scope, top, params)
+    _keep_wish_targets(board)
     _keep_answers(board)
     _fill_popular(board)
     _top_up(board)
