@@ -113,3 +113,18 @@ def wished_by(card: CardFacts, main: list[CardFacts]) -> str:
         if match and _fetchable(match.group(1).lower().split(), card):
             return wish.name
     return ""
+
+
+# a nonland card that makes or fetches mana: a mana rock or dork, a land aura (Utopia Sprawl), an extra land drop, a
+# land put onto the battlefield from the library
+_RAMPS = re.compile(
+    r"\badds? (?:an additional |one |two |three )?(?:\{|mana\b|one mana)|\bplay an additional land"
+    r"|search your library for [^.]*\blands? cards?[^.]*onto the battlefield",
+    re.I,
+)
+
+
+def ramps(card: CardFacts) -> bool:
+    """Whether a nonland card makes mana or puts lands into play (Talisman of Impulse, Utopia Sprawl, Icetill
+    Explorer): in a ramp deck, its engine."""
+    return not card.is_land and _RAMPS.search(card.text) is not None

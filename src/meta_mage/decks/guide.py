@@ -10,7 +10,7 @@ from dataclasses import dataclass, replace
 from meta_mage.archetypes.classifier import ArchetypeClassifier
 from meta_mage.card_rules.facts import CardFacts
 from meta_mage.card_rules.profile import profile_of
-from meta_mage.decks.cards import answer_kinds, facts_of_detail, is_land, section_of, wished_by
+from meta_mage.decks.cards import answer_kinds, facts_of_detail, is_land, ramps, section_of, wished_by
 from meta_mage.decks.evidence import (
     BETTER_BY,
     CORE_INCLUSION,
@@ -240,6 +240,7 @@ class OutCandidate:
     slow: str  # why it is among the weakest in this kind of matchup, or ""
     trick: bool = False  # a combat trick in a deck whose creatures do not trigger when targeted
     best_worth: float = 0.0  # the worth here of the best card coming in, its lists' record left aside
+    ramp: bool = False  # a mana source in a ramp deck: the deck's engine, however the lists split among them
 
     @classmethod
     def of(
@@ -258,7 +259,8 @@ class OutCandidate:
         slow = "" if how else matchup.slow_here(facts)
         trick = bool(TRICK.search(facts.text)) and not matchup.tricks_matter
         gap = evidence_gap(in_lists, base)
-        return cls(card, facts, how, value, share, copies, core, in_lists, gap, slow, trick)
+        ramp = matchup.own_strategy == "ramp" and ramps(facts)
+        return cls(card, facts, how, value, share, copies, core, in_lists, gap, slow, trick, ramp=ramp)
 
     @property
     def spell(self) -> bool:
@@ -277,9 +279,10 @@ class OutCandidate:
     def engine(self) -> bool:
         """A piece of what the deck does: in ``ENGINE_INCLUSION`` % of the lists at ``ENGINE_COPIES`` or more
         copies, and neither interaction nor a combat trick (Manamorphose in Ruby Storm, a madness deck's discard
-        outlets; a heroic deck's tricks are its engine)."""
+        outlets; a heroic deck's tricks are its engine); or a ramp deck's mana source (its lists split among
+        Talismans, so no one of them is in 90 % of the lists, but together they are how it casts its threats)."""
         played = self.share >= ENGINE_INCLUSION and self.copies >= ENGINE_COPIES - COPIES_ROUNDING
-        return played and not self.interaction and not self.trick
+        return (played and not self.interaction and not self.trick) or self.ramp
 
     @property
     def by_rules(self) -> bool:

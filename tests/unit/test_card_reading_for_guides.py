@@ -1,9 +1,9 @@
-"""The weakest cards in a kind of matchup (``decks/matchup.py`` ``WEAK_HERE``) and the sideboard cards a wish
-fetches, on real cards."""
+"""What the guides read of a card beyond its answers, on real cards: the weakest cards in a kind of matchup
+(``decks/matchup.py`` ``WEAK_HERE``), the sideboard cards a wish fetches, a ramp deck's mana sources."""
 
 from __future__ import annotations
 
-from meta_mage.decks.cards import wished_by
+from meta_mage.decks.cards import ramps, wished_by
 from meta_mage.decks.matchup import Matchup
 from tests.unit.test_card_answers_table import card
 
@@ -36,3 +36,9 @@ def test_a_wish_fetches_the_sideboard_cards_its_words_name() -> None:
     assert fetched("Living Wish") == ["Tarmogoyf"]  # creature or land
     assert fetched("Cunning Wish") == ["Brainstorm"]
     assert wished_by(card("Grapeshot"), [card("Lightning Bolt")]) == ""
+
+
+def test_a_ramp_card_makes_mana_or_puts_lands_into_play() -> None:
+    ramp = ["Talisman of Impulse", "Utopia Sprawl", "Icetill Explorer", "Llanowar Elves", "Search for Tomorrow"]
+    not_ramp = ["Ancient Stirrings", "Expedition Map", "Lightning Bolt", "Eldrazi Temple", "Devourer of Destiny"]
+    assert [name for name in ramp + not_ramp if ramps(card(name))] == ramp
