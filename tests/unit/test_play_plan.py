@@ -120,3 +120,13 @@ def test_a_combo_deck_races_and_sees_first_what_stops_its_combo() -> None:
 def test_the_part_each_deck_plays_is_the_first_row_that_holds(strategies: tuple[str, str], role: str) -> None:
     plan = play_plan(_theirs(BOROS_WITH_HATE), _yours(RUBY_STORM), _answers, strategies)
     assert plan.speed.role == role
+
+
+def test_a_free_counterspell_is_not_a_five_drop() -> None:
+    # Given Izzet Tempo's Force of Will and Daze (their alternative costs put them on the table at once)
+    theirs = _theirs({"Force of Will": 100.0, "Daze": 100.0, "Dragon's Rage Channeler": 100.0})
+    plan = play_plan(theirs, _yours(RUBY_STORM), _answers, ("combo", "tempo"))
+    # Then each says how it comes sooner, and neither counts in their curve: only the one-drop does
+    sooner = {d.name: d.sooner_by for d in plan.deciders}
+    assert sooner["Force of Will"] == sooner["Daze"] == "its alternative cost"
+    assert plan.speed.their_curve == 1.0

@@ -10,9 +10,12 @@ from meta_mage.models.cards import card_key, mana_colors
 from meta_mage.models.decks import CardDetail, KeyCard
 
 OWN_CREATURES = 12  # a deck with this many creatures or more loses them to its own sweeper
-# a cost reduction that brings a card down sooner than its mana value says
+# a cost reduction or an alternative cost (Force of Will, Daze) that brings a card down sooner than its mana
+# value says
 COST_REDUCTION = re.compile(
-    r"\b(delve|improvise|affinity for \w+|convoke|emerge|evoke|warp|costs? \{\d+\} less)\b", re.I
+    r"\b(delve|improvise|affinity for \w+|convoke|emerge|evoke|warp|costs? \{\d+\} less"
+    r"|rather than pay this spell's mana cost)\b",
+    re.I,
 )
 
 

@@ -126,7 +126,11 @@ UNIVERSAL = 90.0  # a card in this share of their lists: its lists' record is th
 
 
 def _reduction(words: str) -> str:
-    return "its cost reduction" if words.lower().startswith("cost") else words.lower()
+    """How a card comes down sooner, in words: "its cost reduction", "its alternative cost", "delve"."""
+    lowered = words.lower()
+    if lowered.startswith("cost"):
+        return "its cost reduction"
+    return "its alternative cost" if lowered.startswith("rather than") else lowered
 
 
 def _decides(card: TheirCard) -> int:
