@@ -32,6 +32,7 @@ EVIDENCE = (
     "late against",
     "life gain does little",
     "a combat trick",
+    "what they choose to lose",
 )
 _C = r"(white|blue|black|red|green)"
 # a colour the card's effect depends on ("if it's blue", "black or red permanent", "protection from red"), not
@@ -78,6 +79,8 @@ BASICS = {
     for kind in ("Plains", "Island", "Swamp", "Mountain", "Forest", "Wastes")
 }
 RECORD = re.compile(r"went (\d+-\d+)")
+# a card whose victim its target chooses: "target player sacrifices a creature", "each opponent sacrifices"
+EDICT = re.compile(r"\b(?:player|opponent)s? sacrifices? an? (?:\w+ )?creature", re.I)
 
 
 @pytest.fixture(scope="module")
@@ -181,6 +184,12 @@ def decisions(world: dict[str, Any], fmt: str, archetype: str, text: str) -> dic
             and copies(cards, name, "mainboard") >= 3
             and re.search(r"Creature|Planeswalker|Saga", types.get(name, ""))
         ]
+        their_creatures = any("Creature" in (k.get("type_line") or "") for k in plan["opponent_key_cards"])
+        found["an edict called dead against creatures"] += [
+            f"{where}: {name}"
+            for name, _, why in outs
+            if their_creatures and "nothing to hit" in why and EDICT.search(oracle.get(name, ""))
+        ]
         stated = all(any(rule in why for rule in STATED) for *_, why in outs)
         if outs and outs in seen and not stated:
             found["same out-list and reasons"].append(f"{where}: {outs}")
@@ -276,6 +285,7 @@ def test_deck_tools_decide_each_card_once_and_by_the_matchup(world: dict[str, An
         "no play plan",
         "basic for a basic of another kind",
         "a 3-4-of threat cut as a flex slot",
+        "an edict called dead against creatures",
     ):
         assert total[check] == [], check
 
@@ -376,3 +386,36 @@ def test_the_sideboard_answers_and_the_guide_judge_each_card_alike(world: dict[s
     left_out = {c["name"] for c in plan["sideboard_guide"]["left_out"]}
     assert "Surgical Extraction" in left_out
     assert not left_out & {a["name"] for a in plan["sideboard_answers"]}
+
+
+def _guide(world: dict[str, Any], fmt: str, archetype: str, opponent: str) -> dict[str, Any]:
+    """The demo list of ``archetype`` and its sideboard guide against ``opponent`` (60 days)."""
+    cards = _deck(world, fmt, archetype)
+    stats = call(world, "get_deck_matchup_stats", archetype=archetype, format=fmt, days=DAYS)
+    plan = call(
+        world,
+        "generate_deck_matchup_strategy",
+        card_details=cards,
+        archetype=archetype,
+        opponent_archetype=opponent,
+        matchup_stats=stats,
+    )
+    guide: dict[str, Any] = plan["sideboard_guide"]
+    return guide
+
+
+def test_an_edict_against_a_creature_deck_is_never_dead(world: dict[str, Any]) -> None:
+    # Given Pauper's Dimir Faeries, with a Chainer's Edict and an Extract a Confession, against Gruul Stompy
+    guide = _guide(world, "Pauper", "Dimir Faeries", "Gruul Stompy")
+    whys = {c["name"]: c["why"] for c in guide["take_out"] + guide["left_out"]}
+    # Then neither is said to have nothing to hit (they went out as "nothing to hit among their key cards"):
+    # their victims are the opponent's choice, and the guide says so where it keeps one out
+    assert "Chainer's Edict" in whys and "nothing to hit" not in whys["Chainer's Edict"]
+    assert whys["Extract a Confession"] == "they choose what it takes: no answer to any one key card"
+
+
+def test_a_reanimation_target_is_the_plan_not_interaction(world: dict[str, Any]) -> None:
+    # Given Legacy's Dimir Reanimator against Izzet Tempo: Archon of Cruelty's enters trigger reads as interaction
+    guide = _guide(world, "Legacy", "Dimir Reanimator", "Izzet Tempo")
+    # Then it does not go out as outclassed by a sideboard card (it did, "a core card, out on the rules")
+    assert "Archon of Cruelty" not in {c["name"] for c in guide["take_out"]}

@@ -4,7 +4,8 @@
 from __future__ import annotations
 
 from meta_mage.decks.cards import ramps, wished_by
-from meta_mage.decks.matchup import Matchup
+from meta_mage.decks.matchup import Matchup, answers, their_choice
+from meta_mage.models.decks import CardDetail
 from tests.unit.test_card_answers_table import card
 
 BOROS = ["Ragavan, Nimble Pilferer", "Guide of Souls", "Ocelot Pride", "Phlage, Titan of Fire's Fury"]
@@ -42,3 +43,27 @@ def test_a_ramp_card_makes_mana_or_puts_lands_into_play() -> None:
     ramp = ["Talisman of Impulse", "Utopia Sprawl", "Icetill Explorer", "Llanowar Elves", "Search for Tomorrow"]
     not_ramp = ["Ancient Stirrings", "Expedition Map", "Lightning Bolt", "Eldrazi Temple", "Devourer of Destiny"]
     assert [name for name in ramp + not_ramp if ramps(card(name))] == ramp
+
+
+def as_detail(name: str) -> CardDetail:
+    facts = card(name)
+    return CardDetail(
+        name=name,
+        quantity=1,
+        section="mainboard",
+        mana_cost=facts.mana_cost,
+        type_line=facts.type_line,
+        oracle_text=facts.oracle_text,
+    )
+
+
+def test_an_edict_reaches_a_creature_deck_as_they_choose() -> None:
+    # Given Chainer's Edict against Boros Energy's creatures, and against a deck of spells only
+    creatures = against_boros("midrange")
+    spells = Matchup("combo", [card(name) for name in ("Desperate Ritual", "Grapeshot")], {}, 2.0)
+    # Then it answers none of the creatures (they pick what goes) but is live against them; dead against spells
+    edict = as_detail("Chainer's Edict")
+    assert answers(edict, creatures) == {} and their_choice(edict, creatures)
+    assert not their_choice(edict, spells)
+    # a removal spell is an answer, not their choice
+    assert answers(as_detail("Fatal Push"), creatures) and not their_choice(as_detail("Fatal Push"), creatures)

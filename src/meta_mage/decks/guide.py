@@ -18,7 +18,7 @@ from meta_mage.decks.evidence import (
     did_better,
     evidence_gap,
 )
-from meta_mage.decks.matchup import TRICK, Matchup, answers, group_ways
+from meta_mage.decks.matchup import TRICK, Matchup, answers, group_ways, their_choice
 from meta_mage.decks.post_board import deck_text, post_board
 from meta_mage.models.cards import card_key
 from meta_mage.models.decks import CardDetail, GuideCard, SideboardGuide
@@ -109,6 +109,7 @@ class InCandidate:
     better: bool  # its lists did better against them
     matchup: Matchup
     wished_by: str = ""  # the main-deck card that fetches it from the sideboard (Wish), or ""
+    their_choice: bool = False  # it reaches their key cards only as they choose (an edict)
 
     @classmethod
     def of(cls, card: CardDetail, case: GuideCase) -> InCandidate:
@@ -118,7 +119,8 @@ class InCandidate:
         better = did_better(with_card, case.base)
         facts = facts_of_detail(card)
         wish = wished_by(facts, [facts_of_detail(c) for c in case.main if not c.unknown])
-        return cls(card, facts, how, value, full_cost, with_card, better, case.matchup, wish)
+        chosen = not how and their_choice(card, case.matchup)
+        return cls(card, facts, how, value, full_cost, with_card, better, case.matchup, wish, chosen)
 
     @property
     def interaction(self) -> bool:
@@ -175,10 +177,16 @@ IN_RULES: tuple[InRule, ...] = (
     # its lists did better against them; an answer with nothing to hit stays out whatever they did (Pyroblast
     # against a deck with no blue card)
     InRule(4, lambda c: c.better and not c.interaction, lambda _: ""),
-    InRule(5, lambda c: c.interaction, lambda _: "answers none of their key cards", comes_in=False),
+    InRule(
+        5,
+        lambda c: c.their_choice,
+        lambda _: "they choose what it takes: no answer to any one key card",
+        comes_in=False,
+    ),
+    InRule(6, lambda c: c.interaction, lambda _: "answers none of their key cards", comes_in=False),
     # a card the main deck's wish fetches is part of the plan from the sideboard (Past in Flames for Wish)
-    InRule(6, lambda c: bool(c.wished_by), lambda c: f"for {c.wished_by} to fetch", comes_in=False),
-    InRule(7, lambda _: True, lambda _: "no answer to their key cards, and no record against them", comes_in=False),
+    InRule(7, lambda c: bool(c.wished_by), lambda c: f"for {c.wished_by} to fetch", comes_in=False),
+    InRule(8, lambda _: True, lambda _: "no answer to their key cards, and no record against them", comes_in=False),
 )
 
 
@@ -223,6 +231,19 @@ def bring_in(case: GuideCase) -> list[tuple[float, GuideCard]]:
 # --- what goes out -------------------------------------------------------------------------------------------
 
 
+CHEATED_IN = 5.0  # a creature of this mana value or more, in a deck that puts creatures onto the battlefield
+
+
+def _plan(facts: CardFacts, matchup: Matchup) -> bool:
+    """A piece of the deck's plan that no share of lists shows: a ramp deck's mana source (its lists split among
+    Talismans, so none is in 90 % of them, but together they cast its threats), or the big creature a deck that
+    cheats creatures in puts onto the battlefield (Archon of Cruelty in Reanimator: its enters trigger makes it
+    read as interaction, and it went out against Izzet Tempo as outclassed)."""
+    if matchup.own_strategy == "ramp" and ramps(facts):
+        return True
+    return matchup.cheats_in and "creature" in facts.types and facts.mana_value >= CHEATED_IN
+
+
 @dataclass(frozen=True)
 class OutCandidate:
     """What a guide knows of one main-deck card in one matchup: what it answers, how the archetype plays it,
@@ -240,7 +261,8 @@ class OutCandidate:
     slow: str  # why it is among the weakest in this kind of matchup, or ""
     trick: bool = False  # a combat trick in a deck whose creatures do not trigger when targeted
     best_worth: float = 0.0  # the worth here of the best card coming in, its lists' record left aside
-    ramp: bool = False  # a mana source in a ramp deck: the deck's engine, however the lists split among them
+    plan: bool = False  # a ramp deck's mana source, or a big creature of a deck that cheats creatures in
+    their_choice: bool = False  # it reaches their key cards only as they choose (an edict): live, not an answer
 
     @classmethod
     def of(
@@ -259,8 +281,11 @@ class OutCandidate:
         slow = "" if how else matchup.slow_here(facts)
         trick = bool(TRICK.search(facts.text)) and not matchup.tricks_matter
         gap = evidence_gap(in_lists, base)
-        ramp = matchup.own_strategy == "ramp" and ramps(facts)
-        return cls(card, facts, how, value, share, copies, core, in_lists, gap, slow, trick, ramp=ramp)
+        chosen = not how and their_choice(card, matchup)
+        plan = _plan(facts, matchup)
+        return cls(
+            card, facts, how, value, share, copies, core, in_lists, gap, slow, trick, plan=plan, their_choice=chosen
+        )
 
     @property
     def spell(self) -> bool:
@@ -279,10 +304,10 @@ class OutCandidate:
     def engine(self) -> bool:
         """A piece of what the deck does: in ``ENGINE_INCLUSION`` % of the lists at ``ENGINE_COPIES`` or more
         copies, and neither interaction nor a combat trick (Manamorphose in Ruby Storm, a madness deck's discard
-        outlets; a heroic deck's tricks are its engine); or a ramp deck's mana source (its lists split among
-        Talismans, so no one of them is in 90 % of the lists, but together they are how it casts its threats)."""
+        outlets; a heroic deck's tricks are its engine); or a piece of the deck's plan however few lists play it
+        (``_plan``)."""
         played = self.share >= ENGINE_INCLUSION and self.copies >= ENGINE_COPIES - COPIES_ROUNDING
-        return (played and not self.interaction and not self.trick) or self.ramp
+        return (played and not self.interaction and not self.trick) or self.plan
 
     @property
     def by_rules(self) -> bool:
@@ -291,10 +316,12 @@ class OutCandidate:
 
     @property
     def dead(self) -> bool:
-        """Interaction with nothing to hit among their key cards."""
+        """Interaction with nothing to hit among their key cards (an edict against a creature deck has: they
+        choose what)."""
         kinds = answer_kinds(self.facts)
         hate = bool(kinds) and kinds <= HATE_KINDS and not self.facts.types & {"creature", "planeswalker"}
-        return not self.how and not self.reaches_face and ((self.spell and bool(kinds)) or hate)
+        nothing = not self.how and not self.their_choice and not self.reaches_face
+        return nothing and ((self.spell and bool(kinds)) or hate)
 
     def weak(self, best_in: float) -> bool:
         """An answer spell that reaches little of what they play, against a much better card coming in."""
@@ -326,6 +353,8 @@ class OutCandidate:
 
     def outclassed_words(self, best_name: str) -> str:
         reach = f"answers only {' / '.join(self.how)} here" if self.how else "answers none of their key cards"
+        if self.their_choice:
+            reach = "takes only what they choose to lose"
         return f"{reach}; {best_name} answers more of what they play"
 
     def answers_enough(self, best_in: float) -> bool:

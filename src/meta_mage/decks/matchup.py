@@ -342,6 +342,13 @@ def answers(card: CardDetail, matchup: Matchup, main: list[CardDetail] | None = 
     }
 
 
+def their_choice(card: CardDetail, matchup: Matchup) -> bool:
+    """Whether ``card`` reaches their key spells only as they choose (an edict against a creature deck, "target
+    player discards" against a spell deck): never an answer to one card, but never dead either."""
+    facts = facts_of_detail(card)
+    return any(v.outcome == "choice" for t in matchup.targets if not t.is_land for v in verdicts(facts, t))
+
+
 def group_ways(how: dict[str, str], limit: int = 3) -> str:
     """ "exiles it: Phlage, Titan of Fire's Fury / Ragavan, Nimble Pilferer; turns it into a basic Mountain:
     Arena of Glory / Arid Mesa and 8 more" (card names hold commas, so they are parted by slashes)."""
