@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from meta_mage.decks.cards import ramps, wished_by
+from meta_mage.decks.cards import put_in_by, ramps, wished_by
 from meta_mage.decks.matchup import Matchup, answers, their_choice
 from meta_mage.models.decks import CardDetail
 from tests.unit.test_card_answers_table import card
@@ -67,3 +67,11 @@ def test_an_edict_reaches_a_creature_deck_as_they_choose() -> None:
     assert not their_choice(edict, spells)
     # a removal spell is an answer, not their choice
     assert answers(as_detail("Fatal Push"), creatures) and not their_choice(as_detail("Fatal Push"), creatures)
+
+
+def test_a_card_put_onto_the_battlefield_names_what_puts_it_there() -> None:
+    cheats = [card(name) for name in ("Lightning Bolt", "Greasefang, Okiba Boss", "Goryo's Vengeance", "Recommission")]
+    assert put_in_by(card("Parhelion II"), cheats) == card("Greasefang, Okiba Boss")  # a Vehicle
+    assert put_in_by(card("Griselbrand"), cheats) == card("Goryo's Vengeance")  # a legendary creature
+    assert put_in_by(card("Archon of Cruelty"), cheats) is None  # not legendary, mana value over Recommission's 3
+    assert put_in_by(card("Greasefang, Okiba Boss"), cheats[3:]) == card("Recommission")  # mana value 3 or less

@@ -130,3 +130,15 @@ def test_a_free_counterspell_is_not_a_five_drop() -> None:
     sooner = {d.name: d.sooner_by for d in plan.deciders}
     assert sooner["Force of Will"] == sooner["Daze"] == "its alternative cost"
     assert plan.speed.their_curve == 1.0
+
+
+def test_a_card_their_deck_puts_onto_the_battlefield_lands_with_what_puts_it_there() -> None:
+    # Given Greasefang's Parhelion II, which is never cast, and Recommission, which returns Greasefang one turn early
+    theirs = _theirs({"Greasefang, Okiba Boss": 100.0, "Parhelion II": 100.0, "Recommission": 50.0})
+    plan = play_plan(theirs, _yours(RUBY_STORM), _answers, ("combo", "combo"))
+    sooner = {d.name: d.sooner_by for d in plan.deciders}
+    # Then Parhelion II is not an eight-drop: Greasefang puts it in; a one-turn shortcut is not worth a word
+    assert sooner["Parhelion II"] == "Greasefang, Okiba Boss putting it onto the battlefield"
+    assert sooner["Greasefang, Okiba Boss"] == ""
+    # and their curve counts the cards they cast, not the one they cheat in
+    assert plan.speed.their_curve == round((3 * 4 + 2 * 2) / 6, 2)

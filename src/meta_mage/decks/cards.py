@@ -90,22 +90,21 @@ _WISH = re.compile(r"\b(?:reveal|play|put) an? ((?:[a-z-]+ )*?)card you own from
 _COLOUR_WORDS = {"white": "W", "blue": "U", "black": "B", "red": "R", "green": "G"}
 
 
-def _fetchable(words: list[str], card: CardFacts) -> bool:
-    """Whether ``card`` is of the kind the wish's words name: any of them ("creature or land")."""
-    kinds = [w for w in words if w != "or"]
-    if not kinds:
-        return True
+def of_kind(words: str, card: CardFacts) -> bool:
+    """Whether ``card`` is of the kind the words name: "" is any card; "creature or land" either; "legendary
+    creature" both; "nonlegendary creature", "noncreature" a negated word."""
 
     def named(word: str) -> bool:
+        if word.startswith("non") and len(word) > 3:
+            return not named(word.removeprefix("non").lstrip("-"))
         if word == "multicolored":
             return len(card.colours) > 1
-        if word == "noncreature":
-            return "creature" not in card.types
         if word in _COLOUR_WORDS:
             return _COLOUR_WORDS[word] in card.colours
         return word in card.types or word in card.subtypes
 
-    return any(named(word) for word in kinds)
+    alternatives = [part.split() for part in words.lower().split(" or ")]
+    return any(all(named(word) for word in part) for part in alternatives if part) or not words.strip()
 
 
 def wished_by(card: CardFacts, main: list[CardFacts]) -> str:
@@ -113,7 +112,7 @@ def wished_by(card: CardFacts, main: list[CardFacts]) -> str:
     Creator), or "": such a sideboard card is part of the deck's plan, not a card waiting for a matchup."""
     for wish in main:
         match = _WISH.search(wish.text)
-        if match and _fetchable(match.group(1).lower().split(), card):
+        if match and of_kind(match.group(1), card):
             return wish.name
     return ""
 
@@ -131,3 +130,24 @@ def ramps(card: CardFacts) -> bool:
     """Whether a nonland card makes mana or puts lands into play (Talisman of Impulse, Utopia Sprawl, Icetill
     Explorer): in a ramp deck, its engine."""
     return not card.is_land and _RAMPS.search(card.text) is not None
+
+
+# a card that puts another onto the battlefield without casting it: "return target Vehicle card from your graveyard
+# to the battlefield" (Greasefang), "put target creature card from a graveyard onto the battlefield" (Reanimate)
+_PUTS_IN = re.compile(
+    r"\b(?:return|put)s? (?:target |a |an |up to one )?((?:[\w-]+ (?:or )?)*?)card "
+    r"(?:with mana value (\d+) or less )?(?:with [^.]*? )?from "
+    r"(?:your|a) (?:graveyard|hand) (?:to|onto) the battlefield",
+    re.I,
+)
+
+
+def put_in_by(card: CardFacts, theirs: list[CardFacts]) -> CardFacts | None:
+    """The card among ``theirs`` that puts ``card`` onto the battlefield without casting it (Greasefang, Okiba
+    Boss for Parhelion II; Goryo's Vengeance for Griselbrand), or None."""
+    for cheat in theirs:
+        match = _PUTS_IN.search(cheat.text) if cheat.name != card.name else None
+        fits = match is not None and (match.group(2) is None or card.mana_value <= int(match.group(2)))
+        if match and fits and match.group(1).strip() and of_kind(match.group(1), card):
+            return cheat
+    return None

@@ -12,12 +12,13 @@ from typing import Literal
 from meta_mage.card_rules.facts import CardFacts
 from meta_mage.card_rules.profile import profile_of
 from meta_mage.card_rules.reader import roles_of
-from meta_mage.decks.cards import COST_REDUCTION
+from meta_mage.decks.cards import COST_REDUCTION, put_in_by
 from meta_mage.models.meta import WinRate
 from meta_mage.models.play_plan import Decider, KeepRule, PlayPlan, Speed
 
 DECIDERS = 5  # their cards named, most played first
 CURVE_GAP = 0.4  # mana of average curve by which one deck counts as the faster
+CHEAT_GAP = 2  # turns sooner a card put onto the battlefield lands for its cheat to count (not Recommission's 1)
 HAND = 7
 LANDS_KEPT = (2, 4)  # an opening seven with this many lands is a keep on lands alone
 
@@ -44,10 +45,24 @@ def _turn(card: CardFacts) -> int:
     return max(1, round(card.mana_value))
 
 
+def _sooner(card: CardFacts, deck: list[CardFacts]) -> str:
+    """How ``card`` comes down before its mana value says, in words, or "": a cost reduction or an alternative
+    cost ("its cost reduction", "delve"), or another card of the deck putting it onto the battlefield."""
+    cheaper = COST_REDUCTION.search(card.text)
+    if cheaper:
+        return _reduction(cheaper.group(1))
+    cheat = put_in_by(card, deck)
+    if cheat is not None and _turn(cheat) + CHEAT_GAP <= _turn(card):
+        return f"{cheat.name} putting it onto the battlefield"
+    return ""
+
+
 def _curve(cards: list[tuple[CardFacts, float]]) -> float:
-    """The average mana value of the nonland cards, leaving out those a cost reduction brings down sooner
-    (Tolarian Terror, Murktide Regent: their printed mana value says little of when they land)."""
-    spells = [(c.mana_value, n) for c, n in cards if not c.is_land and not COST_REDUCTION.search(c.text)]
+    """The average mana value of the nonland cards, leaving out those that come down sooner than it says (a cost
+    reduction: Tolarian Terror, Murktide Regent; a card of the deck putting them onto the battlefield: Parhelion
+    II beside Greasefang): their printed mana value says little of when they land."""
+    deck = [c for c, _ in cards]
+    spells = [(c.mana_value, n) for c, n in cards if not c.is_land and not _sooner(c, deck)]
     total = sum(n for _, n in spells)
     return round(sum(v * n for v, n in spells) / total, 2) if total else 0.0
 
@@ -156,15 +171,15 @@ def deciders(theirs: list[TheirCard], yours: list[YourCard], answers: Answers, r
     first = _stops_your_combo if role == "combo" else _decides
     ranked = sorted((c for c in theirs if not c.facts.is_land), key=lambda c: (first(c), -c.weight, c.facts.name))
     found = []
+    deck = [c.facts for c in theirs]
     for card in ranked[:DECIDERS]:
         ways = [(mine.facts.name, how) for mine in yours if (how := answers(mine.facts, card.facts))]
-        cheaper = COST_REDUCTION.search(card.facts.text)
         found.append(
             Decider(
                 name=card.facts.name,
                 inclusion_rate=card.inclusion_rate,
                 turn=_turn(card.facts),
-                sooner_by=_reduction(cheaper.group(1)) if cheaper else "",
+                sooner_by=_sooner(card.facts, deck),
                 record_with=card.record_with if card.inclusion_rate < UNIVERSAL else None,
                 your_answers=[f"{name} ({how})" for name, how in ways],
             )

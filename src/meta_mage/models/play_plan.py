@@ -28,7 +28,11 @@ class Decider(BaseModel):
     name: str
     inclusion_rate: float = Field(description="Percent of their lists that play it")
     turn: int = Field(description="The turn it comes down on curve (its mana value, at least 1)")
-    sooner_by: str = Field(default="", description="The cost reduction that brings it down sooner (improvise...)")
+    sooner_by: str = Field(
+        default="",
+        description="What brings it down sooner than its mana value: a cost reduction (improvise...), an alternative "
+        "cost, or another of their cards putting it onto the battlefield",
+    )
     record_with: WinRate | None = Field(default=None, description="Their lists with it against your archetype")
     your_answers: list[str] = Field(description="Your main-deck cards that answer it by the rules, with how")
 
