@@ -142,3 +142,14 @@ def test_a_card_their_deck_puts_onto_the_battlefield_lands_with_what_puts_it_the
     assert sooner["Greasefang, Okiba Boss"] == ""
     # and their curve counts the cards they cast, not the one they cheat in
     assert plan.speed.their_curve == round((3 * 4 + 2 * 2) / 6, 2)
+
+
+@pytest.mark.parametrize(("lands", "kept"), [(14, (1, 3)), (16, (1, 3)), (17, (2, 4)), (24, (2, 4))])
+def test_a_deck_with_few_lands_keeps_a_one_lander(lands: int, kept: tuple[int, int]) -> None:
+    # Given a 60-card deck with this many lands (Affinity plays 14 beside its Moxen and Urza's Saga)
+    mine = _yours({"Mountain": lands, "Lightning Bolt": 60 - lands})
+    plan = play_plan(_theirs(AGGRO), mine, _answers)
+    # Then the lands a seven keeps on lands alone follow the deck's share of lands
+    low, high = kept
+    assert plan.keep[0].advice == f"{low} to {high} lands ({lands} in your 60)"
+    assert plan.keep[0].chance == lands_between(lands, 60, low, high)

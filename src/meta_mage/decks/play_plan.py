@@ -20,7 +20,12 @@ DECIDERS = 5  # their cards named, most played first
 CURVE_GAP = 0.4  # mana of average curve by which one deck counts as the faster
 CHEAT_GAP = 2  # turns sooner a card put onto the battlefield lands for its cheat to count (not Recommission's 1)
 HAND = 7
-LANDS_KEPT = (2, 4)  # an opening seven with this many lands is a keep on lands alone
+LANDS_KEPT: tuple[tuple[float, tuple[int, int]], ...] = (
+    (0.27, (1, 3)),  # 16 lands in 60 or fewer (Affinity's 14 with its Moxen and Urza's Saga): a one-lander keeps
+    (1.0, (2, 4)),
+)
+"""The lands an opening seven keeps on lands alone, by the deck's share of lands: the first row whose share is at
+least the deck's."""
 
 
 @dataclass(frozen=True)
@@ -201,7 +206,7 @@ def _keep(advice: str, cards: list[YourCard], yours: list[YourCard]) -> KeepRule
 def _lands_rule(yours: list[YourCard]) -> KeepRule:
     deck = sum(c.quantity for c in yours)
     lands = sum(c.quantity for c in yours if c.facts.is_land)
-    low, high = LANDS_KEPT
+    low, high = next(kept for share, kept in LANDS_KEPT if lands <= share * deck)
     return KeepRule(
         advice=f"{low} to {high} lands ({lands} in your {deck})",
         copies=lands,
