@@ -120,7 +120,13 @@ class Wiring:
         from meta_mage.tools.context import ToolContext
 
         settings = self.settings
-        meta = MetaService(self.meta, settings.min_sample)
+
+        def catch_alls(fmt: str, names: set[str]) -> set[str]:  # the rules load on the first what-to-play answer
+            from meta_mage.ingest.rule_suggestions import unnamed_names
+
+            return unnamed_names(get_classifier(settings.archetype_rules_dir).rules_for(fmt), names)
+
+        meta = MetaService(self.meta, settings.min_sample, catch_alls)
 
         def make_coach() -> DeckCoach:  # on the first deck tool call: the read functions never load it
             from meta_mage.decks.coach import DeckCoach

@@ -15,6 +15,8 @@ from meta_mage.agent.tools import in_process_executor
 from meta_mage.analytics.clustering import MIN_PLAYERS
 from meta_mage.analytics.matchup_fit import FITTED_WINDOWS, fingerprint
 from meta_mage.analytics.stats import FEW_MATCHES
+from meta_mage.archetypes.classifier import get_classifier
+from meta_mage.config import Settings
 from meta_mage.wiring import coach_from_settings
 from tests.agent.conftest import run_turn
 from tests.conftest import call
@@ -104,7 +106,30 @@ async def test_what_to_play_never_picks_a_deck_of_fewer_than_three_players(world
     for line in turn.text.splitlines():
         cells = line.split(" | ")
         if re.match(r"\| \d+ \| ", line) and cells[1].split(" (")[0] in few:
-            assert "(one player's deck)" in cells[1] or "(only 2 players)" in cells[1], line
+            notes = ("(one player's deck)", "(only 2 players)", "(a catch-all: lists no archetype rule names)")
+            assert any(note in cells[1] for note in notes), line
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+async def test_what_to_play_never_picks_a_catch_all(world: dict[str, Any], fmt: str) -> None:
+    # Given the fallback names of the format's own rule files ("Combo", "Midrange": lists no archetype names)
+    rules = get_classifier(Settings().archetype_rules_dir).rules_for(fmt)
+    fallbacks = {rule.name for rule in rules.fallbacks} | {"Unknown"}
+    table = call(world, "get_format_matchup_stats", format=fmt, days=7)
+    named = {rule.name for rule in rules.archetypes if not rule.include_color}  # else it reads "Azorius Control"
+    # Then the field marks those, and never a name an archetype rule gives
+    for row in table["field"]:
+        if row["archetype"] in fallbacks - named:
+            assert row["catch_all"], row["archetype"]
+        if row["archetype"] in named:
+            assert not row["catch_all"], row["archetype"]
+    # and the answer names them so and never picks one
+    turn = await run_turn(world["coach"], f"What should I play in {fmt} over the last 7 days?")
+    pick = re.search(r"\*\*(.+?)\*\* is the safest pick", turn.text)
+    catch_alls = {row["archetype"] for row in table["field"] if row["catch_all"]}
+    assert pick is None or pick.group(1) not in catch_alls
+    for name in catch_alls & {row["archetype"] for row in table["field"][:10]}:
+        assert f"| {name} (a catch-all: lists no archetype rule names) |" in turn.text
 
 
 async def test_a_ranked_one_player_deck_is_named_when_it_stands_above_the_pick(world: dict[str, Any]) -> None:

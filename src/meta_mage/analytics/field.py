@@ -13,7 +13,7 @@ The matchups that drive it are those that move it most from 50 % (share × dista
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Set
 from typing import Any
 
 from meta_mage.analytics.aggregate import NO_DECKLIST
@@ -80,8 +80,15 @@ def _expectation(
     )
 
 
-def expected_vs_field(total: Mapping[str, Any], model: MatchupModel, drivers: int = 3) -> list[FieldExpectation]:
-    """Every archetype the model knows (it has a decided match), ranked on the low end of its interval."""
+def expected_vs_field(
+    total: Mapping[str, Any], model: MatchupModel, catch_alls: Set[str] = frozenset(), drivers: int = 3
+) -> list[FieldExpectation]:
+    """Every archetype the model knows (it has a decided match), ranked on the low end of its interval;
+    ``catch_alls``: the names that are no one deck ("Unknown", the rules' fallbacks), marked so."""
     shares = _shares(total)
-    found = [_expectation(name, shares, total, model, drivers) for name in shares if model.knows(name)]
+    found = [
+        _expectation(name, shares, total, model, drivers).model_copy(update={"catch_all": name in catch_alls})
+        for name in shares
+        if model.knows(name)
+    ]
     return sorted(found, key=lambda f: (-f.ci_low, -f.expected, -f.decided, f.archetype))

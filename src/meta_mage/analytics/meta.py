@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from meta_mage.analytics.aggregate import NO_DECKLIST
@@ -84,12 +84,18 @@ def dominant(counts: dict[str, int]) -> str:
     return min(counts.items(), key=lambda kv: (-kv[1], kv[0]))[0] if counts else ""
 
 
+CatchAlls = Callable[[str, set[str]], set[str]]  # (format, names) -> those that are a fallback of its rules
+
+
 class MetaService:
     """Meta-research queries. Each reads the format registry and one day-range Query."""
 
-    def __init__(self, repository: MetaRepository, min_sample: int = 20) -> None:
+    def __init__(
+        self, repository: MetaRepository, min_sample: int = 20, catch_alls: CatchAlls = lambda _fmt, _names: set()
+    ) -> None:
         self.repository = repository
         self.min_sample = min_sample
+        self.catch_alls = catch_alls  # which of a format's names are no one deck ("Unknown" always is)
 
     def _record(self, wld: list[int]) -> WinRate:
         return record(wld[0], wld[1], wld[2], self.min_sample)
@@ -274,7 +280,7 @@ class MetaService:
             format=params.format,
             archetypes=rows,
             grid=grid,
-            field=expected_vs_field(total, model),
+            field=expected_vs_field(total, model, self.catch_alls(params.format, set(names)) | {"Unknown"}),
             lookalikes=self.lookalikes(params.format, set(names)),
             metadata=MatchupStatsMetadata(
                 **self._span(info, total),

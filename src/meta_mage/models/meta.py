@@ -261,6 +261,7 @@ class FieldExpectation(BaseModel):
     decided: int  # its decided matches in the window
     measured: float  # percent of the field (by share, the mirror included) it has decided matches against
     drivers: list[FieldDriver]
+    catch_all: bool = False  # "Unknown" or a fallback ("Combo"): lists no archetype rule names, not one deck
 
 
 class MatchupStatsOutput(BaseModel):

@@ -183,6 +183,8 @@ def matchups(route: Route, known: ConversationState, done: Results) -> str:
 
 
 def _pick_note(row: FieldExpectation) -> str:
+    if row.catch_all:
+        return " (a catch-all: lists no archetype rule names)"
     if row.players == 1:
         return " (one player's deck)"
     if row.players < MIN_PLAYERS:
@@ -228,24 +230,29 @@ def _field_row(place: int, row: FieldExpectation) -> str:
     )
 
 
+def _passed_over(above: list[FieldExpectation]) -> list[str]:
+    """The rows ranked above the pick, grouped by why none is a pick."""
+    groups = (
+        ([r.archetype for r in above if r.catch_all], "catch-alls of lists no archetype rule names: no one deck"),
+        ([r.archetype for r in above if not r.catch_all], f"fewer than {MIN_PLAYERS} players"),
+    )
+    return [f"{', '.join(names)} ({why})" for names, why in groups if names]
+
+
 def _pick(ranked: list[FieldExpectation]) -> str:
     """The safest pick (the first with results by three players or more) and what the data cannot separate."""
-    picks = [r for r in ranked if r.players >= MIN_PLAYERS]
+    picks = [r for r in ranked if r.players >= MIN_PLAYERS and not r.catch_all]
     if not picks:
         if ranked:
             return f"No archetype here has results by {MIN_PLAYERS} or more players: every figure is an anecdote."
         return "No archetype has a decided match in this window; ask for a longer window."
     top = picks[0]
     close = [r.archetype for r in picks[1:4] if r.ci_high >= top.ci_low]
-    passed = [r.archetype for r in ranked[: ranked.index(top)]]
+    passed = _passed_over(ranked[: ranked.index(top)])
     return (
         f"**{top.archetype}** is the safest pick against this field"
         + (f"; {', '.join(close)} overlap its interval, so the data cannot separate them." if close else ".")
-        + (
-            f" Ranked above it but left out as a pick: {', '.join(passed)} (fewer than {MIN_PLAYERS} players)."
-            if passed
-            else ""
-        )
+        + (f" Ranked above it but left out as a pick: {'; '.join(passed)}." if passed else "")
         + " “Field measured” is the share of the field it has results against; the rest comes from the "
         "strengths alone, so a low figure means little evidence. Popularity is context, not the ranking: ask "
         "for the top decks to see meta shares and trends."
