@@ -9,7 +9,7 @@ import pytest
 
 from tests.agent.conftest import modern_deck
 from tests.conftest import call
-from tests.integration.test_guides_across_formats import EVIDENCE, STATED
+from tests.integration.test_guides_across_formats import EVIDENCE, STATED, matchup_plan
 
 DAYS = 30
 
@@ -185,18 +185,8 @@ def test_a_wish_decks_sideboard_keeps_what_its_wish_fetches(modern_world: dict[s
 def test_a_ramp_deck_keeps_its_mana_against_a_fast_deck(modern_world: dict[str, Any]) -> None:
     # Given a real Eldrazi Ramp list (Talismans, Utopia Sprawl, Icetill Explorer: its lists split among the
     # Talismans, so no one of them is in 90 % of the lists)
-    deck, _ = modern_deck("Eldrazi Ramp")
-    cards = call(modern_world, "get_enriched_deck", deck=deck)["card_details"]
-    stats = call(modern_world, "get_deck_matchup_stats", archetype="Eldrazi Ramp", format="Modern", days=DAYS)
     # When it is coached against Izzet Prowess, the fastest deck of the field
-    plan = call(
-        modern_world,
-        "generate_deck_matchup_strategy",
-        card_details=cards,
-        archetype="Eldrazi Ramp",
-        opponent_archetype="Izzet Prowess",
-        matchup_stats=stats,
-    )
+    cards, plan = matchup_plan(modern_world, "Modern", "Eldrazi Ramp", "Izzet Prowess")
     # Then none of its mana sources goes out (it cut 3 Talisman of Impulse, 1 Talisman of Curiosity, 1 Utopia
     # Sprawl and 1 Icetill Explorer as flex slots and trims), and the sideboard still has a card coming in
     out = {c["name"] for c in plan["sideboard_guide"]["take_out"]}

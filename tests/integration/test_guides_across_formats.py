@@ -345,13 +345,20 @@ def _boros_guide(world: dict[str, Any], opponent: str) -> tuple[list[dict[str, A
 
 def _boros_plan(world: dict[str, Any], opponent: str) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """The demo Boros Energy list and its matchup strategy against ``opponent`` (Modern, 60 days)."""
-    cards = _deck(world, "Modern", "Boros Energy")
-    stats = call(world, "get_deck_matchup_stats", archetype="Boros Energy", format="Modern", days=DAYS)
+    return matchup_plan(world, "Modern", "Boros Energy", opponent)
+
+
+def matchup_plan(
+    world: dict[str, Any], fmt: str, archetype: str, opponent: str
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """The demo list of ``archetype`` and its matchup strategy against ``opponent`` (60 days)."""
+    cards = _deck(world, fmt, archetype)
+    stats = call(world, "get_deck_matchup_stats", archetype=archetype, format=fmt, days=DAYS)
     plan = call(
         world,
         "generate_deck_matchup_strategy",
         card_details=cards,
-        archetype="Boros Energy",
+        archetype=archetype,
         opponent_archetype=opponent,
         matchup_stats=stats,
     )
@@ -389,18 +396,8 @@ def test_the_sideboard_answers_and_the_guide_judge_each_card_alike(world: dict[s
 
 
 def _guide(world: dict[str, Any], fmt: str, archetype: str, opponent: str) -> dict[str, Any]:
-    """The demo list of ``archetype`` and its sideboard guide against ``opponent`` (60 days)."""
-    cards = _deck(world, fmt, archetype)
-    stats = call(world, "get_deck_matchup_stats", archetype=archetype, format=fmt, days=DAYS)
-    plan = call(
-        world,
-        "generate_deck_matchup_strategy",
-        card_details=cards,
-        archetype=archetype,
-        opponent_archetype=opponent,
-        matchup_stats=stats,
-    )
-    guide: dict[str, Any] = plan["sideboard_guide"]
+    """The sideboard guide of the demo list of ``archetype`` against ``opponent`` (60 days)."""
+    guide: dict[str, Any] = matchup_plan(world, fmt, archetype, opponent)[1]["sideboard_guide"]
     return guide
 
 
