@@ -416,3 +416,10 @@ def test_a_reanimation_target_is_the_plan_not_interaction(world: dict[str, Any])
     guide = _guide(world, "Legacy", "Dimir Reanimator", "Izzet Tempo")
     # Then it does not go out as outclassed by a sideboard card (it did, "a core card, out on the rules")
     assert "Archon of Cruelty" not in {c["name"] for c in guide["take_out"]}
+
+
+def test_the_card_a_deck_is_named_for_never_goes_out_on_the_rules(world: dict[str, Any]) -> None:
+    # Given Standard's Dragonstorm Omniscience against Mono Red Aggro: Omniscience is in 75 % of its lists
+    guide = _guide(world, "Standard", "Dragonstorm Omniscience", "Mono Red Aggro")
+    # Then it stays in (it went out as "a flex slot (in 75.4% of the lists)")
+    assert "Omniscience" not in {c["name"] for c in guide["take_out"]}

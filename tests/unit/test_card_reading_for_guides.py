@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from meta_mage.decks.cards import put_in_by, ramps, wished_by
+from meta_mage.decks.guide import names_card
 from meta_mage.decks.matchup import Matchup, answers, their_choice
 from meta_mage.models.decks import CardDetail
 from tests.unit.test_card_answers_table import card
@@ -75,3 +76,13 @@ def test_a_card_put_onto_the_battlefield_names_what_puts_it_there() -> None:
     assert put_in_by(card("Griselbrand"), cheats) == card("Goryo's Vengeance")  # a legendary creature
     assert put_in_by(card("Archon of Cruelty"), cheats) is None  # not legendary, mana value over Recommission's 3
     assert put_in_by(card("Greasefang, Okiba Boss"), cheats[3:]) == card("Recommission")  # mana value 3 or less
+
+
+def test_the_card_an_archetype_is_named_for() -> None:
+    assert names_card("Dragonstorm Omniscience", "Omniscience")
+    assert names_card("Greasefang", "Greasefang, Okiba Boss")
+    assert names_card("Yawgmoth Samwise", "Yawgmoth, Thran Physician")
+    assert names_card("Living End", "Living End")
+    assert not names_card("Goryo's Reanimator", "Goryo's Vengeance")  # the whole short name, not a word of it
+    assert not names_card("Mono Red Aggro", "Red Elemental Blast")
+    assert not names_card("Izzet Prowess", "Prowess Monk")

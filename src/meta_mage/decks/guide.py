@@ -71,11 +71,22 @@ def core_cards(
     classifier: ArchetypeClassifier, fmt: str, evidence: ArchetypeEvidence, deck: list[CardDetail]
 ) -> dict[str, str]:
     """The archetype's core cards (normalised), each "defining" (the player's ``deck`` would no longer meet
-    the archetype's rule without it: what the deck is) or "common" (in ``CORE_GUARD`` % of its lists)."""
+    the archetype's rule without it, or the archetype's name names it: what the deck is) or "common" (in
+    ``CORE_GUARD`` % of its lists)."""
     rows = evidence.rows("mainboard").items()
     core = {card_key(c): "common" for c, row in rows if evidence.inclusion(row) >= CORE_GUARD}
     counts = [{k: c.quantity for k, c in section_of(deck, part).items()} for part in ("mainboard", "sideboard")]
-    return core | dict.fromkeys(classifier.defining_cards(fmt, evidence.name, *counts), "defining")
+    named = [card_key(c.name) for c in deck if c.section == "mainboard" and names_card(evidence.name, c.name)]
+    defining = [*classifier.defining_cards(fmt, evidence.name, *counts), *named]
+    return core | dict.fromkeys(defining, "defining")
+
+
+def names_card(archetype: str, card: str) -> bool:
+    """Whether the archetype's name holds the card's short name ("Dragonstorm Omniscience" and Omniscience,
+    "Greasefang" and Greasefang, Okiba Boss, "Yawgmoth Samwise" and Yawgmoth, Thran Physician): the card the
+    deck is named for, never a flex slot however many lists go without it."""
+    short = card.split(" // ")[0].split(",")[0].strip()
+    return bool(short) and re.search(rf"(?<!\w){re.escape(short)}(?!\w)", archetype, re.I) is not None
 
 
 @dataclass(frozen=True)
