@@ -87,7 +87,7 @@ def mana_curve(main: list[CardDetail]) -> float:
 # a card that fetches from the sideboard ("You may reveal a sorcery card you own from outside the game"): the words
 # between the article and "card" say which cards it can fetch (none: any card)
 _WISH = re.compile(r"\b(?:reveal|play|put) an? ((?:[a-z-]+ )*?)card you own from outside the game", re.I)
-_COLOUR_WORDS = {"white": "W", "blue": "U", "black": "B", "red": "R", "green": "G"}
+COLOUR_LETTERS = {"white": "W", "blue": "U", "black": "B", "red": "R", "green": "G"}
 
 
 def of_kind(words: str, card: CardFacts) -> bool:
@@ -99,8 +99,8 @@ def of_kind(words: str, card: CardFacts) -> bool:
             return not named(word.removeprefix("non").lstrip("-"))
         if word == "multicolored":
             return len(card.colours) > 1
-        if word in _COLOUR_WORDS:
-            return _COLOUR_WORDS[word] in card.colours
+        if word in COLOUR_LETTERS:
+            return COLOUR_LETTERS[word] in card.colours
         return word in card.types or word in card.subtypes
 
     alternatives = [part.split() for part in words.lower().split(" or ")]

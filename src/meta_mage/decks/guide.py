@@ -6,11 +6,20 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
+from functools import cached_property
 
 from meta_mage.archetypes.classifier import ArchetypeClassifier
 from meta_mage.card_rules.facts import CardFacts
 from meta_mage.card_rules.profile import profile_of
-from meta_mage.decks.cards import answer_kinds, facts_of_detail, is_land, ramps, section_of, wished_by
+from meta_mage.decks.cards import (
+    COLOUR_LETTERS,
+    answer_kinds,
+    facts_of_detail,
+    is_land,
+    ramps,
+    section_of,
+    wished_by,
+)
 from meta_mage.decks.evidence import (
     BETTER_BY,
     CORE_INCLUSION,
@@ -35,7 +44,6 @@ OUTCLASSED_BY = 1.5  # a card the rules may cut makes room for a sideboard card 
 LAND_PLAN = 1.0  # their key lands that tap for more or carry a plan weigh this much: land hate is worth more
 WEAK_BY = 2.0  # an answer spell makes room for a sideboard card worth this many times more in the matchup
 HATE_KINDS = {"graveyard", "spell_limit", "ability", "land"}  # what a noncreature hate permanent does
-COLOUR_LETTERS = {"white": "W", "blue": "U", "black": "B", "red": "R", "green": "G"}
 _CHEAPER_VS_COLOUR = re.compile(r"costs? \{(\d+)\} less to cast if it targets an? (white|blue|black|red|green)")
 _FACE = re.compile(r"damage to (?:any target|target player|each opponent|target opponent)", re.I)
 
@@ -102,6 +110,11 @@ class GuideCase:
     own: ArchetypeEvidence
     core: dict[str, str]
 
+    @cached_property
+    def main_facts(self) -> list[CardFacts]:
+        """The known main-deck cards as the card rules read them, read once per guide."""
+        return [facts_of_detail(c) for c in self.main if not c.unknown]
+
 
 # --- what comes in -------------------------------------------------------------------------------------------
 
@@ -129,7 +142,7 @@ class InCandidate:
         value, full_cost = worth(card, how, case.matchup.targets, case.matchup.weights)
         better = did_better(with_card, case.base)
         facts = facts_of_detail(card)
-        wish = wished_by(facts, [facts_of_detail(c) for c in case.main if not c.unknown])
+        wish = wished_by(facts, case.main_facts)
         chosen = not how and their_choice(card, case.matchup)
         return cls(card, facts, how, value, full_cost, with_card, better, case.matchup, wish, chosen)
 
