@@ -42,7 +42,7 @@ async def test_a_question_about_a_term_is_answered_and_the_request_goes_on(clien
     assert picks.startswith("**What to play in Modern**")
     # a question about the last answer's words: the glossary, not the menu or another task
     text, _ = await say(client, "what does 'leans favoured' mean?", cid)
-    assert text.startswith("**leans favoured / leans unfavoured**:") and "3 or more points" in text
+    assert text.startswith("**leans favoured / leans unfavoured**:") and "no longer says" in text
     # "why …?" about the ranking: the rule that produced it
     text, _ = await say(
         client, "why is Boros Energy the safest pick if Jeskai Blink has a higher expected win rate?", cid

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from meta_mage.analytics.field import expected_vs_field
+from meta_mage.analytics.field import PICK_MARGIN, choose_pick, expected_vs_field
 from meta_mage.analytics.matchup_fit import fit_window, pair_records_of
 from meta_mage.analytics.matchup_model import fit_pairs
 from meta_mage.analytics.matchup_rates import pair_rate
+from meta_mage.models.meta import FieldExpectation
 
 OPPONENTS = [f"Deck {i}" for i in range(12)]
 
@@ -78,7 +79,7 @@ def test_five_matches_by_one_player_get_no_verdict_while_five_players_can() -> N
     five = pair_rate("Tempo", "Energy", by_five, fit_pairs(pair_records_of(by_five), tau=1.0), 20)
     # Then one player's 5-0 is an anecdote, said as such, and five players' 5-0 gets a verdict word
     assert one.verdict == "anecdote: 5 matches all by one player" and one.players == 1
-    assert five.players == 5 and five.verdict in ("favoured", "leans favoured")
+    assert five.players == 5 and five.verdict in ("favoured", "too close to call")  # judged, not an anecdote
     # and one player's matches are worth fewer independent ones, so the record's interval is wider
     assert one.effective_matches is not None and five.effective_matches == 5.0
     assert one.effective_matches < 5.0
@@ -97,10 +98,8 @@ def test_a_pair_without_matches_gets_the_strengths_estimate_labelled() -> None:
 
 VERDICT_RANK = {
     "unfavoured": 0,
-    "leans unfavoured": 1,
     "too close to call": 2,
     "too few matches to call": 2,
-    "leans favoured": 3,
     "favoured": 4,
 }
 
@@ -125,3 +124,51 @@ def test_a_short_clean_record_is_never_called_more_favoured_than_a_long_strong_o
         assert (short.estimate_high or 0) - (short.estimate_low or 0) > (long.estimate_high or 0) - (
             long.estimate_low or 0
         )
+
+
+def test_players_are_those_behind_the_decided_matches_not_the_pilots_of_the_lists() -> None:
+    # Given an archetype eight players registered, whose every decided match one of them played
+    total = base_field()
+    for opponent in OPPONENTS:
+        add(total, "Niche", opponent, 2, 1, ["main pilot"], [f"{opponent} p0"])
+    total["archetypes"]["Niche"]["pilots"] |= {f"listed only {k}": 1 for k in range(7)}
+    total["archetypes"]["Niche"]["decks"] = 8
+    # When the field is ranked
+    niche = next(f for f in expected_vs_field(total, fit_window(total)) if f.archetype == "Niche")
+    # Then it stands on one player's results, and so is no pick
+    assert niche.players == 1 and niche.decided == 36
+    assert "Niche" not in choose_pick(expected_vs_field(total, fit_window(total))).leaders
+
+
+def _row(name: str, low: float, players: int = 5, catch_all: bool = False) -> FieldExpectation:
+    return FieldExpectation(
+        archetype=name,
+        meta_share=5.0,
+        decks=10,
+        players=players,
+        expected=low + 3,
+        ci_low=low,
+        ci_high=low + 6,
+        decided=40,
+        measured=80.0,
+        drivers=[],
+        catch_all=catch_all,
+    )
+
+
+def test_one_pick_only_when_its_low_end_clears_the_next_by_the_margin() -> None:
+    # Given a first whose low end leads the next eligible deck's by less than the margin
+    close = [
+        _row("Unknown", 60.0, catch_all=True),
+        _row("A", 52.0),
+        _row("B", 52.0 - PICK_MARGIN + 0.1),
+        _row("Solo", 51.0, players=1),
+        _row("C", 40.0),
+    ]
+    decision = choose_pick(close)
+    # Then no single pick is named, and the decks it cannot separate are A and B (not the catch-all or Solo)
+    assert decision.archetype is None and decision.leaders == ("A", "B")
+    # Given a lead of the margin, Then the first is the pick
+    clear = choose_pick([_row("A", 52.0), _row("B", 52.0 - PICK_MARGIN), _row("C", 40.0)])
+    assert clear.archetype == "A" and clear.leaders == ("A",)
+    assert choose_pick([_row("Solo", 60.0, players=2)]).archetype is None

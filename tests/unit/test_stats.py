@@ -45,11 +45,12 @@ def test_a_solid_record_outranks_a_lucky_one_and_both_sides_add_to_100() -> None
         (0, 0, "no decided matches"),
         (30, 10, "favoured"),  # interval 55-83 %: clear of 50 %
         (10, 30, "unfavoured"),
-        (0, 4, "unfavoured"),  # 0-4: interval 0-49 %, clear of 50 % even with four matches
+        (0, 4, "too few matches to call"),  # 0-4: interval 0-49 %, not clear of 50 % by 3 points
+        (0, 7, "unfavoured"),  # 0-7: interval 0-35 %
         (1, 0, "too few matches to call"),  # a single win says nothing
         (3, 1, "too few matches to call"),
-        (5, 3, "leans favoured"),  # estimate 55.6 %
-        (3, 5, "leans unfavoured"),
+        (5, 3, "too close to call"),  # estimate 55.6 %: no "leans" word (it did not hold the weeks after)
+        (3, 5, "too close to call"),
         (11, 10, "too close to call"),  # estimate 51.6 %
         (10, 10, "too close to call"),
     ],
@@ -67,8 +68,14 @@ def test_the_verdict_in_words(wins: int, losses: int, said: str) -> None:
         (MatchupEvidence(40, 12, 36.0, 28.0, 45.0), "unfavoured"),
         (MatchupEvidence(3, 3, 63.7, 39.0, 83.0), "too few matches to call"),  # a 3-0: mostly the strengths
         (MatchupEvidence(4, 4, 42.0, 20.0, 66.0), "too few matches to call"),
-        (MatchupEvidence(10, 8, 59.5, 38.0, 78.0), "leans favoured"),
-        (MatchupEvidence(11, 8, 41.0, 22.0, 63.0), "leans unfavoured"),
+        (MatchupEvidence(10, 8, 59.5, 38.0, 78.0), "too close to call"),  # no "leans": it did not hold next week
+        (MatchupEvidence(11, 8, 41.0, 22.0, 63.0), "too close to call"),
+        (MatchupEvidence(40, 12, 51.5, 50.5, 53.0), "too close to call"),  # clear of 50 %, not by 3 points
+        # a 6-10 record the two decks' strengths put above 50 %: no word points against the pair's record
+        (MatchupEvidence(16, 9, 54.0, 51.0, 57.0, lead=-4), "too close to call"),
+        (MatchupEvidence(40, 12, 64.0, 55.0, 72.0, lead=-2), "too close to call"),
+        (MatchupEvidence(4, 4, 58.0, 53.5, 66.0, lead=-2), "too few matches to call"),
+        (MatchupEvidence(40, 12, 64.0, 55.0, 72.0, lead=10), "favoured"),
         (MatchupEvidence(26, 20, 52.4, 34.0, 70.0), "too close to call"),
     ],
 )

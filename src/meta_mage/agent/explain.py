@@ -15,7 +15,8 @@ from dataclasses import dataclass
 
 from meta_mage.agent.state import ConversationState, Route
 from meta_mage.analytics.clustering import MIN_PLAYERS, PLAYER_CORRELATION
-from meta_mage.analytics.stats import FEW_MATCHES, LEAN_POINTS
+from meta_mage.analytics.field import PICK_MARGIN
+from meta_mage.analytics.stats import CLEAR_POINTS, FEW_MATCHES
 
 
 @dataclass(frozen=True)
@@ -29,25 +30,28 @@ GLOSSARY: tuple[Term, ...] = (
     Term(
         "leans favoured / leans unfavoured",
         r"\bleans?\b",
-        f"the matchup model's estimate is {LEAN_POINTS} or more points above (below) 50%, with results by "
-        f"{MIN_PLAYERS}+ players, but its 95% interval still reaches across 50%: a tilt, not a verdict.",
+        "a word the coach no longer says: matchups whose estimate was a few points off 50% won no more than half "
+        "of their matches over the weeks that followed (backtested), so a lean claimed more than the data carries. "
+        "The estimate and its interval are still shown.",
     ),
     Term(
         "favoured / unfavoured",
         r"(?<!leans )\b(?:un)?favou?red\b",
-        "the whole 95% interval of the model's estimate is above (below) 50%, with results by "
-        f"{MIN_PLAYERS}+ players. With archetype matchups as noisy as they are, this is rare.",
+        f"the whole 95% interval of the model's estimate is {CLEAR_POINTS}+ points above (below) 50%, with results "
+        f"by {MIN_PLAYERS}+ players and the pair's own record the same way. With archetype matchups as noisy as "
+        "they are, this is rare.",
     ),
     Term(
         "too close to call",
         r"\btoo close\b",
-        f"the estimate is within {LEAN_POINTS} points of 50%: the data does not tilt either way.",
+        f"the estimate's interval does not clear 50% by {CLEAR_POINTS} points, or the estimate and the pair's own "
+        "record point different ways: the data cannot call it.",
     ),
     Term(
         "too few matches to call",
         r"\btoo few\b",
         f"under {FEW_MATCHES} decided matches the estimate is mostly the two decks' overall strengths, not this "
-        "matchup, so no lean is said (only an interval clear of 50% would give a verdict).",
+        "matchup, so no verdict is said (only an interval clear of 50% would give one).",
     ),
     Term(
         "anecdote",
@@ -88,9 +92,11 @@ GLOSSARY: tuple[Term, ...] = (
     Term(
         "expected vs field / safest pick",
         r"\bexpected\b|\bsafest\b|\bvs field\b",
-        "the model's win rate against each archetype weighted by how much it is played, 50% in the mirror. The "
-        "safest pick is the first on the low end of that interval with results by "
-        f"{MIN_PLAYERS}+ players, so a deck leads on results rather than a few lucky matches.",
+        "the model's win rate against each archetype weighted by how much it is played, 50% in the mirror. Decks "
+        f"rank on the low end of that interval; the pick needs results by {MIN_PLAYERS}+ players (the players "
+        "behind its decided matches) and is named only when its low end clears the next deck's by "
+        f"{PICK_MARGIN:.0f} points: smaller leads did not hold over the weeks that followed (backtested), so "
+        "otherwise the coach says which decks the data cannot separate.",
     ),
     Term(
         "key cards",
@@ -119,7 +125,7 @@ HOW_RANKED = {
     "rate against the field, not on the expected rate itself: a deck with a higher expectation but a wider "
     f"interval (fewer matches, fewer players) ranks below a surer one, and the pick needs {MIN_PLAYERS}+ players.",
     "matchups": "Matchups are ordered on the matchup model's estimate; a verdict word needs the estimate's interval "
-    f"clear of 50% (favoured) or {LEAN_POINTS}+ points off it (leans), and {MIN_PLAYERS}+ distinct players.",
+    f"clear of 50% by {CLEAR_POINTS}+ points (favoured, unfavoured), and {MIN_PLAYERS}+ distinct players.",
     "strategy": "The guide reads the opponent's key cards from their lists in the window (each with its share of "
     "their lists), matches your sideboard cards to them by each card's rules text, and takes out the main-deck "
     "cards that do least in that kind of matchup; the record beside it is the matchup model's.",

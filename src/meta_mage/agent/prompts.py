@@ -33,7 +33,7 @@ WORKFLOW = {
 from real tournament results. Call the tools to get the data, then answer in a few short paragraphs. Quote
 meta shares, win rates, match counts and 95% intervals exactly as the tools return them. Rank on each
 record's `estimate` (the matchup model's estimate, with its interval) and say each matchup's `verdict` in words
-("leans favoured", "anecdote: 4 matches all by one player"); never call a matchup favoured or unfavoured unless
+("too close to call", "anecdote: 4 matches all by one player"); never call a matchup favoured or unfavoured unless
 its verdict says so; state every matchup asked about, however few its matches, with its count and players, and
 say where the matches come from (`metadata.matches_from`). Never invent a statistic.""",
     "deck_coaching": """You are MTG Meta Mage, a Magic: The Gathering coach working with the user's own deck.

@@ -8,15 +8,22 @@ posterior variances: the archetype's own strength moves every matchup together, 
 opponent's strength move one matchup each. Archetypes are ranked on the interval's low end, so a deck leads on
 results, not on a few lucky matches; a deck with one or two pilots has a wide interval and says so.
 The matchups that drive it are those that move it most from 50 % (share × distance from 50 %).
+
+Its players are those behind its decided matches (not the pilots of its lists), and the pick needs
+:data:`MIN_PLAYERS` of them. One pick is named only when its interval's low end clears the next eligible deck's
+by :data:`PICK_MARGIN` points; otherwise the decks within that margin are the ones the data cannot separate
+(``bench/matchup_backtest.py`` prints how often a lead of each size held over the week that followed).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Set
+from collections.abc import Mapping, Sequence, Set
+from dataclasses import dataclass
 from typing import Any
 
 from meta_mage.analytics.aggregate import NO_DECKLIST
+from meta_mage.analytics.clustering import MIN_PLAYERS
 from meta_mage.analytics.matchup_model import Z95, MatchupModel
 from meta_mage.models.meta import FieldDriver, FieldExpectation
 
@@ -64,13 +71,15 @@ def _expectation(
         )
     variance += own**2 * model.strength_variances.get(name, 0.0)
     spread = Z95 * math.sqrt(variance) * 100
-    pilots = total.get("archetypes", {}).get(name, {}).get("pilots", {})
+    behind = {
+        player for opponent, who in total.get("players", {}).get(name, {}).items() if opponent != name for player in who
+    }
     decided = sum(w + l for opponent, (w, l, _d) in results.items() if opponent != name)
     return FieldExpectation(
         archetype=name,
         meta_share=round(100 * shares[name], 2),
         decks=total.get("archetypes", {}).get(name, {}).get("decks", 0),
-        players=len(pilots),
+        players=len(behind),
         expected=round(100 * mean, 1),
         ci_low=round(max(0.0, 100 * mean - spread), 1),
         ci_high=round(min(100.0, 100 * mean + spread), 1),
@@ -92,3 +101,27 @@ def expected_vs_field(
         if model.knows(name)
     ]
     return sorted(found, key=lambda f: (-f.ci_low, -f.expected, -f.decided, f.archetype))
+
+
+PICK_MARGIN = 3.0
+"""Points by which the pick's interval low end must clear the next eligible deck's for one pick to be named."""
+
+
+@dataclass(frozen=True)
+class Pick:
+    """What "what to play" can say: the one pick (None when the data cannot separate the leaders), the leaders
+    within :data:`PICK_MARGIN` of the first, and every eligible deck in rank order."""
+
+    archetype: str | None
+    leaders: tuple[str, ...]
+    eligible: tuple[FieldExpectation, ...]
+
+
+def choose_pick(ranked: Sequence[FieldExpectation]) -> Pick:
+    """The pick among decks with results by :data:`MIN_PLAYERS` players that are not catch-alls."""
+    eligible = tuple(r for r in ranked if r.players >= MIN_PLAYERS and not r.catch_all)
+    if not eligible:
+        return Pick(None, (), ())
+    first = eligible[0]
+    close = tuple(r.archetype for r in eligible[1:] if first.ci_low - r.ci_low < PICK_MARGIN)
+    return Pick(None if close else first.archetype, (first.archetype, *close), eligible)

@@ -11,9 +11,12 @@ exceeds :data:`TOLERANCE` or after :data:`MAX_ROUNDS` rounds (the log posterior 
 converges to its single mode). What is common to an archetype's matchups is its strength; δ holds only what
 the strengths cannot explain.
 
-τ, unless given, is chosen by cross-validation: each pair's matches are put in an order drawn from a
-generator seeded by the pair and dealt into :data:`FOLDS` folds (deterministic), and the τ of
-:data:`TAU_GRID` with the lowest mean log-loss on the left-out folds wins (the smaller τ on a tie).
+The two prior scales, the strengths' sd and τ, are constants chosen on the future, not on shuffled folds:
+``bench/matchup_backtest.py --tune`` fits every format on the 30 days before each day D of the tuning weeks and
+scores the matches of the week from D, for each pair of scales on a grid; of the pairs whose pooled log-loss is
+within one standard error (clustered by event) of the best, the least confident wins (the one-standard-error
+rule: matchups measured over past weeks move next week's results little, and a model that claims less is
+wrong less when the meta moves).
 
 Matches are not independent when a few players played most of a pair's matches: a :class:`PairRecord`'s
 weight (its effective matches per match, from player clustering) scales what its matches count for.
@@ -22,17 +25,16 @@ weight (its effective matches per match, from player clustering) scales what its
 from __future__ import annotations
 
 import math
-import random
-import zlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
-# chosen on the test weeks before the newest (bench/matchup_backtest.py --until 2025-11-09), pooled log-loss:
-# sd 1.0 0.7010, 0.5 0.6918, 0.3 0.6894, 0.2 0.6891, 0.1 0.6899 (Beta(5, 5) 0.6910, a coin 0.6931)
-STRENGTH_PRIOR_SD = 0.2
-TAU_GRID = (0.05, 0.1, 0.15, 0.2, 0.3, 0.5)
-FOLDS = 5
+# Chosen by bench/matchup_backtest.py --tune on the weeks before the newest two of ../shared/data (test weeks
+# 2025-09-26..2025-11-03, 39,961 predictions): the best pooled log-loss was sd 0.15 with τ 0.3 (0.69035; a coin
+# 0.69315); sd 0.05 with τ 0.3 is within one event-clustered standard error of it (0.69106) and the least
+# confident such pair (its most lopsided fifth predicted 54.5 %, the best's 56.6 %).
+STRENGTH_PRIOR_SD = 0.05
+DEVIATION_PRIOR_SD = 0.3  # τ
 TOLERANCE = 1e-8
 MAX_ROUNDS = 200
 _PROBABILITY_FLOOR = 1e-12
@@ -295,67 +297,17 @@ def record_log_loss(model: MatchupModel, records: Sequence[PairRecord]) -> float
     return total / count if count else math.log(2.0)
 
 
-def fold_splits(records: Sequence[PairRecord], folds: int = FOLDS) -> list[tuple[list[PairRecord], list[PairRecord]]]:
-    """(training, held out) per fold: each record's matches are put in an order drawn from a generator
-    seeded by the pair, so the split is deterministic, and match j goes to fold j mod ``folds`` (an even split
-    of wins and losses would make every fold a copy of the whole and cross-validation blind to noise)."""
-    held: list[list[tuple[int, int]]] = [[] for _ in range(folds)]
-    for r in records:
-        outcomes = [1] * r.wins + [0] * r.losses
-        random.Random(zlib.crc32(f"{r.a}\x1f{r.b}".encode())).shuffle(outcomes)
-        for fold in range(folds):
-            part = outcomes[fold::folds]
-            held[fold].append((sum(part), len(part) - sum(part)))
-    splits = []
-    for fold in range(folds):
-        held_out = [PairRecord(r.a, r.b, w, l, r.weight) for r, (w, l) in zip(records, held[fold], strict=True)]
-        training = [
-            PairRecord(r.a, r.b, r.wins - w, r.losses - l, r.weight)
-            for r, (w, l) in zip(records, held[fold], strict=True)
-        ]
-        splits.append((training, held_out))
-    return splits
-
-
-def cross_validated_loss(
-    splits: Sequence[tuple[Sequence[PairRecord], Sequence[PairRecord]]],
-    tau: float,
-    strength_sd: float = STRENGTH_PRIOR_SD,
-) -> float:
-    """Mean log-loss of each fold's held-out matches predicted by the model fitted on its training part."""
-    total = count = 0.0
-    for training, held_out in splits:
-        weight = sum(r.weight * (r.wins + r.losses) for r in held_out if r.a != r.b)
-        if not weight:
-            continue
-        model = _model(_pair_table(training, strength_sd), tau, {})
-        total += record_log_loss(model, held_out) * weight
-        count += weight
-    return total / count if count else math.log(2.0)
-
-
-def choose_tau(
-    records: Sequence[PairRecord], grid: Sequence[float] = TAU_GRID, strength_sd: float = STRENGTH_PRIOR_SD
-) -> float:
-    """The τ of the grid with the lowest cross-validated log-loss (the smaller on a tie)."""
-    splits = fold_splits(records)
-    return min(grid, key=lambda tau: (round(cross_validated_loss(splits, tau, strength_sd), 12), tau))
-
-
 def fit_pairs(
-    records: Sequence[PairRecord], tau: float | None = None, strength_sd: float = STRENGTH_PRIOR_SD
+    records: Sequence[PairRecord], tau: float = DEVIATION_PRIOR_SD, strength_sd: float = STRENGTH_PRIOR_SD
 ) -> MatchupModel:
-    """Fit the model on pair records; τ chosen by cross-validation when not given; ``strength_sd``: the
-    strengths' prior sd (``STRENGTH_PRIOR_SD``, chosen by the backtest)."""
-    if (tau is not None and tau <= 0) or strength_sd <= 0:
+    """Fit the model on pair records with the prior scales the backtest chose (or those given)."""
+    if tau <= 0 or strength_sd <= 0:
         raise ValueError("tau and strength_sd must be positive")
-    if tau is None:
-        tau = choose_tau(records, strength_sd=strength_sd)
     return _model(_pair_table(records, strength_sd), tau, _raw_games(records))
 
 
 def fit_matchup_model(
-    matches: Sequence[Match], tau: float | None = None, strength_sd: float = STRENGTH_PRIOR_SD
+    matches: Sequence[Match], tau: float = DEVIATION_PRIOR_SD, strength_sd: float = STRENGTH_PRIOR_SD
 ) -> MatchupModel:
     """Fit the model on single decided matches ``(A, B, A won)``, each worth one (mirrors ignored)."""
     return fit_pairs(pair_records(matches), tau, strength_sd)

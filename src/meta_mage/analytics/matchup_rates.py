@@ -36,7 +36,7 @@ def _rate(
     interval = effective_wilson(wins, losses, effective)
     verdict = "no decided matches"
     if decided and estimate is not None:
-        verdict = matchup_verdict(MatchupEvidence(decided, players, *estimate))
+        verdict = matchup_verdict(MatchupEvidence(decided, players, *estimate, lead=wins - losses))
     return WinRate(
         wins=wins,
         losses=losses,

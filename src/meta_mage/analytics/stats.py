@@ -41,27 +41,27 @@ def shrunk_rate(wins: int, losses: int, strength: float = PRIOR_MATCHES) -> floa
     return round(100 * (wins + strength / 2) / (decided + strength), 2)
 
 
-LEAN_POINTS = 3  # how far the estimate must be from 50 % to lean one way
+CLEAR_POINTS = 3
+"""How far the estimate's 95 % interval must clear 50 % for "favoured" or "unfavoured": the margin the word
+promises the side it favours over the weeks that follow (``VERDICT_PROMISES``). There is no "leans" word: cells
+whose estimate was 2 to 6 points off 50 % won 55.9-57.9 % the next week on the tuning weeks but 49.2-53.6 % on the
+held-out weeks (``bench/matchup_backtest.py``), so a lean promised what the data does not carry."""
 FEW_MATCHES = 5
-"""Under this many decided matches a record that does not clear 50 % is too few to lean either way."""
+"""Under this many decided matches a record whose interval does not clear 50 % is too few matches to call."""
 
 
 def verdict(wins: int, losses: int, interval: tuple[float, float] | None, estimate: float | None) -> str:
-    """The matchup in words: "favoured"/"unfavoured" when the whole 95 % interval is on one side of 50 %;
-    else "too few matches to call" under ``FEW_MATCHES`` decided matches; else "leans favoured"/"leans
-    unfavoured" when the shrunk estimate is at least 3 points off 50 %; else "too close to call"."""
+    """The matchup in words from a record's interval alone (card evidence): "favoured"/"unfavoured" when the
+    whole 95 % interval clears 50 % by ``CLEAR_POINTS``; else "too few matches to call" under ``FEW_MATCHES``
+    decided matches; else "too close to call"."""
     if interval is None or estimate is None:
         return "no decided matches"
-    if interval[0] > 50:
+    if interval[0] >= 50 + CLEAR_POINTS:
         return "favoured"
-    if interval[1] < 50:
+    if interval[1] <= 50 - CLEAR_POINTS:
         return "unfavoured"
     if wins + losses < FEW_MATCHES:
         return "too few matches to call"
-    if estimate >= 50 + LEAN_POINTS:
-        return "leans favoured"
-    if estimate <= 50 - LEAN_POINTS:
-        return "leans unfavoured"
     return "too close to call"
 
 
@@ -93,21 +93,35 @@ class MatchupEvidence:
     estimate: float
     low: float
     high: float
+    lead: int = 0  # the record's wins minus losses
+
+
+def _against_its_record(e: MatchupEvidence) -> bool:
+    """The estimate leans one way while the pair's own record goes the other (a 6-10 record the two decks'
+    overall strengths make a lean): no word may point against the record."""
+    return (e.estimate > 50 and e.lead < 0) or (e.estimate < 50 and e.lead > 0)
 
 
 MATCHUP_VERDICTS: tuple[tuple[str, Callable[[MatchupEvidence], bool]], ...] = (
     ("no decided matches", lambda e: e.decided == 0),
     ("anecdote", lambda e: e.players is not None and e.players < MIN_PLAYERS),
-    ("favoured", lambda e: e.low > 50),
-    ("unfavoured", lambda e: e.high < 50),
+    ("too few matches to call", lambda e: _against_its_record(e) and e.decided < FEW_MATCHES),
+    ("too close to call", _against_its_record),
+    ("favoured", lambda e: e.low >= 50 + CLEAR_POINTS),
+    ("unfavoured", lambda e: e.high <= 50 - CLEAR_POINTS),
     ("too few matches to call", lambda e: e.decided < FEW_MATCHES),
-    ("leans favoured", lambda e: e.estimate >= 50 + LEAN_POINTS),
-    ("leans unfavoured", lambda e: e.estimate <= 50 - LEAN_POINTS),
     ("too close to call", lambda e: True),
 )
 """A matchup's verdict: the first row that holds. Verdict words come from the model's estimate and interval,
-never from the raw record, and need three distinct players; a lean needs ``FEW_MATCHES`` decided matches too
-(under that, the estimate is mostly the two decks' overall strengths, not this matchup)."""
+never from the raw record, and need three distinct players; no word points against the pair's own record (the
+estimate and the record disagree: too close to call); a word needs the interval clear of 50 % by ``CLEAR_POINTS``.
+Under ``FEW_MATCHES`` decided matches the rest is "too few matches to call" (the estimate is then mostly the two
+decks' overall strengths, not this matchup)."""
+
+
+VERDICT_PROMISES = {"favoured": 50 + CLEAR_POINTS}
+"""What a verdict word promises, seen from the side it favours: the least win rate, in percent, that the cells given
+it must show over the week that followed (``bench/matchup_backtest.py`` measures it)."""
 
 
 def matchup_verdict(evidence: MatchupEvidence) -> str:

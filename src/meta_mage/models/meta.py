@@ -95,8 +95,8 @@ class WinRate(BaseModel):
     )
     verdict: str = Field(
         default="no decided matches",
-        description="favoured / unfavoured (the estimate's 95% interval clear of 50%), leans favoured / leans "
-        "unfavoured (estimate 3+ points off 50%, 5+ decided matches), too close to call, 'anecdote: N matches by "
+        description="favoured / unfavoured (the estimate's 95% interval clear of 50% by 3+ points, the record "
+        "not against it), too close to call, 'anecdote: N matches by "
         "K players' (fewer than 3 distinct players: no verdict), too few matches to call (under 5 decided), or no "
         "decided matches",
     )

@@ -23,6 +23,7 @@ from meta_mage.agent.tasks.phrasing import (
 )
 from meta_mage.agent.tasks.task import OPPONENT_WORDS, Calls, Cue, Results, TaskSpec
 from meta_mage.analytics.clustering import MIN_PLAYERS
+from meta_mage.analytics.field import PICK_MARGIN, choose_pick
 from meta_mage.analytics.stats import FEW_MATCHES
 from meta_mage.decks.coach import BETTER_BY
 from meta_mage.models.decks import CardEvidenceOutput, CardRecord
@@ -240,22 +241,31 @@ def _passed_over(above: list[FieldExpectation]) -> list[str]:
 
 
 def _pick(ranked: list[FieldExpectation]) -> str:
-    """The safest pick (the first with results by three players or more) and what the data cannot separate."""
-    picks = [r for r in ranked if r.players >= MIN_PLAYERS and not r.catch_all]
-    if not picks:
+    """The one pick when the data separates it (``field.choose_pick``), else the decks it cannot separate."""
+    decision = choose_pick(ranked)
+    if not decision.eligible:
         if ranked:
             return f"No archetype here has results by {MIN_PLAYERS} or more players: every figure is an anecdote."
         return "No archetype has a decided match in this window; ask for a longer window."
-    top = picks[0]
-    close = [r.archetype for r in picks[1:4] if r.ci_high >= top.ci_low]
-    passed = _passed_over(ranked[: ranked.index(top)])
+    first = decision.eligible[0]
+    passed = _passed_over(ranked[: ranked.index(first)])
+    if decision.archetype:
+        lead = (
+            f"**{first.archetype}** is the pick against this field: the low end of its interval clears the next "
+            f"deck's by {PICK_MARGIN:.0f}+ points."
+        )
+    else:
+        names = ", ".join(f"**{name}**" for name in decision.leaders)
+        lead = (
+            f"The data cannot separate {names}: no low end clears the next by {PICK_MARGIN:.0f} points, and smaller "
+            "leads did not hold over the weeks that followed (backtested), so no single pick is named."
+        )
     return (
-        f"**{top.archetype}** is the safest pick against this field"
-        + (f"; {', '.join(close)} overlap its interval, so the data cannot separate them." if close else ".")
+        lead
         + (f" Ranked above it but left out as a pick: {'; '.join(passed)}." if passed else "")
-        + " “Field measured” is the share of the field it has results against; the rest comes from the "
-        "strengths alone, so a low figure means little evidence. Popularity is context, not the ranking: ask "
-        "for the top decks to see meta shares and trends."
+        + " “Players” counts the players behind its decided matches; “Field measured” is the share of the field "
+        "it has results against; the rest comes from the strengths alone, so a low figure means little evidence. "
+        "Popularity is context, not the ranking: ask for the top decks to see meta shares and trends."
     )
 
 

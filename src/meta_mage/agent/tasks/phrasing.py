@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from meta_mage.analytics.clustering import MIN_PLAYERS
-from meta_mage.analytics.stats import FEW_MATCHES, LEAN_POINTS, PRIOR_MATCHES
+from meta_mage.analytics.stats import CLEAR_POINTS, FEW_MATCHES, PRIOR_MATCHES
 from meta_mage.models.meta import DeckMatchupStatsOutput, Lookalike, MatchupCell, Window, WinRate
 
 _MARKUP = re.compile(r"[\\`*<>|]")
@@ -54,7 +54,7 @@ def modelled(block: WinRate) -> str:
 
 
 def judged(block: WinRate) -> str:
-    """The record with the model's estimate and its verdict in words ("leans unfavoured", "anecdote: ...")."""
+    """The record with the model's estimate and its verdict in words ("too close to call", "anecdote: ...")."""
     if block.win_rate is None:
         return rate(block)
     estimate = f", model estimate {modelled(block)}" if block.estimate is not None and block.basis != "record" else ""
@@ -69,10 +69,10 @@ def by_estimate(cells: list[MatchupCell]) -> list[MatchupCell]:
 
 def headline(ranked: list[MatchupCell], side: str, most: int = 3) -> list[MatchupCell]:
     """The best (``side`` "best") or worst matchups to lead with, from ``by_estimate`` cells: those with a
-    verdict on that side (favoured, leans favoured; or the unfavoured ones) first, and cells with too few
+    verdict on that side (favoured; or unfavoured) first, and cells with too few
     matches to call only after them, never ahead."""
     best = side == "best"
-    verdicts = ("favoured", "leans favoured") if best else ("unfavoured", "leans unfavoured")
+    verdicts = ("favoured",) if best else ("unfavoured",)
     order = ranked if best else ranked[::-1]
     on_side = [c for c in order if ((c.estimate or 0) > 50 if best else (c.estimate or 0) < 50)]
     called = [c for c in on_side if c.verdict in verdicts]
@@ -89,8 +89,9 @@ MODEL = (
 
 SHRINKAGE_NOTE = (
     f"Ranked on the estimate of {MODEL}, so a lucky 3-0 does not outrank a solid 30-10. “favoured”/"
-    f"“unfavoured”: the estimate's 95% interval is clear of 50%; “leans”: the estimate is {LEAN_POINTS}+ points "
-    f"off 50%, with {FEW_MATCHES}+ decided matches; “anecdote”: fewer than {MIN_PLAYERS} distinct players behind "
+    f"“unfavoured”: the estimate's 95% interval clears 50% by {CLEAR_POINTS}+ points (no word points against the "
+    f"pair's own record, and none is said on under {FEW_MATCHES} decided matches unless the interval clears); "
+    f"“anecdote”: fewer than {MIN_PLAYERS} distinct players behind "
     "the record, so no verdict. Record intervals count matches one player played as less than independent ones; "
     "“only N decided”: fewer than {min_sample} decided matches."
 )
@@ -110,7 +111,7 @@ def signal(cells: list[MatchupCell]) -> str:
     )
 
 
-VERDICT_WORDS = ("favoured", "leans favoured", "unfavoured", "leans unfavoured", "too close to call")
+VERDICT_WORDS = ("favoured", "unfavoured", "too close to call")
 
 
 def lookalike_note(lookalikes: list[Lookalike], shown: set[str]) -> str:
@@ -129,7 +130,7 @@ def sourced(matches_from: str) -> str:
 
 
 def short(cell: WinRate) -> str:
-    """ "62% (5-3), leans favoured": a cell in a list."""
+    """ "62% (5-3), too few matches to call": a cell in a list."""
     return f"{percent(cell):.0f}% ({cell.wins}-{cell.losses}), {cell.verdict}"
 
 

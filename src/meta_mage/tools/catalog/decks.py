@@ -103,7 +103,7 @@ DECK_MATCHUPS = Tool(
     "Get matchup statistics for a specific archetype against the field: overall record, "
     "and win rate against each opposing archetype with match counts, 95% intervals, a shrunk "
     "estimate to rank on (the record plus 10 matches at 50%) and a verdict in words (favoured, "
-    "unfavoured, leans favoured, leans unfavoured, too close to call, too few matches to call).",
+    "unfavoured, too close to call, too few matches to call).",
     DeckMatchupStatsInput,
     DeckMatchupStatsOutput,
     lambda c, p: c.meta.deck_matchups(p),
