@@ -103,7 +103,7 @@ def expected_vs_field(
     return sorted(found, key=lambda f: (-f.ci_low, -f.expected, -f.decided, f.archetype))
 
 
-PICK_MARGIN = 3.0
+PICK_MARGIN = 5.0
 """Points by which the pick's interval low end must clear the next eligible deck's for one pick to be named."""
 
 

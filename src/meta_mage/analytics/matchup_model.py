@@ -30,8 +30,8 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 
 # Chosen by bench/matchup_backtest.py --tune on the weeks before the newest two of ../shared/data (test weeks
-# 2025-09-26..2025-11-03, 39,961 predictions): the best pooled log-loss was sd 0.15 with τ 0.3 (0.69035; a coin
-# 0.69315); sd 0.05 with τ 0.3 is within one event-clustered standard error of it (0.69106) and the least
+# 2025-09-26..2025-11-03, 39,956 predictions): the best pooled log-loss was sd 0.15 with τ 0.3 (0.69031; a coin
+# 0.69315); sd 0.05 with τ 0.3 is within one event-clustered standard error of it (0.69104) and the least
 # confident such pair (its most lopsided fifth predicted 54.5 %, the best's 56.6 %).
 STRENGTH_PRIOR_SD = 0.05
 DEVIATION_PRIOR_SD = 0.3  # τ
