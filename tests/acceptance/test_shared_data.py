@@ -16,7 +16,8 @@ pytestmark = [
     pytest.mark.skipif(not SHARED_DATA.exists(), reason="../shared/data is not present"),
 ]
 
-# MANIFEST §5: matches with a result, draws, byes (its byes include assigned losses).
+# MANIFEST §5: matches with a result, draws, byes (its byes include assigned losses). It counts rows: melee.gg
+# lists a drawn match once for each player, so the manifest counts such a draw twice.
 MANIFEST_COUNTS = {
     "Modern": (5469, 383, 95),
     "Pioneer": (902, 34, 26),
@@ -25,6 +26,11 @@ MANIFEST_COUNTS = {
     "Standard": (4357, 231, 79),
     "Vintage": (586, 41, 4),
 }
+# The second rows of draws listed for both players (542 in all; 9 unreported 0-0-0 pairings are listed twice
+# too), which the parse reads as one match; and in Standard one pairing listed with a result and as 0-0-0, counted
+# unreported (its standings give both players the loss).
+SECOND_LISTINGS = {"Modern": 184, "Pioneer": 17, "Legacy": 105, "Pauper": 103, "Standard": 115, "Vintage": 18}
+RESULT_UNCONFIRMED = {"Standard": 1}
 REFERENCE_NAMED_SHARE = {"Modern": 95.0, "Legacy": 85.0, "Pauper": 95.0}
 
 
@@ -42,11 +48,12 @@ def reference_parsed() -> dict[str, list]:  # type: ignore[type-arg]
     return parsed_by_format(ArchetypeClassifier(SHARED_DATA / "archetypes"))
 
 
-def test_match_totals_equal_the_manifest(reference_parsed: dict[str, list]) -> None:  # type: ignore[type-arg]
+def test_match_totals_equal_the_manifest_less_its_second_listings(reference_parsed: dict[str, list]) -> None:  # type: ignore[type-arg]
     for fmt, (matches, draws, byes) in MANIFEST_COUNTS.items():
         outcomes = Counter(m.outcome for t in reference_parsed[fmt] for m in t.matches)
-        assert outcomes["result"] + outcomes["draw"] == matches, fmt
-        assert outcomes["draw"] == draws, fmt
+        twice, unconfirmed = SECOND_LISTINGS[fmt], RESULT_UNCONFIRMED.get(fmt, 0)
+        assert outcomes["result"] + outcomes["draw"] == matches - twice - unconfirmed, fmt
+        assert outcomes["draw"] == draws - twice, fmt
         assert outcomes["bye"] + outcomes["assigned_loss"] == byes, fmt
 
 

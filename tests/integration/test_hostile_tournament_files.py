@@ -74,7 +74,7 @@ HOSTILE: list[tuple[str, bytes, str]] = [
         "before Modern",
     ),
     ("rounds.json", json.dumps(variant(_ten_thousand_rounds)).encode(), "10,000 rounds"),
-    ("rematch.json", json.dumps(variant(_pair_rematches)).encode(), "meet more than 3 times"),
+    ("rematch.json", json.dumps(variant(_pair_rematches)).encode(), "meet in more than 3 rounds"),
     ("flood.json", json.dumps(variant(_one_round_flood)).encode(), "plays more than 2 matches"),
     ("huge-deck.json", json.dumps(variant(_huge_deck)).encode(), "20,000 card lines; a list has at most 250"),
 ]

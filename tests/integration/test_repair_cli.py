@@ -10,10 +10,13 @@ import pytest
 from meta_mage.archetypes.classifier import get_classifier
 from meta_mage.cli import main
 from meta_mage.config import Settings
+from meta_mage.ingest import tournaments
 from meta_mage.ingest.files import SourceFile
 from meta_mage.ingest.tournament_ingest import ingest_tournament_sources
 from meta_mage.storage.meta import MetaRepository
 from tests.conftest import demo_members
+
+GENOVA = "lega-pauper-genova-autumn-season-lunedi-3-novembre-ore-2030-376817-2025-11-03.json"
 
 
 def test_repair_check_reports_then_repair_fixes_a_kill_before_the_registry(
@@ -79,3 +82,39 @@ def test_repair_names_the_file_to_ingest_again_for_a_write_it_cannot_finish(
     assert repository.write_intents("Pioneer") == [] and repository.stored_aggregates("Pioneer") == []
     assert not [item for item in repository.table.scan()["Items"] if item["pk"].startswith("EVENT#")]  # no deck left
     assert main(["repair", "--check"]) == 0
+
+
+def test_an_event_stored_with_its_draws_listed_twice_is_rewritten_by_a_reingest_and_repair_check_agrees(
+    dynamodb: Any, settings: Settings, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Given a real melee.gg event stored as the ingest stored it before a match listed twice was one match: its
+    # four draws, each listed once for each player, counted as eight, under the aggregate version of then
+    [member] = [SourceFile(n, d) for n, d in demo_members(formats=("Pauper",)) if n.endswith(GENOVA)]
+    repository = MetaRepository(dynamodb.Table(settings.meta_table))
+    classifier = get_classifier(settings.archetype_rules_dir)
+
+    def every_row(raw_round: Any, number: int, source: str, warnings: list[str]) -> list[Any]:
+        name = raw_round.get("RoundName") or f"Round {number}"
+        return [tournaments._match(raw, name, number) for raw in raw_round["Matches"]]
+
+    monkeypatch.setattr(tournaments, "_round_matches", every_row)
+    monkeypatch.setattr(tournaments, "AGGREGATE_VERSION", 3)
+    assert ingest_tournament_sources([member], repository, classifier).ok
+    monkeypatch.undo()
+    day = repository.format_total("Pauper", "2025-11-03", "2025-11-03")
+    assert (day["matches"], day["draws"]) == (59, 8)
+
+    # When the file is ingested again
+    report = ingest_tournament_sources([member], repository, classifier)
+
+    # Then the stored event is replaced: its day and its format count each match once
+    assert report.ok and report.outcomes["replaced"] == 1, report.summary()
+    day = repository.format_total("Pauper", "2025-11-03", "2025-11-03")
+    assert (day["matches"], day["draws"]) == (55, 4)
+    assert repository.get_format("Pauper").matches == 55  # type: ignore[union-attr]
+    # and `repair --check` finds the header, the aggregate, the decks, the day and the registry in agreement
+    capsys.readouterr()
+    assert main(["repair", "--check"]) == 0
+    assert "0 violation(s)" in capsys.readouterr().out
+    # and a third ingest changes nothing
+    assert ingest_tournament_sources([member], repository, classifier).outcomes["unchanged"] == 1

@@ -1,15 +1,17 @@
-"""Every tool on real demo data (Modern) in moto, compared with independent counts."""
+"""Every tool on real demo data (Modern; every format for the match totals) in moto, compared with independent
+counts."""
 
 import json
 import tarfile
-from collections import Counter
+from collections import Counter, defaultdict
 from typing import Any
 
 import pytest
 
 from meta_mage.archetypes.classifier import get_classifier
 from meta_mage.errors import InvalidArgument, NotFound
-from tests.conftest import call
+from meta_mage.storage.meta import MetaRepository
+from tests.conftest import DEMO_TOURNAMENTS, call
 
 BURN_DECK = """4 Goblin Guide
 4 Monastery Swiftspear
@@ -93,6 +95,42 @@ def test_meta_rankings_match_an_independent_count(modern_world: dict[str, Any]) 
     w, l = top["current"]["wins"], top["current"]["losses"]
     assert top["current"]["win_rate"] == round(100 * w / (w + l), 2)
     assert top["current"]["ci_low"] < top["current"]["win_rate"] < top["current"]["ci_high"]
+
+
+def independent_match_counts(archive: Any) -> dict[str, Counter[str]]:
+    """Per format, matches played and draws counted straight from the files, without the parse: within a round
+    (rounds told apart by their place in the file) two players' rows are one match however many list it
+    (melee.gg lists a draw once for each player); a pairing with no opponent ("-": a bye, an assigned loss) or
+    with a row of 0-0-0 (unreported) is no match played."""
+    counts: dict[str, Counter[str]] = defaultdict(Counter)
+    with tarfile.open(archive) as tar:
+        for member in tar.getmembers():
+            doc = json.loads(tar.extractfile(member).read())  # type: ignore[union-attr]
+            for round_ in doc["Rounds"]:
+                pairings: dict[frozenset[str], list[str]] = defaultdict(list)
+                for row in round_["Matches"]:
+                    pairings[frozenset((row["Player1"].strip(), row["Player2"].strip()))].append(row["Result"])
+                for players, results in pairings.items():
+                    if "-" not in players and "0-0-0" not in results:
+                        won, lost, _ = results[0].split("-")
+                        counts[doc["Tournament"]["Formats"]].update(matches=1, draws=int(won == lost))
+    return counts
+
+
+def test_every_formats_matches_and_draws_equal_a_recount_of_distinct_matches(demo_world: dict[str, Any]) -> None:
+    # Given every bundled format, as the shipped snapshot stores it, and a recount of the bundled files
+    counts = independent_match_counts(DEMO_TOURNAMENTS)
+    formats = {f["format"]: f for f in call(demo_world, "list_formats")["formats"]}
+    assert set(formats) == set(counts)
+    repository = MetaRepository(demo_world["db"].Table(demo_world["settings"].meta_table))
+    for name, entry in formats.items():
+        total = repository.format_total(name, entry["first_date"], entry["last_date"])
+        # Then each format's matches and draws are the distinct matches (a draw listed twice counted once)
+        assert (entry["matches"], total["matches"], total["draws"]) == (
+            counts[name]["matches"],
+            counts[name]["matches"],
+            counts[name]["draws"],
+        ), name
 
 
 def test_no_meta_share_trend_without_a_previous_window(modern_world: dict[str, Any]) -> None:

@@ -27,6 +27,7 @@ from meta_mage.ingest.errors import InputFileError
 from meta_mage.ingest.files import SourceFile
 from meta_mage.ingest.tournament_ingest import ingest_tournament_sources
 from meta_mage.ingest.tournaments import MAX_MATCHES_PER_ROUND, MAX_PAIR_MEETINGS, parse_tournament
+from meta_mage.models.names import player_identity
 from meta_mage.models.tournament_file import (
     BASIC_LANDS,
     MAX_BASIC_COPIES,
@@ -219,9 +220,36 @@ def wrong_type(draw: Draw, document: Document) -> None:
 def repeated_player(draw: Draw, document: Document) -> None:
     deck = a_deck(draw, document)
     name = deck.get("Player")
-    spellings = st.sampled_from([name, f" {name}", name.upper(), name.lower()]) if isinstance(name, str) else junk
+    spellings = (
+        st.sampled_from([name, f" {name}", name.upper(), name.lower(), f"\u200b{name}", f"{name}\u200e"])
+        if isinstance(name, str)
+        else junk
+    )
     for _ in range(draw(st.integers(1, 60))):
         document["Decks"].append(dict(deck, Player=draw(spellings)))
+
+
+def listed_twice(draw: Draw, document: Document) -> None:
+    """A pairing listed again in its round: from the other side (as melee.gg lists a draw), as it was, or with
+    another result; or every round given one name."""
+    rounds = [r for r in document["Rounds"] if isinstance(r, dict) and isinstance(r.get("Matches"), list)]
+    if rounds and draw(st.booleans()):
+        name = draw(st.sampled_from(["Round 1", "Quarterfinals", ""]))
+        for round_ in rounds:
+            round_["RoundName"] = name
+    listed = [(r, m) for r in rounds for m in r["Matches"] if isinstance(m, dict)]
+    if not listed:
+        return
+    round_, match = draw(st.sampled_from(listed))
+    again = dict(match)
+    if draw(st.booleans()):
+        again.update(Player1=match.get("Player2"), Player2=match.get("Player1"))
+        if isinstance(result := match.get("Result"), str) and result.count("-") == 2:
+            won, lost, drawn = result.split("-")
+            again["Result"] = f"{lost}-{won}-{drawn}"
+    if draw(st.booleans()):
+        again["Result"] = draw(results)
+    round_["Matches"].insert(draw(st.integers(0, len(round_["Matches"]))), again)
 
 
 def many_decks(draw: Draw, document: Document) -> None:
@@ -283,6 +311,7 @@ MUTATIONS = [
     bad_date,
     bad_result,
     bad_format,
+    listed_twice,
     many_lines,
     many_rounds,
     many_pairings,
@@ -320,7 +349,7 @@ def assert_within_bounds(parsed: ParsedTournament) -> None:
     assert texts_within([parsed.name], MAX_EVENT_NAME_CHARS, 0) and texts_within([parsed.uri], MAX_URI_CHARS, 0)
     decks, matches = parsed.decks, parsed.matches
     assert len(decks) <= MAX_DECKS
-    assert len({d.player.casefold() for d in decks}) == len(decks)  # one deck per player
+    assert len({player_identity(d.player) for d in decks}) == len(decks)  # one deck per player
     assert texts_within((d.player for d in decks), MAX_PLAYER_NAME_CHARS)
     assert texts_within((d.placing for d in decks), MAX_PLACING_CHARS, 0)
     lists = [(d.mainboard, MAX_MAINBOARD_CARDS) for d in decks] + [(d.sideboard, MAX_SIDEBOARD_CARDS) for d in decks]
@@ -336,9 +365,12 @@ def assert_within_bounds(parsed: ParsedTournament) -> None:
     assert all(0 <= games < 100 for m in matches for games in (m.p1_games, m.p2_games, m.drawn_games))
     assert {m.outcome for m in matches} <= {"result", "draw", "bye", "assigned_loss", "unreported"}
     paired = [m for m in matches if "-" not in (m.player1, m.player2)]
-    per_round = Counter((m.round_name, p) for m in paired for p in (m.player1, m.player2))
+    per_round = Counter((m.round_number, player_identity(p)) for m in paired for p in (m.player1, m.player2))
     assert max(per_round.values(), default=0) <= MAX_MATCHES_PER_ROUND
-    assert max(Counter(frozenset((m.player1, m.player2)) for m in paired).values(), default=0) <= MAX_PAIR_MEETINGS
+    pairs = Counter((m.round_number, frozenset(map(player_identity, (m.player1, m.player2)))) for m in matches)
+    assert max(pairs.values(), default=0) == 1  # a pairing a round lists twice is one match
+    meetings = Counter(pair for _, pair in pairs if "-" not in pair)
+    assert max(meetings.values(), default=0) <= MAX_PAIR_MEETINGS
     assert len(parsed.warnings) <= MAX_WARNINGS + 1 and all(len(w) <= MESSAGE_CHARS for w in parsed.warnings)
 
 

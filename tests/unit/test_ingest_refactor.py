@@ -226,9 +226,15 @@ EVENT = {
         _deck("Dee", {}),
     ],
     "Rounds": [
-        _round("Round 1", ("ann", "Cid", "2-1-0"), ("Bea", "-", "2-0-0"), ("Dee", "-", "0-2-0")),
-        _round("Round 2", ("Ann", "Bea", "1-1-1"), ("Cid", "Stranger", "2-0-0"), ("Dee", "BEA", "1-2-0")),
-        _round("Round 3", ("Bea", "Cid", "1-1-0"), ("Ann", "Bea", "2-0-0"), ("Ann", "Dee", "0-0-0")),
+        _round("Round 1", ("Ann", "Cid", "2-1-0"), ("Bea", "-", "2-0-0"), ("Dee", "-", "0-2-0")),
+        _round("Round 2", ("Ann", "Bea", "1-1-1"), ("Cid", "Stranger", "2-0-0"), ("Dee", "Bea", "1-2-0")),
+        _round(
+            "Round 3",
+            ("Bea", "Cid", "1-1-0"),
+            ("Ann", "Bea", "2-0-0"),
+            ("Ann", "Dee", "0-0-0"),
+            ("Cid", "Bea", "1-1-0"),
+        ),  # the draw listed for each player, as melee.gg lists it: one match
     ],
     "Standings": [],
 }
@@ -238,14 +244,14 @@ SUMMARY = [
         "tournaments": 1, "decks": 3, "decks_without_list": 1, "matches": 6, "draws": 2, "byes": 1,
         "assigned_losses": 1, "unreported": 1,
         "archetypes": {
-            "Burn": {"decks": 2, "colors": {"R": 2}, "strategy": "aggro", "pilots": {"ann": 1, "bea": 1}},
-            "Tron": {"decks": 1, "colors": {"": 1}, "strategy": "aggro", "pilots": {"cid": 1}},
+            "Burn": {"decks": 2, "colors": {"R": 2}, "strategy": "aggro", "pilots": {"Ann": 1, "Bea": 1}},
+            "Tron": {"decks": 1, "colors": {"": 1}, "strategy": "aggro", "pilots": {"Cid": 1}},
         },
         "results": {
             "Burn": {"Tron": [1, 0, 1], "Burn": [1, 1, 1], "(no decklist)": [1, 0, 0]},
             "Tron": {"Burn": [0, 1, 1], "(no decklist)": [1, 0, 0]},
         },
-        "players": {"Burn": {"Tron": {"ann": 1}}, "Tron": {"Burn": {"cid": 1}}},
+        "players": {"Burn": {"Tron": {"Ann": 1}}, "Tron": {"Burn": {"Cid": 1}}},
         "sources": {"melee": {"events": 1, "matches": 6}},
     },
     {

@@ -125,9 +125,76 @@ def test_the_existing_pairing_rules_still_hold() -> None:
     rematches = [{"Player1": "Ann", "Player2": "Bea", "Result": "2-0-0"}]
     document = event()
     document["Rounds"] = [{"RoundName": f"Round {i}", "Matches": rematches} for i in range(4)]
-    assert refused(document) == "'Ann' and 'Bea' meet more than 3 times"
+    assert refused(document) == "'Ann' and 'Bea' meet in more than 3 rounds"
     flood = [{"Player1": "Ann", "Player2": f"ghost {i}", "Result": "2-0-0"} for i in range(3)]
     assert refused(event(matches=flood)) == "'Ann' plays more than 2 matches in round 'Round 1'"
+
+
+def rounds_of(*rounds: list[tuple[str, str, str]], name: str | None = None) -> Document:
+    """An event of these rounds (each a list of Player1, Player2, Result), named Round 1, 2... or all ``name``."""
+    document = event()
+    document["Rounds"] = [
+        {
+            "RoundName": name or f"Round {number}",
+            "Matches": [{"Player1": a, "Player2": b, "Result": result} for a, b, result in matches],
+        }
+        for number, matches in enumerate(rounds, 1)
+    ]
+    return document
+
+
+def test_two_draws_in_two_rounds_each_listed_for_both_players_are_read_as_two_matches() -> None:
+    # Given Ann and Bea drawing in round 1 and again in a top-8 rematch, each draw listed once for each player
+    # (as melee.gg lists every draw): four rows, which were refused as "meet more than 3 times"
+    document = rounds_of(
+        [("Ann", "Bea", "1-1-0"), ("Bea", "Ann", "1-1-0")],
+        [("Ann", "Bea", "0-0-3"), ("Bea", "Ann", "0-0-3")],
+    )
+    # When it is read, Then it holds two matches, one a round, both draws
+    parsed = parse(document)
+    assert [(m.round_number, m.player1, m.player2, m.outcome) for m in parsed.matches] == [
+        (1, "Ann", "Bea", "draw"),
+        (2, "Ann", "Bea", "draw"),
+    ]
+    assert parsed.warnings == []
+
+
+def test_a_match_listed_from_either_side_or_twice_alike_is_one_match() -> None:
+    # Given a decided match listed from both sides (2-1 read by its winner, 1-2 by its loser) and a row repeated
+    parsed = parse(rounds_of([("Ann", "Bea", "2-1-0"), ("Bea", "Ann", "1-2-0"), ("Ann", "Bea", "2-1-0")]))
+    # Then it is one match, as first listed
+    assert [(m.player1, m.player2, m.p1_games, m.p2_games) for m in parsed.matches] == [("Ann", "Bea", 2, 1)]
+
+
+def test_a_pairing_given_two_results_in_one_round_is_refused_naming_both_rows() -> None:
+    # Given a round listing Ann's win over Bea, then Bea's row saying Bea won
+    document = rounds_of([("Ann", "Bea", "2-1-0"), ("Cid", "Dee", "2-0-0"), ("Bea", "Ann", "2-0-0")])
+    # Then the file is refused, naming both rows (players and results)
+    assert (
+        refused(document) == "round 'Round 1' gives one match two results: 'Ann' v 'Bea' 2-1-0 and 'Bea' v 'Ann' 2-0-0"
+    )
+    # and a draw read as a win from the other side is refused alike
+    document = rounds_of([("Ann", "Bea", "1-1-0"), ("Bea", "Ann", "2-1-0")])
+    assert (
+        refused(document) == "round 'Round 1' gives one match two results: 'Ann' v 'Bea' 1-1-0 and 'Bea' v 'Ann' 2-1-0"
+    )
+
+
+def test_rounds_sharing_a_name_are_told_apart_by_their_place_in_the_file() -> None:
+    # Given a broken file naming its three rounds alike, Ann playing one match in each
+    document = rounds_of(
+        [("Ann", "Bea", "2-0-0")],
+        [("Ann", "Cid", "2-0-0")],
+        [("Ann", "Dee", "1-1-0"), ("Dee", "Ann", "1-1-0")],
+        name="Round 1",
+    )
+    # Then she plays one match a round, three in all (by name, three "in round 'Round 1'" were refused)
+    parsed = parse(document)
+    assert [(m.round_number, m.player2, m.outcome) for m in parsed.matches] == [
+        (1, "Bea", "result"),
+        (2, "Cid", "result"),
+        (3, "Dee", "draw"),
+    ]
 
 
 # --- numbers -----------------------------------------------------------------------------------------------------
@@ -326,9 +393,21 @@ def test_a_non_basic_over_four_copies_is_reported_bar_basics_and_cards_that_allo
 
 
 def test_a_player_listed_with_several_decks_keeps_the_first_and_is_reported() -> None:
-    decks = [deck("Ann", {"Lightning Bolt": 4}), deck("Bea"), deck(" ann"), deck("ANN", {"Ornithopter": 4})]
+    # Given Ann listed three times (once with a zero-width space in her name: the same name on screen) and "ANN"
+    decks = [
+        deck("Ann", {"Lightning Bolt": 4}),
+        deck("Bea"),
+        deck(" Ann"),
+        deck("An\u200bn", {"Ornithopter": 4}),
+        deck("ANN", {"Ornithopter": 4}),
+    ]
     parsed = parse(event(decks))
-    assert [(d.player, d.mainboard) for d in parsed.decks] == [("Ann", {"Lightning Bolt": 4}), ("Bea", deck_cards())]
+    # Then Ann keeps her first deck, and ANN, another entrant, his own
+    assert [(d.player, d.mainboard) for d in parsed.decks] == [
+        ("Ann", {"Lightning Bolt": 4}),
+        ("Bea", deck_cards()),
+        ("ANN", {"Ornithopter": 4}),
+    ]
     assert parsed.warnings == ["player 'Ann' has 3 decks in this file; only the first is kept"]
 
 

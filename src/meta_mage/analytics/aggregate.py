@@ -7,7 +7,9 @@ strategy, pilots{player: decks}}``, ``results[A][B] = [wins, losses, draws]`` (A
 :data:`NO_DECKLIST`; ``results[A][A]`` holds mirrors, one win and one loss per decided match),
 ``players[A][B] = {player: decided matches}`` (who played A's side of the decided A–B matches: the clusters
 the effective sample sizes count) and ``sources[MTGO|melee|other] = {events, matches}`` (where the matches
-come from: MTGO Challenge files hold only their top-8 playoff matches). Player names are casefolded.
+come from: MTGO Challenge files hold only their top-8 playoff matches). Players are keyed by
+``models.names.player_identity`` (case kept: within an event, "Sam Hutson" and "sam hutson" are two entrants).
+Every match is counted once: the parse reads a pairing a round lists twice as one match.
 
 ``card_part[A]``: per archetype, ``main``/``side`` ``{card: [decks, copies, wins, losses]}``
 (wins and losses of the decks playing the card, mirrors excluded), ``side_vs {card: {B: [w, l]}}`` and
@@ -23,11 +25,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from meta_mage.models.aggregates import add_counts
+from meta_mage.models.names import player_identity
 from meta_mage.models.tournaments import ParsedDeck, ParsedMatch, ParsedTournament
 
 NO_DECKLIST = "(no decklist)"
-AGGREGATE_VERSION = 3  # part of each event's digest: a new aggregate shape re-ingests unchanged files
-# (2: main_vs; 3: players, pilots, sources)
+AGGREGATE_VERSION = 4  # part of each event's digest: a new aggregate shape, or a new reading of the files,
+# re-ingests unchanged files (2: main_vs; 3: players, pilots, sources; 4: a match listed twice counted once,
+# players by identity, case kept)
 
 
 # Matches not played, and the format total each counts towards.
@@ -35,15 +39,14 @@ _UNPLAYED_TOTALS = {"bye": "byes", "assigned_loss": "assigned_losses", "unreport
 
 
 def _deck_finder(tournament: ParsedTournament) -> Callable[[str], ParsedDeck | None]:
-    """A player's deck with an archetype, by name as the pairing spells it, else case-insensitively."""
+    """A player's deck with an archetype, by the player's identity (a pairing's "sam hutson" is not "Sam Hutson")."""
     by_player: dict[str, ParsedDeck] = {}
     for deck in tournament.decks:
         if deck.archetype:
-            by_player.setdefault(deck.player, deck)
-            by_player.setdefault(deck.player.casefold(), deck)
+            by_player.setdefault(player_identity(deck.player), deck)
 
     def deck_of(player: str) -> ParsedDeck | None:
-        return by_player.get(player) or by_player.get(player.casefold())
+        return by_player.get(player_identity(player))
 
     return deck_of
 
@@ -102,7 +105,7 @@ class _MatchTally:
         if opponent:
             add_counts(self.deck_vs[id(deck)][opponent], record[:2])
             if not record[2]:
-                self.players[arch][opponent][deck.player.casefold()] += 1
+                self.players[arch][opponent][player_identity(deck.player)] += 1
 
 
 def _new_card_stats() -> dict[str, Any]:
@@ -137,7 +140,7 @@ def _deck_parts(
             continue
         entry = archetypes.setdefault(arch, {"decks": 0, "colors": {}, "strategy": deck.strategy, "pilots": {}})
         entry["decks"] += 1
-        pilot = deck.player.casefold()
+        pilot = player_identity(deck.player)
         entry["pilots"][pilot] = entry["pilots"].get(pilot, 0) + 1
         entry["colors"][deck.colors] = entry["colors"].get(deck.colors, 0) + 1
         _add_deck_cards(cards.setdefault(arch, _new_card_stats()), deck, tally)

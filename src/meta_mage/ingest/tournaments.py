@@ -3,7 +3,9 @@
 See ``../shared/data/MANIFEST.md``: winners sit in Player1; ``Player2 == "-"`` is a bye
 (``2-0-0``) or an assigned loss (``0-2-0``), never detected by substring; ``0-0-0`` is
 unreported; equal game wins are a draw; card names are normalised to their front face; the
-same event may arrive under several file names and is keyed by its URI's event id.
+same event may arrive under several file names and is keyed by its URI's event id. A round's pairings are
+read as matches between two players (``models.names.player_identity``): melee.gg lists a drawn match once for
+each player, and a match listed twice is one match. Rounds are told apart by their place in the file.
 
 A file is first validated against :mod:`meta_mage.models.tournament_file` (its shape and bounds), so nothing
 unbounded reaches the coach; what is reported rather than refused comes back in ``ParsedTournament.warnings``.
@@ -27,7 +29,7 @@ from meta_mage.archetypes.classifier import Classification
 from meta_mage.errors import echo
 from meta_mage.ingest.errors import InputFileError
 from meta_mage.models.cards import front_face
-from meta_mage.models.names import without_markup
+from meta_mage.models.names import player_identity, without_markup
 from meta_mage.models.tournament_file import (
     ANY_NUMBER_ALLOWED,
     BASIC_LANDS,
@@ -44,6 +46,7 @@ from meta_mage.models.tournament_file import (
     CardLine,
     DeckEntry,
     MatchEntry,
+    RoundEntry,
 )
 from meta_mage.models.tournaments import FORMAT_STARTS, FORMATS, ParsedDeck, ParsedMatch, ParsedTournament
 
@@ -143,13 +146,14 @@ def _over_four(player: str, mainboard: dict[str, int], sideboard: dict[str, int]
 
 
 def _decks(entries: list[DeckEntry], fmt: str, classify: Classifier, warnings: list[str]) -> list[ParsedDeck]:
-    """One deck per player (the first listed; names compared case-insensitively), each list within bounds or left
-    out, every list classified; what was left out is reported in ``warnings``."""
+    """One deck per player (``player_identity``: "Sam Hutson" and "sam hutson" are two entrants, each with a deck;
+    a player the file lists twice keeps the first), each list within bounds or left out, every list classified;
+    what was left out is reported in ``warnings``."""
     decks: list[ParsedDeck] = []
-    listed: dict[str, list[str]] = {}  # case-folded player -> the names their decks are listed under
+    listed: dict[str, list[str]] = {}  # a player's identity -> the names their decks are listed under
     for entry in entries:
         player = _player(entry["Player"])
-        names = listed.setdefault(player.casefold(), [])
+        names = listed.setdefault(player_identity(player), [])
         names.append(player)
         if len(names) > 1:
             continue
@@ -181,7 +185,7 @@ def _player(name: str) -> str:
     return without_markup(name) or f"(a name of markup only, {hashlib.sha256(name.encode()).hexdigest()[:8]})"
 
 
-def _match(raw: MatchEntry, round_name: str) -> ParsedMatch:
+def _match(raw: MatchEntry, round_name: str, round_number: int) -> ParsedMatch:
     p1, p2 = _player(raw["Player1"]), _player(raw["Player2"])
     g1, g2, gd = (int(games) for games in raw["Result"].split("-"))
     if NO_OPPONENT in (p1, p2):
@@ -192,7 +196,49 @@ def _match(raw: MatchEntry, round_name: str) -> ParsedMatch:
         outcome = "draw"
     else:
         outcome = "result"
-    return ParsedMatch(round_name, p1, p2, g1, g2, gd, outcome)
+    return ParsedMatch(round_name, round_number, p1, p2, g1, g2, gd, outcome)
+
+
+def _pairing(match: ParsedMatch) -> tuple[tuple[str, str], tuple[int, int, int]]:
+    """Who a match is between (their identities, in order) and its result as the first of them reads it, so
+    that A-B ``g1-g2-d`` and B-A ``g2-g1-d`` are one pairing with one result."""
+    one, two = player_identity(match.player1), player_identity(match.player2)
+    if one <= two:
+        return (one, two), (match.p1_games, match.p2_games, match.drawn_games)
+    return (two, one), (match.p2_games, match.p1_games, match.drawn_games)
+
+
+def _row(match: ParsedMatch) -> str:
+    return f"{echo(match.player1)} v {echo(match.player2)} {match.p1_games}-{match.p2_games}-{match.drawn_games}"
+
+
+def _one_match(first: ParsedMatch, again: ParsedMatch, source: str, warnings: list[str]) -> ParsedMatch:
+    """The match a round lists twice: the same result read from either side is one match; a result on one row
+    and ``0-0-0`` on the other is one match whose result the file does not confirm (counted unreported, and
+    reported); two different results are refused, naming both rows."""
+    if _pairing(first)[1] == _pairing(again)[1]:
+        return first
+    rows = f"{_row(first)} and {_row(again)}"
+    unreported = next((m for m in (first, again) if m.outcome == "unreported"), None)
+    if unreported is None:
+        raise InputFileError(source, f"round {echo(first.round_name)} gives one match two results: {rows}")
+    warnings.append(
+        f"round {echo(first.round_name)} lists {rows}: one match, its result on one row only; counted unreported"
+    )
+    return unreported
+
+
+def _round_matches(raw_round: RoundEntry, number: int, source: str, warnings: list[str]) -> list[ParsedMatch]:
+    """A round's matches, each once, in the order the round first lists them."""
+    name = raw_round.get("RoundName") or f"Round {number}"
+    matches: dict[tuple[str, str], ParsedMatch] = {}
+    for raw in raw_round["Matches"]:
+        match = _match(raw, name, number)
+        pair, _ = _pairing(match)
+        first = matches.setdefault(pair, match)
+        if first is not match:
+            matches[pair] = _one_match(first, match, source, warnings)
+    return list(matches.values())
 
 
 def tournament_format(document: Any, source: str) -> str:
@@ -212,8 +258,10 @@ def parse_tournament(
     card lines, counts, names). Also refused, naming why: a date that is not one, later than a day after
     ``today`` (the ingest clock, UTC) or earlier than the format; more meetings of a player or a pair than an
     event's structure allows (which would let one file skew a format's window or an archetype's record).
-    Reported in ``warnings``, not refused: a list past a deck's bounds (left out, the player kept), a player
-    listed with several decks (the first kept), a non-basic over four copies."""
+    A pairing a round lists twice (both players' rows, as melee.gg lists a draw) is one match; refused: two
+    different results for one pairing in one round. Reported in ``warnings``, not refused: a list past a deck's
+    bounds (left out, the player kept), a player listed with several decks (the first kept), a non-basic over
+    four copies, a pairing listed with a result and as unreported (counted unreported)."""
     if not isinstance(document, dict):
         raise InputFileError(source, "expected a JSON object with Tournament, Decks and Rounds")
     for key in ("Tournament", "Decks", "Rounds"):
@@ -231,9 +279,9 @@ def parse_tournament(
     warnings: list[str] = []
     decks = _decks(event["Decks"], fmt, classify, warnings)
     matches = [
-        _match(raw, raw_round.get("RoundName") or f"Round {index + 1}")
-        for index, raw_round in enumerate(event["Rounds"])
-        for raw in raw_round["Matches"]
+        match
+        for number, raw_round in enumerate(event["Rounds"], 1)
+        for match in _round_matches(raw_round, number, source, warnings)
     ]
     _check_structure(matches, source)
     source_kind = "MTGO" if "mtgo.com" in uri else "melee" if "melee.gg" in uri else "other"
@@ -375,30 +423,35 @@ def _event_date(raw: Any, fmt: str, source: str, today: dt.date) -> str:
     return date.isoformat()
 
 
-MAX_MATCHES_PER_ROUND = 2  # a player's one match, listed twice in some melee.gg files
-MAX_PAIR_MEETINGS = 3  # Swiss, a top 8 rematch, and one duplicate listing
+# Counted over distinct matches (a match listed twice is one) and rounds told apart by their place in the file;
+# the real maxima over ../shared/data (376 events) and the bundled demo files are both 2.
+MAX_MATCHES_PER_ROUND = 2  # real maximum 2: a melee.gg league file (7o-torneio-13a-liga) lists players against
+# two opponents in one round; a well-formed round gives a player one match
+MAX_PAIR_MEETINGS = 3  # rounds in which one pair meets: real maximum 2 (a Swiss match and its top-8 rematch),
+# and one round to spare, as the other bounds keep a margin
 
 
 def _check_structure(matches: list[ParsedMatch], source: str) -> None:
     """Refuse pairings no event can have: they would weigh one player's or one pair's results without bound
-    (the number of rounds is bounded by the file's model, ``MAX_ROUNDS``)."""
-    per_round: Counter[tuple[str, str]] = Counter()
+    (the number of rounds is bounded by the file's model, ``MAX_ROUNDS``). ``matches`` are distinct: a round
+    holds one match per pair, so a pair's matches count the rounds it meets in."""
+    per_round: Counter[tuple[int, str]] = Counter()
     pairs: Counter[tuple[str, str]] = Counter()
     for match in matches:
         if NO_OPPONENT in (match.player1, match.player2):
             continue
         for player in (match.player1, match.player2):
-            per_round[(match.round_name, player)] += 1
-            if per_round[(match.round_name, player)] > MAX_MATCHES_PER_ROUND:
+            per_round[(match.round_number, player_identity(player))] += 1
+            if per_round[(match.round_number, player_identity(player))] > MAX_MATCHES_PER_ROUND:
                 raise InputFileError(
                     source,
                     f"{echo(player)} plays more than {MAX_MATCHES_PER_ROUND} matches in round {echo(match.round_name)}",
                 )
-        pair = (min(match.player1, match.player2), max(match.player1, match.player2))
+        pair, _ = _pairing(match)
         pairs[pair] += 1
         if pairs[pair] > MAX_PAIR_MEETINGS:
             raise InputFileError(
-                source, f"{echo(pair[0])} and {echo(pair[1])} meet more than {MAX_PAIR_MEETINGS} times"
+                source, f"{echo(pair[0])} and {echo(pair[1])} meet in more than {MAX_PAIR_MEETINGS} rounds"
             )
 
 
@@ -412,7 +465,8 @@ def content_digest(tournament: ParsedTournament, rules_fingerprint: str) -> str:
         "aggregate": AGGREGATE_VERSION,
         "decks": [[d.player, d.placing, d.mainboard, d.sideboard, d.archetype] for d in tournament.decks],
         "matches": [
-            [m.round_name, m.player1, m.player2, m.p1_games, m.p2_games, m.drawn_games] for m in tournament.matches
+            [m.round_number, m.round_name, m.player1, m.player2, m.p1_games, m.p2_games, m.drawn_games]
+            for m in tournament.matches
         ],
     }
     return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()[:24]

@@ -4,6 +4,7 @@ no name can carry a tag into an answer, a page or a model's prompt (they are esc
 from __future__ import annotations
 
 import re
+import unicodedata
 from typing import Any
 
 from pydantic import BeforeValidator
@@ -25,3 +26,15 @@ def plain_name(value: Any) -> Any:
 
 
 PlainName = BeforeValidator(plain_name)
+
+
+def player_identity(name: str) -> str:
+    """Who a player's name means: two names are one player exactly when their identities are equal.
+
+    The name as written, NFC-normalised (an accent typed as one character or as two is one name) and without
+    Unicode's invisible format characters (category Cf: zero-width spaces and joiners, bidi marks, a byte-order
+    mark), so ``"Ali\\u200bce"`` is ``"Alice"``; its spaces collapsed as ``without_markup`` collapses them. Case is
+    kept: melee.gg's export has no player id, only each entrant's display name, so "Sam Hutson" and "sam hutson"
+    in one event are two entrants (docs/data-and-sync.md, "Who a player is")."""
+    visible = "".join(char for char in name if unicodedata.category(char) != "Cf")
+    return " ".join(unicodedata.normalize("NFC", visible).split())

@@ -17,7 +17,8 @@ from typing_extensions import TypedDict  # pydantic reads typing.TypedDict only 
 # --- sizes of an event ---------------------------------------------------------------------------------------
 MAX_DECKS = 4_000  # the largest real event file known has 965 decks (a Legacy championship); 583 in ../shared/data
 MAX_ROUNDS = 30  # the largest real event (two days of Swiss and a top 8) has 18
-MAX_PAIRINGS_PER_ROUND = 4_000  # real maximum 298 (583 players); melee lists a drawn match twice: one per player
+MAX_PAIRINGS_PER_ROUND = 4_000  # rows a round lists: real maximum 298 (583 players), 292 matches (melee.gg
+# lists a drawn match once for each player; the parse reads it as one match)
 MAX_LINES_PER_LIST = 250  # real lists name at most 61 cards (19 in a sideboard); so also bounds names per list
 
 # --- a deck's list (counts summed per front-face name); a list past these is left out, its player kept --------

@@ -34,9 +34,11 @@ class ParsedDeck:
 
 @dataclass
 class ParsedMatch:
-    """One pairing. ``outcome`` is result, draw, bye, assigned_loss or unreported."""
+    """One match, however many times its round lists it (melee.gg lists a drawn match once for each player).
+    ``outcome`` is result, draw, bye, assigned_loss or unreported."""
 
     round_name: str
+    round_number: int  # the round's position in the file, from 1: rounds are told apart by it (names may repeat)
     player1: str
     player2: str
     p1_games: int
