@@ -60,7 +60,7 @@ from meta_mage.analytics.matchup_model import (
     record_log_loss,
 )
 from meta_mage.analytics.matchup_rates import pair_rate
-from meta_mage.analytics.stats import VERDICT_PROMISES, wilson_interval
+from meta_mage.analytics.stats import VERDICT_PROMISES, against_its_record, wilson_interval
 from meta_mage.archetypes.classifier import get_classifier
 from meta_mage.config import DEMO_DATA_DIR, Settings
 from meta_mage.ingest.errors import InputFileError
@@ -139,13 +139,15 @@ def outcomes(total: dict[str, Any]) -> Iterator[tuple[str, str, int, int]]:
 
 @dataclass
 class Case:
-    """One format on one day D: the coach's window before D, its fit, and the events of the week from D."""
+    """One format on one day D: the coach's window before D (its events and their sum), its fit, and the events
+    of the week from D (and their sum)."""
 
     format: str
     day: dt.date
     train: list[Event]
     test: list[Event]
     total: dict[str, Any] = field(default_factory=dict)
+    week: dict[str, Any] = field(default_factory=dict)
     model: MatchupModel = field(default_factory=MatchupModel)
 
 
@@ -157,8 +159,8 @@ def cases(events: list[Event], train_days: int, first: dt.date, last: dt.date, f
         for fmt in sorted({e.format for e in events}):
             train = [e for e in events if e.format == fmt and day - dt.timedelta(days=train_days) <= e.date < day]
             test = [e for e in events if e.format == fmt and day <= e.date < day + dt.timedelta(days=WEEK)]
-            case = Case(fmt, day, train, test, summed(train))
-            if any(outcomes(case.total)) and any(outcomes(summed(test))):
+            case = Case(fmt, day, train, test, summed(train), summed(test))
+            if any(outcomes(case.total)) and any(outcomes(case.week)):
                 if fit:
                     case.model = fit_pairs(pair_records_of(case.total))
                 found.append(case)
@@ -237,7 +239,7 @@ class Scores:
 def score(all_cases: list[Case]) -> Scores:
     scores = Scores()
     for case in all_cases:
-        week = summed(case.test)
+        week = case.week
         for name, predict in predictors(case).items():
             for a, b, wins, losses in outcomes(week):
                 scores.add(case.format, name, predict(a, b), wins, losses)
@@ -307,7 +309,7 @@ def verdict_outcomes(all_cases: list[Case]) -> dict[str, list[int]]:
     """Per verdict word (seen from the side it favours): [cells, next-week wins, next-week losses]."""
     found: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
     for case in all_cases:
-        week = summed(case.test).get("results", {})
+        week = case.week.get("results", {})
         for a, b, _wins, _losses in outcomes(case.total):
             word = pair_rate(a, b, case.total, case.model, 20).verdict.split(":")[0]
             side, other = (b, a) if word in _FLIPPED else (a, b)
@@ -331,12 +333,12 @@ def lean_sweep(all_cases: list[Case]) -> dict[float, list[int]]:
     a "leans" word would have said."""
     found: dict[float, list[int]] = defaultdict(lambda: [0, 0, 0])
     for case in all_cases:
-        week = summed(case.test).get("results", {})
+        week = case.week.get("results", {})
         for a, b, _w, _l in outcomes(case.total):
             rate = pair_rate(a, b, case.total, case.model, 20)
             if rate.verdict != "too close to call" or rate.estimate is None:
                 continue
-            if _against(rate.estimate, rate.wins - rate.losses):
+            if against_its_record(rate.estimate, rate.wins - rate.losses):
                 continue
             side, other = (a, b) if rate.estimate >= 50 else (b, a)
             wins, losses, _ = week.get(side, {}).get(other, [0, 0, 0])
@@ -347,10 +349,6 @@ def lean_sweep(all_cases: list[Case]) -> dict[float, list[int]]:
                     row[1] += wins
                     row[2] += losses
     return found
-
-
-def _against(estimate: float, lead: int) -> bool:
-    return (estimate > 50 and lead < 0) or (estimate < 50 and lead > 0)
 
 
 def lean_table(all_cases: list[Case], title: str) -> Table:
@@ -417,8 +415,7 @@ def pick_tally(all_cases: list[Case], rules_of: Callable[[str, set[str]], set[st
         decision = choose_pick(ranked)
         if not decision.eligible:
             continue
-        week = summed(case.test)
-        results = week.get("results", {})
+        results = case.week.get("results", {})
         rates = {r.archetype: _rate(_week_rate(results, r.archetype)) for r in decision.eligible}
         played = {name: rate for name, rate in rates.items() if rate is not None}
         top = decision.eligible[0]

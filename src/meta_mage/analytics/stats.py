@@ -96,19 +96,17 @@ class MatchupEvidence:
     lead: int = 0  # the record's wins minus losses
 
 
-def _against_its_record(e: MatchupEvidence) -> bool:
-    """The estimate leans one way while the pair's own record goes the other (a 6-10 record the two decks'
-    overall strengths make a lean): no word may point against the record."""
-    return (e.estimate > 50 and e.lead < 0) or (e.estimate < 50 and e.lead > 0)
+def against_its_record(estimate: float, lead: int) -> bool:
+    """The estimate (percent) leans one way while the record (wins minus losses) goes the other: a 6-10 record
+    the two decks' overall strengths put above 50 %. No verdict word may point against the record."""
+    return (estimate > 50 and lead < 0) or (estimate < 50 and lead > 0)
 
 
 MATCHUP_VERDICTS: tuple[tuple[str, Callable[[MatchupEvidence], bool]], ...] = (
     ("no decided matches", lambda e: e.decided == 0),
     ("anecdote", lambda e: e.players is not None and e.players < MIN_PLAYERS),
-    ("too few matches to call", lambda e: _against_its_record(e) and e.decided < FEW_MATCHES),
-    ("too close to call", _against_its_record),
-    ("favoured", lambda e: e.low >= 50 + CLEAR_POINTS),
-    ("unfavoured", lambda e: e.high <= 50 - CLEAR_POINTS),
+    ("favoured", lambda e: e.low >= 50 + CLEAR_POINTS and not against_its_record(e.estimate, e.lead)),
+    ("unfavoured", lambda e: e.high <= 50 - CLEAR_POINTS and not against_its_record(e.estimate, e.lead)),
     ("too few matches to call", lambda e: e.decided < FEW_MATCHES),
     ("too close to call", lambda e: True),
 )

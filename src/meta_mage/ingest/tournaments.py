@@ -441,8 +441,9 @@ def _check_structure(matches: list[ParsedMatch], source: str) -> None:
         if NO_OPPONENT in (match.player1, match.player2):
             continue
         for player in (match.player1, match.player2):
-            per_round[(match.round_number, player_identity(player))] += 1
-            if per_round[(match.round_number, player_identity(player))] > MAX_MATCHES_PER_ROUND:
+            key = (match.round_number, player_identity(player))
+            per_round[key] += 1
+            if per_round[key] > MAX_MATCHES_PER_ROUND:
                 raise InputFileError(
                     source,
                     f"{echo(player)} plays more than {MAX_MATCHES_PER_ROUND} matches in round {echo(match.round_name)}",
