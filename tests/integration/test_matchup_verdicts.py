@@ -191,3 +191,12 @@ async def test_archetypes_split_by_one_or_two_cards_are_flagged_as_possibly_one_
     # When the player asks for the top decks, the answer says they are possibly one deck
     turn = await run_turn(world["coach"], "What are the top decks in Pioneer over the last 30 days?")
     assert "Possibly one deck, split by the archetype rules: Rakdos Kroxa Midrange and Rakdos Midrange" in turn.text
+
+
+async def test_what_to_play_names_at_most_five_decks_it_cannot_separate(world: dict[str, Any]) -> None:
+    # Given Modern's 30 days, where no deck's low end clears the next by the margin
+    turn = await run_turn(world["coach"], "What should I play in Modern over the last 30 days?")
+    # Then the answer names the first five it cannot separate and counts the rest, not a wall of names
+    tied = re.search(r"The data cannot separate (.+?): no low end", turn.text)
+    assert tied is not None, turn.text
+    assert len(picked(turn.text)) == 5 and re.search(r" and \d+ more within 5 points", tied.group(1)), tied.group(1)

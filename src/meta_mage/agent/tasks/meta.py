@@ -240,6 +240,9 @@ def _passed_over(above: list[FieldExpectation]) -> list[str]:
     return [f"{', '.join(names)} ({why})" for names, why in groups if names]
 
 
+NAMED_LEADERS = 5  # the decks the data cannot separate named in full; the rest are counted
+
+
 def _pick(ranked: list[FieldExpectation]) -> str:
     """The one pick when the data separates it (``field.choose_pick``), else the decks it cannot separate."""
     decision = choose_pick(ranked)
@@ -255,10 +258,13 @@ def _pick(ranked: list[FieldExpectation]) -> str:
             f"deck's by {PICK_MARGIN:.0f}+ points."
         )
     else:
-        names = ", ".join(f"**{name}**" for name in decision.leaders)
+        shown = decision.leaders[:NAMED_LEADERS]
+        names = ", ".join(f"**{name}**" for name in shown)
+        rest = len(decision.leaders) - len(shown)
+        more = f" and {rest} more within {PICK_MARGIN:.0f} points of the first's low end" if rest else ""
         lead = (
-            f"The data cannot separate {names}: no low end clears the next by {PICK_MARGIN:.0f} points, and smaller "
-            "leads did not hold over the weeks that followed (backtested), so no single pick is named."
+            f"The data cannot separate {names}{more}: no low end clears the next by {PICK_MARGIN:.0f} points, and "
+            "smaller leads did not hold over the weeks that followed (backtested), so no single pick is named."
         )
     return (
         lead
