@@ -3,12 +3,13 @@ with players counted: a record one player made is an anecdote, not a verdict or 
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
-from meta_mage.analytics.field import PICK_MARGIN, choose_pick, expected_vs_field
+from meta_mage.analytics.field import PICK_MARGIN, choose_pick, expectation, expected_vs_field
 from meta_mage.analytics.matchup_fit import fit_window, pair_records_of
-from meta_mage.analytics.matchup_model import fit_pairs
-from meta_mage.analytics.matchup_rates import pair_rate
+from meta_mage.analytics.matchup_model import Z95, fit_pairs
+from meta_mage.analytics.matchup_rates import field_expectation, pair_rate
 from meta_mage.models.meta import FieldExpectation
 
 OPPONENTS = [f"Deck {i}" for i in range(12)]
@@ -172,3 +173,20 @@ def test_one_pick_only_when_its_low_end_clears_the_next_by_the_margin() -> None:
     clear = choose_pick([_row("A", 52.0), _row("B", 52.0 - PICK_MARGIN), _row("C", 40.0)])
     assert clear.archetype == "A" and clear.leaders == ("A",)
     assert choose_pick([_row("Solo", 60.0, players=2)]).archetype is None
+
+
+def test_the_rankings_estimate_interval_counts_each_matchups_uncertainty_not_only_the_strengths() -> None:
+    # Given a field of twelve archetypes, every pair 5-5
+    total = base_field()
+    model = fit_window(total)
+    name = OPPONENTS[0]
+    # When the rankings state an archetype's expected win rate against the field
+    estimate = field_expectation(name, total, model)
+    assert estimate is not None
+    centre, low, high = estimate
+    # Then its interval is the delta method over the strength and every pair's deviation, as what-to-play's is
+    strength_only = 2 * Z95 * math.sqrt(model.strength_variances[name]) * 0.25 * 100
+    assert high - low > 1.5 * strength_only
+    assert low < centre < high
+    shares = {o: 1 / (len(OPPONENTS) - 1) for o in OPPONENTS if o != name}
+    assert (centre, low, high) == tuple(round(v, 2) for v in expectation(name, shares, model))

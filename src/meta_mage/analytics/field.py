@@ -38,16 +38,15 @@ def _shares(total: Mapping[str, Any]) -> dict[str, float]:
     return {name: count / decks for name, count in archetypes.items()} if decks else {}
 
 
-def _expectation(
-    name: str, shares: Mapping[str, float], total: Mapping[str, Any], model: MatchupModel, drivers: int
-) -> FieldExpectation:
-    results = total.get("results", {}).get(name, {})
-    mean = own = variance = measured = 0.0
-    pulls = []
+def expectation(name: str, shares: Mapping[str, float], model: MatchupModel) -> tuple[float, float, float]:
+    """The share-weighted mean of the model's P(``name`` wins) against ``shares`` (opponent -> weight, weights
+    summing to 1; the mirror, if in them, at 50 %) and its 95 % interval, in percent, by the delta method: the
+    archetype's own strength moves every matchup together, each pair's deviation and the opponent's strength one
+    matchup each."""
+    mean = own = variance = 0.0
     for opponent, weight in shares.items():
         if opponent == name:
             mean += weight * 0.5
-            measured += weight
             continue
         p = model.probability(name, opponent)
         slope = p * (1.0 - p)
@@ -55,6 +54,21 @@ def _expectation(
         own += weight * slope
         deviation = model.logit_sd(name, opponent) ** 2 - model.strength_variances.get(name, 0.0)
         variance += (weight * slope) ** 2 * max(deviation, 0.0)
+    variance += own**2 * model.strength_variances.get(name, 0.0)
+    spread = Z95 * math.sqrt(variance)
+    return 100 * mean, 100 * max(0.0, mean - spread), 100 * min(1.0, mean + spread)
+
+
+def _expectation(
+    name: str, shares: Mapping[str, float], total: Mapping[str, Any], model: MatchupModel, drivers: int
+) -> FieldExpectation:
+    results = total.get("results", {}).get(name, {})
+    measured = shares.get(name, 0.0)
+    pulls = []
+    for opponent, weight in shares.items():
+        if opponent == name:
+            continue
+        p = model.probability(name, opponent)
         wins, losses, _ = results.get(opponent, [0, 0, 0])
         measured += weight if wins + losses else 0.0
         basis = "model" if wins + losses else "model: strengths only"
@@ -69,8 +83,7 @@ def _expectation(
                 pull=round(100 * weight * (p - 0.5), 2),
             )
         )
-    variance += own**2 * model.strength_variances.get(name, 0.0)
-    spread = Z95 * math.sqrt(variance) * 100
+    mean, low, high = expectation(name, shares, model)
     behind = {
         player for opponent, who in total.get("players", {}).get(name, {}).items() if opponent != name for player in who
     }
@@ -80,9 +93,9 @@ def _expectation(
         meta_share=round(100 * shares[name], 2),
         decks=total.get("archetypes", {}).get(name, {}).get("decks", 0),
         players=len(behind),
-        expected=round(100 * mean, 1),
-        ci_low=round(max(0.0, 100 * mean - spread), 1),
-        ci_high=round(min(100.0, 100 * mean + spread), 1),
+        expected=round(mean, 1),
+        ci_low=round(low, 1),
+        ci_high=round(high, 1),
         decided=decided,
         measured=round(100 * measured, 1),
         drivers=sorted(pulls, key=lambda d: -abs(d.pull))[:drivers],

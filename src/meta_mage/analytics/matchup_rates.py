@@ -9,13 +9,13 @@ record against the field, and its estimate the model's expected win rate against
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from typing import Any
 
 from meta_mage.analytics.aggregate import NO_DECKLIST
 from meta_mage.analytics.clustering import effective_matches, pair_effective_matches
-from meta_mage.analytics.matchup_model import Z95, MatchupModel, sigmoid
+from meta_mage.analytics.field import expectation
+from meta_mage.analytics.matchup_model import MatchupModel
 from meta_mage.analytics.stats import MatchupEvidence, effective_wilson, matchup_verdict, win_rate
 from meta_mage.models.meta import WinRate
 
@@ -81,20 +81,19 @@ def pair_rate(a: str, b: str, total: Mapping[str, Any], model: MatchupModel, min
 
 def field_expectation(a: str, total: Mapping[str, Any], model: MatchupModel) -> Estimate | None:
     """The model's expected win rate of A against the window's field as played (mirrors and unlisted
-    opponents left out) with its interval from A's strength; None when the model does not know A."""
+    opponents left out) with its interval (``field.expectation``); None when the model does not know A."""
     if not model.knows(a):
         return None
-    shares = {
+    decks = {
         name: entry.get("decks", 0)
         for name, entry in total.get("archetypes", {}).items()
         if name not in (a, NO_DECKLIST, "Unknown") and model.knows(name)
     }
-    weight = sum(shares.values())
+    weight = sum(decks.values())
     if not weight:
         return None
-    p = sum(share * model.probability(a, name) for name, share in shares.items()) / weight
-    centre, spread = math.log(p / (1 - p)), Z95 * math.sqrt(model.strength_variances.get(a, 0.0))
-    return _percent(p), _percent(sigmoid(centre - spread)), _percent(sigmoid(centre + spread))
+    mean, low, high = expectation(a, {name: count / weight for name, count in decks.items()}, model)
+    return round(mean, 2), round(low, 2), round(high, 2)
 
 
 def overall_rate(a: str, wld: list[int], total: Mapping[str, Any], model: MatchupModel, min_sample: int) -> WinRate:

@@ -105,10 +105,8 @@ def signal(cells: list[MatchupCell]) -> str:
     largest = max(abs(c.estimate - 50) for c in judged_cells if c.estimate is not None)
     if largest >= 10:
         return f"The best-measured matchups here move win rates by up to {largest:.0f} points."
-    return (
-        f"The best-measured matchups here move win rates by {largest:.0f} points at most; player skill and "
-        "variance dominate."
-    )
+    points = f"{largest:.0f} point{'' if round(largest) == 1 else 's'}"
+    return f"The best-measured matchups here move win rates by {points} at most; player skill and variance dominate."
 
 
 VERDICT_WORDS = ("favoured", "unfavoured", "too close to call")
