@@ -29,6 +29,14 @@ async def test_a_format_outside_the_data_is_named_as_such_and_the_request_goes_o
     assert text.startswith("**Top decks in Modern**")
 
 
+async def test_a_card_named_for_a_format_in_a_pasted_list_names_no_format(client: httpx.AsyncClient) -> None:
+    # Given a real Modern Amulet Titan list (MTGO, 2025-11-10) that plays Icetill Explorer, pasted with no format
+    deck = "4 Amulet of Vigor\n4 Arboreal Grazer\n1 Icetill Explorer\n4 Primeval Titan\n4 Summoner's Pact\n"
+    text, _ = await say(client, deck + "4 Urza's Saga\n4 Dryad of the Ilysian Grove\n35 Forest")
+    # Then the coach asks which format, and never says it has no data for "Explorer"
+    assert "Explorer" not in text and text.startswith("Which format should I look at?"), text
+
+
 async def test_what_a_card_answers_against_a_deck_is_a_card_question(client: httpx.AsyncClient) -> None:
     text, _ = await say(
         client, "what does Consign to Memory answer against Jeskai Blink in Modern over the last 30 days?"

@@ -232,7 +232,7 @@ async def _question(
     """The words of the guard's question."""
     routed = known.route or Route()
     if step.missing == "format":
-        return format_question_for(routed.question or "", formats)
+        return format_question_for(split_paste(routed.question)[0], formats)  # a card's name names no format
     question = step.question or await _listing_question(step.missing, known, lookups)
     if step.missing == "archetype_confirmation" and (known.pending or Pending()).missing == step.missing:
         return _asked_again(known, str(turn[0].content) if turn else "") + question
