@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from functools import lru_cache
 from typing import Any
 
 from pydantic import BeforeValidator
@@ -28,6 +29,7 @@ def plain_name(value: Any) -> Any:
 PlainName = BeforeValidator(plain_name)
 
 
+@lru_cache(maxsize=16_384)  # a file names each player in every round
 def player_identity(name: str) -> str:
     """Who a player's name means: two names are one player exactly when their identities are equal.
 
@@ -36,5 +38,7 @@ def player_identity(name: str) -> str:
     mark), so ``"Ali\\u200bce"`` is ``"Alice"``; its spaces collapsed as ``without_markup`` collapses them. Case is
     kept: melee.gg's export has no player id, only each entrant's display name, so "Sam Hutson" and "sam hutson"
     in one event are two entrants (docs/data-and-sync.md, "Who a player is")."""
+    if name.isascii():  # no format characters, and already NFC
+        return " ".join(name.split())
     visible = "".join(char for char in name if unicodedata.category(char) != "Cf")
     return " ".join(unicodedata.normalize("NFC", visible).split())
