@@ -72,7 +72,8 @@ def cmd_ingest_tournaments(args: argparse.Namespace) -> int:
     settings = _settings(args)
     if _cannot_store(settings):
         return EXIT_FAILED
-    return _finish(ingest_tournaments(args.paths, _wiring(settings).meta, get_classifier(settings.archetype_rules_dir)))
+    classifier = get_classifier(settings.archetype_rules_dir)
+    return _finish(ingest_tournaments(args.paths, _wiring(settings).meta, classifier, provisional=True))
 
 
 def cmd_ingest_cards(args: argparse.Namespace) -> int:

@@ -3,8 +3,9 @@
 A rules directory holds ``Formats/<Format>/Archetypes/*.json``, ``Formats/<Format>/Fallbacks/*.json``,
 optional ``Formats/<Format>/color_overrides.json`` and a shared ``Formats/card_colors.json``.
 A deck gets the archetype whose Conditions all hold (then the first Variant that holds); if none
-does, the fallback whose CommonCards cover the largest share (at least 10 %) of the deck's
-distinct mainboard cards; otherwise "Unknown". Matching is on normalised front-face names.
+does, the provisional archetype (``archetypes/provisional.py``: one named from a cluster of lists no rule
+names) whose Conditions hold; then the fallback whose CommonCards cover the largest share (at least 10 %) of the
+deck's distinct mainboard cards; otherwise "Unknown". Matching is on normalised front-face names.
 """
 
 from __future__ import annotations
@@ -12,8 +13,8 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -148,7 +149,7 @@ class Classification:
     base_name: str
     colors: str
     strategy: str
-    kind: str  # "archetype" | "fallback" | "unknown"
+    kind: str  # "archetype" | "provisional" | "fallback" | "unknown"
     candidates: tuple[str, ...] = ()
 
 
@@ -202,6 +203,7 @@ class FormatRules:
     fallbacks: list[FallbackRule]
     land_colors: dict[str, str] = field(default_factory=dict)
     nonland_colors: dict[str, str] = field(default_factory=dict)
+    provisional: Sequence[ArchetypeRule] = ()  # applied after ``archetypes``, before ``fallbacks``
 
     def deck_colors(self, main: Mapping[str, int]) -> str:
         """WUBRG colours of a mainboard: its spells' colours, limited to what its lands make."""
@@ -218,11 +220,12 @@ class FormatRules:
     def classify(self, main: Mapping[str, int], side: Mapping[str, int]) -> Classification:
         """Classify a deck given as normalised name → count maps."""
         colors = self.deck_colors(main)
-        matched = [rule for rule in self.archetypes if rule.matches(main, side)]
-        if matched:
-            best = max(matched, key=lambda r: (r.specificity, r.name))
-            chosen = next((v for v in best.variants if v.matches(main, side)), best)
-            return self._classified(chosen, colors, "archetype", tuple(sorted(r.name for r in matched)))
+        for kind, rules in (("archetype", self.archetypes), ("provisional", self.provisional)):
+            matched = [rule for rule in rules if rule.matches(main, side)]
+            if matched:
+                best = max(matched, key=lambda r: (r.specificity, r.name))
+                chosen = next((v for v in best.variants if v.matches(main, side)), best)
+                return self._classified(chosen, colors, kind, tuple(sorted(r.name for r in matched)))
         distinct = set(main)
         if distinct and self.fallbacks:
             scored = [(len(distinct & fb.common_cards) / len(distinct), fb.name, fb) for fb in self.fallbacks]
@@ -299,7 +302,8 @@ class ArchetypeClassifier:
         five cards and need one, so none of the five defines a list that plays three)."""
         deck = None if main is None else (_normalised(main), _normalised(side or {}))
         found: set[str] = set()
-        for rule in self.rules_for(fmt).archetypes:
+        rules = self.rules_for(fmt)
+        for rule in (*rules.archetypes, *rules.provisional):
             for named in (rule, *rule.variants):
                 if _names(archetype, named.name):
                     for cond in named.conditions:
@@ -309,11 +313,32 @@ class ArchetypeClassifier:
     def strategy_of(self, fmt: str, archetype: str) -> str:
         """The strategy ("aggro", "combo"…) the rule named ``archetype`` declares; "unknown" when none does."""
         rules = self.rules_for(fmt)
-        named: list[ArchetypeRule | FallbackRule] = [v for r in rules.archetypes for v in (*r.variants, r)]
+        named: list[ArchetypeRule | FallbackRule] = [
+            v for r in (*rules.archetypes, *rules.provisional) for v in (*r.variants, r)
+        ]
         for rule in [*named, *rules.fallbacks]:
             if _names(archetype, rule.name):
                 return rule.strategy
         return "unknown"
+
+    def with_provisional(self, by_format: Mapping[str, Iterable[ArchetypeRule]]) -> ArchetypeClassifier:
+        """A classifier over the same rule files that also applies ``by_format``'s provisional rules (format →
+        rules; a format not named keeps the provisional rules this one has). Its fingerprint is the rule files'
+        (a deck's stored name is part of its event's digest, so a provisional rule that renames it is seen)."""
+        copy = ArchetypeClassifier(self.rules_dir)
+        copy._card_colors, copy._fingerprint = self._card_colors, self._fingerprint
+        copy._cache = dict(self._cache)
+        for fmt, rules in by_format.items():
+            copy._cache[fmt.lower()] = replace(self.rules_for(fmt), provisional=tuple(rules))
+        return copy
+
+    def naming_also(self, fmt: str, rules: Iterable[ArchetypeRule]) -> ArchetypeClassifier:
+        """A classifier whose ``fmt`` archetype rules also hold ``rules`` (as if they were rule files), without
+        provisional rules: what a candidate rule would change is measured against it."""
+        copy = self.with_provisional({fmt: ()})
+        declared = copy.rules_for(fmt)
+        copy._cache[fmt.lower()] = replace(declared, archetypes=[*declared.archetypes, *rules])
+        return copy
 
     def fingerprint(self) -> str:
         """A digest of every rule file, so stored classifications know which rules made them (read once, as

@@ -7,7 +7,8 @@ writes sideboard guides, ``card_questions.py`` answers questions about one card;
 from __future__ import annotations
 
 from meta_mage.analytics.meta import MetaService
-from meta_mage.archetypes.classifier import ArchetypeClassifier
+from meta_mage.archetypes.classifier import UNKNOWN, ArchetypeClassifier
+from meta_mage.archetypes.provisional import classifier_with_stored
 from meta_mage.decks.card_questions import card_evidence
 from meta_mage.decks.context import CoachContext
 from meta_mage.decks.evidence import BETTER_BY
@@ -15,6 +16,7 @@ from meta_mage.decks.mainboard import optimize_mainboard
 from meta_mage.decks.parse import parse_deck_text
 from meta_mage.decks.sideboard import optimize_sideboard
 from meta_mage.decks.strategy import matchup_facts
+from meta_mage.errors import StorageUnavailable
 from meta_mage.models.decks import (
     CardEvidenceInput,
     CardEvidenceOutput,
@@ -26,6 +28,7 @@ from meta_mage.models.decks import (
     StrategyFacts,
     StrategyInput,
 )
+from meta_mage.models.meta import normalise_format
 from meta_mage.storage.cards import CardsRepository
 
 __all__ = ["BETTER_BY", "DeckCoach"]  # BETTER_BY: the one rule's threshold, as the meta answers quote it
@@ -41,19 +44,31 @@ class DeckCoach:
         self.context = CoachContext(meta, cards, classifier)
 
     def classify(self, params: ClassifyDeckInput) -> ClassifyDeckOutput:
-        """The archetype the ingest classifier gives a pasted list (no DynamoDB request)."""
+        """The archetype the ingest classifier gives a pasted list, its format's provisional archetypes included
+        (one DynamoDB read). A list no declared or provisional rule names is unnamed ("Unknown"), never a
+        catch-all's name: the catch-all's lists are no one deck, and guides built on them would not be this one's.
+        A provisional archetype's name carries its marker; it is matched by a rule, so ``matched_by`` is
+        "archetype"."""
         deck = parse_deck_text(params.deck)
-        verdict = self.classifier.classify(params.format, deck.mainboard, deck.sideboard)
+        verdict = self._classifier(params.format).classify(params.format, deck.mainboard, deck.sideboard)
+        named = verdict.kind in ("archetype", "provisional")
         return ClassifyDeckOutput(
             format=params.format,
-            archetype=verdict.archetype,
+            archetype=verdict.archetype if named else UNKNOWN,
             color_identity=verdict.colors or "C",
             strategy=verdict.strategy,
-            matched_by=verdict.kind,  # type: ignore[arg-type]
+            matched_by="archetype" if named else "unknown",
             candidates=list(verdict.candidates),
             mainboard_cards=sum(deck.mainboard.values()),
             sideboard_cards=sum(deck.sideboard.values()),
         )
+
+    def _classifier(self, fmt: str) -> ArchetypeClassifier:
+        """The classifier with the format's stored provisional archetypes; without them when DynamoDB fails."""
+        try:
+            return classifier_with_stored(self.meta.repository, self.classifier, [normalise_format(fmt)])
+        except (StorageUnavailable, ValueError):
+            return self.classifier
 
     def optimize_mainboard(self, params: OptimizeInput) -> OptimizeMainboardOutput:
         """Core cards, flex spots, popular cards the deck lacks, and swaps with reasons."""

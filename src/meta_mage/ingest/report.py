@@ -29,6 +29,8 @@ class IngestReport:
     notes: list[str] = field(default_factory=list)
     storage_failures: set[str] = field(default_factory=set)
     files: list[tuple[str, str, str]] = field(default_factory=list)  # (file, outcome, detail)
+    provisional: list[str] = field(default_factory=list)  # new and retired provisional archetypes, one line each
+    relabel_pending: list[str] = field(default_factory=list)  # files to ingest again to re-label their decks
 
     @property
     def ok(self) -> bool:
@@ -51,6 +53,17 @@ class IngestReport:
         self.failures.append((what, reason))
         self.storage_failures.add(what)
 
+    def merge_relabelled(self, again: IngestReport) -> None:
+        """Add what ingesting events again to re-label them did: each replaced file as ``re-labelled``, each
+        failure as a failure (an unchanged file, stored meanwhile, adds nothing)."""
+        for source, outcome, detail in again.files:
+            if outcome in ("replaced", "added"):
+                self.file(source, "re-labelled", "its decks' archetypes changed")
+            elif outcome == "failed":
+                self.fail(source, f"while re-labelling it: {detail}", storage=source in again.storage_failures)
+        self.failures += [(what, why) for what, why in again.failures if what not in {s for s, _, _ in again.files}]
+        self.storage_failures |= again.storage_failures
+
     def file_lines(self) -> list[str]:
         """One line per file: ``stored``, ``unchanged``, ``replaced``, ``FAILED <file>: <reason>`` and the like."""
         return [
@@ -70,6 +83,7 @@ class IngestReport:
         lines += self.file_lines()
         files = {source for source, _, _ in self.files}
         lines += [f"  FAILED {what}: {reason}" for what, reason in self.failures if what not in files]
+        lines += [f"  {line}" for line in self.provisional]
         lines += [f"  note: {note}" for note in self.notes]
         return "\n".join(lines)
 

@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 
 from meta_mage.analytics.aggregate import summarise_event
 from meta_mage.analytics.matchup_fit import refresh_matchup_models
-from meta_mage.archetypes.classifier import ArchetypeClassifier
+from meta_mage.archetypes.classifier import ArchetypeClassifier, Classification
+from meta_mage.archetypes.provisional import rules_by_format, stored_provisional
 from meta_mage.errors import StorageUnavailable
 from meta_mage.ingest.errors import InputFileError
 from meta_mage.ingest.files import MAX_TOURNAMENT_BYTES, SourceFile, count_source_files, iter_source_files
+from meta_mage.ingest.provisional import ProvisionalUpdate, by_format, events_to_relabel, refresh_provisional, window_of
 from meta_mage.ingest.report import IngestReport, progress
 from meta_mage.ingest.tournaments import content_digest, parse_tournament
 from meta_mage.models.cards import card_key
@@ -20,22 +22,33 @@ from meta_mage.models.tournaments import ParsedTournament
 from meta_mage.storage.dynamo import rejected_item
 from meta_mage.storage.meta import MAX_EVENTS_PER_DAY, DayFull, DayState, ItemTooLarge, MetaRepository
 
+Reread = Callable[[Sequence[str]], Iterable[SourceFile | InputFileError]]  # stored source files, read again
+RELABEL_NAMED_FILES = 20  # files a note names when they must be ingested again to be re-labelled
+
 
 def _is_land(lands: dict[str, str], name: str) -> bool:
     return card_key(name) in lands
 
 
-def ingest_tournaments(paths: list[Path], repository: MetaRepository, classifier: ArchetypeClassifier) -> IngestReport:
+def ingest_tournaments(
+    paths: list[Path], repository: MetaRepository, classifier: ArchetypeClassifier, *, provisional: bool = False
+) -> IngestReport:
     """Parse, classify and store every tournament file under ``paths`` (see :func:`ingest_tournament_sources`)."""
     return ingest_tournament_sources(
         progress(iter_source_files(paths, MAX_TOURNAMENT_BYTES), count_source_files(paths), "tournaments"),
         repository,
         classifier,
+        provisional=provisional,
     )
 
 
 def ingest_tournament_sources(
-    sources: Iterable[SourceFile | InputFileError], repository: MetaRepository, classifier: ArchetypeClassifier
+    sources: Iterable[SourceFile | InputFileError],
+    repository: MetaRepository,
+    classifier: ArchetypeClassifier,
+    *,
+    provisional: bool = False,
+    reread: Reread | None = None,
 ) -> IngestReport:
     """Parse, classify and store tournament files already read (local files or S3 objects).
 
@@ -44,11 +57,17 @@ def ingest_tournament_sources(
     (``meta-mage repair`` finishes or removes an interrupted write). Re-ingesting the same event (under any
     file name) changes nothing; a changed version of a stored event replaces it; a re-dated copy of a stored
     event is reported and skipped. Every file gets one line in the report. DynamoDB errors are reported (per
-    file, or per format registry), never raised: with ``storage=True`` when a retry may succeed."""
-    run = _IngestRun(repository, classifier)
+    file, or per format registry), never raised: with ``storage=True`` when a retry may succeed.
+
+    With ``provisional``, decks are also classified by the format's stored provisional archetypes, and once the
+    events are committed each format's provisional archetypes are refreshed (``ingest/provisional.py``); the
+    events whose decks they now name otherwise are ingested again (re-labelled): those read in this run from
+    memory, those stored earlier through ``reread`` (their source files), else named in a note."""
+    run = _IngestRun(repository, classifier, provisional=provisional, reread=reread)
     for source in sources:
         run.read(source)
     run.commit_days()
+    run.name_new_decks()
     run.refresh_formats()
     return run.report
 
@@ -72,6 +91,19 @@ class _IngestRun:
     pending: dict[tuple[str, str], list[_Pending]] = field(default_factory=dict)
     read_this_run: dict[str, tuple[str, str, str]] = field(default_factory=dict)  # event key -> (file, date, digest)
     days: dict[tuple[str, str], DayState | None] = field(default_factory=dict)
+    provisional: bool = False
+    reread: Reread | None = None
+    loaded: set[str] = field(default_factory=set)  # formats whose stored provisional archetypes are applied
+    unnamed_sources: dict[str, SourceFile] = field(default_factory=dict)  # events with decks no declared rule names
+    last_dates: dict[str, str] = field(default_factory=dict)
+
+    def classify(self, fmt: str, main: dict[str, int], side: dict[str, int]) -> Classification:
+        """The deck's classification, by the format's stored provisional archetypes too (read on first use)."""
+        if self.provisional and fmt not in self.loaded:
+            self.loaded.add(fmt)
+            stored = rules_by_format(stored_provisional(self.repository, fmt)[1])
+            self.classifier = self.classifier.with_provisional({fmt: stored.get(fmt, [])})
+        return self.classifier.classify(fmt, main, side)
 
     def read(self, source: SourceFile | InputFileError) -> None:
         """Parse one file and write its event (not yet committed), or record why not."""
@@ -79,10 +111,15 @@ class _IngestRun:
             self.report.fail(source.source, source.reason)
             return
         try:
-            tournament = parse_tournament(source.json(MAX_TOURNAMENT_BYTES), source.name, self.classifier.classify)
+            tournament = parse_tournament(source.json(MAX_TOURNAMENT_BYTES), source.name, self.classify)
         except InputFileError as exc:
             self.report.fail(exc.source, exc.reason)
             return
+        except StorageUnavailable as exc:  # reading the stored provisional archetypes
+            self._storage_failure(source.name, exc)
+            return
+        if self.provisional:
+            self._remember(source, tournament)
         self.report.notes.extend(f"{source.name}: {warning}" for warning in tournament.warnings)
         self.formats_seen.add(tournament.format)
         digest = content_digest(tournament, self.classifier.fingerprint())
@@ -94,6 +131,13 @@ class _IngestRun:
             self.report.fail(source.name, str(exc))
         except StorageUnavailable as exc:
             self._storage_failure(source.name, exc)
+
+    def _remember(self, source: SourceFile, tournament: ParsedTournament) -> None:
+        """Keep the file of an event with a deck no declared rule names: a provisional archetype may re-label it."""
+        fmt = tournament.format
+        self.last_dates[fmt] = max(self.last_dates.get(fmt, ""), tournament.date)
+        if any(deck.classification not in ("", "archetype") for deck in tournament.decks):
+            self.unnamed_sources.setdefault(tournament.event_key, source)
 
     def _first_in_run(self, tournament: ParsedTournament, digest: str, name: str) -> bool:
         """Whether this run has not read the event yet (headers are written at the end, so a repeat is caught here)."""
@@ -188,6 +232,57 @@ class _IngestRun:
             self.report.file(name, "unchanged", "stored meanwhile by another ingest")
         else:
             self.report.file(name, "superseded", "another ingest stored another version of this event at the same time")
+
+    def name_new_decks(self) -> None:
+        """Refresh each format's provisional archetypes, report the new and retired ones, and re-label the events
+        whose decks they name otherwise."""
+        if not self.provisional:
+            return
+        updates: dict[str, ProvisionalUpdate] = {}
+        for fmt in sorted(self.last_dates):
+            try:
+                updates[fmt] = refresh_provisional(self.repository, self.classifier, fmt, self.last_dates[fmt])
+            except StorageUnavailable as exc:
+                self.report.fail_step(f"{fmt} provisional archetypes", f"DynamoDB error while refreshing them: {exc}")
+                continue
+            self.report.provisional.extend(f"{fmt}: {line}" for line in updates[fmt].lines())
+        self.classifier = self.classifier.with_provisional(by_format(updates))
+        stale = {key: fmt for fmt, update in updates.items() for key in events_to_relabel(update, self.classifier)}
+        if stale:
+            self._relabel(stale)
+
+    def _relabel(self, stale: dict[str, str]) -> None:
+        """Ingest the ``stale`` events (key → format) again: their decks' names change, so their digests do and
+        they are replaced through the ordinary write, day rebuild and commit."""
+        main, self.report = self.report, IngestReport("tournaments")
+        self.pending, self.days = {}, {}
+        for key in stale:
+            self.read_this_run.pop(key, None)
+        for key in sorted(stale.keys() & self.unnamed_sources.keys()):
+            self.read(self.unnamed_sources[key])
+        elsewhere = self._stored_files({k: f for k, f in stale.items() if k not in self.unnamed_sources})
+        if elsewhere and self.reread is not None:
+            for source in self.reread(elsewhere):
+                self.read(source)
+        elif elsewhere:
+            main.relabel_pending.extend(elsewhere)
+            named = ", ".join(elsewhere[:RELABEL_NAMED_FILES])
+            more = f" (and {len(elsewhere) - RELABEL_NAMED_FILES} more)" if len(elsewhere) > RELABEL_NAMED_FILES else ""
+            main.notes.append(
+                f"{len(elsewhere)} events stored earlier hold lists the provisional archetypes name otherwise; "
+                f"ingest their files again to re-label them: {named}{more}"
+            )
+        self.commit_days()
+        relabelled, self.report = self.report, main
+        self.report.merge_relabelled(relabelled)
+
+    def _stored_files(self, events: dict[str, str]) -> list[str]:
+        """The source files of stored ``events`` (key → format), as their aggregates name them."""
+        files: list[str] = []
+        for fmt in sorted(set(events.values())):
+            since = window_of(self.repository, fmt, self.last_dates.get(fmt, ""))[0]
+            files += [a.source_file for a in self.repository.stored_aggregates(fmt, since) if a.event_key in events]
+        return sorted(files)
 
     def refresh_formats(self) -> None:
         for fmt in sorted(self.formats_seen):

@@ -16,6 +16,8 @@ Keys (``pk`` / ``sk``):
   format's newest tournament (``end``), fitted when data is written, with the ``fingerprint`` of the figures
   it was fitted on (``analytics/matchup_fit.py``); ``LOOKALIKES``: its archetypes that are possibly one deck
   (``analytics/lookalikes.py``)
+- ``FMT#<format>#PROVISIONAL`` / ``RULES``: the format's provisional archetypes (``archetypes/provisional.py``) as
+  one versioned item, replaced whole and only on the version read, so concurrent ingests never mix two sets
 - ``SEED`` / ``demo``: the digest of the bundled demo data last loaded (``local/seed.py``), written last
 - ``SYNC#<owner>/<repo>#<branch>`` / ``cursor``: the last commit a sync (``sync/run.py``) stored every file of
 
@@ -710,6 +712,32 @@ class MetaRepository:
         rows: list[dict[str, Any]] = unpack(item["data"]) if item else []
         return rows
 
+    # --- provisional archetypes -------------------------------------------------------------
+
+    @storage_operation
+    def provisional_archetypes(self, fmt: str) -> tuple[int, list[dict[str, Any]]]:
+        """The version of the format's provisional archetypes (0: none stored yet) and their rows."""
+        item = self.table.get_item(Key=_provisional_key(fmt), ConsistentRead=True).get("Item")
+        if item is None:
+            return 0, []
+        rows: list[dict[str, Any]] = unpack(item["data"])
+        return int(item.get("version", 0)), rows
+
+    @storage_operation
+    def put_provisional_archetypes(self, fmt: str, rows: list[dict[str, Any]], version_read: int) -> bool:
+        """Replace the format's provisional archetypes, on condition that they are still at ``version_read``;
+        False when another writer replaced them meanwhile (read them again and retry)."""
+        item = {**_provisional_key(fmt), "version": version_read + 1, "data": pack(rows)}
+        if (size := item_size(item)) > MAX_ITEM_BYTES:
+            raise ItemTooLarge(f"{fmt}'s provisional archetypes would be stored as {size / 1024:,.0f} KB")
+        try:
+            self.table.put_item(Item=item, ConditionExpression=_unchanged_since(version_read or None))
+        except ClientError as exc:
+            if _condition_failed(exc):
+                return False
+            raise
+        return True
+
     # --- the demo data's marker -------------------------------------------------------------
 
     @storage_operation
@@ -1040,6 +1068,10 @@ def _transaction_chunks(actions: list[dict[str, Any]]) -> list[list[dict[str, An
         chunks[-1].append(action)
         size += weight
     return [chunk for chunk in chunks if chunk]
+
+
+def _provisional_key(fmt: str) -> dict[str, str]:
+    return {"pk": f"FMT#{fmt}#PROVISIONAL", "sk": "RULES"}
 
 
 def _cursor_key(repository: str, branch: str) -> dict[str, str]:

@@ -160,6 +160,7 @@ class SyncReport:
         verb = "retry" if self.retried else "sync"
         line = f"{verb} {self.repository} {self.branch}: {', '.join(counts)}; {self.requests} requests in "
         lines = [line + f"{self.seconds:.1f} s; {cursor}"]
+        lines += [f"  {line}" for line in self.ingest.provisional]
         lines += [f"  note: {note}" for note in self.notes + self.ingest.notes]
         again = " (transient: try again)" if self.retried else " (retried next run)"
         lines += [f"  FAILED {f.path}: {f.reason}{again if f.retryable else ''}" for f in self.failures]
@@ -178,6 +179,7 @@ class SyncReport:
             "files_unchanged": self.unchanged,
             "files_skipped": {why: n for why, n in self.skipped.items() if n},
             "failures": [{"path": f.path, "reason": f.reason, "retryable": f.retryable} for f in self.failures],
+            "new_decks": list(self.ingest.provisional),
             "bad_files": [f.path for f in self.bad_files],
             "notes": self.notes + self.ingest.notes,
             "requests": self.requests,
@@ -294,7 +296,15 @@ class _Run:
         return fetched
 
     def ingest(self, head: str, paths: Sequence[str]) -> None:
-        self.report.ingest = ingest_tournament_sources(self.sources(head, paths), self.repository, self.classifier)
+        """Ingest ``paths`` at ``head``, naming the decks no rule names (provisional archetypes); the events a new
+        or retired one re-labels are read again at ``head`` by their stored path."""
+
+        def reread(stored: Sequence[str]) -> Iterator[DecodedFile | InputFileError]:
+            return self.sources(head, self.checked([path for path in stored if source_of(path)]))
+
+        self.report.ingest = ingest_tournament_sources(
+            self.sources(head, paths), self.repository, self.classifier, provisional=True, reread=reread
+        )
 
     def sources(self, head: str, paths: Sequence[str]) -> Iterator[DecodedFile | InputFileError]:
         """The files read at ``head`` and decoded under the upstream's limits, less those of unwanted formats;
