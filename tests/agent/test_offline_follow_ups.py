@@ -75,8 +75,8 @@ async def test_everyday_phrasings_are_understood(offline: Conversations) -> None
 
     about = await run_turn(offline, "tell me about izzet prowess in modern")
     assert about.tools() == [] and DAYS_QUESTION in about.text
-    spread = await run_turn(offline, "30", about.conversation_id)
-    assert spread.arguments("get_deck_matchup_stats")["archetype"] == "Izzet Prowess"
+    page = await run_turn(offline, "30", about.conversation_id)
+    assert page.arguments("get_archetype_page")["archetype"] == "Izzet Prowess"
 
 
 async def test_questions_about_one_card_or_one_drafter(

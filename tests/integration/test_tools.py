@@ -49,6 +49,7 @@ def test_catalog_lists_every_tool(modern_world: dict[str, Any]) -> None:
         "optimize_mainboard",
         "optimize_sideboard",
         "get_card_evidence",
+        "get_archetype_page",
         "list_drafts",
         "get_draft_pool",
     ]

@@ -46,6 +46,7 @@ def valid_calls(modern_world: dict[str, Any]) -> dict[str, dict[str, Any]]:
         "optimize_mainboard": {**coaching, "top_n": 3},
         "optimize_sideboard": coaching,
         "get_card_evidence": {"card": "Fatal Push", "format": "Modern", "opponent_archetype": "Boros Energy"},
+        "get_archetype_page": {"format": "Modern", "archetype": "Boros Energy", "days": 30},
         "list_drafts": {},
         "get_draft_pool": {
             "draft_id": "tarkir",

@@ -49,6 +49,8 @@ RUNS = [
     ("GET /formats", POSITIVE, 5),
     ("GET /archetypes", POSITIVE, 150),
     ("GET /archetypes", NEGATIVE, 150),
+    ("GET /archetypes/{archetype}/page", POSITIVE, 60),
+    ("GET /archetypes/{archetype}/page", NEGATIVE, 60),
     ("GET /drafts", POSITIVE, 5),
     ("GET /drafts/{draft_id}/pool", POSITIVE, 150),
     ("GET /drafts/{draft_id}/pool", NEGATIVE, 150),
@@ -57,6 +59,11 @@ RUNS = [
 KNOWN = [
     ("GET /archetypes", {"query": {"format": "Modern"}}, 60),
     ("GET /drafts/{draft_id}/pool", {"path_parameters": {"draft_id": "tarkir"}}, 15),  # ~0.3 s each
+    (
+        "GET /archetypes/{archetype}/page",
+        {"path_parameters": {"archetype": "boros-energy"}, "query": {"format": "Modern"}},
+        8,  # ~0.3 s each
+    ),
 ]
 SENT: Counter[str] = Counter()  # requests made, and their statuses
 

@@ -82,11 +82,32 @@ SINGLE_TURNS: list[tuple[str, dict[str, Any], dict[str, Any]]] = [
         {},
         {"workflow": "meta_research", "format": None, "archetype": None, "opponent": None},
     ),
+    # an archetype's page: its stock list, best finish, playbook, record and matchups
     (
         "tell me about izzet prowess in modern",
         {},
-        {"workflow": "meta_research", "task": "matchups", "archetype": "Izzet Prowess", "days": None},
+        {"workflow": "meta_research", "task": "archetype_page", "archetype": "Izzet Prowess", "days": None},
     ),
+    ("tell me about Boros Energy", MODERN_30, {"workflow": "meta_research", "task": "archetype_page"}),
+    (
+        "what does the stock Boros Energy list look like?",
+        MODERN_30,
+        {"workflow": "meta_research", "task": "archetype_page", "archetype": "Boros Energy", "card": None},
+    ),
+    (
+        "show me the Affinity decklist",
+        MODERN_30,
+        {"workflow": "meta_research", "task": "archetype_page", "archetype": "Izzet Affinity"},
+    ),
+    (
+        "Show me the Boros Energy decklist in Modern over the last 14 days",
+        {},
+        {"task": "archetype_page", "format": "Modern", "days": 14, "archetype": "Boros Energy"},
+    ),
+    ("what's the typical Ruby Storm list?", MODERN_30, {"task": "archetype_page", "archetype": "Ruby Storm"}),
+    # ... but not a matchup, a share or the player's own list
+    ("tell me about Boros Energy against Jeskai Blink", MODERN_30, {"task": "matchups"}),
+    ("tell me about my deck", MODERN_30, {"workflow": "deck_coaching"}),
     (
         "What is the matchup spread of Amulet Titan in Modern over 30 days?",
         {},
@@ -366,8 +387,8 @@ async def test_everyday_phrasings_then_a_bare_window() -> None:
     talk = Talk()
     about = await talk.say("tell me about izzet prowess in modern")
     assert about.archetype == "Izzet Prowess" and talk.step is not None and talk.step.question == DAYS_QUESTION
-    spread = await talk.say("30")
-    assert (spread.task, spread.archetype, spread.days) == ("matchups", "Izzet Prowess", 30)
+    page = await talk.say("30")
+    assert (page.task, page.archetype, page.days) == ("archetype_page", "Izzet Prowess", 30)
 
 
 async def test_rankings_follow_ups() -> None:

@@ -27,6 +27,7 @@ DECK_TASKS = {
 META_TASKS = {
     "rankings": ["What are the top decks?", "What's the metagame like?"],
     "matchups": ["How does Boros Energy do against Jeskai Blink?", "Boros Energy vs Jeskai Blink?"],
+    "archetype_page": ["Tell me about Boros Energy", "What does the stock Boros Energy list look like?"],
 }
 CARRIES = {"nothing": "", "the format": " in Modern", "format and window": " in Modern over the last 30 days"}
 FORMAT_SAID = ["Modern", "modern", "Modern please"]

@@ -28,6 +28,7 @@ from meta_mage.agent.state import (
     TurnContext,
 )
 from meta_mage.agent.tasks import DEFAULT_TASK, LLM_ROUTE_DECISION, TASKS, WORKFLOW_TASKS
+from meta_mage.agent.tasks.archetype_page import PAGE_WORDS
 from meta_mage.agent.tasks.task import OPPONENT_WORDS, named_task
 from meta_mage.agent.tools import AgentTools
 from meta_mage.models.drafts import DraftPoolResult, DraftSummary, ListDraftsOutput
@@ -449,7 +450,14 @@ async def read_message(message: str, known: ConversationState, lookups: Lookups,
         in_cube=pool.in_cube,
         has_deck=has_deck,
         follow_word=bool(_FOLLOW_UP.match(question)),
-        **_cues(question, has_deck=has_deck, pasted=deck is not None, card=card, coaching_now=coaching_now),
+        **_cues(
+            question,
+            has_deck=has_deck,
+            pasted=deck is not None,
+            card=card,
+            coaching_now=coaching_now,
+            names_unread=not (fmt or known.format),
+        ),
     )
 
 
@@ -466,19 +474,28 @@ def _confirms(reply: str, known: ConversationState) -> bool | None:
 
 
 def _cues(
-    question: str, *, has_deck: bool, pasted: bool, card: str | None, coaching_now: bool = False
+    question: str,
+    *,
+    has_deck: bool,
+    pasted: bool,
+    card: str | None,
+    coaching_now: bool = False,
+    names_unread: bool = False,
 ) -> dict[str, bool]:
-    """The words that name a workflow: the player's own deck, coaching, the format's metagame."""
+    """The words that name a workflow: the player's own deck, coaching, the format's metagame. ``names_unread``:
+    no format is known yet, so no archetype could be read; words asking for a deck's page ("tell me about …")
+    then ask about the format's decks."""
     # "what should I play in Pauper?" asks which deck is good: the format's rankings, not the user's list
     what_to_play = _has(_WHAT_TO_PLAY, question) and not pasted
     # with a deck on the table, "my worst matchups" / "its win rate" mean that deck's, and so does a bare
     # "worst matchups?" while that deck is being coached
     its_record = _has(_ITS_RECORD, question) or (coaching_now and _has(_RECORD, question))
     my_deck = _has(_MY_DECK, question) or _has(_MY_RECORD, question) or (has_deck and its_record)
+    page_unread = names_unread and _has(PAGE_WORDS, question)
     return {
         "my_deck": my_deck and not what_to_play and not card,
         "coaching": _has(_COACHING, question),
-        "meta_words": _has(_META_WORDS, question) or what_to_play or bool(card),
+        "meta_words": _has(_META_WORDS, question) or what_to_play or bool(card) or page_unread,
     }
 
 
@@ -690,6 +707,11 @@ def _meta_task(reading: Reading, state: ConversationState) -> TaskChoice:
     return follow_up(reading, state, task) or (task, {})
 
 
+def _about_a_deck(reading: Reading) -> bool:
+    """A named archetype with its format, or with words asking for its page ("tell me about", "the stock list")."""
+    return bool(reading.slots["format"]) or _has(PAGE_WORDS, reading.question)
+
+
 @dataclass(frozen=True)
 class Claim:
     """A workflow a message names when ``names`` holds, and how its task is chosen."""
@@ -715,7 +737,7 @@ CLAIMS: tuple[Claim, ...] = (
     Claim("deck_coaching", lambda r: r.confirms is not None, _confirmed_task),
     Claim(
         "meta_research",
-        lambda r: r.meta_words or bool(r.slots["archetype"] and not r.slots["opponent"] and r.slots["format"]),
+        lambda r: r.meta_words or bool(r.slots["archetype"] and not r.slots["opponent"] and _about_a_deck(r)),
         _meta_task,
         0.85,
     ),

@@ -72,6 +72,16 @@ class ReadApi:
         result = self._call("get_format_archetypes", dict(query))
         return {"format": result["format"], "archetypes": result["archetypes"], "metadata": result["metadata"]}
 
+    def archetype_page(self, archetype: str, query: Mapping[str, str]) -> dict[str, Any]:
+        """``GET /archetypes/{archetype}/page?format=X[&days=N]``: ``get_archetype_page`` (the archetype by name or
+        id, e.g. ``boros-energy``)."""
+        if "archetype" in query:
+            raise InvalidArgument("archetype: give it in the path, not the query", field="archetype")
+        if not query.get("format"):
+            raise InvalidArgument("format: required query parameter is missing", field="format")
+        self._check_names("get_archetype_page", query, frozenset({"archetype"}))
+        return self._call("get_archetype_page", {**query, "archetype": archetype})
+
     def drafts(self, query: Mapping[str, str] | None = None) -> dict[str, Any]:
         """``GET /drafts``."""
         reject_query(query)

@@ -6,6 +6,7 @@ import re
 from typing import Any
 
 from meta_mage.agent.state import ConversationState, Route
+from meta_mage.agent.tasks.archetype_page import PAGE_TASK
 from meta_mage.agent.tasks.phrasing import (
     MODEL,
     PRIOR,
@@ -485,4 +486,5 @@ TASKS = (
         ((ARCHETYPES, {}),),
         cues=(Cue(2, r"\b(list|which|what|all)\b.{0,20}\barchetypes\b"),),
     ),
+    PAGE_TASK,
 )

@@ -1,6 +1,7 @@
-"""The read endpoints the local server has (the small Powertools functions serve them in the cloud):
-``/welcome``, ``/formats``, ``/archetypes``, ``/drafts``, ``/drafts/{draft_id}/pool``. Their query
-parameters are the tools' own arguments, documented from the tools' input models."""
+"""The read endpoints the local server has: ``/welcome``, ``/formats``, ``/archetypes``, ``/drafts``,
+``/drafts/{draft_id}/pool`` (the small Powertools functions serve these in the cloud) and
+``/archetypes/{archetype}/page`` (this app's only). Their query parameters are the tools' own arguments,
+documented from the tools' input models."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from fastapi import APIRouter
 from meta_mage.api.deps import ConversationsDep, QueryDep, ReadsDep, SettingsDep
 from meta_mage.api.openapi import error_responses, query_parameters
 from meta_mage.api.reads import reject_query
+from meta_mage.models.archetype_page import ArchetypePageInput
 from meta_mage.models.drafts import DraftPoolInput
 from meta_mage.models.meta import ArchetypesInput
 
@@ -44,6 +46,17 @@ def formats(query: QueryDep, reads: ReadsDep) -> dict[str, Any]:
 def archetypes(query: QueryDep, reads: ReadsDep) -> dict[str, Any]:
     """A format's archetypes with their meta share in a window."""
     return reads.archetypes(query)
+
+
+@router.get(
+    "/archetypes/{archetype}/page",
+    responses=error_responses(400, 404),
+    openapi_extra={"parameters": query_parameters(ArchetypePageInput, path={"archetype"})},
+)
+def archetype_page(archetype: str, query: QueryDep, reads: ReadsDep) -> dict[str, Any]:
+    """An archetype's page: its stock list (Frank Karsten's aggregate), its best-finishing list, its playbook,
+    its record and matchups, and both lists as MTGO / Arena text (``get_archetype_page``)."""
+    return reads.archetype_page(archetype, query)
 
 
 @router.get("/drafts", responses=error_responses(400))

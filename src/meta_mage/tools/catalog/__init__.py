@@ -27,6 +27,7 @@ FAMILY_OF = {
     "optimize_mainboard": "decks",
     "optimize_sideboard": "decks",
     "get_card_evidence": "decks",
+    "get_archetype_page": "decks",
     "list_drafts": "drafts",
     "get_draft_pool": "drafts",
 }

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from meta_mage.models.archetype_page import ArchetypePageInput, ArchetypePageOutput
 from meta_mage.models.decks import (
     CardEvidenceInput,
     CardEvidenceOutput,
@@ -214,6 +215,36 @@ OPTIMIZE_SIDEBOARD = _optimiser(
     lambda r: f"{r.total_cards}-card sideboard: {len(r.adds)} adds, {len(r.cuts)} cuts",
 )
 
+
+def _page(context: ToolContext, params: ArchetypePageInput) -> ArchetypePageOutput:
+    from meta_mage.decks.archetype_page import archetype_page  # deck tools' code loads when a deck tool runs
+
+    return archetype_page(context.meta, params)
+
+
+def _page_summary(result: ArchetypePageOutput) -> str:
+    best = result.best_finish
+    finish = f"; best finish {best.placing} at {best.event} ({best.date})" if best else ""
+    return f"{result.archetype}: aggregate of {result.aggregate.lists} lists, {_rate(result.spread.overall)}{finish}"
+
+
+# "Tell me about Boros Energy": the deck's page, a meta question (the model names the archetype).
+ARCHETYPE_PAGE = Tool(
+    "get_archetype_page",
+    "One archetype's page over a window: its stock list (Frank Karsten's aggregate of the window's lists: main deck "
+    "and sideboard, each card with its inclusion, average copies and flex copies), its best-finishing list (player, "
+    "event, date, placing), its playbook when one is written, its record with 95% interval and its favoured and "
+    "unfavoured matchups by the matchup model's verdict, and both lists as MTGO / Arena import text.",
+    ArchetypePageInput,
+    ArchetypePageOutput,
+    _page,
+    workflows=(META_RESEARCH,),
+    summary=_page_summary,
+    from_state=WINDOW,
+    requires=(FORMAT, DAYS),
+    thinking="Aggregating the archetype's lists of the window into its stock list.",
+)
+
 TOOLS = (
     ENRICHED_DECK,
     CLASSIFY_DECK,
@@ -222,4 +253,5 @@ TOOLS = (
     OPTIMIZE_MAINBOARD,
     OPTIMIZE_SIDEBOARD,
     CARD_EVIDENCE,
+    ARCHETYPE_PAGE,
 )

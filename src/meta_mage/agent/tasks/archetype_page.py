@@ -1,0 +1,160 @@
+"""The archetype-page task ("tell me about Boros Energy", "what does the stock Boros Energy list look like?",
+"show me the Affinity decklist"): its record and its offline answer, from ``get_archetype_page``."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from meta_mage.agent.state import ConversationState, Route
+from meta_mage.agent.tasks.phrasing import blocks, by_estimate, dates, headline, judged, plain, rate, sourced
+from meta_mage.agent.tasks.task import OPPONENT_WORDS, Calls, Cue, Results, TaskSpec
+from meta_mage.models.archetype_page import ArchetypePageOutput, BestFinish, PageCard, PlaybookNotes
+from meta_mage.models.meta import ArchetypesOutput, MatchupCell
+from meta_mage.tools.catalog.decks import ARCHETYPE_PAGE
+from meta_mage.tools.catalog.meta import ARCHETYPES
+from meta_mage.tools.rules import DAYS
+from meta_mage.tools.tool import META_RESEARCH
+
+# The words that ask for an archetype's page when the question names one
+PAGE_WORDS = (
+    r"\btell me (?:more )?about\b|\bstock\b|\bdeck ?lists?\b|\blists? looks? like\b"
+    r"|\bwhat (?:does|do) .{0,40}\blooks? like\b|\bwhat'?s in\b"
+    r"|\b(?:typical|usual|standard|aggregate|average)\b.{0,40}\b(?:list|deck ?list|75|build)\b"
+)
+CHOICES_SHOWN = 12
+
+
+def _card_row(card: PageCard) -> str:
+    flex = ""
+    if card.flex_copies:
+        first = card.copies - card.flex_copies + 1
+        flex = f"{card.flex_copies} of {card.copies}: the {_nth(first)} copy is in {card.copy_shares[first - 1]:.0f}%"
+    return f"| {card.copies} | {plain(card.name)} | {card.inclusion:.0f}% | {card.average_copies:.2f} | {flex} |"
+
+
+_SUFFIX = {1: "st", 2: "nd", 3: "rd"}
+
+
+def _nth(n: int) -> str:
+    return f"{n}{_SUFFIX.get(n, 'th')}"
+
+
+def _section(title: str, cards: list[PageCard]) -> list[str]:
+    return [
+        f"| Copies | {title} ({sum(c.copies for c in cards)}) | In lists | Average copies where played "
+        "| Flex copies (of the lists) |",
+        "|---|---|---|---|---|",
+        *[_card_row(card) for card in cards],
+    ]
+
+
+def _matchup_lines(page: ArchetypePageOutput) -> list[str]:
+    """The record and the best and worst matchups, the spread's words: called verdicts lead, the rest follow."""
+    spread = page.spread
+    ranked = [c for c in by_estimate(spread.matchups) if c.wins + c.losses]
+    lines = [
+        f"**Record**: {rate(spread.overall)} over the window, mirrors left out; meta share {spread.meta_share:.1f}%."
+    ]
+    if not ranked:
+        return [*lines, "", "No decided matches against any archetype in this window."]
+    for label, side in (("Best matchups", "best"), ("Worst matchups", "worst")):
+        cells: list[MatchupCell] = headline(ranked, side)
+        said = "; ".join(f"{c.opponent} {judged(c)}" for c in cells) or "none on that side of 50%"
+        lines += ["", f"**{label}** (the matchup model's verdicts lead): {said}."]
+    return lines
+
+
+def _difference(best: BestFinish, page: ArchetypePageOutput) -> str:
+    """How the best-finishing main deck differs from the stock one, in copies."""
+    stock = Counter({c.name: c.copies for c in page.aggregate.mainboard})
+    theirs = Counter(best.mainboard)
+    more = [f"+{n} {plain(name)}" for name, n in sorted((theirs - stock).items())]
+    fewer = [f"−{n} {plain(name)}" for name, n in sorted((stock - theirs).items())]
+    return ", ".join(more + fewer) or "nothing: it is the stock main deck"
+
+
+def _best_lines(page: ArchetypePageOutput) -> list[str]:
+    best = page.best_finish
+    if best is None:
+        return ["**Best finish**: no list of the window has a placing."]
+    record = f", {best.record}" if best.record else " (the data keeps each list's placing, not its match record)"
+    return [
+        f"**Best finish**: {plain(best.player)}, {best.placing} at {plain(best.event)} ({best.date}, "
+        f"{best.event_lists} lists published){record}. Rule: {best.rule}.",
+        "",
+        f"Its main deck against the stock one: {_difference(best, page)}.",
+    ]
+
+
+def _playbook_lines(archetype: str, notes: PlaybookNotes | None) -> list[str]:
+    if notes is None:
+        return [f"**Playbook**: none is written for {archetype} yet."]
+    parts = [
+        ("Role", notes.role),
+        ("Plan", notes.plan),
+        ("Engine", ", ".join(notes.engine)),
+        ("Wins with", ", ".join(notes.win_conditions)),
+        ("Fast mana", ", ".join(notes.fast_mana)),
+        ("Graveyard", notes.graveyard),
+        ("Interaction", ", ".join(notes.interaction)),
+        ("Fears", ", ".join(notes.fears) + (f" ({notes.fears_why})" if notes.fears_why else "")),
+    ]
+    return ["**Playbook**:", "", *[f"- {label}: {text}" for label, text in parts if text.strip(" ()")]]
+
+
+def _page(page: ArchetypePageOutput) -> str:
+    stock = page.aggregate
+    spread = page.spread
+    lines = [
+        f"**{page.archetype} in {page.format}**, {dates(spread.metadata.period)}: {stock.lists} lists.",
+        "",
+        *_matchup_lines(page),
+        "",
+        f"**The stock list**: {stock.method}. The main deck is {stock.main_size} cards (the lists' most common "
+        f"size), the sideboard {stock.side_size}.",
+        "",
+        *_section("Main deck", stock.mainboard),
+        "",
+        *_section("Sideboard", stock.sideboard),
+        "",
+        *_best_lines(page),
+        "",
+        *_playbook_lines(page.archetype, page.playbook),
+        "",
+        "The stock 75, to paste into MTGO or Arena:",
+        "```",
+        stock.text,
+        "```",
+    ]
+    if page.best_finish is not None:
+        lines += ["", f"{plain(page.best_finish.player)}'s 75:", "```", page.best_finish.text, "```"]
+    if spread.metadata.matches_from:
+        lines += ["", sourced(spread.metadata.matches_from)]
+    return blocks(lines)
+
+
+def archetype_page(route: Route, known: ConversationState, done: Results) -> str:
+    """The archetype's page; without an archetype named, the window's archetypes to choose from."""
+    page = done.get(ArchetypePageOutput)
+    if page is not None:
+        return _page(page)
+    listed = done.get(ArchetypesOutput)
+    if listed is None:
+        return ""
+    names = ", ".join(a.name for a in listed.archetypes[:CHOICES_SHOWN])
+    return f"Which archetype's page should I show? The most played in {listed.format}: {names}."
+
+
+def _plan(route: Route, known: ConversationState) -> Calls:
+    subject = route.archetype or route.opponent
+    return [(ARCHETYPE_PAGE.name, {"archetype": subject})] if subject else [(ARCHETYPES.name, {})]
+
+
+PAGE_TASK = TaskSpec(
+    "archetype_page",
+    META_RESEARCH,
+    archetype_page,
+    (DAYS,),
+    planner=_plan,
+    cues=(Cue(0, PAGE_WORDS, unless=OPPONENT_WORDS, needs_name=True),),
+)
