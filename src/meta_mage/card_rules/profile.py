@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 
+from meta_mage.card_rules.casting import CastingFacts, casting_of
 from meta_mage.card_rules.facts import CardFacts
 from meta_mage.card_rules.reader import roles_of
 from meta_mage.card_rules.roles import Role
@@ -32,16 +33,17 @@ class CardProfile:
     stops: frozenset[str]  # of STOPS: the abilities of opponents' cards it stops
     x_rule: str  # one of X_RULES: what sets the number it reaches ("" when nothing does)
     answer_kinds: frozenset[str]  # the kinds of its roles that reach an opponent (Role.kind)
+    casting: CastingFacts = field(default_factory=CastingFacts)  # how it is cast, its mana and its graveyards
 
 
 @lru_cache(maxsize=8192)  # cards repeat across a whole meta; CardFacts is frozen
 def profile_of(facts: CardFacts) -> CardProfile:
-    """The card's profile: its ``kind`` (the first of KINDS that applies), ``stops``, ``x_rule`` and
-    ``answer_kinds``."""
+    """The card's profile: its ``kind`` (the first of KINDS that applies), ``stops``, ``x_rule``,
+    ``answer_kinds`` and ``casting`` (``casting.casting_of``)."""
     roles, text = roles_of(facts), facts.own_text.lower()
     reading = Reading(facts, text, frozenset(r.kind for r in roles) - NOT_ANSWERS, _stops(text, roles))
     kind = next(row.kind for row in KIND_RULES if row.applies(reading))
-    return CardProfile(kind, reading.stops, _x_rule(facts, reading.text), reading.answer_kinds)
+    return CardProfile(kind, reading.stops, _x_rule(facts, reading.text), reading.answer_kinds, casting_of(facts))
 
 
 @dataclass(frozen=True)
