@@ -33,7 +33,8 @@ class CardProfile:
     stops: frozenset[str]  # of STOPS: the abilities of opponents' cards it stops
     x_rule: str  # one of X_RULES: what sets the number it reaches ("" when nothing does)
     answer_kinds: frozenset[str]  # the kinds of its roles that reach an opponent (Role.kind)
-    casting: CastingFacts = field(default_factory=CastingFacts)  # how it is cast, its mana and its graveyards
+    # how it is cast, its mana and its graveyards (read beside the roles, so left out of a profile's equality)
+    casting: CastingFacts = field(default_factory=CastingFacts, compare=False)
 
 
 @lru_cache(maxsize=8192)  # cards repeat across a whole meta; CardFacts is frozen
