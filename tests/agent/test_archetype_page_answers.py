@@ -38,11 +38,13 @@ async def test_each_phrasing_gets_the_archetypes_page(
         assert (
             f"| {card['copies']} | {card['name']} | {card['inclusion']:.0f}% | {card['average_copies']:.2f} |" in text
         )
-    # the best finish, said with its rule, and the playbook's absence
+    # the best finish, said with its rule, and the playbook
     best = page["best_finish"]
     assert f"{best['player']}, {best['placing']} at {best['event']} ({best['date']}" in text
     assert "not its match record" in text
-    assert f"**Playbook**: none is written for {archetype} yet." in text
+    book = page["playbook"]
+    assert f"**Playbook** ({book['role']}):" in text and f"- Plan: {book['plan']}" in text
+    assert f"- Fears: {', '.join(book['fears'])}: {book['fears_why']}" in text
     # the record as the matchup spread writes it, and the best and worst matchups with the model's verdict words
     overall = page["spread"]["overall"]
     assert f"{overall['wins']}-{overall['losses']}-{overall['draws']}" in text
@@ -73,3 +75,9 @@ async def test_the_page_follows_another_window(offline: Conversations) -> None:
         "Boros Energy"
     )
     assert again.state["days"] == 14
+
+
+async def test_an_archetype_without_a_playbook_is_said_to_have_none(offline: Conversations) -> None:
+    turn = await run_turn(offline, "tell me about Living End", context=MODERN_30)
+    assert turn.tools() == ["get_archetype_page"]
+    assert "**Playbook**: none is written for Living End yet." in turn.text

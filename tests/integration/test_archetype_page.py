@@ -13,9 +13,12 @@ import httpx
 import pytest
 
 from meta_mage.api.factory import build_app
+from meta_mage.archetypes.playbooks import playbook_for
+from meta_mage.config import Settings
 from meta_mage.decks.archetype_page import LARGE_EVENT_LISTS
 from meta_mage.decks.parse import parse_deck_text
 from meta_mage.errors import InvalidArgument, NotFound
+from meta_mage.models.cards import card_key
 from meta_mage.storage.meta import MetaRepository
 from tests.conftest import call
 from tests.mcp_server.conftest import mcp_session
@@ -115,8 +118,34 @@ def test_both_exports_read_back_through_the_deck_parser(
     assert (best.mainboard, best.sideboard) == (page["best_finish"]["mainboard"], page["best_finish"]["sideboard"])
 
 
-def test_no_playbook_is_said_as_none(pages: dict[tuple[str, str], dict[str, Any]]) -> None:
-    assert all(page["playbook"] is None for page in pages.values())
+@pytest.mark.parametrize(("fmt", "name"), PAGES)
+def test_the_playbook_is_the_formats_playbook_with_its_engine_checked_against_the_lists(
+    demo_world: dict[str, Any], pages: dict[tuple[str, str], dict[str, Any]], fmt: str, name: str
+) -> None:
+    book = playbook_for(Settings().archetype_rules_dir, fmt, name)
+    notes = pages[(fmt, name)]["playbook"]
+    assert book is not None and notes is not None
+    assert (notes["role"], notes["plan"], notes["fears_why"]) == (book.role, book.plan, book.fears_why)
+    assert (notes["engine"], notes["fears"], notes["graveyard"]) == (
+        list(book.engine),
+        list(book.fears),
+        list(book.graveyard),
+    )
+    period = pages[(fmt, name)]["spread"]["metadata"]["period"]
+    stats = _repository(demo_world).archetype_stats(fmt, name, period["start"], period["end"])
+    rows = {card_key(card): row for card, row in stats.main.items()}
+    below = [
+        card
+        for card in book.engine
+        if card_key(card) not in rows or rows[card_key(card)].decks < book.engine_share * stats.decks
+    ]
+    assert [card["name"] for card in notes["stale_engine"]] == below
+
+
+def test_an_archetype_without_a_playbook_says_so(demo_world: dict[str, Any]) -> None:
+    assert playbook_for(Settings().archetype_rules_dir, "Modern", "Living End") is None
+    page = call(demo_world, "get_archetype_page", format="Modern", archetype="Living End")
+    assert page["playbook"] is None and page["aggregate"]["lists"] > 0
 
 
 def test_an_archetype_id_and_any_case_name_the_same_page(

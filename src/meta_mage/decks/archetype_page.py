@@ -1,6 +1,6 @@
 """One archetype's page over a window: its lists aggregated by Frank Karsten's method (``analytics/karsten.py``),
-its best-finishing list, its record and matchups from the matchup model (``get_deck_matchup_stats``, unchanged),
-and both lists as MTGO / Arena import text.
+its best-finishing list, its playbook (``archetypes/playbooks.py``), its record and matchups from the matchup model
+(``get_deck_matchup_stats``, unchanged), and both lists as MTGO / Arena import text.
 
 The best-finishing list is the best placing among the archetype's lists from large events (those that published
 at least :data:`LARGE_EVENT_LISTS` lists: every MTGO Challenge, the larger melee.gg events); ties go to the most
@@ -14,9 +14,11 @@ import datetime as dt
 import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
+from pathlib import Path
 
 from meta_mage.analytics.karsten import FLEX_SHARE, AggregateDeck, CardCopies, aggregate
 from meta_mage.analytics.meta import MetaService
+from meta_mage.archetypes.playbooks import Playbook, playbook_for, staleness
 from meta_mage.decks.post_board import deck_text
 from meta_mage.errors import NotFound
 from meta_mage.models.archetype_page import (
@@ -26,7 +28,10 @@ from meta_mage.models.archetype_page import (
     BestFinish,
     PageCard,
     PlaybookNotes,
+    StaleCard,
 )
+from meta_mage.models.cards import card_key
+from meta_mage.models.evidence import ArchetypeStats
 from meta_mage.models.meta import DeckMatchupStatsInput, MatchupCell
 from meta_mage.storage.meta import StoredDeck
 
@@ -120,10 +125,31 @@ def called(cells: Sequence[MatchupCell], verdict: str) -> list[MatchupCell]:
     return sorted(chosen, key=lambda c: (c.estimate or 0) if verdict == "unfavoured" else -(c.estimate or 0))
 
 
-def archetype_page(
-    meta: MetaService, params: ArchetypePageInput, playbook: PlaybookNotes | None = None
-) -> ArchetypePageOutput:
-    """The page of ``params.archetype``: NotFound (naming the field) for an archetype the window does not hold."""
+def playbook_notes(book: Playbook | None, stats: ArchetypeStats) -> PlaybookNotes | None:
+    """The playbook as the page shows it, with the engine cards the window's lists (``stats``) play too rarely."""
+    if book is None:
+        return None
+    shares = {card_key(name): row.decks / stats.decks for name, row in stats.main.items()} if stats.decks else {}
+    return PlaybookNotes(
+        role=book.role,
+        plan=book.plan,
+        engine=list(book.engine),
+        win_conditions=list(book.win_conditions),
+        fast_mana=list(book.fast_mana),
+        graveyard=list(book.graveyard),
+        fears=list(book.fears),
+        fears_why=book.fears_why,
+        interaction=list(book.interaction),
+        engine_share=round(100 * book.engine_share, 1),
+        stale_engine=[
+            StaleCard(name=name, share=round(100 * share, 1)) for name, share in staleness(book, shares).stale_cards
+        ],
+    )
+
+
+def archetype_page(meta: MetaService, params: ArchetypePageInput, rules_dir: Path | None = None) -> ArchetypePageOutput:
+    """The page of ``params.archetype``: NotFound (naming the field) for an archetype the window does not hold;
+    its playbook is read from ``rules_dir`` (none without it)."""
     spread = meta.deck_matchups(
         DeckMatchupStatsInput(format=params.format, archetype=params.archetype, days=params.days, as_of=params.as_of)
     )
@@ -135,13 +161,14 @@ def archetype_page(
             f"archetype: no lists of {spread.archetype} in {params.format} from {period.start} to {period.end}",
             field="archetype",
         )
-    lands = frozenset(meta.repository.archetype_stats(params.format, spread.archetype, period.start, period.end).lands)
+    stats = meta.repository.archetype_stats(params.format, spread.archetype, period.start, period.end)
+    book = playbook_for(rules_dir, params.format, spread.archetype) if rules_dir is not None else None
     return ArchetypePageOutput(
         format=params.format,
         archetype=spread.archetype,
-        aggregate=aggregate_list(own, lands),
+        aggregate=aggregate_list(own, frozenset(stats.lands)),
         best_finish=best_finish(own, Counter(d.event_key for d in decks)),
-        playbook=playbook,
+        playbook=playbook_notes(book, stats),
         favoured=called(spread.matchups, "favoured"),
         unfavoured=called(spread.matchups, "unfavoured"),
         spread=spread,

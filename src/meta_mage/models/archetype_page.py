@@ -57,18 +57,30 @@ class BestFinish(BaseModel):
     text: str = Field(description="The list as MTGO / Arena import text")
 
 
-class PlaybookNotes(BaseModel):
-    """How the archetype plays, from its playbook (when it has one)."""
+class StaleCard(BaseModel):
+    """An engine card of the playbook that fewer of the window's lists play than the playbook expects."""
 
-    role: str = ""
-    plan: str = ""
-    engine: list[str] = Field(default_factory=list)
-    win_conditions: list[str] = Field(default_factory=list)
-    fast_mana: list[str] = Field(default_factory=list)
-    graveyard: str = ""
-    fears: list[str] = Field(default_factory=list)
-    fears_why: str = ""
-    interaction: list[str] = Field(default_factory=list)
+    name: str
+    share: float = Field(description="Share of the window's lists (%) that play it in the main deck")
+
+
+class PlaybookNotes(BaseModel):
+    """How the archetype plays, from its playbook (``Formats/<Format>/playbook.toml`` beside the rules)."""
+
+    role: str
+    plan: str
+    engine: list[str]
+    win_conditions: list[str]
+    fast_mana: list[str]
+    graveyard: list[str] = Field(description="Cards of its graveyard plan; empty: it has none")
+    fears: list[str]
+    fears_why: str
+    interaction: list[str]
+    engine_share: float = Field(description="The share of the lists (%) an engine card should reach")
+    stale_engine: list[StaleCard] = Field(
+        default_factory=list,
+        description="Engine cards the window's lists play below engine_share: the plan may be dated",
+    )
 
 
 class ArchetypePageOutput(BaseModel):

@@ -90,16 +90,23 @@ def _playbook_lines(archetype: str, notes: PlaybookNotes | None) -> list[str]:
     if notes is None:
         return [f"**Playbook**: none is written for {archetype} yet."]
     parts = [
-        ("Role", notes.role),
         ("Plan", notes.plan),
         ("Engine", ", ".join(notes.engine)),
         ("Wins with", ", ".join(notes.win_conditions)),
-        ("Fast mana", ", ".join(notes.fast_mana)),
-        ("Graveyard", notes.graveyard),
-        ("Interaction", ", ".join(notes.interaction)),
-        ("Fears", ", ".join(notes.fears) + (f" ({notes.fears_why})" if notes.fears_why else "")),
+        ("Fast mana", ", ".join(notes.fast_mana) or "none"),
+        ("Graveyard plan", ", ".join(notes.graveyard) or "none"),
+        ("Key interaction", ", ".join(notes.interaction)),
+        ("Fears", f"{', '.join(notes.fears)}: {notes.fears_why}"),
     ]
-    return ["**Playbook**:", "", *[f"- {label}: {text}" for label, text in parts if text.strip(" ()")]]
+    lines = [f"**Playbook** ({notes.role}):", "", *[f"- {label}: {text}" for label, text in parts]]
+    if notes.stale_engine:
+        stale = ", ".join(f"{card.name} ({card.share:.0f}%)" for card in notes.stale_engine)
+        lines += [
+            "",
+            f"The playbook may be dated: engine cards fewer than {notes.engine_share:.0f}% of this window's lists "
+            f"play: {stale}.",
+        ]
+    return lines
 
 
 def _page(page: ArchetypePageOutput) -> str:

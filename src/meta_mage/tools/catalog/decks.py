@@ -219,7 +219,7 @@ OPTIMIZE_SIDEBOARD = _optimiser(
 def _page(context: ToolContext, params: ArchetypePageInput) -> ArchetypePageOutput:
     from meta_mage.decks.archetype_page import archetype_page  # deck tools' code loads when a deck tool runs
 
-    return archetype_page(context.meta, params)
+    return archetype_page(context.meta, params, context.coach.classifier.rules_dir)  # playbooks sit beside rules
 
 
 def _page_summary(result: ArchetypePageOutput) -> str:
