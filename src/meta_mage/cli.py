@@ -620,6 +620,28 @@ def cmd_rules_suggest(args: argparse.Namespace) -> int:
     return suggest(args)
 
 
+def cmd_rules_playbooks(args: argparse.Namespace) -> int:
+    """Check the archetype playbooks against the stored lists: stale engine cards, archetypes without one."""
+    from meta_mage.archetypes.playbooks import PlaybookError, check_playbooks
+
+    settings = _settings(args)
+    meta = _wiring(settings).tool_context.meta
+    formats = [args.format] if args.format else sorted(f.format for f in meta.repository.list_formats())
+    ok = True
+    for fmt in formats:
+        try:
+            check = check_playbooks(meta, settings.archetype_rules_dir, fmt, args.days)
+        except PlaybookError as exc:
+            print(f"{fmt}: {exc}", file=sys.stderr)
+            ok = False
+            continue
+        print(f"{check.format} {check.start}..{check.end}: {check.decks} lists")
+        print("\n".join(check.table_lines()))
+        print(check.summary(), end="\n\n")
+        ok = ok and check.ok
+    return EXIT_OK if ok else EXIT_FAILED
+
+
 def _repository(value: str) -> str:
     import re
 
@@ -790,6 +812,15 @@ def build_parser() -> argparse.ArgumentParser:
         help="replace an --out/Formats/FORMAT/README.md that 'rules suggest' did not write (rule files: never)",
     )
     suggest.set_defaults(func=cmd_rules_suggest)
+    playbooks = rules_sub.add_parser(
+        "playbooks",
+        help="check the archetype playbooks (Formats/F/playbook.toml) against the stored lists",
+        description="Per format: each playbook's engine cards below its engine_share of the archetype's lists "
+        "(stale), and the archetypes of 1 %%+ share without a playbook. Exit 1 when any is stale or missing.",
+    )
+    playbooks.add_argument("--format", type=_format_name, help="only this format (default: every format with data)")
+    playbooks.add_argument("--days", type=_window_days, default=30, help="the window, ending at the format's last date")
+    playbooks.set_defaults(func=cmd_rules_playbooks)
 
     tool = sub.add_parser("tool", help="call a tool: meta-mage tool NAME '{json args}'")
     tool.add_argument("name", nargs="?", help="the tool's name (see --list)")

@@ -271,6 +271,32 @@ class PlaybookCheck:
             parts.append(f"{len(self.missing)} without one: {', '.join(f'{a} {s:.1%}' for a, s in self.missing)}")
         return ", ".join(parts)
 
+    def table_lines(self) -> list[str]:
+        """The check as an aligned text table: one row per playbook, then one per archetype without one."""
+        header = ("Archetype", "Role", "Lists", "Share", "Verdict", f"Engine cards below their share ({self.format})")
+        rows: list[tuple[str, ...]] = [
+            (
+                s.playbook.archetype,
+                s.playbook.role,
+                str(s.lists),
+                f"{s.share:.1%}",
+                s.verdict,
+                ", ".join(
+                    f"{card} {share:.0%} < {s.playbook.engine_share:.0%}" for card, share in s.staleness.stale_cards
+                ),
+            )
+            for s in self.statuses
+        ]
+        rows += [
+            (name, "-", str(round(share * self.decks)), f"{share:.1%}", "no playbook", "")
+            for name, share in self.missing
+        ]
+        widths = [max(len(row[i]) for row in (header, *rows)) for i in range(len(header) - 1)]
+        return [
+            "  ".join([*(cell.ljust(width) for cell, width in zip(row, widths, strict=False)), row[-1]]).rstrip()
+            for row in (header, *rows)
+        ]
+
 
 def check_playbooks(
     meta: MetaService,

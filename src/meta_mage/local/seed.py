@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from meta_mage.analytics.aggregate import AGGREGATE_VERSION
+from meta_mage.archetypes.playbooks import PLAYBOOK_FILE
 from meta_mage.config import DEMO_DATA_DIR, Settings
 from meta_mage.ingest.files import SourceFile, iter_archive
 from meta_mage.ingest.repair import repair_storage
@@ -76,7 +77,9 @@ def demo_digest(rules_dir: Path) -> str:
     """A digest of everything a demo ingest reads: the bundled files, the archetype rules, the shapes."""
     digest = hashlib.sha256(f"snapshot {SNAPSHOT_FORMAT} aggregate {AGGREGATE_VERSION}\n".encode())
     files = [DEMO_CARDS, DEMO_TOURNAMENTS, *sorted(DEMO_DRAFTS.glob("*.json"))]
-    rules = sorted(path for path in rules_dir.rglob("*") if path.is_file())
+    # Playbooks (Formats/<Format>/playbook.toml) are read by the coach, never by an ingest: editing one keeps the
+    # snapshot valid, as it keeps the classifier's fingerprint.
+    rules = sorted(path for path in rules_dir.rglob("*") if path.is_file() and path.name != PLAYBOOK_FILE)
     for path in files + rules:
         name = path.relative_to(rules_dir) if path in rules else path.name
         digest.update(f"{name}\n".encode())
