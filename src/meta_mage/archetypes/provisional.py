@@ -21,8 +21,9 @@ from meta_mage.storage.meta import MetaRepository
 PROVISIONAL_MARKER = " (provisional)"
 MAX_NAME_CHARS = 60  # a deck's name is a colour and a card's short name: the longest real one is about 35
 UNNAMED_DECK = "Unnamed deck"
-# Characters that format text in markdown, HTML or a terminal, kept out of a name built from card names
-_MARKUP = re.compile(r"[*_`~#|<>\[\]{}()\\!=^$@&%+]")
+# Characters that format text in markdown, HTML or a terminal, or make a link of it, kept out of a name built
+# from card names ("Circle of Protection: Red" loses its colon)
+_MARKUP = re.compile(r"[*_`~#|<>\[\]{}()\\!=^$@&%+:/]")
 _WINNER = re.compile(r"\s*1(?:st)?(?:\s|$)", re.IGNORECASE)
 
 
