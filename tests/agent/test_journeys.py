@@ -27,6 +27,7 @@ DECK_TASKS = {  # the question, and the tool whose answer is the answer to it
 META_TASKS = {
     "rankings": ("What are the top decks?", "get_format_meta_rankings"),
     "matchups": ("How does Boros Energy do against Jeskai Blink?", "get_deck_matchup_stats"),
+    "archetype_page": ("What does the stock Boros Energy list look like?", "get_archetype_page"),
 }
 CARRIES = {"nothing": "", "the format": " in Modern", "format and window": " in Modern over the last 30 days"}
 # how the player answers the coach's format and window questions

@@ -24,6 +24,7 @@ TASKS = {  # the question, the tool that answers it, whether it is about the pas
     "recommend": ("What should I play?", "get_format_matchup_stats", False, False),
     "matchups": ("How does Boros Energy do against Jeskai Blink?", "get_deck_matchup_stats", False, True),
     "card_question": ("Is Fatal Push good against Jeskai Blink?", "get_card_evidence", False, True),
+    "archetype_page": ("Tell me about Boros Energy", "get_archetype_page", False, False),
 }
 ABOUT_THE_ANSWER = {  # a question about the last answer, and how its answer starts
     "a term": ("what does 'estimate' mean?", "**estimate**:"),

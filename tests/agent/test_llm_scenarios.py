@@ -171,7 +171,7 @@ async def test_welcome_payload_from_registry_and_data(modern_world: dict[str, An
     catalog = modern_world["registry"].catalog()
     formats = [f["format"] for f in call(modern_world, "list_formats")["formats"]]
     offline = build_welcome(catalog, formats)
-    assert offline["available_formats"] == ["Modern"] and offline["tool_count"] == 13
+    assert offline["available_formats"] == ["Modern"] and offline["tool_count"] == 14
     assert "offline mode" in offline["message"]
     names = {w["name"]: [t["name"] for t in w["tool_details"]] for w in offline["workflows"]}
     assert names["meta_research"][:1] == ["list_formats"] and "optimize_sideboard" in names["deck_coaching"]
@@ -185,7 +185,7 @@ async def test_welcome_payload_from_registry_and_data(modern_world: dict[str, An
     view = await conversations.view(cid)
     assert view["messages"] == [{"role": "assistant", "content": written["message"]}]
     state = await conversations.load(cid)
-    assert state["available_formats"] == ["Modern"] and len(state["tool_catalog"]) == 13
+    assert state["available_formats"] == ["Modern"] and len(state["tool_catalog"]) == 14
 
 
 async def test_a_deck_follow_up_is_written_over_the_statistics_earlier_turns_fetched(

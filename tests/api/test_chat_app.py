@@ -112,7 +112,7 @@ async def test_reads_welcome_and_page(client: httpx.AsyncClient, modern_world: d
     assert (await client.get("/drafts/tarkir/pool", params={"colour": "G"})).json()["field"] == "colour"
 
     welcome = (await client.get("/welcome")).json()
-    assert welcome["available_formats"] == ["Modern"] and welcome["tool_count"] == 13
+    assert welcome["available_formats"] == ["Modern"] and welcome["tool_count"] == 14
     view = await client.get(f"/conversations/{welcome['conversation_id']}")
     assert view.json()["messages"][0]["content"] == welcome["message"]
     page = await client.get("/")

@@ -44,7 +44,7 @@ def test_every_sample_event_gets_its_answer(world_env: None, modern_world: dict[
     assert status == 200 and body == call(modern_world, "list_drafts")
 
     status, body = invoke("welcome", "welcome.json")
-    assert status == 200 and uuid.UUID(body["conversation_id"]).version == 4 and body["tool_count"] == 13
+    assert status == 200 and uuid.UUID(body["conversation_id"]).version == 4 and body["tool_count"] == 14
     assert "offline mode" in body["message"]
 
 

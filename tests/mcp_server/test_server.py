@@ -54,6 +54,8 @@ INVALID: list[tuple[str, dict[str, Any], str | None]] = [
     ("get_enriched_deck", {"deck": "   "}, "deck"),
     ("classify_deck", {"deck": "4 Lightning Bolt", "format": "Modern", "extra": 1}, "extra"),
     ("get_deck_matchup_stats", {"archetype": "Goblin Storm", "format": "Modern"}, "archetype"),
+    ("get_archetype_page", {"archetype": "Goblin Storm", "format": "Modern"}, "archetype"),
+    ("get_archetype_page", {"archetype": "Boros Energy", "format": "Modern", "days": 400}, "days"),
     ("optimize_sideboard", {"card_details": [], "archetype": "Boros Energy", "format": "Modern"}, "card_details"),
     ("get_draft_pool", {"draft_id": "tarkir", "color": "P"}, "color"),
     ("get_draft_pool", {"draft_id": "nope"}, "draft_id"),

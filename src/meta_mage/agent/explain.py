@@ -16,7 +16,9 @@ from dataclasses import dataclass
 from meta_mage.agent.state import ConversationState, Route
 from meta_mage.analytics.clustering import MIN_PLAYERS, PLAYER_CORRELATION
 from meta_mage.analytics.field import PICK_MARGIN
+from meta_mage.analytics.karsten import FLEX_SHARE
 from meta_mage.analytics.stats import CLEAR_POINTS, FEW_MATCHES
+from meta_mage.decks.archetype_page import LARGE_EVENT_LISTS
 
 
 @dataclass(frozen=True)
@@ -111,6 +113,14 @@ GLOSSARY: tuple[Term, ...] = (
         "or two cards: the archetype rules split what may be one deck.",
     ),
     Term(
+        "stock list / flex copy",
+        r"\bstock\b|\bkarsten\b|\bflex cop(?:y|ies)\b",
+        "the stock list is Frank Karsten's aggregate of an archetype's lists: each copy of a card (the first, the "
+        "second …) counts the lists that play at least that many, and the deck is made of the copies most lists "
+        f"play, as many as the lists' usual size. A flex copy is one fewer than {FLEX_SHARE:.0f}% of the lists "
+        "play: the lists disagree on it.",
+    ),
+    Term(
         "only N decided",
         r"\bdecided\b|\blow sample\b",
         "fewer decided matches (wins and losses; draws apart) than the low-sample threshold: a flag only, "
@@ -136,6 +146,11 @@ HOW_RANKED = {
     "and lists with a card against the archetype's lists without it (5+ decided matches each way, 3+ points).",
     "card_question": "What a card answers comes from its rules text against the opponent's key cards; the records "
     "compare lists with it against the same archetype's lists without it (5+ decided matches each side).",
+    "archetype_page": "The stock list is Frank Karsten's aggregate of the window's lists: the k-th copy of a card "
+    "counts the lists that play at least k copies, and the main deck (sideboard) is the lists' most common size "
+    f"of the copies most lists play; a copy under {FLEX_SHARE:.0f}% of the lists is a flex copy. The best finish "
+    f"is the best placing at an event of {LARGE_EVENT_LISTS}+ lists, the newest on a tie; the matchups are ordered "
+    "on the matchup model's estimate, its verdicts first.",
 }
 HOW_RANKED["deck_matchups"] = HOW_RANKED["deck_review"] = HOW_RANKED["matchups"]
 

@@ -16,7 +16,8 @@ from meta_mage.models.meta import DeckMatchupStatsOutput
 ROUTER = """You route messages for MTG Meta Mage, a Magic: The Gathering coach.
 Classify the user's latest message into one workflow:
 - meta_research: format-wide questions (top decks, meta shares, win rates, matchups between archetypes,
-  the list of archetypes). No reference to the user's own deck.
+  the list of archetypes, one archetype's page: its stock list, best finish and playbook). No reference to the
+  user's own deck.
 - deck_coaching: the user's own deck: a pasted decklist, "my deck", "my sideboard", how to play a matchup
   with their deck, mainboard or sideboard optimisation, their deck's matchup spread, confirming an archetype.
 - cube_draft: questions about a cube draft's card pool and who drafted what.
