@@ -816,7 +816,7 @@ def build_parser() -> argparse.ArgumentParser:
         "playbooks",
         help="check the archetype playbooks (Formats/F/playbook.toml) against the stored lists",
         description="Per format: each playbook's engine cards below its engine_share of the archetype's lists "
-        "(stale), and the archetypes of 1 %%+ share without a playbook. Exit 1 when any is stale or missing.",
+        "(stale), and the archetypes of 1 %+ share without a playbook. Exit 1 when any is stale or missing.",
     )
     playbooks.add_argument("--format", type=_format_name, help="only this format (default: every format with data)")
     playbooks.add_argument("--days", type=_window_days, default=30, help="the window, ending at the format's last date")

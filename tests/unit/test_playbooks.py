@@ -28,7 +28,7 @@ from meta_mage.archetypes.playbooks import (
 )
 from meta_mage.config import DEMO_DATA_DIR
 from meta_mage.models.cards import card_key
-from tests.conftest import SHARED_DATA, _demo_archive
+from tests.conftest import SHARED_DATA, demo_members
 
 RULES = DEMO_DATA_DIR / "archetypes"
 FORMATS = ("Legacy", "Modern", "Pauper", "Pioneer", "Standard", "Vintage")
@@ -53,9 +53,7 @@ def bundled(fmt: str) -> tuple[int, dict[str, ArchetypeLists]]:
     number of decks and each archetype's lists."""
     classifier = get_classifier(RULES)
     decks = []
-    for _, file_format, data in _demo_archive():
-        if file_format != fmt:
-            continue
+    for _, data in demo_members(formats=(fmt,)):
         tournament = json.loads(data)
         for deck in tournament["Decks"]:
             main = {c["CardName"]: c["Count"] for c in deck.get("Mainboard") or []}

@@ -29,6 +29,7 @@ Role = Literal["aggro", "tempo", "midrange", "control", "ramp", "combo"]
 ROLES: tuple[str, ...] = get_args(Role)
 PLAYBOOK_FILE = "playbook.toml"
 MIN_SHARE = 0.01  # an archetype with this share of the format's lists or more should have a playbook
+MIN_JUDGED_LISTS = 5  # fewer lists than this in the window say too little to call an engine card stale
 UNKNOWN = "Unknown"
 
 TEXT_FIELDS = ("name", "role", "plan", "fears_why")
@@ -224,7 +225,7 @@ def inclusion_of(stats: ArchetypeStats) -> dict[str, float]:
 @dataclass(frozen=True)
 class PlaybookStatus:
     """One playbook against the window: the archetype's lists and share there, and its staleness (an archetype
-    without lists in the window is not judged)."""
+    with fewer than ``MIN_JUDGED_LISTS`` lists in the window is not judged)."""
 
     playbook: Playbook
     lists: int
@@ -235,6 +236,8 @@ class PlaybookStatus:
     def verdict(self) -> str:
         if not self.lists:
             return "no lists"
+        if self.lists < MIN_JUDGED_LISTS:
+            return "too few lists"
         return "stale" if self.staleness.stale else "current"
 
 
