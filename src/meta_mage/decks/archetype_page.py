@@ -1,6 +1,6 @@
 """One archetype's page over a window: its lists aggregated by Frank Karsten's method (``analytics/karsten.py``),
 its best-finishing list, its playbook (``archetypes/playbooks.py``), its record and matchups from the matchup model
-(``get_deck_matchup_stats``, unchanged), and both lists as MTGO / Arena import text.
+(``get_deck_matchup_stats``, unchanged), and both lists as MTGO / Arena import text (split cards by their full name).
 
 The best-finishing list is the best placing among the archetype's lists from large events (those that published
 at least :data:`LARGE_EVENT_LISTS` lists: every MTGO Challenge, the larger melee.gg events); ties go to the most
@@ -13,7 +13,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 from meta_mage.analytics.karsten import FLEX_SHARE, AggregateDeck, CardCopies, aggregate
@@ -33,6 +33,7 @@ from meta_mage.models.archetype_page import (
 from meta_mage.models.cards import card_key
 from meta_mage.models.evidence import ArchetypeStats
 from meta_mage.models.meta import DeckMatchupStatsInput, MatchupCell
+from meta_mage.storage.cards import CardsRepository
 from meta_mage.storage.meta import StoredDeck
 
 LARGE_EVENT_LISTS = 32  # an MTGO Challenge publishes its top 32 lists
@@ -73,7 +74,27 @@ def _cards(section: Iterable[CardCopies], lists: int, lands: frozenset[str]) -> 
     return sorted(cards, key=lambda c: (c.land, -c.copies, -c.inclusion, c.name))
 
 
-def aggregate_list(decks: Sequence[StoredDeck], lands: frozenset[str] = frozenset()) -> AggregateList:
+Printed = Mapping[str, str]  # a stored name -> the name the clients' import reads, where they differ
+
+
+def printed_names(cards: CardsRepository, names: Iterable[str]) -> dict[str, str]:
+    """The stored lists keep a card's front face; a split card (Wear // Tear, a Room) is imported by its full
+    name, so its full name is the one written in import text (a double-faced card keeps its front face)."""
+    wanted = {card_key(name): name for name in names}
+    found = cards.get_many(list(wanted))
+    return {wanted[key]: card.name for key, card in found.items() if card.layout == "split" and key in wanted}
+
+
+def _text(main: Mapping[str, int], side: Mapping[str, int], printed: Printed) -> str:
+    def named(pile: Mapping[str, int]) -> Counter[str]:
+        return Counter({printed.get(name, name): copies for name, copies in pile.items()})
+
+    return deck_text(named(main), named(side))
+
+
+def aggregate_list(
+    decks: Sequence[StoredDeck], lands: frozenset[str] = frozenset(), printed: Printed | None = None
+) -> AggregateList:
     """``decks`` (one archetype's lists) aggregated by Karsten's method, with its import text."""
     deck: AggregateDeck = aggregate([d.mainboard for d in decks], [d.sideboard for d in decks])
     main = _cards(deck.main.cards, deck.lists, lands)
@@ -86,11 +107,13 @@ def aggregate_list(decks: Sequence[StoredDeck], lands: frozenset[str] = frozense
         sideboard=side,
         flex_below=FLEX_SHARE,
         method=METHOD,
-        text=deck_text(Counter({c.name: c.copies for c in main}), Counter({c.name: c.copies for c in side})),
+        text=_text({c.name: c.copies for c in main}, {c.name: c.copies for c in side}, printed or {}),
     )
 
 
-def best_finish(decks: Sequence[StoredDeck], event_lists: Counter[str]) -> BestFinish | None:
+def best_finish(
+    decks: Sequence[StoredDeck], event_lists: Counter[str], printed: Printed | None = None
+) -> BestFinish | None:
     """The best-finishing list of ``decks`` by :data:`BEST_RULE`; ``event_lists``: lists per event key."""
     placed = [(place, d) for d in decks if (place := _place(d.placing)) is not None]
     large = [(place, d) for place, d in placed if event_lists[d.event_key] >= LARGE_EVENT_LISTS]
@@ -115,7 +138,7 @@ def best_finish(decks: Sequence[StoredDeck], event_lists: Counter[str]) -> BestF
         rule=BEST_RULE if large else f"no list came from an event of {LARGE_EVENT_LISTS}+ lists: {BEST_RULE}",
         mainboard=dict(best.mainboard),
         sideboard=dict(best.sideboard),
-        text=deck_text(Counter(best.mainboard), Counter(best.sideboard)),
+        text=_text(best.mainboard, best.sideboard, printed or {}),
     )
 
 
@@ -147,9 +170,11 @@ def playbook_notes(book: Playbook | None, stats: ArchetypeStats) -> PlaybookNote
     )
 
 
-def archetype_page(meta: MetaService, params: ArchetypePageInput, rules_dir: Path | None = None) -> ArchetypePageOutput:
+def archetype_page(
+    meta: MetaService, params: ArchetypePageInput, rules_dir: Path | None = None, cards: CardsRepository | None = None
+) -> ArchetypePageOutput:
     """The page of ``params.archetype``: NotFound (naming the field) for an archetype the window does not hold;
-    its playbook is read from ``rules_dir`` (none without it)."""
+    its playbook is read from ``rules_dir`` (none without it), split cards' full names from ``cards``."""
     spread = meta.deck_matchups(
         DeckMatchupStatsInput(format=params.format, archetype=params.archetype, days=params.days, as_of=params.as_of)
     )
@@ -163,11 +188,13 @@ def archetype_page(meta: MetaService, params: ArchetypePageInput, rules_dir: Pat
         )
     stats = meta.repository.archetype_stats(params.format, spread.archetype, period.start, period.end)
     book = playbook_for(rules_dir, params.format, spread.archetype) if rules_dir is not None else None
+    played = {name for d in own for name in (*d.mainboard, *d.sideboard)}
+    printed = printed_names(cards, played) if cards is not None else {}
     return ArchetypePageOutput(
         format=params.format,
         archetype=spread.archetype,
-        aggregate=aggregate_list(own, frozenset(stats.lands)),
-        best_finish=best_finish(own, Counter(d.event_key for d in decks)),
+        aggregate=aggregate_list(own, frozenset(stats.lands), printed),
+        best_finish=best_finish(own, Counter(d.event_key for d in decks), printed),
         playbook=playbook_notes(book, stats),
         favoured=called(spread.matchups, "favoured"),
         unfavoured=called(spread.matchups, "unfavoured"),

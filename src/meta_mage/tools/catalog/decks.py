@@ -219,7 +219,8 @@ OPTIMIZE_SIDEBOARD = _optimiser(
 def _page(context: ToolContext, params: ArchetypePageInput) -> ArchetypePageOutput:
     from meta_mage.decks.archetype_page import archetype_page  # deck tools' code loads when a deck tool runs
 
-    return archetype_page(context.meta, params, context.coach.classifier.rules_dir)  # playbooks sit beside rules
+    rules_dir = context.coach.classifier.rules_dir  # the playbooks sit beside the archetype rules
+    return archetype_page(context.meta, params, rules_dir, context.cards)
 
 
 def _page_summary(result: ArchetypePageOutput) -> str:
