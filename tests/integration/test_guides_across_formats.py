@@ -1,5 +1,6 @@
 """The deck tools' decisions, checked over the five most played decks of every bundled format (a real demo list
-of each) against each one's top five opponents: no core card cut without its evidence, guides that depend on
+of each) against each one's top five opponents: no card its playbook keeps (engine, win conditions, fast mana)
+cut without its lists' record, play plans whose roles and deciders agree with both playbooks, guides that depend on
 the opponent, no colour hoser against a deck without that colour, 60 + 15 always, and no card one tool keeps
 while another cuts it."""
 
@@ -14,6 +15,7 @@ from typing import Any
 import pytest
 
 from meta_mage.archetypes.classifier import get_classifier
+from meta_mage.archetypes.playbooks import Playbook, playbook_for
 from meta_mage.card_rules.answers import role_labels
 from meta_mage.card_rules.facts import CardFacts
 from meta_mage.config import Settings
@@ -129,22 +131,17 @@ def decisions(world: dict[str, Any], fmt: str, archetype: str, text: str) -> dic
     board = call(world, "optimize_sideboard", **args)
     mainboard = call(world, "optimize_mainboard", **args)
     stats = call(world, "get_deck_matchup_stats", archetype=archetype, format=fmt, days=DAYS)
-    core = {c["name"] for c in mainboard["core_cards"] if c["inclusion_rate"] >= 90}
-    # an engine piece: in 90 % of the lists at 3 copies or more, not interaction, not a combat trick
-    engine = {
-        c["name"]
-        for c in mainboard["core_cards"]
-        if c["inclusion_rate"] >= 90
-        and c["average_copies"] >= 3
-        and not role_labels(facts(cards, c["name"]))
-        and "gets +" not in oracle.get(c["name"], "")
-    }
+    rules_dir = Settings().archetype_rules_dir
+    book = playbook_for(rules_dir, fmt, archetype)
+    assert book is not None, f"{fmt} {archetype} has no playbook"
+    engine = kept_on_rules(book, cards)
     found: dict[str, list[str]] = collections.defaultdict(list)
-    kept = {s["name"] for s in board["final_sideboard"]}
-    kept |= {c["name"] for c in mainboard["flex_spots"] if c["better_against"] or c["answers_against"]}
+    # each section's copies are one decision each: a main-deck copy kept beside a sideboard copy cut is no clash
+    kept = {("side", s["name"]) for s in board["final_sideboard"]}
+    kept |= {("main", c["name"]) for c in mainboard["flex_spots"] if c["better_against"] or c["answers_against"]}
     # a card cut from the deck (every copy of it; keeping two of three is one decision about its count)
-    cut = {c["name"] for c in board["cut_reasons"] if c["quantity"] == copies(cards, c["name"], "sideboard")}
-    cut |= {s["cut"] for s in mainboard["swaps"] if s["cut_quantity"] == copies(cards, s["cut"], "mainboard")}
+    cut = {("side", c["name"]) for c in board["cut_reasons"] if c["quantity"] == copies(cards, c["name"], "sideboard")}
+    cut |= {("main", s["cut"]) for s in mainboard["swaps"] if s["cut_quantity"] == copies(cards, s["cut"], "mainboard")}
     seen: set[tuple[tuple[str, int, str], ...]] = set()
     optimiser_guides = {g["opponent"]: g for g in board["guides"]}
     for top in board["top_archetypes"]:
@@ -162,7 +159,9 @@ def decisions(world: dict[str, Any], fmt: str, archetype: str, text: str) -> dic
         found["guides"].append(where)
         if not guide["bring_in"]:
             found["stay with the main deck"].append(where)
-        kept |= {a["name"] for a in plan["sideboard_answers"]} | {c["name"] for c in guide["bring_in"]}
+        kept |= {("side", a["name"]) for a in plan["sideboard_answers"]} | {
+            ("side", c["name"]) for c in guide["bring_in"]
+        }
         other = optimiser_guides[opponent]
         found["in one guide, out in the other"] += [
             f"{where}: {name}"
@@ -170,12 +169,16 @@ def decisions(world: dict[str, Any], fmt: str, archetype: str, text: str) -> dic
             | {c["name"] for c in other["take_out"]} & {c["name"] for c in guide["bring_in"]}
         ]
         outs = tuple(sorted((c["name"], c["quantity"], c["why"]) for c in guide["take_out"]))
-        found["engine piece out on the rules"] += [
+        found["playbook card out on the rules"] += [
             f"{where}: {name} ({why})" for name, _, why in outs if name in engine and "went" not in why
         ]
-        found["core cut on no evidence"] += [
-            f"{where}: {name} ({why})" for name, _, why in outs if name in core and not any(e in why for e in EVIDENCE)
-        ]
+        found["role against the playbooks"] += role_disagrees(book, playbook_for(rules_dir, fmt, opponent), plan, where)
+        found["feared card not among the deciders"] += feared_missing(book, plan, where)
+        their_book = playbook_for(rules_dir, fmt, opponent)
+        if their_book is not None and their_book.graveyard:
+            found["graveyard hate kept out against a graveyard plan"] += [
+                f"{where}: {c['name']}" for c in guide["left_out"] if "no graveyard plan" in c["why"]
+            ]
         types = {c["name"]: c.get("type_line") or "" for c in cards}
         found["a 3-4-of threat cut as a flex slot"] += [
             f"{where}: {name}"
@@ -229,8 +232,50 @@ def decisions(world: dict[str, Any], fmt: str, archetype: str, text: str) -> dic
         for s in mainboard["swaps"]
         if s["cut"] in BASICS and s["add"] in BASICS and BASICS[s["cut"]] != BASICS[s["add"]]
     ]
-    found["kept and cut"] = [f"{archetype}: {name}" for name in sorted(kept & cut)]
+    found["kept and cut"] = [f"{archetype}: {name} ({section})" for section, name in sorted(kept & cut)]
     return found
+
+
+def kept_on_rules(book: Playbook, cards: list[dict[str, Any]]) -> set[str]:
+    """The cards a playbook keeps whatever the matchup: its engine (not the answers in it: an answer competes on
+    what it answers), its win conditions and its fast mana."""
+    types = {c["name"]: c.get("type_line") or "" for c in cards}
+    answers = {
+        name
+        for name in book.engine
+        if name in types and role_labels(facts(cards, name)) and not re.search(r"Creature|Planeswalker", types[name])
+    }
+    return {*book.engine, *book.win_conditions, *book.fast_mana} - answers
+
+
+# the part the player's deck must play, from both playbooks' roles (None: the data decides)
+def expected_role(mine: str, theirs: str) -> set[str] | None:
+    if mine == "combo" and theirs != "combo":
+        return {"combo"}
+    if theirs == "combo" and mine != "combo":
+        return {"beatdown", "against combo"}
+    if mine == "ramp" and theirs != "ramp":
+        return {"ramp"}
+    if theirs == "ramp" and mine != "ramp":
+        return {"beatdown"}
+    return None
+
+
+def role_disagrees(book: Playbook, theirs: Playbook | None, plan: dict[str, Any], where: str) -> list[str]:
+    """The play plan's role when the two playbooks' roles decide it and the plan says otherwise."""
+    expected = expected_role(book.role, theirs.role) if theirs is not None else None
+    role = (plan["play_plan"] or {}).get("speed", {}).get("role")
+    return [f"{where}: {role}, playbooks {book.role} vs {theirs.role}"] if expected and role not in expected else []  # type: ignore[union-attr]
+
+
+def feared_missing(book: Playbook, plan: dict[str, Any], where: str) -> list[str]:
+    """The hosers the player's playbook fears that most of their lists play, missing from the cards that decide
+    the games."""
+    deciders = {d["name"] for d in (plan["play_plan"] or {}).get("deciders", [])}
+    played = {
+        k["name"] for k in plan["opponent_key_cards"] if k["section"] == "mainboard" and k["inclusion_rate"] >= 50
+    }
+    return [f"{where}: {name}" for name in sorted(set(book.fears) & played - deciders)]
 
 
 def post_board_matches(cards: list[dict[str, Any]], guide: dict[str, Any]) -> bool:
@@ -271,8 +316,10 @@ def test_deck_tools_decide_each_card_once_and_by_the_matchup(world: dict[str, An
     # opponent, brings in no colour hoser against a deck without that colour, and no tool cuts what another keeps
     assert len(total["guides"]) == 25
     for check in (
-        "engine piece out on the rules",
-        "core cut on no evidence",
+        "playbook card out on the rules",
+        "role against the playbooks",
+        "feared card not among the deciders",
+        "graveyard hate kept out against a graveyard plan",
         "same out-list and reasons",
         "colour hoser without the colour",
         "not the player's own 60 + 15",

@@ -11,6 +11,7 @@ from meta_mage.card_rules.answers import role_labels
 from meta_mage.card_rules.facts import CardFacts
 from meta_mage.decks.cards import deck_colours, facts_of_detail, is_land
 from meta_mage.decks.context import CoachContext
+from meta_mage.decks.decision import decide
 from meta_mage.decks.enrich import card_detail
 from meta_mage.decks.evidence import (
     ArchetypeEvidence,
@@ -33,6 +34,7 @@ from meta_mage.models.decks import (
     CardEvidenceInput,
     CardEvidenceOutput,
     CardRecord,
+    OptimizeInput,
     StrategyMetadata,
 )
 from meta_mage.models.evidence import FormatStats, Record
@@ -77,11 +79,15 @@ def _land_shares(them: Opponent, how: dict[str, str]) -> dict[str, float]:
     return {front[_front(c)]: pct(r.decks, them.lists) for c, r in rows if _front(c) in front}
 
 
-def _against_opponent(ctx: CoachContext, fmt: str, detail: CardDetail, opponent: str, win: Window) -> dict[str, Any]:
+def _against_opponent(
+    ctx: CoachContext, fmt: str, detail: CardDetail, opponent: str, win: Window, deck: list[CardDetail]
+) -> dict[str, Any]:
     """What the card answers among ``opponent``'s key cards, with each one's share of their lists, and the
-    answered share of their key spells weighted by those shares."""
+    answered share of their key spells weighted by those shares; read with the player's main deck when it is
+    known, as the guide reads it (a sweeper that kills half the deck's own creatures answers nothing)."""
     them = read_opponent(ctx, fmt, opponent, win.start, win.end)
-    how = answers(detail, matchup_for(ctx.classifier, fmt, them, []))
+    main = [c for c in deck if c.section == "mainboard"]
+    how = answers(detail, matchup_for(ctx.classifier, fmt, them, main), main)
     weight = weights(them.key_cards)
     spells = {t.name for t in them.targets if not t.is_land}
     shares = {k.name: k.inclusion_rate for k in them.key_cards} | _land_shares(them, how)
@@ -193,6 +199,29 @@ def _off_colours(card: Card, deck: list[CardDetail]) -> str:
     return splash.words() if splash else ""
 
 
+def _decision(ctx: CoachContext, params: CardEvidenceInput, opponent: str, card: str) -> str:
+    """With the player's list and archetype: what the matchup's one decision (the sideboard guide) does with the
+    card, so the card question and the guide say the same; "" without them."""
+    if not params.card_details or not params.archetype:
+        return ""
+    scope = ctx.scope(
+        OptimizeInput(
+            format=params.format,
+            card_details=params.card_details,
+            archetype=params.archetype,
+            days=params.days,
+            as_of=params.as_of,
+        )
+    )
+    main = [c for c in params.card_details if c.section == "mainboard"]
+    win = scope.window
+    them = read_opponent(ctx, scope.format, opponent, win.start, win.end)
+    matchup = matchup_for(ctx.classifier, scope.format, them, main, scope.own.name, scope.own)
+    base = scope.matchups.get(opponent)
+    found = decide(ctx.classifier, scope.format, scope.own, base, params.card_details, matchup, opponent)
+    return found.of_card(card)
+
+
 def card_evidence(ctx: CoachContext, params: CardEvidenceInput) -> CardEvidenceOutput:
     """What a card answers among an opponent's key cards (or the top decks'), how each of the most played
     archetypes' lists with it did against its lists without it (against the opponent, or overall), and how
@@ -205,8 +234,10 @@ def card_evidence(ctx: CoachContext, params: CardEvidenceInput) -> CardEvidenceO
     resolve = ctx.meta.resolve_archetype
     opponent = resolve(params.opponent_archetype, field.archetype_decks) if params.opponent_archetype else None
     found: dict[str, Any]
+    deck = params.card_details or []
     if opponent:
-        found = {"top_decks_answered": {}, **_against_opponent(ctx, fmt, detail, opponent, win)}
+        found = {"top_decks_answered": {}, **_against_opponent(ctx, fmt, detail, opponent, win, deck)}
+        found["decision"] = _decision(ctx, params, opponent, card.name)
     else:
         found = _against_top(ctx, fmt, detail, field, win)
     subjects = _subjects(ctx, params, field, opponent)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import cached_property
 
 from meta_mage.archetypes.classifier import ArchetypeClassifier
@@ -22,28 +22,28 @@ from meta_mage.decks.cards import (
 )
 from meta_mage.decks.evidence import (
     BETTER_BY,
-    CORE_INCLUSION,
     ArchetypeEvidence,
     did_better,
     evidence_gap,
 )
-from meta_mage.decks.matchup import TRICK, Matchup, answers, group_ways, their_choice
+from meta_mage.decks.matchup import Matchup, answers, group_ways, their_choice
 from meta_mage.decks.post_board import deck_text, post_board
 from meta_mage.models.cards import card_key
 from meta_mage.models.decks import CardDetail, GuideCard, SideboardGuide
 from meta_mage.models.meta import WinRate
 
-GUIDE_MAX_IN = 7  # cards brought in against one opponent, at most
-GUIDE_MAX_TRIMS = 3  # four-ofs cut down to three to make room, at most
-ENGINE_INCLUSION = 90.0  # an engine piece: in this share of the archetype's lists or more...
-ENGINE_COPIES = 3.0  # ...at this many copies or more, and not interaction: never out on the rules alone
-COPIES_ROUNDING = 0.05  # an average of 2.97 copies is a three-of that a few lists trimmed
-CORE_GUARD = 90.0  # a card in this share of the archetype's lists (or named by its rule) goes out only on evidence
 WORTH_CAP = 3.0  # the most a card's worth in a matchup counts, however many of their cards it reaches
-OUTCLASSED_BY = 1.5  # a card the rules may cut makes room for a sideboard card worth this many times more here
 LAND_PLAN = 1.0  # their key lands that tap for more or carry a plan weigh this much: land hate is worth more
-WEAK_BY = 2.0  # an answer spell makes room for a sideboard card worth this many times more in the matchup
 HATE_KINDS = {"graveyard", "spell_limit", "ability", "land"}  # what a noncreature hate permanent does
+# What a main-deck card is worth in a matchup beside what it answers there: a body is a clock in any matchup,
+# card flow and mana keep the deck going; an answer is worth what it answers (``worth``).
+BODY_WORTH = 1.5
+KIND_WORTH: dict[str, float] = {"threat": BODY_WORTH, "card_flow": 1.0, "mana": 1.0, "other": 1.0, "interaction": 0.0}
+FACE_WORTH = 1.0  # burn that can go to the face is never idle
+CHOICE_WORTH = 0.5  # an edict against a creature deck: live, but they choose what it takes
+WEAK_FACTOR = 0.5  # among the weakest in this kind of matchup (``Matchup.slow_here``): half its worth
+WORSE_BY = 1.0  # worth taken off a card whose lists did worse against them
+SWAP_MARGIN = 0.5  # a sideboard card comes in for a main-deck card worth at least this much less here
 _CHEAPER_VS_COLOUR = re.compile(r"costs? \{(\d+)\} less to cast if it targets an? (white|blue|black|red|green)")
 _FACE = re.compile(r"damage to (?:any target|target player|each opponent|target opponent)", re.I)
 
@@ -75,18 +75,19 @@ def worth(
     return value, ""
 
 
-def core_cards(
-    classifier: ArchetypeClassifier, fmt: str, evidence: ArchetypeEvidence, deck: list[CardDetail]
+def kept_cards(
+    classifier: ArchetypeClassifier, fmt: str, archetype: str, deck: list[CardDetail], matchup: Matchup
 ) -> dict[str, str]:
-    """The archetype's core cards (normalised), each "defining" (the player's ``deck`` would no longer meet
-    the archetype's rule without it, or the archetype's name names it: what the deck is) or "common" (in
-    ``CORE_GUARD`` % of its lists)."""
-    rows = evidence.rows("mainboard").items()
-    core = {card_key(c): "common" for c, row in rows if evidence.inclusion(row) >= CORE_GUARD}
+    """The player's main-deck cards (normalised) no matchup takes out on the rules alone, each with why: the
+    deck's engine, win conditions and fast mana (its playbook's, else its computed profile's), and what the deck
+    is (the player's deck would no longer meet the archetype's rule without it, or the archetype's name names
+    it). How often the lists play a card protects nothing by itself."""
     counts = [{k: c.quantity for k, c in section_of(deck, part).items()} for part in ("mainboard", "sideboard")]
-    named = [card_key(c.name) for c in deck if c.section == "mainboard" and names_card(evidence.name, c.name)]
-    defining = [*classifier.defining_cards(fmt, evidence.name, *counts), *named]
-    return core | dict.fromkeys(defining, "defining")
+    named = [card_key(c.name) for c in deck if c.section == "mainboard" and names_card(archetype, c.name)]
+    defining = dict.fromkeys([*classifier.defining_cards(fmt, archetype, *counts), *named], "what the deck is")
+    known = matchup.yours.kept_on_rules if matchup.yours is not None else {}
+    mine = {card_key(c.name) for c in deck if c.section == "mainboard"}
+    return {key: why for key, why in (defining | known).items() if key in mine}
 
 
 def names_card(archetype: str, card: str) -> bool:
@@ -100,7 +101,8 @@ def names_card(archetype: str, card: str) -> bool:
 @dataclass(frozen=True)
 class GuideCase:
     """One deck against one opponent, as a guide reads it: the opponent, the archetype's record against it,
-    the player's sideboard and main deck, the kind of matchup, the archetype's evidence and its core cards."""
+    the player's sideboard and main deck, the kind of matchup, the archetype's evidence and the cards the rules
+    keep."""
 
     opponent: str
     base: WinRate | None
@@ -108,7 +110,7 @@ class GuideCase:
     main: list[CardDetail]
     matchup: Matchup
     own: ArchetypeEvidence
-    core: dict[str, str]
+    kept: dict[str, str]  # card key -> why the rules keep it (``kept_cards``)
 
     @cached_property
     def main_facts(self) -> list[CardFacts]:
@@ -225,6 +227,12 @@ class Ranked:
     card: GuideCard
     comes_in: bool
     record: str
+    answered: tuple[str, ...] = ()  # their key cards it answers
+
+    @property
+    def named(self) -> str:
+        """The card with two of their key cards it answers, for the words of what it replaces."""
+        return f"{self.card.name} (for {' / '.join(self.answered[:2])})" if self.answered else self.card.name
 
 
 def _judged(candidate: InCandidate) -> tuple[bool, str]:
@@ -243,7 +251,9 @@ def judge_sideboard(case: GuideCase) -> list[Ranked]:
         why += ("; " if why and evidence else "") + evidence
         order = (-candidate.value, case.matchup.answer_order(candidate.facts), candidate.facts.mana_value, card.name)
         guide_card = GuideCard(name=card.name, quantity=card.quantity, why=why)
-        ranked.append(Ranked(order, candidate.value, candidate.worth, guide_card, comes_in, evidence))
+        ranked.append(
+            Ranked(order, candidate.value, candidate.worth, guide_card, comes_in, evidence, tuple(candidate.how))
+        )
     return sorted(ranked, key=lambda r: r.order)
 
 
@@ -270,45 +280,35 @@ def _plan(facts: CardFacts, matchup: Matchup) -> bool:
 
 @dataclass(frozen=True)
 class OutCandidate:
-    """What a guide knows of one main-deck card in one matchup: what it answers, how the archetype plays it,
-    and the record of the lists that play it against this opponent."""
+    """What a guide knows of one main-deck card in one matchup: what it answers and is worth there, why the
+    rules keep it (if they do), and the record of the lists that play it against this opponent."""
 
     card: CardDetail
     facts: CardFacts
     how: dict[str, str]  # their key cards it answers, with how
-    worth: float
+    worth: float  # what its answers are worth here
     share: float  # % of the archetype's lists that play it
-    copies: float  # average copies in those lists
-    core: str | None  # "defining" (the archetype's rule names it), "common", or None
+    kept: str  # why the rules keep it (its engine, a win condition, its fast mana, what the deck is), or ""
     in_lists: WinRate | None
     gap: float | None  # points by which lists with it did better (negative: worse) against this opponent
     slow: str  # why it is among the weakest in this kind of matchup, or ""
-    trick: bool = False  # a combat trick in a deck whose creatures do not trigger when targeted
-    best_worth: float = 0.0  # the worth here of the best card coming in, its lists' record left aside
     plan: bool = False  # a ramp deck's mana source, or a big creature of a deck that cheats creatures in
     their_choice: bool = False  # it reaches their key cards only as they choose (an edict): live, not an answer
 
     @classmethod
-    def of(
-        cls,
-        card: CardDetail,
-        how: dict[str, str],
-        matchup: Matchup,
-        share: float,
-        copies: float,
-        core: str | None,
-        in_lists: WinRate | None,
-        base: WinRate | None,
-    ) -> OutCandidate:
+    def of(cls, card: CardDetail, case: GuideCase) -> OutCandidate:
+        key = card_key(card.name)
         facts = facts_of_detail(card)
+        matchup = case.matchup
+        how = answers(card, matchup, case.main)
+        in_lists = case.own.with_card(card.name, case.opponent, "mainboard")
         value = worth(card, how, matchup.targets, matchup.weights)[0]
+        share = case.own.main_usage.get(key, (0.0, 0.0))[0]
         slow = "" if how else matchup.slow_here(facts)
-        trick = bool(TRICK.search(facts.text)) and not matchup.tricks_matter
-        gap = evidence_gap(in_lists, base)
         chosen = not how and their_choice(card, matchup)
-        plan = _plan(facts, matchup)
+        gap = evidence_gap(in_lists, case.base)
         return cls(
-            card, facts, how, value, share, copies, core, in_lists, gap, slow, trick, plan=plan, their_choice=chosen
+            card, facts, how, value, share, case.kept.get(key, ""), in_lists, gap, slow, _plan(facts, matchup), chosen
         )
 
     @property
@@ -321,22 +321,15 @@ class OutCandidate:
         return self.spell and _FACE.search(self.facts.text) is not None
 
     @property
-    def interaction(self) -> bool:
-        return bool(answer_kinds(self.facts))
-
-    @property
-    def engine(self) -> bool:
-        """A piece of what the deck does: in ``ENGINE_INCLUSION`` % of the lists at ``ENGINE_COPIES`` or more
-        copies, and neither interaction nor a combat trick (Manamorphose in Ruby Storm, a madness deck's discard
-        outlets; a heroic deck's tricks are its engine); or a piece of the deck's plan however few lists play it
-        (``_plan``)."""
-        played = self.share >= ENGINE_INCLUSION and self.copies >= ENGINE_COPIES - COPIES_ROUNDING
-        return (played and not self.interaction and not self.trick) or self.plan
+    def body(self) -> bool:
+        return (
+            bool(self.facts.types & {"creature", "planeswalker", "battle"}) or profile_of(self.facts).kind == "threat"
+        )
 
     @property
     def by_rules(self) -> bool:
-        """Whether the rules alone may take it out: not a card the archetype's rule names, not an engine piece."""
-        return self.core != "defining" and not self.engine
+        """Whether the rules alone may take it out: not a card the rules keep, not a piece of the deck's plan."""
+        return not self.kept and not self.plan
 
     @property
     def dead(self) -> bool:
@@ -347,151 +340,133 @@ class OutCandidate:
         nothing = not self.how and not self.their_choice and not self.reaches_face
         return nothing and ((self.spell and bool(kinds)) or hate)
 
-    def weak(self, best_in: float) -> bool:
-        """An answer spell that reaches little of what they play, against a much better card coming in."""
-        answer_spell = bool(self.how) and self.spell and not self.reaches_face
-        return answer_spell and self.by_rules and best_in >= WEAK_BY * self.worth
-
-    def outclassed(self, best_in: float) -> bool:
-        """Interaction the rules may take out (not an engine piece, a staple, nor named by the archetype's rule)
-        that does not reach their face and is worth ``OUTCLASSED_BY`` times less here than the best card coming
-        in: the main deck's weakest slot in this matchup, even when most lists play it. Worth against worth: the
-        record of the lists that play the card coming in does not make a card answering their threats
-        outclassed."""
-        cuttable = self.interaction and self.by_rules and not self.staple and not self.reaches_face
-        return cuttable and best_in > 0 and OUTCLASSED_BY * self.worth <= self.best_worth
+    @property
+    def worse_here(self) -> bool:
+        return self.gap is not None and self.gap <= -BETTER_BY and self.in_lists is not None
 
     @property
-    def clock(self) -> bool:
-        """A threat (a creature, a planeswalker, a saga that makes one: the card profile's kind) the player plays
-        as a three- or four-of (Delver of Secrets in Izzet Tempo, Fable of the Mirror-Breaker in Domain Zoo): the
-        deck's clock, never a flex slot, however many lists chose another threat; only its lists' record against
-        the opponent takes it out."""
-        return profile_of(self.facts).kind == "threat" and self.card.quantity >= ENGINE_COPIES
+    def here(self) -> float:
+        """Its worth in this matchup: what it answers, or what its kind does in any matchup (a body
+        ``BODY_WORTH``, burn to the face, an edict), halved when it is among the weakest in this kind of
+        matchup, less ``WORSE_BY`` when its lists did worse against them."""
+        reach = FACE_WORTH if self.reaches_face else CHOICE_WORTH if self.their_choice else 0.0
+        kind = BODY_WORTH if self.body else KIND_WORTH.get(profile_of(self.facts).kind, 1.0)
+        value = max(self.worth if self.how else reach, kind)
+        if self.slow:
+            value *= WEAK_FACTOR
+        return value - WORSE_BY * self.worse_here
 
-    @property
-    def staple(self) -> bool:
-        """A playset-like card of nearly every list (``ENGINE_INCLUSION`` %, ``ENGINE_COPIES`` or more), threat or
-        answer: the rules alone never call it the deck's weakest slot."""
-        return self.share >= ENGINE_INCLUSION and self.copies >= ENGINE_COPIES - COPIES_ROUNDING
-
-    def outclassed_words(self, best_name: str) -> str:
-        reach = f"answers only {' / '.join(self.how)} here" if self.how else "answers none of their key cards"
+    def does_here(self) -> str:
+        if self.how:
+            return f"answers only {' / '.join(self.how)} here"
         if self.their_choice:
-            reach = "takes only what they choose to lose"
-        return f"{reach}; {best_name} answers more of what they play"
-
-    def answers_enough(self, best_in: float) -> bool:
-        return bool(self.how) and not self.weak(best_in) and not self.outclassed(best_in)
+            return "takes only what they choose to lose"
+        return "a body, and no answer to their key cards" if self.body else "answers none of their key cards"
 
     @property
     def note(self) -> str:
-        return " (a core card, out on the rules)" if self.core else ""
+        return f" ({self.kept}, out on that evidence)" if self.kept else ""
 
 
 @dataclass(frozen=True)
 class OutRule:
-    """One reason a main-deck card goes out: its ``rank`` (lower goes first), the test, the words; ``trim``
-    takes one copy only. Changing the guide's policy is a row of ``OUT_RULES`` and its test."""
+    """Why a main-deck card goes out, the first that holds: its ``rank``, the test, the words (given the best
+    card coming in). Changing the guide's words is a row of ``OUT_RULES`` and its test; what goes out is decided
+    by worth (``OutCandidate.here``)."""
 
     rank: int
-    test: Callable[[OutCandidate, float], bool]
+    test: Callable[[OutCandidate], bool]
     words: Callable[[OutCandidate, str], str]
-    trim: bool = False
-
-    def holds(self, candidate: OutCandidate, best_in: float) -> bool:
-        return self.test(candidate, best_in)
-
-    def reason(self, candidate: OutCandidate, best_in_name: str) -> str:
-        return self.words(candidate, best_in_name)
-
-
-def _worse_here(c: OutCandidate, _: float) -> bool:
-    return c.gap is not None and c.gap <= -BETTER_BY and c.in_lists is not None
 
 
 # Never out: a card whose lists did better against this opponent
 STAYS: tuple[Callable[[OutCandidate], bool], ...] = (lambda c: c.gap is not None and c.gap >= BETTER_BY,)
 OUT_RULES: tuple[OutRule, ...] = (
-    OutRule(0, lambda c, _: c.dead and c.by_rules, lambda c, _: "nothing to hit among their key cards" + c.note),
+    OutRule(0, lambda c: c.dead and c.by_rules, lambda c, _: "nothing to hit among their key cards"),
+    OutRule(1, lambda c: bool(c.slow) and c.by_rules, lambda c, _: c.slow),
     OutRule(
-        1,
-        lambda c, best: c.weak(best),
-        lambda c, best: f"answers only {' / '.join(c.how)} here; {best} answers more of what they play" + c.note,
-    ),
-    OutRule(2, lambda c, _: bool(c.slow) and c.by_rules, lambda c, _: c.slow + c.note),
-    OutRule(
-        3,
-        _worse_here,
+        2,
+        lambda c: c.worse_here,
         lambda c, _: (
             f"lists with it went {c.in_lists.wins}-{c.in_lists.losses} here, below the archetype's record"  # type: ignore[union-attr]
-            + (" (a core card, out on that evidence)" if c.core else "")
+            + c.note
         ),
     ),
-    OutRule(
-        4,
-        lambda c, _: c.core is None and not c.engine and not c.clock and c.share < CORE_INCLUSION,
-        lambda c, _: f"a flex slot (in {c.share:g}% of the lists): the first to go when nothing misses in a matchup",
-    ),
-    OutRule(5, lambda c, best: c.outclassed(best), lambda c, best: c.outclassed_words(best) + c.note),
-    OutRule(
-        6,
-        lambda c, _: c.core is None and not c.engine and c.card.quantity >= 4,
-        lambda c, _: f"one copy of a four-of (in {c.share:g}% of the lists), trimmed when nothing misses in a matchup",
-        trim=True,
-    ),
+    OutRule(3, lambda c: c.by_rules, lambda c, best: f"{c.does_here()}; {best} does more against them"),
 )
 
 
 @dataclass(frozen=True)
 class Out:
-    """A card that can go out, by the first out-rule that holds: the rule's rank, the card's share of the
-    lists, the matchup's tie rule, the card (one copy when trimmed) and why."""
+    """A main-deck card that can go out: its worth here, the first out-rule that holds, the matchup's tie rule,
+    the card and why."""
 
+    here: float
     rank: int
-    share: float
     tie: tuple[float, ...]
     card: CardDetail
     why: str
 
     @property
-    def order(self) -> tuple[int, float, tuple[float, ...], str]:
-        return (self.rank, self.share, self.tie, self.card.name)
-
-    @property
-    def guide_card(self) -> GuideCard:
-        return GuideCard(name=self.card.name, quantity=self.card.quantity, why=self.why)
+    def order(self) -> tuple[float, int, tuple[float, ...], str]:
+        return (self.here, self.rank, self.tie, self.card.name)
 
 
-def _out_candidate(card: CardDetail, case: GuideCase) -> OutCandidate:
-    key = card_key(card.name)
-    share, copies = case.own.main_usage.get(key, (0.0, 0.0))
-    in_lists = case.own.with_card(card.name, case.opponent, "mainboard")
-    how = answers(card, case.matchup, case.main)
-    return OutCandidate.of(card, how, case.matchup, share, copies, case.core.get(key), in_lists, case.base)
-
-
-def _outs(case: GuideCase, coming: set[str], best_in: float, best_name: str, best_worth: float) -> list[Out]:
-    """The main-deck cards that can go out (lands, cards coming in and unknown cards are not judged), and one
-    copy of up to ``GUIDE_MAX_TRIMS`` four-ofs."""
+def _outs(case: GuideCase, coming: set[str], best_name: str) -> list[Out]:
+    """The main-deck cards that can go out, least worth here first (lands, cards coming in, unknown cards and
+    cards whose lists did better against them are not judged)."""
     tie = case.matchup.tie_rule()
     outs: list[Out] = []
-    trims: list[Out] = []
     for card in case.main:
         if is_land(card) or card_key(card.name) in coming or card.unknown:
             continue
-        candidate = replace(_out_candidate(card, case), best_worth=best_worth)
-        if candidate.answers_enough(best_in) or any(rule(candidate) for rule in STAYS):
+        candidate = OutCandidate.of(card, case)
+        if any(rule(candidate) for rule in STAYS):
             continue
-        rule = next((r for r in OUT_RULES if r.holds(candidate, best_in)), None)
-        if rule is None:
-            continue
-        why = rule.reason(candidate, best_name)
-        if rule.trim:
-            trims.append(Out(rule.rank, candidate.share, tie(card), card.model_copy(update={"quantity": 1}), why))
-        else:
-            outs.append(Out(rule.rank, candidate.share, tie(card), card, why))
-    return outs + sorted(trims, key=lambda t: (t.share, t.tie))[:GUIDE_MAX_TRIMS]
+        rule = next((r for r in OUT_RULES if r.test(candidate)), None)
+        if rule is not None:
+            outs.append(Out(candidate.here, rule.rank, tie(card), card, rule.words(candidate, best_name)))
+    return sorted(outs, key=lambda o: o.order)
+
+
+@dataclass(frozen=True)
+class Swaps:
+    """What a guide moves: the sideboard cards in and the main-deck cards out, copy for copy."""
+
+    bring_in: list[GuideCard]
+    take_out: list[GuideCard]
+
+
+def _add(cards: list[GuideCard], name: str, why: str) -> None:
+    if cards and cards[-1].name == name:
+        cards[-1] = cards[-1].model_copy(update={"quantity": cards[-1].quantity + 1})
+    else:
+        cards.append(GuideCard(name=name, quantity=1, why=why))
+
+
+def swaps(coming: list[tuple[float, GuideCard]], outs: list[Out]) -> Swaps:
+    """Copy for copy: the best sideboard card comes in for the main deck's least worth here while it is worth
+    ``SWAP_MARGIN`` more; so every card worth more than the main deck's worst comes in, as many copies as the
+    cuts allow."""
+    ins = [(value, card) for value, card in coming for _ in range(card.quantity)]
+    out_copies = [out for out in outs for _ in range(out.card.quantity)]
+    brought: list[GuideCard] = []
+    taken: list[GuideCard] = []
+    for (value, card), out in zip(ins, out_copies, strict=False):
+        if value < out.here + SWAP_MARGIN:
+            break
+        _add(brought, card.name, card.why)
+        _add(taken, out.card.name, out.why)
+    return Swaps(brought, _merged(taken))
+
+
+def _merged(cards: list[GuideCard]) -> list[GuideCard]:
+    """One line per card, in the order each first went out."""
+    found: dict[str, GuideCard] = {}
+    for card in cards:
+        seen = found.get(card.name)
+        found[card.name] = card if seen is None else seen.model_copy(update={"quantity": seen.quantity + card.quantity})
+    return list(found.values())
 
 
 def _taken(cards: list[GuideCard], room: int) -> list[GuideCard]:
@@ -548,30 +523,27 @@ def _names(names: list[str]) -> str:
 
 
 def sideboard_guide(case: GuideCase) -> SideboardGuide:
-    """What to bring in (``IN_RULES``) and as many cards to take out against one opponent: out by the first of
-    ``OUT_RULES`` that holds, never a card ``STAYS`` keeps or one that answers enough of theirs; equal cards by
-    ``Matchup.tie_rule``. Every other sideboard card is listed with why it stays out, and the 75 after it as
-    text a client imports."""
+    """What to bring in (``IN_RULES``) and take out against one opponent: every sideboard card the in-rules
+    bring in is worth more here than the main deck's least card (``swaps``), which goes out with why
+    (``OUT_RULES``); a card the rules keep goes out only on its lists' record, and a card whose lists did better
+    against them never. Every other sideboard card is listed with why it stays out, and the 75 after it as text
+    a client imports."""
     judged = judge_sideboard(case)
-    ranked = [r.card for r in judged if r.comes_in]
-    best_in, best_name = (judged[0].value, ranked[0].name) if ranked else (0.0, "")
-    best_worth = max((r.worth for r in judged if r.comes_in), default=0.0)
-    coming = {card_key(c.name) for c in ranked}
-    outs = sorted(_outs(case, coming, best_in, best_name, best_worth), key=lambda o: o.order)
-    brought = _taken(ranked, min(GUIDE_MAX_IN, _copies(o.card for o in outs)))
-    taken_out = _taken([o.guide_card for o in outs], _copies(brought))
-    moved = _copies(brought) - _copies(taken_out)
-    brought, shared = _shared_record(brought, judged)
-    main, side = post_board(case.main + case.side, brought, taken_out)
+    coming = [(r.value, r.card) for r in judged if r.comes_in]
+    best_name = next((r.named for r in judged if r.comes_in), "")
+    outs = _outs(case, {card_key(c.name) for _, c in coming}, best_name)
+    moved = swaps(coming, outs)
+    brought, shared = _shared_record(moved.bring_in, judged)
+    main, side = post_board(case.main + case.side, brought, moved.take_out)
     return SideboardGuide(
         opponent=case.opponent,
         record=case.base,
         bring_in=brought,
-        take_out=taken_out,
-        held_back=_held_back(ranked, brought),
+        take_out=moved.take_out,
+        held_back=_held_back([c for _, c in coming], brought),
         left_out=[r.card for r in judged if not r.comes_in],
         shared_record=shared,
-        mainboard_after=_copies(case.main) + moved,
-        sideboard_after=_copies(case.side) - moved,
+        mainboard_after=_copies(case.main),
+        sideboard_after=_copies(case.side),
         post_board=deck_text(main, side),
     )

@@ -29,8 +29,8 @@ CANDIDATE_INCLUSION = 30.0  # a card in this share of the lists or more, played 
 
 def _matchups(ctx: CoachContext, scope: Scope, opponents: list[str], main: list[CardDetail]) -> dict[str, Matchup]:
     found = read_opponents(ctx, scope.format, opponents, scope.window.start, scope.window.end)
-    own = scope.own.name
-    return {name: matchup_for(ctx.classifier, scope.format, them, main, own) for name, them in found.items()}
+    own = scope.own
+    return {name: matchup_for(ctx.classifier, scope.format, them, main, own.name, own) for name, them in found.items()}
 
 
 def _mark_kept(

@@ -23,6 +23,7 @@ from meta_mage.decks.cards import (
 )
 from meta_mage.decks.context import CoachContext
 from meta_mage.decks.evidence import ArchetypeEvidence, pct
+from meta_mage.decks.knowledge import DeckKnowledge, PlayedCard, knowledge_of
 from meta_mage.decks.mana_rules import moon_colour
 from meta_mage.errors import NotFound
 from meta_mage.models.cards import Card, card_key
@@ -65,7 +66,9 @@ class Matchup:
     own_curve: float
     cheats_in: bool = False  # the player's deck puts creatures onto the battlefield without casting them
     tricks_matter: bool = False  # the player's creatures trigger when targeted (heroic, valiant)
-    own_strategy: str = "unknown"  # the player's archetype's declared strategy
+    own_strategy: str = "unknown"  # the player's archetype's role (its playbook's, else its rule's strategy)
+    theirs: DeckKnowledge | None = None  # what a strong player knows of their deck
+    yours: DeckKnowledge | None = None  # ...and of the player's
 
     @property
     def curve(self) -> float:
@@ -90,8 +93,10 @@ class Matchup:
 
     @property
     def graveyard_plan(self) -> bool:
-        """Whether their deck's plan runs through a graveyard: its key spells that use one weigh
-        ``GRAVEYARD_PLAN`` or more together."""
+        """Whether their deck's plan runs through a graveyard: its playbook says so, or its key spells that use
+        one weigh ``GRAVEYARD_PLAN`` or more together."""
+        if self.theirs is not None and self.theirs.graveyard_plan:
+            return True
         return sum(self.weights.get(name, 0.0) for name in self.graveyard_users) >= GRAVEYARD_PLAN
 
     def described(self) -> str:
@@ -301,16 +306,52 @@ def weights(key_cards: list[KeyCard]) -> dict[str, float]:
     return {k.name: k.inclusion_rate / 100 for k in key_cards if k.section == "mainboard"}
 
 
+def their_knowledge(classifier: ArchetypeClassifier, fmt: str, opponent: Opponent) -> DeckKnowledge:
+    """What a strong player knows of the opponent's deck: its playbook, else a profile of its key cards."""
+    played = [
+        PlayedCard(facts_of_key(k), k.inclusion_rate, k.average_copies)
+        for k in opponent.key_cards
+        if k.section == "mainboard"
+    ]
+    return knowledge_of(classifier, fmt, opponent.name, played, opponent.evidence)
+
+
+def your_knowledge(
+    classifier: ArchetypeClassifier, fmt: str, archetype: str, main: list[CardDetail], own: ArchetypeEvidence | None
+) -> DeckKnowledge:
+    """What a strong player knows of the player's archetype: its playbook, else a profile of the player's main
+    deck read with the archetype's lists (each card's share and copies there)."""
+    usage = own.main_usage if own is not None else {}
+    played = [PlayedCard(facts_of_detail(c), *usage.get(card_key(c.name), (0.0, 0.0))) for c in main if not c.unknown]
+    return knowledge_of(classifier, fmt, archetype, played, own)
+
+
 def matchup_for(
-    classifier: ArchetypeClassifier, fmt: str, opponent: Opponent, main: list[CardDetail], archetype: str = ""
+    classifier: ArchetypeClassifier,
+    fmt: str,
+    opponent: Opponent,
+    main: list[CardDetail],
+    archetype: str = "",
+    own: ArchetypeEvidence | None = None,
 ) -> Matchup:
-    """The kind of matchup ``opponent`` makes for a deck of ``archetype`` whose main deck is ``main``."""
+    """The kind of matchup ``opponent`` makes for a deck of ``archetype`` whose main deck is ``main`` (``own``:
+    the archetype's lists, for its computed profile and its playbook's freshness)."""
     cheats_in = any(facts_of_detail(c).puts_onto_battlefield for c in main if not is_land(c))
     tricks_matter = any(_TARGETED.search(c.oracle_text or "") for c in main if is_creature(c))
-    strategy = classifier.strategy_of(fmt, opponent.name)
-    own = classifier.strategy_of(fmt, archetype) if archetype else "unknown"
+    theirs = their_knowledge(classifier, fmt, opponent)
+    yours = your_knowledge(classifier, fmt, archetype, main, own) if archetype else None
     curve = mana_curve(main)
-    return Matchup(strategy, opponent.targets, weights(opponent.key_cards), curve, cheats_in, tricks_matter, own)
+    return Matchup(
+        theirs.role,
+        opponent.targets,
+        weights(opponent.key_cards),
+        curve,
+        cheats_in,
+        tricks_matter,
+        yours.role if yours is not None else "unknown",
+        theirs,
+        yours,
+    )
 
 
 def kills_own_board(facts: CardFacts, main: list[CardDetail]) -> bool:

@@ -13,6 +13,7 @@ from meta_mage.card_rules.facts import CardFacts
 from meta_mage.card_rules.profile import profile_of
 from meta_mage.card_rules.reader import roles_of
 from meta_mage.decks.cards import COST_REDUCTION, put_in_by
+from meta_mage.models.cards import card_key
 from meta_mage.models.meta import WinRate
 from meta_mage.models.play_plan import Decider, KeepRule, PlayPlan, Speed
 
@@ -42,7 +43,7 @@ class YourCard:
     quantity: int
 
 
-Role = Literal["beatdown", "control", "even", "combo", "against combo"]
+Role = Literal["beatdown", "control", "even", "combo", "against combo", "ramp"]
 Answers = Callable[[CardFacts, CardFacts], str]  # (your card, their card) → how it answers, or ""
 
 
@@ -88,6 +89,7 @@ def lands_between(lands: int, deck: int, low: int, high: int) -> float:
 
 
 FAST_STRATEGIES = ("aggro", "tempo")
+SLOW_STRATEGIES = ("midrange", "control")
 STOPS_A_COMBO = {"counter", "discard", "graveyard", "spell_limit", "ability"}  # what a combo deck must get past
 
 
@@ -114,15 +116,20 @@ ROLES: tuple[tuple[Role, Callable[[Sides], bool]], ...] = (
     ("combo", lambda s: s.yours == "combo" and s.theirs != "combo"),
     ("beatdown", lambda s: s.theirs == "combo" and s.yours in FAST_STRATEGIES),
     ("against combo", lambda s: s.theirs == "combo" and s.yours != "combo"),
+    ("ramp", lambda s: s.yours == "ramp" and s.theirs != "ramp"),
+    ("beatdown", lambda s: s.theirs == "ramp" and s.yours != "ramp"),
     ("beatdown", lambda s: s.declared and s.yours in FAST_STRATEGIES and s.theirs not in FAST_STRATEGIES),
     ("control", lambda s: s.declared and s.theirs in FAST_STRATEGIES and s.yours not in FAST_STRATEGIES),
+    ("beatdown", lambda s: s.yours == "midrange" and s.theirs == "control"),
+    ("control", lambda s: s.yours == "control" and s.theirs == "midrange"),
     ("beatdown", lambda s: s.curves_apart and s.your_curve < s.their_curve),
     ("control", lambda s: s.curves_apart and s.your_curve > s.their_curve),
     ("even", lambda s: True),
 )
-"""The part the player's deck plays, the first row that holds: a combo deck races whatever it meets; a fast
-deck races a combo deck, anything else disrupts one; then the declared fast deck is the beatdown; then the lower
-curve by ``CURVE_GAP``."""
+"""The part the player's deck plays, from both decks' roles (their playbooks', else their rules' strategies),
+the first row that holds: a combo deck races whatever it meets; a fast deck races a combo deck, anything else
+disrupts one; a ramp deck goes over the top of anything but ramp, and anything races a ramp deck; then the fast
+deck is the beatdown; midrange beats down on control; then the lower curve by ``CURVE_GAP``."""
 
 
 def speed_of(theirs: list[TheirCard], yours: list[YourCard], strategies: tuple[str, str] | None = None) -> Speed:
@@ -170,21 +177,68 @@ def _stops_your_combo(card: TheirCard) -> int:
     return 1 if profile_of(card.facts).kind == "threat" else 2
 
 
-def deciders(theirs: list[TheirCard], yours: list[YourCard], answers: Answers, role: Role = "even") -> list[Decider]:
-    """Their most played threats and interaction (then the rest; for a combo deck, what stops it first), each
-    with your main-deck cards that answer it; a card's own record only when some of their lists go without it."""
+@dataclass(frozen=True)
+class Knowledge:
+    """What the plan knows of both decks beyond their cards: the cards the player's deck fears (its playbook's
+    hosers), their fast mana among their played cards, and what the roles rest on."""
+
+    your_fears: frozenset[str] = frozenset()  # card names
+    their_fast_mana: tuple[str, ...] = ()
+    rests_on: tuple[str, ...] = ()
+
+
+FAST_MANA_SHARE = 50.0  # their fast mana counts for the clock when this share of their lists plays it
+REDUCED_TURN = 3  # a card with a cost reduction or an alternative cost lands by about this turn, not its mana value
+FAST_FROM = 3  # fast mana brings a card of this mana value or more a turn sooner
+
+
+def arrival(card: CardFacts, deck: list[CardFacts], fast: tuple[str, ...]) -> tuple[int, str]:
+    """The turn a card of theirs lands and why it is sooner than its mana value: another card putting it onto
+    the battlefield (that card's turn), a cost reduction or alternative cost (by about ``REDUCED_TURN``), or
+    their fast mana (a turn sooner for a card of ``FAST_FROM`` mana or more)."""
+    turn = _turn(card)
+    cheat = put_in_by(card, deck)
+    if cheat is not None and _turn(cheat) + CHEAT_GAP <= turn:
+        return _turn(cheat), f"{cheat.name} putting it onto the battlefield"
+    cheaper = COST_REDUCTION.search(card.text)
+    if cheaper:
+        return min(turn, REDUCED_TURN), _reduction(cheaper.group(1))
+    if fast and turn >= FAST_FROM:
+        return turn - 1, f"their fast mana: {' / '.join(fast[:3])}"
+    return turn, ""
+
+
+def _feared_first(fears: frozenset[str]) -> Callable[[TheirCard], int]:
+    keys = {card_key(name) for name in fears}
+    return lambda card: 0 if card_key(card.facts.name) in keys else 1
+
+
+def deciders(
+    theirs: list[TheirCard],
+    yours: list[YourCard],
+    answers: Answers,
+    role: Role = "even",
+    knowledge: Knowledge = Knowledge(),
+) -> list[Decider]:
+    """Their most played threats and interaction (then the rest; for a combo deck, what stops it first), the
+    cards your deck fears (its playbook's hosers: Blood Moon against Amulet Titan) before all, each with your
+    main-deck cards that answer it; a card's own record only when some of their lists go without it."""
     first = _stops_your_combo if role == "combo" else _decides
-    ranked = sorted((c for c in theirs if not c.facts.is_land), key=lambda c: (first(c), -c.weight, c.facts.name))
+    feared = _feared_first(knowledge.your_fears)
+    ranked = sorted(
+        (c for c in theirs if not c.facts.is_land), key=lambda c: (feared(c), first(c), -c.weight, c.facts.name)
+    )
     found = []
     deck = [c.facts for c in theirs]
     for card in ranked[:DECIDERS]:
         ways = [(mine.facts.name, how) for mine in yours if (how := answers(mine.facts, card.facts))]
+        turn, sooner = arrival(card.facts, deck, knowledge.their_fast_mana)
         found.append(
             Decider(
                 name=card.facts.name,
                 inclusion_rate=card.inclusion_rate,
-                turn=_turn(card.facts),
-                sooner_by=_sooner(card.facts, deck),
+                turn=turn,
+                sooner_by=sooner,
                 record_with=card.record_with if card.inclusion_rate < UNIVERSAL else None,
                 your_answers=[f"{name} ({how})" for name, how in ways],
             )
@@ -275,8 +329,12 @@ def _is_threat(card: CardFacts) -> bool:
 
 
 def play_plan(
-    theirs: list[TheirCard], yours: list[YourCard], answers: Answers, strategies: tuple[str, str] | None = None
+    theirs: list[TheirCard],
+    yours: list[YourCard],
+    answers: Answers,
+    strategies: tuple[str, str] | None = None,
+    knowledge: Knowledge = Knowledge(),
 ) -> PlayPlan:
-    speed = speed_of(theirs, yours, strategies)
-    found = deciders(theirs, yours, answers, speed.role)
+    speed = speed_of(theirs, yours, strategies).model_copy(update={"rests_on": list(knowledge.rests_on)})
+    found = deciders(theirs, yours, answers, speed.role, knowledge)
     return PlayPlan(speed=speed, deciders=found, keep=keep_rules(speed, found, yours))

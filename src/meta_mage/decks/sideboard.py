@@ -8,16 +8,17 @@ from typing import Any
 
 from meta_mage.decks.cards import answer_kinds, facts_of_detail, section_of, wished_by
 from meta_mage.decks.context import CoachContext, Scope
+from meta_mage.decks.decision import decide
 from meta_mage.decks.enrich import card_detail
 from meta_mage.decks.evidence import ArchetypeEvidence, did_better
-from meta_mage.decks.guide import GuideCase, core_cards, sideboard_guide
-from meta_mage.decks.matchup import Matchup, answers, matchup_for, read_opponents
+from meta_mage.decks.matchup import Matchup, matchup_for, read_opponents
 from meta_mage.models.cards import card_key
 from meta_mage.models.decks import (
     CardDetail,
     OptimizeInput,
     OptimizeSideboardOutput,
     SideboardCut,
+    SideboardGuide,
     SideboardMetadata,
     SideboardSlot,
 )
@@ -71,26 +72,67 @@ def _keep_wish_targets(board: Sideboard) -> None:
             board.final.append(SideboardSlot(name=card.name, quantity=take, reason=reason, targets=[]))
 
 
-def _keep_answers(board: Sideboard) -> None:
-    """The player's own cards that answer a top deck (by the rules, or by their lists' record) are kept next,
-    those that answer the most first, as many copies as there is room for."""
-    main = list(board.main.values())
+def guide_for(
+    ctx: CoachContext, scope: Scope, board: Sideboard, opponent: str, base: WinRate, side: list[CardDetail]
+) -> SideboardGuide:
+    """The sideboard guide against one top deck with ``side`` as the sideboard: the one decision per card and
+    matchup (``decide``) that the tool's keeps, the matchup plan and the card question all read."""
+    cards = [*board.main.values(), *side]
+    matchup = board.matchups[opponent]
+    return decide(ctx.classifier, scope.format, scope.own, base, cards, matchup, opponent).guide
+
+
+def _brought_against(guides: list[SideboardGuide]) -> dict[str, list[str]]:
+    """Each sideboard card (by key) with the top decks whose guide brings it in."""
+    found: dict[str, list[str]] = {}
+    for guide in guides:
+        for card in guide.bring_in:
+            found.setdefault(card_key(card.name), []).append(guide.opponent)
+    return found
+
+
+def _keep_answers(ctx: CoachContext, scope: Scope, board: Sideboard) -> None:
+    """The player's own cards that a top deck's guide brings in (it answers their cards, or its lists did better
+    against them, and it is worth more there than the main deck's least card) are kept next, those brought in
+    against the most top decks first: a card is kept "for" a deck only when that deck's guide brings it in."""
+    side = list(board.mine.values())
+    guides = [guide_for(ctx, scope, board, opp, base, side) for opp, base in board.opponents]
+    brought = _brought_against(guides)
     kept = {card_key(slot.name) for slot in board.final}
-    keepers = []
-    for key, card in board.mine.items():
-        if key in kept:
-            continue
-        hits = {opp: list(how) for opp, _ in board.opponents if (how := answers(card, board.matchups[opp], main))}
-        better = board.better_against(card.name)
-        answered = list(dict.fromkeys([*hits, *better]))
-        if answered:
-            keepers.append((-len(answered), card.name, key, card, _keeper_reason(hits, better), answered))
-    for _, _, key, card, reason, answered in sorted(keepers, key=lambda k: (k[0], k[1])):
+    keepers = [
+        (-len(brought[key]), card.name, key, card, brought[key])
+        for key, card in board.mine.items()
+        if key in brought and key not in kept
+    ]
+    for _, _, key, card, against in sorted(keepers, key=lambda k: (k[0], k[1])):
         take = min(card.quantity, board.remaining)
         if take < card.quantity:
             board.cut_reasons[key] = NO_ROOM
         if take:
-            board.final.append(SideboardSlot(name=card.name, quantity=take, reason=reason + "; kept", targets=answered))
+            reason = f"comes in against {', '.join(against)}; kept"
+            board.final.append(SideboardSlot(name=card.name, quantity=take, reason=reason, targets=against))
+    for key, card in board.mine.items():
+        if key not in brought and key not in kept:
+            board.cut_reasons.setdefault(key, _not_brought(card.name, guides))
+
+
+def _not_brought(name: str, guides: list[SideboardGuide]) -> str:
+    """Why no top deck's guide brings a card in, from the guides' own words."""
+    held = [g.opponent for g in guides if name in g.held_back]
+    if held:
+        return f"worth bringing in against {', '.join(held)}, but the main deck's cards do as much there"
+    whys = {c.why for g in guides for c in g.left_out if c.name == name}
+    return "no top deck's guide brings it in" + (f" ({'; '.join(sorted(whys)[:2])})" if whys else "")
+
+
+def _agree_with_guides(final: list[SideboardSlot], guides: list[SideboardGuide]) -> None:
+    """Every slot names the top decks whose final guide brings it in, so the tool and the guides agree."""
+    brought = _brought_against(guides)
+    for slot in final:
+        against = brought.get(card_key(slot.name), [])
+        if slot.targets and set(slot.targets) != set(against):
+            slot.targets = against
+            slot.reason = f"comes in against {', '.join(against)}; kept" if against else slot.reason
 
 
 def _fill_popular(board: Sideboard) -> None:
@@ -163,7 +205,7 @@ def _new_sideboard(ctx: CoachContext, scope: Scope, top: list[dict[str, Any]], p
     main = section_of(params.card_details, "mainboard")
     main_list = list(main.values())
     matchups = {
-        opp: matchup_for(ctx.classifier, scope.format, profile, main_list, scope.own.name)
+        opp: matchup_for(ctx.classifier, scope.format, profile, main_list, scope.own.name, scope.own)
         for opp, profile in profiles.items()
     }
     return Sideboard(scope.own, opponents, mine, main, matchups, [], {})
@@ -181,17 +223,13 @@ def optimize_sideboard(ctx: CoachContext, params: OptimizeInput) -> OptimizeSide
     top = scope.top(params.top_n)
     board = _new_sideboard(ctx, scope, top, params)
     _keep_wish_targets(board)
-    _keep_answers(board)
+    _keep_answers(ctx, scope, board)
     _fill_popular(board)
     _top_up(board)
     cuts = _cuts(board)
     final_cards = _final_cards(ctx, board.final)
-    core = core_cards(ctx.classifier, scope.format, scope.own, params.card_details)
-    main_list = list(board.main.values())
-    guides = [
-        sideboard_guide(GuideCase(opp, base, final_cards, main_list, board.matchups[opp], scope.own, core))
-        for opp, base in board.opponents
-    ]
+    guides = [guide_for(ctx, scope, board, opp, base, final_cards) for opp, base in board.opponents]
+    _agree_with_guides(board.final, guides)
     current = {card_key(c.name) for c in board.mine.values()}
     return OptimizeSideboardOutput(
         format=params.format,

@@ -8,13 +8,15 @@ from typing import Any
 from pydantic import ValidationError
 
 from meta_mage.card_rules.answers import role_labels
-from meta_mage.decks.cards import facts_of_detail, facts_of_key, is_creature, is_land, section_of
+from meta_mage.card_rules.facts import CardFacts
+from meta_mage.decks.cards import facts_of_detail, facts_of_key, is_creature, is_land, ramps, section_of
 from meta_mage.decks.context import CoachContext
+from meta_mage.decks.decision import decide
 from meta_mage.decks.evidence import ArchetypeEvidence, did_better
-from meta_mage.decks.guide import GuideCase, core_cards, sideboard_guide
 from meta_mage.decks.matchup import Matchup, Opponent, answers, group_ways, matchup_for, read_opponent
-from meta_mage.decks.play_plan import TheirCard, YourCard, play_plan
+from meta_mage.decks.play_plan import FAST_MANA_SHARE, Knowledge, TheirCard, YourCard, play_plan
 from meta_mage.errors import InvalidArgument
+from meta_mage.models.cards import card_key
 from meta_mage.models.decks import CardDetail, SideboardAnswer, StrategyFacts, StrategyInput, StrategyMetadata
 from meta_mage.models.meta import Window, WinRate
 from meta_mage.models.play_plan import PlayPlan
@@ -110,12 +112,35 @@ def plan_for(
     known = [c for c in main if not c.unknown]
     ways = {c.name: answers(c, matchup, main) for c in known}
     yours = [YourCard(facts_of_detail(c), c.quantity) for c in known]
-    return play_plan(theirs, yours, lambda mine, their: ways.get(mine.name, {}).get(their.name, ""), strategies)
+    knowledge = plan_knowledge(matchup, theirs)
+    return play_plan(
+        theirs, yours, lambda mine, their: ways.get(mine.name, {}).get(their.name, ""), strategies, knowledge
+    )
+
+
+def plan_knowledge(matchup: Matchup, theirs: list[TheirCard]) -> Knowledge:
+    """What the plan knows of both decks: the hosers the player's playbook fears, their fast mana that most of
+    their lists play, and what each deck's role rests on."""
+    known = [k for k in (matchup.yours, matchup.theirs) if k is not None]
+    fast_names = {card_key(n) for n in matchup.theirs.fast_mana} if matchup.theirs is not None else set()
+    fast = tuple(
+        t.facts.name
+        for t in sorted(theirs, key=lambda t: -t.inclusion_rate)
+        if card_key(t.facts.name) in fast_names and t.inclusion_rate >= FAST_MANA_SHARE and _makes_mana_early(t.facts)
+    )
+    fears = frozenset(matchup.yours.fears) if matchup.yours is not None else frozenset()
+    return Knowledge(fears, fast, tuple(k.rests_on for k in known))
+
+
+def _makes_mana_early(card: CardFacts) -> bool:
+    """A land that taps for more, or a nonland card that makes mana or puts lands into play."""
+    return card.taps_for_more if card.is_land else ramps(card)
 
 
 def _strategies(ctx: CoachContext, fmt: str, archetype: str, matchup: Matchup) -> tuple[str, str]:
     """The player's archetype's declared strategy and the opponent's ("unknown" where none is declared)."""
-    return ctx.classifier.strategy_of(fmt, archetype), matchup.strategy
+    own = matchup.own_strategy if matchup.yours is not None else ctx.classifier.strategy_of(fmt, archetype)
+    return own, matchup.strategy
 
 
 def matchup_facts(ctx: CoachContext, params: StrategyInput) -> StrategyFacts:
@@ -136,11 +161,10 @@ def matchup_facts(ctx: CoachContext, params: StrategyInput) -> StrategyFacts:
     own = ctx.evidence(fmt, archetype, period.start, period.end)
     side = list(section_of(params.card_details, "sideboard").values())
     main = list(section_of(params.card_details, "mainboard").values())
-    matchup = matchup_for(ctx.classifier, fmt, them, main, archetype)
-    core = core_cards(ctx.classifier, fmt, own, params.card_details)
-    guide = sideboard_guide(GuideCase(opponent, record_vs, side, main, matchup, own, core))
-    stays_out = {c.name for c in guide.left_out}  # the guide's in-rules judge every card once, for both lists
-    found = [_answer(card, matchup, main, own, opponent, record_vs) for card in side if card.name not in stays_out]
+    matchup = matchup_for(ctx.classifier, fmt, them, main, archetype, own)
+    guide = decide(ctx.classifier, fmt, own, record_vs, params.card_details, matchup, opponent).guide
+    brought = {c.name for c in guide.bring_in}  # one decision per card and matchup: the guide's
+    found = [_answer(card, matchup, main, own, opponent, record_vs) for card in side if card.name in brought]
     return StrategyFacts(
         format=fmt,
         archetype=archetype,

@@ -152,7 +152,9 @@ class SideboardGuide(BaseModel):
     bring_in: list[GuideCard]
     take_out: list[GuideCard]
     held_back: list[str] = Field(
-        default_factory=list, description="Answers left out: taking more out would cut core cards"
+        default_factory=list,
+        description="Sideboard cards that answer something of theirs but are worth no more here than the main "
+        "deck's least card",
     )
     left_out: list[GuideCard] = Field(
         default_factory=list, description="The other sideboard cards, each with why it stays in the sideboard"
@@ -316,4 +318,9 @@ class CardEvidenceOutput(BaseModel):
     matches_total: int = Field(default=0, description="Decided matches against the opponent (mirrors excluded)")
     archetypes_checked: int = 0
     off_colours: str = Field(default="", description="When the card is off the player's deck's colours: the splash")
+    decision: str = Field(
+        default="",
+        description="With the player's list, archetype and an opponent: what the sideboard guide against them does "
+        "with the card (in, out, stays, and why), the one decision every deck tool reads",
+    )
     metadata: StrategyMetadata

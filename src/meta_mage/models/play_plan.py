@@ -15,10 +15,15 @@ class Speed(BaseModel):
     your_curve: float = Field(description="Average mana value of your nonland spells")
     their_first_turn: int | None = Field(description="The earliest turn one of their key spells comes down")
     your_first_turn: int | None = Field(description="The earliest turn one of your spells comes down")
-    role: Literal["beatdown", "control", "even", "combo", "against combo"] = Field(
+    role: Literal["beatdown", "control", "even", "combo", "against combo", "ramp"] = Field(
         description="combo: yours is the combo deck and races whatever it meets; against combo: theirs is, and "
-        "you disrupt it; beatdown: you are the faster deck and must end it before their bigger cards matter; "
-        "control: they are faster and you win the long game; even: neither curve is clearly lower"
+        "you disrupt it; ramp: yours goes over the top, so survive until your big spells land; beatdown: you "
+        "must end it before their plan takes over; control: they are the beatdown and you win the long game; "
+        "even: neither deck is clearly faster"
+    )
+    rests_on: list[str] = Field(
+        default_factory=list,
+        description="What the roles rest on: each deck's playbook (and whether it is stale) or a computed profile",
     )
 
 

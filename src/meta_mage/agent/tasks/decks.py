@@ -103,6 +103,8 @@ _ROLE_WORDS = {
     "against combo": "They are the combo deck: pressure them and keep interaction for the cards their combo "
     "needs; the longer the game, the more of their deck they see",
     "even": "Neither deck is clearly faster: the player who uses their mana better each turn wins",
+    "ramp": "You are the ramp deck: you go over the top, so spend the early turns on mana and on surviving; "
+    "you are not the control deck, the game is won when your big spells land",
 }
 
 
@@ -205,15 +207,19 @@ def _guide_lines(guide: SideboardGuide) -> list[str]:
     head = f"**Sideboarding against {guide.opponent}**"
     if guide.record is not None and guide.record.win_rate is not None:
         head += f" (you are {guide.record.wins}-{guide.record.losses}-{guide.record.draws}, {guide.record.verdict})"
-    held = f"Also worth a slot if you find room: {', '.join(guide.held_back)}." if guide.held_back else ""
+    held = (
+        f"Also answers something of theirs, but no main-deck card does less here: {', '.join(guide.held_back)}."
+        if guide.held_back
+        else ""
+    )
     if not guide.bring_in:
         if held:
             # never "stay with the main deck" beside cards to bring in: the two read as opposite advice
             return [
-                f"{head}: no main-deck card has a reason to come out. Each main-deck spell answers something of "
-                "theirs or is core to the archetype (its rule names it, or 90%+ of its lists play it) with no record "
-                f"against them to cut it on. Your sideboard's best against them, for a card you judge weaker "
-                f"yourself: {', '.join(guide.held_back)}.",
+                f"{head}: no main-deck card does less here than your sideboard's answers. Each one answers as much "
+                "of theirs, is a body that pressures them, or is the deck's engine, win condition or fast mana, and "
+                f"nothing in their record argues against it. Your sideboard's best against them, for a card you judge "
+                f"weaker yourself: {', '.join(guide.held_back)}.",
                 *_left_out_lines(guide),
             ]
         return [
