@@ -81,3 +81,9 @@ async def test_an_archetype_without_a_playbook_is_said_to_have_none(offline: Con
     turn = await run_turn(offline, "tell me about Living End", context=MODERN_30)
     assert turn.tools() == ["get_archetype_page"]
     assert "**Playbook**: none is written for Living End yet." in turn.text
+
+
+async def test_a_word_read_as_a_deck_is_said_first(offline: Conversations) -> None:
+    turn = await run_turn(offline, "tell me about Boros", context=MODERN_30)
+    assert turn.arguments("get_archetype_page")["archetype"] == "Boros Energy"
+    assert turn.text.startswith("I read “Boros” as **Boros Energy**, the most played Modern deck with that name")

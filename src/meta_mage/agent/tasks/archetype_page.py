@@ -1,5 +1,6 @@
 """The archetype-page task ("tell me about Boros Energy", "what does the stock Boros Energy list look like?",
-"show me the Affinity decklist"): its record and its offline answer, from ``get_archetype_page``."""
+"show me the Affinity decklist"): its offline answer from ``get_archetype_page``, its plan and the words that
+name it (its record is in ``tasks/meta.py``)."""
 
 from __future__ import annotations
 
@@ -7,13 +8,11 @@ from collections import Counter
 
 from meta_mage.agent.state import ConversationState, Route
 from meta_mage.agent.tasks.phrasing import blocks, by_estimate, dates, headline, judged, plain, rate, sourced
-from meta_mage.agent.tasks.task import OPPONENT_WORDS, Calls, Cue, Results, TaskSpec
+from meta_mage.agent.tasks.task import OPPONENT_WORDS, Calls, Cue, Results
 from meta_mage.models.archetype_page import ArchetypePageOutput, BestFinish, PageCard, PlaybookNotes
 from meta_mage.models.meta import ArchetypesOutput, MatchupCell
 from meta_mage.tools.catalog.decks import ARCHETYPE_PAGE
 from meta_mage.tools.catalog.meta import ARCHETYPES
-from meta_mage.tools.rules import DAYS
-from meta_mage.tools.tool import META_RESEARCH
 
 # The words that ask for an archetype's page when the question names one
 PAGE_WORDS = (
@@ -140,7 +139,7 @@ def _page(page: ArchetypePageOutput) -> str:
     return blocks(lines)
 
 
-def archetype_page(route: Route, known: ConversationState, done: Results) -> str:
+def page_answer(route: Route, known: ConversationState, done: Results) -> str:
     """The archetype's page; without an archetype named, the window's archetypes to choose from."""
     page = done.get(ArchetypePageOutput)
     if page is not None:
@@ -152,16 +151,10 @@ def archetype_page(route: Route, known: ConversationState, done: Results) -> str
     return f"Which archetype's page should I show? The most played in {listed.format}: {names}."
 
 
-def _plan(route: Route, known: ConversationState) -> Calls:
+def plan_page(route: Route, known: ConversationState) -> Calls:
     subject = route.archetype or route.opponent
     return [(ARCHETYPE_PAGE.name, {"archetype": subject})] if subject else [(ARCHETYPES.name, {})]
 
 
-PAGE_TASK = TaskSpec(
-    "archetype_page",
-    META_RESEARCH,
-    archetype_page,
-    (DAYS,),
-    planner=_plan,
-    cues=(Cue(0, PAGE_WORDS, unless=OPPONENT_WORDS, needs_name=True),),
-)
+# the task's record is in tasks/meta.py, beside the meta answers' word reading ("Boros" read as Boros Energy)
+PAGE_CUE = Cue(0, PAGE_WORDS, unless=OPPONENT_WORDS, needs_name=True)

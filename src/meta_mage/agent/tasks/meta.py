@@ -6,7 +6,7 @@ import re
 from typing import Any
 
 from meta_mage.agent.state import ConversationState, Route
-from meta_mage.agent.tasks.archetype_page import PAGE_TASK
+from meta_mage.agent.tasks.archetype_page import PAGE_CUE, page_answer, plan_page
 from meta_mage.agent.tasks.phrasing import (
     MODEL,
     PRIOR,
@@ -27,6 +27,7 @@ from meta_mage.analytics.clustering import MIN_PLAYERS
 from meta_mage.analytics.field import PICK_MARGIN, choose_pick
 from meta_mage.analytics.stats import FEW_MATCHES
 from meta_mage.decks.coach import BETTER_BY
+from meta_mage.models.archetype_page import ArchetypePageOutput
 from meta_mage.models.decks import CardEvidenceOutput, CardRecord
 from meta_mage.models.meta import (
     ArchetypesOutput,
@@ -184,6 +185,13 @@ def matchups(route: Route, known: ConversationState, done: Results) -> str:
     return blocks(lines)
 
 
+def archetype_page(route: Route, known: ConversationState, done: Results) -> str:
+    """ "Tell me about Boros Energy": the archetype's page, saying first how a word was read as a deck."""
+    page = done.get(ArchetypePageOutput)
+    note = _read_as(route.question, page.spread) if page is not None else ""
+    return note + page_answer(route, known, done)
+
+
 def _pick_note(row: FieldExpectation) -> str:
     if row.catch_all:
         return " (a catch-all: lists no archetype rule names)"
@@ -303,6 +311,8 @@ def card_question(route: Route, known: ConversationState, done: Results) -> str:
     if result.off_colours:
         lines.append(f"**Off your colours:** {result.off_colours}.")
     lines.append(_card_answers(result))
+    if result.decision:
+        lines.append(f"**In your sideboard guide:** it {result.decision}.")
     lines += _card_records(result, against)
     lines += ["", _card_bottom_line(result)]
     if result.opponent and result.matches_total:
@@ -486,5 +496,5 @@ TASKS = (
         ((ARCHETYPES, {}),),
         cues=(Cue(2, r"\b(list|which|what|all)\b.{0,20}\barchetypes\b"),),
     ),
-    PAGE_TASK,
+    TaskSpec("archetype_page", META_RESEARCH, archetype_page, (DAYS,), planner=plan_page, cues=(PAGE_CUE,)),
 )
