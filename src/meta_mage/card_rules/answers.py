@@ -11,9 +11,10 @@ from meta_mage.card_rules.reader import SUNBURST_CONDITION, roles_of
 from meta_mage.card_rules.roles import Role, Verdict, answer
 
 
-def verdicts(answer_card: CardFacts, target: CardFacts) -> list[Verdict]:
-    """How each role of ``answer_card`` meets ``target`` (roles in text order)."""
-    return [answer(role, target) for role in roles_of(answer_card)]
+def verdicts(answer_card: CardFacts, target: CardFacts, deck_colours: frozenset[str] | None = None) -> list[Verdict]:
+    """How each role of ``answer_card`` meets ``target`` (roles in text order); ``deck_colours``, the colours the
+    player's deck makes, resolves a condition on a colour spent (``roles.answer``)."""
+    return [answer(role, target, deck_colours) for role in roles_of(answer_card)]
 
 
 def answered_by(
@@ -21,6 +22,7 @@ def answered_by(
     target: CardFacts,
     own_creatures_from: float | None = None,
     colours_available: int | None = None,
+    deck_colours: frozenset[str] | None = None,
 ) -> list[str]:
     """Every way ``answer_card`` deals with ``target`` by the rules, in words (the opponent's choices are not
     answers: an edict or "target opponent discards" only lets them pick what goes).
@@ -30,19 +32,26 @@ def answered_by(
     Skies, Engineered Explosives) and the target's mana value is below it, so the user's board survives.
 
     ``colours_available``: how many colours the user's deck makes; a sunburst or converge number (Engineered
-    Explosives, Prismatic Ending) reaches that many at most, not five."""
-    return list(_ways(answer_card, target, own_creatures_from, colours_available))
+    Explosives, Prismatic Ending) reaches that many at most, not five.
+
+    ``deck_colours``: the colours the user's deck makes (letters); a half that needs a colour spent (Firespout's
+    "if {R} was spent") counts only when the deck makes it. Without it such a half counts, naming its condition."""
+    return list(_ways(answer_card, target, own_creatures_from, colours_available, deck_colours))
 
 
 @lru_cache(maxsize=65536)  # the same pairs recur across a tool call's opponents and every call on a deck
 def _ways(
-    answer_card: CardFacts, target: CardFacts, own_creatures_from: float | None, colours_available: int | None
+    answer_card: CardFacts,
+    target: CardFacts,
+    own_creatures_from: float | None,
+    colours_available: int | None,
+    deck_colours: frozenset[str] | None,
 ) -> tuple[str, ...]:
     ways = []
     for role in roles_of(answer_card):
         if colours_available is not None:
             role = within_colours(role, colours_available)
-        verdict = answer(role, target)
+        verdict = answer(role, target, deck_colours)
         if not verdict:
             continue
         words = verdict.words()

@@ -81,6 +81,8 @@ class Clause:
         if self.kind == "colourless":
             return "coloured" if self.negated else "colourless"
         names = _names(self.kind, self.values)
+        if self.negated and self.kind == "property":  # "without flying"
+            return "without " + " or ".join(names)
         if self.negated:
             prefix = "non-" if self.kind == "subtype" else "non"
             return ", ".join(prefix + n for n in names)
@@ -132,7 +134,7 @@ def _colourless_miss(clause: Clause, card: CardFacts) -> str:
 
 
 def _property_miss(clause: Clause, card: CardFacts) -> str:
-    return f"it has {clause.words()[3:]}" if clause.negated else f"it has no {clause.words()}"
+    return f"it has {clause.words().removeprefix('without ')}" if clause.negated else f"it has no {clause.words()}"
 
 
 def _type_miss(clause: Clause, card: CardFacts) -> str:
@@ -205,9 +207,10 @@ class Filter:
     def describe(self) -> str:
         """The filter in words: "nonartifact, nonblack creatures", "creatures with mana value 2 or less"."""
         before = [c.words() for c in self.clauses if _before_noun(c)]
-        after = [c.words() for c in self.clauses if c.kind in ("number", "property")]
+        after = [c.words() for c in self.clauses if c.kind == "number" or (c.kind == "property" and not c.negated)]
+        without = [c.words() for c in self.clauses if c.kind == "property" and c.negated]
         text = ", ".join(before) + (" " if before else "") + self._head()
-        return text + (" with " + " and ".join(after) if after else "")
+        return text + (" with " + " and ".join(after) if after else "") + "".join(f" {w}" for w in without)
 
     def _head(self) -> str:
         """The noun: "creatures or planeswalkers", "artifact or enchantment spells", or ``noun`` in plural."""

@@ -30,6 +30,18 @@ _ONE_OR_MORE = re.compile(r"that's one or more colou?rs")
 _THATS = re.compile(r"(?:that's|if it's) ((?:white|blue|black|red|green)(?:,? or (?:white|blue|black|red|green))*)")
 
 
+# Phrases of a property, in the order they are read ("without flying" before "with flying").
+_PROPERTY_PHRASES = (
+    ("without flying", Clause("property", frozenset({"flying"}), negated=True)),
+    ("with flying", Clause("property", frozenset({"flying"}))),
+)
+_PROPERTY_WORDS = re.compile("|".join(words for words, _ in _PROPERTY_PHRASES))
+
+
+def _properties(phrase: str) -> list[Clause]:
+    return [clause for words, clause in _PROPERTY_PHRASES if words in phrase]
+
+
 def target_filter(phrase: str, noun: str = "permanent", text: str = "") -> Filter:
     """The filter of a target phrase; ``text`` is the whole card, for the conditions that raise a cap."""
     phrase = phrase.lower().replace(" an opponent controls", "").replace(" you don't control", "")
@@ -67,9 +79,8 @@ def target_filter(phrase: str, noun: str = "permanent", text: str = "") -> Filte
             Clause("colour", frozenset(COLOURS[w] for w in re.findall(r"\w+", thats.group(1)) if w in COLOURS))
         )
         phrase = _THATS.sub(" ", phrase)
-    if "with flying" in phrase:
-        clauses.append(Clause("property", frozenset({"flying"})))
-        phrase = phrase.replace("with flying", " ")
+    clauses += _properties(phrase)
+    phrase = _PROPERTY_WORDS.sub(" ", phrase)
     return Filter(tuple(_word_clauses(phrase)) + tuple(clauses), noun)
 
 
@@ -462,23 +473,39 @@ EFFECTS: tuple[tuple[re.Pattern[str], Maker], ...] = tuple(
             _always(Role("land", "turns nonbasic lands into basics")),
         ),
         (
-            r"exile (?:target player's|each opponent's|that player's|all|target card from a) graveyards?"
-            r"|exile all graveyards|exiles? a card from their graveyard"
-            r"|would be put into (?:an opponent's|a) graveyard from anywhere, exile it instead"
-            r"|cards in graveyards can't"
-            r"|puts all the cards from their graveyard on the bottom|exile (?:up to (?:one|two) )?target cards? from "
-            r"(?:a (?:single )?|an opponent's )?graveyards?|exile any number of target players' graveyards"
-            r"|and their graveyard$|exile (?:up to one )?target creature card from a graveyard",
-            _always(Role("graveyard", "exiles graveyards")),
+            r"exile (?:target player's|each opponent's|that player's|all) graveyards?|exile all graveyards"
+            r"|puts all the cards from their graveyard on the bottom|exile any number of target players' graveyards"
+            r"|and their graveyard$",
+            _always(Role("graveyard", "exiles a whole graveyard", reach="all")),
+        ),
+        (
+            r"exile target card from a graveyard|exiles? a card from their graveyard"
+            r"|exile (?:up to (?:one|two) )?target cards? from (?:a (?:single )?|an opponent's )?graveyards?"
+            r"|exile (?:up to one )?target creature card from a graveyard",
+            _always(Role("graveyard", "exiles chosen cards from graveyards", reach="some")),
+        ),
+        (
+            r"would be put into (?:an opponent's|a) graveyard from anywhere, exile it instead"
+            r"|cards in graveyards can't",
+            _always(Role("graveyard", "exiles cards as they go to graveyards", reach="ongoing")),
         ),
         (
             r"search its owner's graveyard, hand, and library for (?:any number of|all) cards"
             r" with th(?:e same|at) name",
-            _always(Role("graveyard", "exiles every copy of a card from their graveyard, hand and library")),
+            _always(
+                Role("graveyard", "exiles every copy of a card from their graveyard, hand and library", reach="some")
+            ),
         ),
         (
             r"creature cards in graveyards [^.]*can't enter|can't cast spells from graveyards",
-            _always(Role("graveyard", "stops casting from and returning from graveyards", lock="graveyard cast")),
+            _always(
+                Role(
+                    "graveyard",
+                    "stops casting from and returning from graveyards",
+                    lock="graveyard cast",
+                    reach="ongoing",
+                )
+            ),
         ),
         (
             r"if a nontoken creature would enter and it wasn't cast, exile it instead",
@@ -510,7 +537,55 @@ EFFECTS: tuple[tuple[re.Pattern[str], Maker], ...] = tuple(
 
 def _sentences(text: str) -> list[str]:
     parts = re.split(r"\n|•|(?<=\.)\s+", text.lower())
-    return [p.strip(" .—") for p in parts if p.strip(" .—")]
+    return [half for p in parts if p.strip(" .—") for half in _halves(p.strip(" .—"))]
+
+
+# Firespout: "deals 3 damage to each creature without flying if {R} was spent to cast this spell and 3 damage to
+# each creature with flying if {G} was spent to cast this spell": two effects, each with its own condition.
+_TWO_HALVES = re.compile(
+    r"^(?P<head>.*?\bdeals )(?P<first>\d+ damage to .+? if .+?) and (?P<second>\d+ damage to .+ if .+)$"
+)
+
+
+def _halves(sentence: str) -> list[str]:
+    """A sentence, or its two conditional halves when it holds two damage effects each with its own "if"."""
+    found = _TWO_HALVES.match(sentence)
+    if found is None or not all(_condition_of(found.group(g))[0] for g in ("first", "second")):
+        return [sentence]
+    return [found.group("head") + found.group("first"), found.group("head") + found.group("second")]
+
+
+# Conditions on how the card is cast that an effect in the same sentence needs, and the words the coach says.
+CAST_CONDITIONS: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], str]], ...] = tuple(
+    (re.compile(pattern), words)
+    for pattern, words in (
+        (
+            r",? ?\bif ((?:\{[wubrg]\})+) was spent to cast (?:this spell|it|this creature),?",
+            lambda m: f"if {m.group(1).upper()} was spent",
+        ),
+        (
+            r",? ?\bif at least (\w+) (white|blue|black|red|green) mana was spent to cast (?:this spell|it),?",
+            lambda m: f"if at least {m.group(1)} {m.group(2)} mana was spent",
+        ),
+        (r",? ?\bif (?:it|this spell) was kicked(?: with its [^ ]+ kicker)?,?", lambda m: "if kicked"),
+        (r",? ?\bif (?:it|this spell) was bargained,?", lambda m: "if bargained"),
+        (r",? ?\bif the gift was promised,?", lambda m: "if the gift was promised"),
+        (
+            r",? ?\bif (?:it|this spell) was cast from (a graveyard|your graveyard|exile|your hand),?",
+            lambda m: f"if cast from {m.group(1)}",
+        ),
+        (r",? ?\bif (?:it was )?evoked,?", lambda m: "if evoked"),
+        (r",? ?\bif you cast it,?", lambda m: "if it was cast"),
+    )
+)
+
+
+def _condition_of(sentence: str) -> tuple[str, str]:
+    """The cast condition a sentence holds in words ("" when none), and the sentence without it."""
+    for pattern, words in CAST_CONDITIONS:
+        if found := pattern.search(sentence):
+            return words(found), (sentence[: found.start()] + " " + sentence[found.end() :]).strip()
+    return "", sentence
 
 
 SUNBURST_CONDITION = "one per colour spent"  # a number the colours of mana spent set (at most five)
@@ -522,8 +597,9 @@ def roles_of(card: CardFacts) -> tuple[Role, ...]:
     text = card.own_text.lower()
     found: list[Role] = []
     for sentence in _sentences(text):
+        condition, sentence = _condition_of(sentence)
         for pattern, make in EFFECTS:
             for match in pattern.finditer(sentence):
-                found += make(match, text)
+                found += [replace(role, condition=condition) for role in make(match, text)]
     source, spell = frozenset(card.colours), bool(card.types & {"instant", "sorcery"})
     return tuple(dict.fromkeys(replace(role, source=source, spell=spell) for role in found))

@@ -9,6 +9,7 @@ text says it cannot reach. The words of every verdict come from the same role an
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
@@ -51,6 +52,9 @@ Lock = Literal[
     "your turn",
 ]
 PAYABLE_CAP = 6  # the most an X (or energy, or charge counters) is counted on to reach in a real game
+# How much of the opponents' graveyards a graveyard role takes: a whole graveyard at once, chosen cards, or it keeps
+# cards from being used while it is out ("" for a role of another kind).
+GraveyardReach = Literal["", "all", "some", "ongoing"]
 
 
 @dataclass(frozen=True)
@@ -81,9 +85,14 @@ class Role:
     colours: frozenset[str] = frozenset()  # protection from these colours
     source: frozenset[str] = frozenset()  # the colours of the card the role is on (protection stops them)
     spell: bool = False  # the effect of a spell (an instant or sorcery), not an ability of a permanent
+    condition: str = ""  # how it must be cast for the effect to happen: "if {R} was spent", "if kicked"...
+    reach: GraveyardReach = ""  # a graveyard role's reach
 
     def describe(self) -> str:
         """The role in words, printed from its fields ("destroys nonartifact, nonblack creatures")."""
+        return self._plain_words() + (f" ({self.condition})" if self.condition else "")
+
+    def _plain_words(self) -> str:
         if self._effect_only():
             return self.effect
         if self.kind == "ability":
@@ -160,11 +169,50 @@ class Verdict:
         return f"{self.way}, {self.detail}" if needed else self.way
 
 
-def answer(role: Role, target: CardFacts) -> Verdict:
-    """Whether ``role`` deals with ``target`` by the rules, and why (or why not) in words."""
+def answer(role: Role, target: CardFacts, deck_colours: frozenset[str] | None = None) -> Verdict:
+    """Whether ``role`` deals with ``target`` by the rules, and why (or why not) in words.
+
+    A role with a condition on how its card is cast (Firespout's "if {R} was spent") answers only "if" it is met;
+    given the colours the player's deck makes (``deck_colours``, letters), a condition on a colour spent is resolved:
+    it holds when the deck makes that colour, and the role answers nothing when it does not."""
     way = role.describe()
     outcome, detail = _evaluate(role, target)
+    if role.condition and outcome in ("yes", "if"):
+        outcome, detail = _conditioned(role.condition, outcome, detail, deck_colours)
     return Verdict(outcome, way, detail)
+
+
+_SPENT = re.compile(r"\{([WUBRG])\}|\b(white|blue|black|red|green) mana\b")
+
+
+def spent_colours(condition: str) -> frozenset[str]:
+    """The colours a condition needs spent ("if {R} was spent": R; "if at least three red mana was spent": R)."""
+    found = {letter or _LETTERS[word] for letter, word in _SPENT.findall(condition)}
+    return frozenset(found) if "spent" in condition else frozenset()
+
+
+_LETTERS = {word: letter for letter, word in COLOUR_WORDS.items()}
+
+
+def condition_holds(condition: str, deck_colours: frozenset[str] | None) -> bool | None:
+    """Whether a deck that makes ``deck_colours`` meets ``condition``: True or False for a colour spent, None when the
+    deck cannot say (kicker, a gift, how it is cast: the player's choice in the game)."""
+    needed = spent_colours(condition)
+    if not needed or deck_colours is None:
+        return None
+    return needed <= deck_colours
+
+
+def _conditioned(
+    condition: str, outcome: Outcome, detail: str, deck_colours: frozenset[str] | None
+) -> tuple[Outcome, str]:
+    holds = condition_holds(condition, deck_colours)
+    if holds is None:
+        return "if", ", ".join(d for d in (detail, condition) if d)
+    if holds:
+        return outcome, detail
+    missing = "".join(c for c in "WUBRG" if c in spent_colours(condition) - (deck_colours or frozenset()))
+    return "no", f"your deck makes no {' or '.join(COLOUR_WORDS[c] for c in missing)} mana ({condition})"
 
 
 def _evaluate(role: Role, target: CardFacts) -> tuple[Outcome, str]:
