@@ -10,11 +10,12 @@ from meta_mage.tools.tool import CUBE_DRAFT, DECK_COACHING, META_RESEARCH
 WORKFLOWS: list[dict[str, Any]] = [
     {
         "name": META_RESEARCH,
-        "description": "Format-wide analytics: meta rankings, matchup spreads, archetype lists",
+        "description": "Format-wide analytics: meta rankings, matchup spreads, archetype lists, an archetype's page",
         "example_queries": [
             "What are the top decks in Modern?",
             "Show me the Pioneer meta over the last 14 days",
             "How does Boros Energy do against Eldrazi Tron?",
+            "What does the stock Boros Energy list look like?",
         ],
     },
     {
