@@ -215,3 +215,8 @@ async def test_the_http_route_answers_and_refuses_naming_the_field(modern_world:
     assert (no_format.status_code, no_format.json()["field"]) == (400, "format")
     assert (extra.status_code, extra.json()["field"]) == (400, "top_n")
     assert {p["name"] for p in documented["parameters"]} == {"archetype", "format", "as_of", "days"}
+
+
+@pytest.mark.parametrize(("name", "catch_all"), [("Unknown", True), ("Combo", True), ("Boros Energy", False)])
+def test_a_catch_all_is_marked(demo_world: dict[str, Any], name: str, catch_all: bool) -> None:
+    assert call(demo_world, "get_archetype_page", format="Modern", archetype=name)["catch_all"] is catch_all

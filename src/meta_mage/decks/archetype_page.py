@@ -18,6 +18,7 @@ from pathlib import Path
 
 from meta_mage.analytics.karsten import FLEX_SHARE, AggregateDeck, CardCopies, aggregate
 from meta_mage.analytics.meta import MetaService
+from meta_mage.archetypes.classifier import UNKNOWN
 from meta_mage.archetypes.playbooks import Playbook, playbook_for, staleness
 from meta_mage.decks.post_board import deck_text
 from meta_mage.errors import NotFound
@@ -193,6 +194,7 @@ def archetype_page(
     return ArchetypePageOutput(
         format=params.format,
         archetype=spread.archetype,
+        catch_all=spread.archetype in meta.catch_alls(params.format, {spread.archetype}) | {UNKNOWN},
         aggregate=aggregate_list(own, frozenset(stats.lands), printed),
         best_finish=best_finish(own, Counter(d.event_key for d in decks), printed),
         playbook=playbook_notes(book, stats),

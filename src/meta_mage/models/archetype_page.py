@@ -86,6 +86,11 @@ class PlaybookNotes(BaseModel):
 class ArchetypePageOutput(BaseModel):
     format: str
     archetype: str
+    catch_all: bool = Field(
+        default=False,
+        description="'Unknown' or a rules' fallback ('Combo', 'Midrange'): lists no archetype rule names, so its "
+        "stock list mixes different decks",
+    )
     aggregate: AggregateList
     best_finish: BestFinish | None
     playbook: PlaybookNotes | None = Field(description="None: no playbook is written for this archetype yet")

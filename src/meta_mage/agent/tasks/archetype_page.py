@@ -111,8 +111,13 @@ def _playbook_lines(archetype: str, notes: PlaybookNotes | None) -> list[str]:
 def _page(page: ArchetypePageOutput) -> str:
     stock = page.aggregate
     spread = page.spread
+    catch_all = (
+        " It is a catch-all of lists no archetype rule names, not one deck: its stock list mixes different decks."
+        if page.catch_all
+        else ""
+    )
     lines = [
-        f"**{page.archetype} in {page.format}**, {dates(spread.metadata.period)}: {stock.lists} lists.",
+        f"**{page.archetype} in {page.format}**, {dates(spread.metadata.period)}: {stock.lists} lists.{catch_all}",
         "",
         *_matchup_lines(page),
         "",
