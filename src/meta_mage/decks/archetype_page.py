@@ -43,7 +43,7 @@ METHOD = (
     "is the most common main-deck size of card-copies with the highest counts, the sideboard likewise (ties: the "
     "card more lists play, then the card with more copies over all the lists, then the lower copy number, then the "
     "name; no card above the most copies one list plays over its 75); a copy fewer than "
-    f"{FLEX_SHARE:.0f}% of the lists play is a flex slot"
+    f"{FLEX_SHARE:.0f}% of the lists play is a flex copy"
 )
 BEST_RULE = (
     f"the best placing among the lists from events that published {LARGE_EVENT_LISTS}+ lists (ties: the most "

@@ -56,10 +56,15 @@ def _matchup_lines(page: ArchetypePageOutput) -> list[str]:
     ]
     if not ranked:
         return [*lines, "", "No decided matches against any archetype in this window."]
-    for label, side in (("Best matchups", "best"), ("Worst matchups", "worst")):
+    for label, side, verdict, which in (
+        ("Best matchups", "best", "favoured", "highest"),
+        ("Worst matchups", "worst", "unfavoured", "lowest"),
+    ):
         cells: list[MatchupCell] = headline(ranked, side)
         said = "; ".join(f"{c.opponent} {judged(c)}" for c in cells) or "none on that side of 50%"
-        lines += ["", f"**{label}** (the matchup model's verdicts lead): {said}."]
+        if cells and not any(c.verdict == verdict for c in cells):
+            said = f"none is called {verdict} yet; the {which} estimates: {said}"
+        lines += ["", f"**{label}**: {said}."]
     return lines
 
 
