@@ -22,8 +22,9 @@ from meta_mage.archetypes.provisional import PROVISIONAL_MARKER, is_provisional
 from meta_mage.config import DEMO_DATA_DIR
 from meta_mage.decks.coach import DeckCoach
 from meta_mage.ingest.invariants import check_storage
-from meta_mage.ingest.rule_suggestions import suggest_rules, unnamed_names
+from meta_mage.ingest.rule_suggestions import fallback_shares, suggest_rules, unnamed_names
 from meta_mage.ingest.tournament_ingest import ingest_tournaments
+from meta_mage.models.cards import card_key
 from meta_mage.models.decks import ClassifyDeckInput
 from meta_mage.models.meta import MatchupStatsInput, MetaRankingsInput
 from meta_mage.storage.cards import CardsRepository
@@ -134,6 +135,10 @@ def test_a_pasted_copy_classifies_to_it_and_an_unnamed_list_says_so(cauldron_gon
     pasted = coach.classify(ClassifyDeckInput(deck=_pasted(winner), format="standard"))
     # Then it is the provisional deck, not an older one
     assert (pasted.archetype, pasted.matched_by) == (name, "archetype")
+    # And the deck tools keep the cards its rule names (a guide does not cut them as flex slots)
+    (row,) = [r for r in meta.provisional_archetypes(FORMAT)[1] if r["name"] == name]
+    named = {card_key(c) for cond in row["rule"]["Conditions"] if "DoesNot" not in cond["Type"] for c in cond["Cards"]}
+    assert named and coach.context.classifier.defining_cards(FORMAT, name) == named
     # And a list only a catch-all would take is unnamed, not the catch-all's name
     catch_all = next(
         d
@@ -157,6 +162,10 @@ def test_rules_suggest_keeps_working_beside_them(cauldron_gone: dict[str, Any]) 
     suggestions = suggest_rules(decks, FORMAT, cauldron_gone["rules"])
     # Then the provisional deck's lists, unnamed to the rule files, are still suggested a rule for review
     name, names = _cauldron_name(decks)
+    # And the unnamed share `rules suggest` reports counts them as unnamed by the rule files
+    (share,) = [s for s in fallback_shares(cauldron_gone["meta"], ArchetypeClassifier(cauldron_gone["rules"]))]
+    in_window = [d for d in cauldron_gone["meta"].format_decks(FORMAT, share.start, share.end) if d.archetype == name]
+    assert share.by_name.get(name, 0) == len(in_window) > 0
     largest = suggestions[0]
     assert largest.decks >= 0.9 * names[name] and largest.display_name.startswith("Izzet ")
     assert largest.coverage >= 0.9 and not is_provisional(largest.name)

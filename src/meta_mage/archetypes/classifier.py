@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import re
-from collections.abc import Iterable, Mapping, Sequence
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
@@ -23,6 +25,7 @@ from meta_mage.models.cards import WUBRG, card_key
 
 UNKNOWN = "Unknown"
 FALLBACK_MIN_OVERLAP = 0.10
+PROVISIONAL_REFRESH_SECONDS = 300.0  # how long a process applies the provisional rules it read before reading again
 STRATEGIES = ("aggro", "midrange", "control", "combo", "tempo", "ramp", "unknown")
 
 COLOR_NAMES = {
@@ -265,6 +268,9 @@ def _without(card: str, deck: tuple[dict[str, int], dict[str, int]]) -> tuple[di
     return tuple({k: v for k, v in part.items() if k != card} for part in deck)
 
 
+ProvisionalLoader = Callable[[str], Sequence[ArchetypeRule] | None]  # a format's stored provisional rules; None: unread
+
+
 class ArchetypeClassifier:
     """Loads rule files per format on first use and classifies decks deterministically."""
 
@@ -275,6 +281,8 @@ class ArchetypeClassifier:
         self._cache: dict[str, FormatRules] = {}
         self._card_colors: tuple[dict[str, str], dict[str, str]] | None = None
         self._fingerprint: str | None = None
+        self._loader: tuple[ProvisionalLoader, float, Callable[[], float]] | None = None
+        self._read_at: dict[str, float] = {}
 
     def formats(self) -> list[str]:
         """Formats that have rule files."""
@@ -285,7 +293,33 @@ class ArchetypeClassifier:
         key = fmt.lower()
         if key not in self._cache:
             self._cache[key] = self._load(fmt)
+        if self._loader is not None:
+            self._read_provisional(fmt, key, *self._loader)
         return self._cache[key]
+
+    def reading_provisional(
+        self,
+        loader: ProvisionalLoader,
+        refresh_seconds: float = PROVISIONAL_REFRESH_SECONDS,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> ArchetypeClassifier:
+        """A classifier over the same rule files that applies each format's stored provisional rules, read by
+        ``loader`` on first use and again once ``refresh_seconds`` have passed (a failed read, None, keeps those
+        applied): the chat process names, and guides keep the cards of, the decks the ingest named."""
+        copy = self.with_provisional({})
+        copy._loader = (loader, refresh_seconds, clock)
+        return copy
+
+    def _read_provisional(
+        self, fmt: str, key: str, loader: ProvisionalLoader, every: float, clock: Callable[[], float]
+    ) -> None:
+        now = clock()
+        if now - self._read_at.get(key, -math.inf) < every:
+            return
+        self._read_at[key] = now
+        rules = loader(fmt)
+        if rules is not None:
+            self._cache[key] = replace(self._cache[key], provisional=tuple(rules))
 
     def classify(self, fmt: str, main: Mapping[str, int], side: Mapping[str, int]) -> Classification:
         """Classify a deck of ``fmt``; card names may be in any case or ``A // B`` form."""

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Collection, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from meta_mage.archetypes.classifier import ArchetypeClassifier, ArchetypeRule, parse_rule
+from meta_mage.archetypes.classifier import ArchetypeRule, parse_rule
 from meta_mage.storage.meta import MetaRepository
 
 PROVISIONAL_MARKER = " (provisional)"
@@ -118,12 +118,3 @@ def stored_provisional(repository: MetaRepository, fmt: str) -> tuple[int, list[
     """The version of ``fmt``'s stored provisional archetypes and the archetypes (one read)."""
     version, rows = repository.provisional_archetypes(fmt)
     return version, [ProvisionalArchetype.of_row(fmt, row) for row in rows]
-
-
-def classifier_with_stored(
-    repository: MetaRepository, classifier: ArchetypeClassifier, formats: Collection[str]
-) -> ArchetypeClassifier:
-    """``classifier`` applying the provisional archetypes stored for ``formats`` (one read per format)."""
-    stored = [archetype for fmt in formats for archetype in stored_provisional(repository, fmt)[1]]
-    rules = rules_by_format(stored)
-    return classifier.with_provisional({fmt: rules.get(fmt, []) for fmt in formats})

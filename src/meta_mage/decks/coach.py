@@ -7,8 +7,8 @@ writes sideboard guides, ``card_questions.py`` answers questions about one card;
 from __future__ import annotations
 
 from meta_mage.analytics.meta import MetaService
-from meta_mage.archetypes.classifier import UNKNOWN, ArchetypeClassifier
-from meta_mage.archetypes.provisional import classifier_with_stored
+from meta_mage.archetypes.classifier import UNKNOWN, ArchetypeClassifier, ArchetypeRule
+from meta_mage.archetypes.provisional import stored_provisional
 from meta_mage.decks.card_questions import card_evidence
 from meta_mage.decks.context import CoachContext
 from meta_mage.decks.evidence import BETTER_BY
@@ -40,17 +40,17 @@ class DeckCoach:
     def __init__(self, meta: MetaService, cards: CardsRepository, classifier: ArchetypeClassifier) -> None:
         self.meta = meta
         self.cards = cards
-        self.classifier = classifier
-        self.context = CoachContext(meta, cards, classifier)
+        self.classifier = classifier.reading_provisional(self._stored_provisional)  # the decks the ingest named
+        self.context = CoachContext(meta, cards, self.classifier)
 
     def classify(self, params: ClassifyDeckInput) -> ClassifyDeckOutput:
         """The archetype the ingest classifier gives a pasted list, its format's provisional archetypes included
-        (one DynamoDB read). A list no declared or provisional rule names is unnamed ("Unknown"), never a
-        catch-all's name: the catch-all's lists are no one deck, and guides built on them would not be this one's.
-        A provisional archetype's name carries its marker; it is matched by a rule, so ``matched_by`` is
-        "archetype"."""
+        (read at most every ``PROVISIONAL_REFRESH_SECONDS``). A list no declared or provisional rule names is
+        unnamed ("Unknown"), never a catch-all's name: the catch-all's lists are no one deck, and guides built on
+        them would not be this one's. A provisional archetype's name carries its marker; a rule matched it, so
+        ``matched_by`` is "archetype"."""
         deck = parse_deck_text(params.deck)
-        verdict = self._classifier(params.format).classify(params.format, deck.mainboard, deck.sideboard)
+        verdict = self.classifier.classify(params.format, deck.mainboard, deck.sideboard)
         named = verdict.kind in ("archetype", "provisional")
         return ClassifyDeckOutput(
             format=params.format,
@@ -63,12 +63,12 @@ class DeckCoach:
             sideboard_cards=sum(deck.sideboard.values()),
         )
 
-    def _classifier(self, fmt: str) -> ArchetypeClassifier:
-        """The classifier with the format's stored provisional archetypes; without them when DynamoDB fails."""
+    def _stored_provisional(self, fmt: str) -> list[ArchetypeRule] | None:
+        """The format's stored provisional rules (one read), or None when DynamoDB fails or the format is none."""
         try:
-            return classifier_with_stored(self.meta.repository, self.classifier, [normalise_format(fmt)])
+            return [a.archetype_rule() for a in stored_provisional(self.meta.repository, normalise_format(fmt))[1]]
         except (StorageUnavailable, ValueError):
-            return self.classifier
+            return None
 
     def optimize_mainboard(self, params: OptimizeInput) -> OptimizeMainboardOutput:
         """Core cards, flex spots, popular cards the deck lacks, and swaps with reasons."""

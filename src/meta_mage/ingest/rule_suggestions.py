@@ -42,6 +42,7 @@ from meta_mage.archetypes.classifier import (
     color_name,
     parse_rule,
 )
+from meta_mage.archetypes.provisional import is_provisional
 from meta_mage.models.cards import card_key
 from meta_mage.models.meta import FormatSummary
 from meta_mage.storage.meta import MetaRepository, StoredDeck
@@ -135,7 +136,8 @@ def fallback_share(
     _check_days(days)
     period, total = MetaService(meta).total_of(info, days, today)
     archetypes: dict[str, Any] = total.get("archetypes", {})
-    unnamed = unnamed_names(classifier.rules_for(info.format), archetypes)
+    # a provisional archetype's lists are named by no rule file yet: what a suggestion would name
+    unnamed = unnamed_names(classifier.rules_for(info.format), archetypes) | set(filter(is_provisional, archetypes))
     by_name = {name: int(archetypes[name]["decks"]) for name in unnamed}
     count, decks = sum(by_name.values()), int(total.get("decks", 0))
     interval = wilson_interval(count, decks - count)
