@@ -451,3 +451,9 @@ def uses_graveyard(casting: CastingFacts) -> bool:
 def fills_graveyard(casting: CastingFacts) -> bool:
     """Whether the card puts its own cards into its graveyard (mill, surveil, looting, discard as a cost)."""
     return "fill" in casting.graveyard_use
+
+
+def takes_whole_graveyard(casting: CastingFacts) -> bool:
+    """Whether the card removes a whole graveyard at once (Bojuka Bog, Relic of Progenitus, Tormod's Crypt): what a
+    guide prefers against dredge and reanimator, where one card left behind is enough for them."""
+    return "all" in casting.graveyard_hate
