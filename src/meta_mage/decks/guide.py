@@ -43,7 +43,7 @@ FACE_WORTH = 1.0  # burn that can go to the face is never idle
 CHOICE_WORTH = 0.5  # an edict against a creature deck: live, but they choose what it takes
 WEAK_FACTOR = 0.5  # among the weakest in this kind of matchup (``Matchup.slow_here``): half its worth
 WORSE_BY = 1.0  # worth taken off a card whose lists did worse against them
-SWAP_MARGIN = 0.5  # a sideboard card comes in for a main-deck card worth at least this much less here
+SWAP_MARGIN = 0.25  # a sideboard card comes in for a main-deck card worth at least a quarter of a card less here
 _CHEAPER_VS_COLOUR = re.compile(r"costs? \{(\d+)\} less to cast if it targets an? (white|blue|black|red|green)")
 _FACE = re.compile(r"damage to (?:any target|target player|each opponent|target opponent)", re.I)
 
@@ -294,6 +294,7 @@ class OutCandidate:
     slow: str  # why it is among the weakest in this kind of matchup, or ""
     plan: bool = False  # a ramp deck's mana source, or a big creature of a deck that cheats creatures in
     their_choice: bool = False  # it reaches their key cards only as they choose (an edict): live, not an answer
+    digs: bool = False  # card flow in a combo deck: it digs for the combo, the deck's answer to anything
 
     @classmethod
     def of(cls, card: CardDetail, case: GuideCase) -> OutCandidate:
@@ -308,7 +309,18 @@ class OutCandidate:
         chosen = not how and their_choice(card, matchup)
         gap = evidence_gap(in_lists, case.base)
         return cls(
-            card, facts, how, value, share, case.kept.get(key, ""), in_lists, gap, slow, _plan(facts, matchup), chosen
+            card,
+            facts,
+            how,
+            value,
+            share,
+            case.kept.get(key, ""),
+            in_lists,
+            gap,
+            slow,
+            _plan(facts, matchup),
+            chosen,
+            matchup.own_strategy == "combo",
         )
 
     @property
@@ -325,6 +337,10 @@ class OutCandidate:
         return (
             bool(self.facts.types & {"creature", "planeswalker", "battle"}) or profile_of(self.facts).kind == "threat"
         )
+
+    @property
+    def digs_for_combo(self) -> bool:
+        return self.digs and profile_of(self.facts).kind == "card_flow"
 
     @property
     def by_rules(self) -> bool:
@@ -350,7 +366,7 @@ class OutCandidate:
         ``BODY_WORTH``, burn to the face, an edict), halved when it is among the weakest in this kind of
         matchup, less ``WORSE_BY`` when its lists did worse against them."""
         reach = FACE_WORTH if self.reaches_face else CHOICE_WORTH if self.their_choice else 0.0
-        kind = BODY_WORTH if self.body else KIND_WORTH.get(profile_of(self.facts).kind, 1.0)
+        kind = BODY_WORTH if self.body or self.digs_for_combo else KIND_WORTH.get(profile_of(self.facts).kind, 1.0)
         value = max(self.worth if self.how else reach, kind)
         if self.slow:
             value *= WEAK_FACTOR

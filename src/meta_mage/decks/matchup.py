@@ -370,16 +370,18 @@ def answers(card: CardDetail, matchup: Matchup, main: list[CardDetail] | None = 
     """The opponent's key cards ``card`` answers by the rules, with how (the first way). With the user's
     ``main`` deck, a sweeper that would also kill the deck's own creatures (12 or more) does not count; a
     Blood Moon counts against a deck whose spells can all be cast with its colour only on the lands whose
-    abilities that deck uses."""
+    abilities that deck uses; a half that needs a colour spent (Firespout's "if {R} was spent") counts when the
+    deck spends that colour."""
     facts = facts_of_detail(card)
     spare = own_creatures_from(main or []) if kills_own_board(facts, main or []) else None
-    colours = len(deck_colours(main)) if main else None
+    spent = frozenset(deck_colours(main)) if main else None
+    colours = len(spent) if spent is not None else None
     skip_lands = matchup.moon_misses(facts)
     return {
         t.name: ways[0]
         for t in matchup.targets
         if not (skip_lands and t.is_land and not matchup.land_plan(t))
-        and (ways := answered_by(facts, t, spare, colours))
+        and (ways := answered_by(facts, t, spare, colours, spent))
     }
 
 

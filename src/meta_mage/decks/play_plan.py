@@ -113,7 +113,7 @@ class Sides:
 
 
 ROLES: tuple[tuple[Role, Callable[[Sides], bool]], ...] = (
-    ("combo", lambda s: s.yours == "combo" and s.theirs != "combo"),
+    ("combo", lambda s: s.yours == "combo"),
     ("beatdown", lambda s: s.theirs == "combo" and s.yours in FAST_STRATEGIES),
     ("against combo", lambda s: s.theirs == "combo" and s.yours != "combo"),
     ("ramp", lambda s: s.yours == "ramp" and s.theirs != "ramp"),
@@ -127,9 +127,10 @@ ROLES: tuple[tuple[Role, Callable[[Sides], bool]], ...] = (
     ("even", lambda s: True),
 )
 """The part the player's deck plays, from both decks' roles (their playbooks', else their rules' strategies),
-the first row that holds: a combo deck races whatever it meets; a fast deck races a combo deck, anything else
-disrupts one; a ramp deck goes over the top of anything but ramp, and anything races a ramp deck; then the fast
-deck is the beatdown; midrange beats down on control; then the lower curve by ``CURVE_GAP``."""
+the first row that holds: a combo deck races whatever it meets (another combo deck too); a fast deck races a
+combo deck, anything else disrupts one; a ramp deck goes over the top of anything but ramp, and anything races
+a ramp deck; then the fast deck is the beatdown; midrange beats down on control; then the lower curve by
+``CURVE_GAP``."""
 
 
 def speed_of(theirs: list[TheirCard], yours: list[YourCard], strategies: tuple[str, str] | None = None) -> Speed:

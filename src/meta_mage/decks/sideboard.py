@@ -82,12 +82,17 @@ def guide_for(
     return decide(ctx.classifier, scope.format, scope.own, base, cards, matchup, opponent).guide
 
 
+def _front_key(name: str) -> str:
+    """A card's key by its front face: the statistics name a split card (Wear // Tear) by it."""
+    return card_key(name.split(" // ")[0])
+
+
 def _brought_against(guides: list[SideboardGuide]) -> dict[str, list[str]]:
-    """Each sideboard card (by key) with the top decks whose guide brings it in."""
+    """Each sideboard card (by its front face's key) with the top decks whose guide brings it in."""
     found: dict[str, list[str]] = {}
     for guide in guides:
         for card in guide.bring_in:
-            found.setdefault(card_key(card.name), []).append(guide.opponent)
+            found.setdefault(_front_key(card.name), []).append(guide.opponent)
     return found
 
 
@@ -100,9 +105,9 @@ def _keep_answers(ctx: CoachContext, scope: Scope, board: Sideboard) -> None:
     brought = _brought_against(guides)
     kept = {card_key(slot.name) for slot in board.final}
     keepers = [
-        (-len(brought[key]), card.name, key, card, brought[key])
+        (-len(brought[_front_key(card.name)]), card.name, key, card, brought[_front_key(card.name)])
         for key, card in board.mine.items()
-        if key in brought and key not in kept
+        if _front_key(card.name) in brought and key not in kept
     ]
     for _, _, key, card, against in sorted(keepers, key=lambda k: (k[0], k[1])):
         take = min(card.quantity, board.remaining)
@@ -112,7 +117,7 @@ def _keep_answers(ctx: CoachContext, scope: Scope, board: Sideboard) -> None:
             reason = f"comes in against {', '.join(against)}; kept"
             board.final.append(SideboardSlot(name=card.name, quantity=take, reason=reason, targets=against))
     for key, card in board.mine.items():
-        if key not in brought and key not in kept:
+        if _front_key(card.name) not in brought and key not in kept:
             board.cut_reasons.setdefault(key, _not_brought(card.name, guides))
 
 
@@ -129,7 +134,7 @@ def _agree_with_guides(final: list[SideboardSlot], guides: list[SideboardGuide])
     """Every slot names the top decks whose final guide brings it in, so the tool and the guides agree."""
     brought = _brought_against(guides)
     for slot in final:
-        against = brought.get(card_key(slot.name), [])
+        against = brought.get(_front_key(slot.name), [])
         if slot.targets and set(slot.targets) != set(against):
             slot.targets = against
             slot.reason = f"comes in against {', '.join(against)}; kept" if against else slot.reason
