@@ -88,7 +88,7 @@ def _condition(text: str) -> str:
     for word in ("revolt", "delirium", "kicked", "bargained", "void", "gift", "threshold", "metalcraft", "coven"):
         if word in text:
             return f"with {word}"
-    return "with its condition met"
+    return _condition_of(text)[0] or "with its condition met"  # "if cast from exile" (Delayed Blast Fireball)
 
 
 @dataclass(frozen=True)
