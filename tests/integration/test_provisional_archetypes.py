@@ -200,7 +200,7 @@ def test_the_daily_sync_reports_the_new_deck(tmp_path: Path, dynamodb: Any, sett
         report = sync(upstream, meta, ArchetypeClassifier(rules), since=dt.date(2025, 11, 1))
     # Then its report names the new deck, provisional, with its lists, events and wins
     summary = report.summary()
-    first = report.to_dict()["new_decks"][0]
+    first = report.to_dict()["provisional_archetypes"][0]
     assert re.fullmatch(
         rf"{FORMAT}: New deck: Izzet [^()]+ \(provisional\), 4\d\d lists from \d+ events, \d+ event wins", first
     )

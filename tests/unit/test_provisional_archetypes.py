@@ -209,3 +209,29 @@ def test_the_provisional_item_is_replaced_only_on_the_version_read(dynamodb: Any
     assert meta.put_provisional_archetypes("Standard", [], 1)
     assert meta.provisional_archetypes("Standard") == (2, [])
     assert meta.provisional_archetypes("Modern") == (0, [])
+
+
+def test_the_chat_process_reads_the_stored_provisional_rules_again_after_a_while() -> None:
+    # Given a classifier reading a Standard provisional rule through a loader, on a clock the test moves
+    body = {"Name": "Izzet Vivi", "Conditions": [{"Type": "InMainboard", "Cards": ["Vivi Ornitier"]}]}
+    rule = ProvisionalArchetype.of_row("Standard", {"name": "Izzet Vivi", "rule": body}).archetype_rule()
+    stored: list[Any] = [[rule]]
+    reads: list[str] = []
+    now = [0.0]
+
+    def loader(fmt: str) -> Any:
+        reads.append(fmt)
+        return stored[0]
+
+    classifier = BUNDLED.reading_provisional(loader, refresh_seconds=300, clock=lambda: now[0])
+    # When it is asked for the rules twice within the refresh time, Then it read them once
+    assert classifier.rules_for("Standard").provisional == (rule,)
+    assert classifier.rules_for("Standard").provisional == (rule,) and reads == ["Standard"]
+    assert classifier.defining_cards("Standard", "Izzet Vivi (provisional)") == {"vivi ornitier"}
+    # And a failed read (None) keeps what it applies; a later read replaces it
+    now[0], stored[0] = 301.0, None
+    assert classifier.rules_for("Standard").provisional == (rule,)
+    now[0], stored[0] = 602.0, []
+    assert classifier.rules_for("Standard").provisional == () and len(reads) == 3
+    # And the shared classifier it was made from applies none
+    assert BUNDLED.rules_for("Standard").provisional == ()

@@ -179,7 +179,7 @@ class SyncReport:
             "files_unchanged": self.unchanged,
             "files_skipped": {why: n for why, n in self.skipped.items() if n},
             "failures": [{"path": f.path, "reason": f.reason, "retryable": f.retryable} for f in self.failures],
-            "new_decks": list(self.ingest.provisional),
+            "provisional_archetypes": list(self.ingest.provisional),  # "New deck: …", "Retired: …"
             "bad_files": [f.path for f in self.bad_files],
             "notes": self.notes + self.ingest.notes,
             "requests": self.requests,
