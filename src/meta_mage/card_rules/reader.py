@@ -13,9 +13,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
+from meta_mage.card_rules.casting import casting_of
 from meta_mage.card_rules.facts import CARD_TYPES, SUPERTYPES, CardFacts
 from meta_mage.card_rules.filters import Clause, Filter
-from meta_mage.card_rules.roles import PAYABLE_CAP, Amount, Role
+from meta_mage.card_rules.roles import PAYABLE_CAP, Amount, GraveyardReach, Role
 
 COLOURS = {"white": "W", "blue": "U", "black": "B", "red": "R", "green": "G"}
 # Subtypes a filter names without "non-" (the rest are read from "non-<word>").
@@ -180,7 +181,7 @@ def _singular(word: str) -> str:
 # ---- the effects a sentence can hold -------------------------------------------------------------------------
 
 Maker = Callable[[re.Match[str], str], list[Role]]
-_HOW_MANY = r"(?:up to (?:one|two|three) |one |two |three |any number of )?(?:other )?"
+_HOW_MANY = r"(?:up to (?:one|two|three) |one |two |three |x |any number of )?(?:other )?"
 _TARGET_END = r"(?:$|\.|,? then|,? until| its controller)"
 
 
@@ -278,7 +279,7 @@ def _amount(word: str, text: str) -> Amount:
 
 def _shrink(match: re.Match[str], text: str) -> list[Role]:
     """-N/-N, or +N/-N (Flowstone Infusion: the toughness it loses is what kills)."""
-    sweeping = not match.group(1).startswith("target")
+    sweeping = not match.group(1).startswith(("target", "enchanted"))  # an Aura's -N/-N is on one creature
     target = Filter((Clause("type", frozenset({"creature"})),))
     size = int(match.group(4)) if match.group(4).isdigit() else None
     raised = re.search(r"gets -\d+/-(\d+)(?: until end of turn)? instead", text)
@@ -396,7 +397,7 @@ EFFECTS: tuple[tuple[re.Pattern[str], Maker], ...] = tuple(
         (r"choose (?:up to one )?target ([^.]+?)$", _owner_puts_it),
         (r"destroy (?:all|each) ([^.]+?)(?:$|\.)", _sweep("destroys")),
         (r"exile (?:all|each) ([^.]+?)(?:$|\.| until)", _sweep("exiles")),
-        (r"return (?:all|each) ([^.]+?) to (?:its|their) owners?'? hands?", _sweep("returns to hand")),
+        (r"return (?:all|each) ([^.]+?) to (?:its|their) owner(?:'s|s'|s)? hands?", _sweep("returns to hand")),
         (
             r"deals (?P<amount>\d+|x|that much) damage (?:divided as you choose among any number of |to )"
             r"(?P<what>[^.]+)",
@@ -406,7 +407,8 @@ EFFECTS: tuple[tuple[re.Pattern[str], Maker], ...] = tuple(
         (r"deals damage to (?P<what>[^.]*?\btarget [^.]+?) equal to (?P<amount>)", _damage),
         (
             r"(target creature(?: an opponent controls| you don't control)?|creatures your opponents control"
-            r"|all other creatures|all creatures|each creature) gets? ([+-])(\d+|x)/-(\d+|x)",
+            r"|all other creatures|all creatures|each creature|each other creature|enchanted creature"
+            r"|creatures target player controls|creatures you don't control) gets? ([+-])(\d+|x)/-(\d+|x)",
             _shrink,
         ),
         (r"\btap (?:up to (?:one|two) )?target ([^.]+?)$", _tap_and_stun),
@@ -418,7 +420,8 @@ EFFECTS: tuple[tuple[re.Pattern[str], Maker], ...] = tuple(
         (r"\bannihilator (\d+)", _annihilator),
         (r"^((?:\w+ )?spells(?: with (?![^.]*chosen)[^.]+?)?) can't be cast$", _cannot_be_cast),
         (
-            r"(?:each opponent|target player|target opponent|each player) sacrifices an? ((?:non\w+ )?\w+(?: or \w+)?)",
+            r"(?:each opponent|target player|target opponent|each player) sacrifices (?:an?|two|three) "
+            r"((?:non\w+ )?\w+(?: or \w+)?)",
             _edict,
         ),
         (r"you (?:choose|may (?:exile|choose)) an? ([^.]+?) card from it([^.]*)", _you_choose),
@@ -588,6 +591,22 @@ def _condition_of(sentence: str) -> tuple[str, str]:
     return "", sentence
 
 
+# A graveyard role's words by its reach (the words of ``casting.GRAVEYARD_HATE``), for hate the effect table does not
+# word itself.
+_HATE_WORDS: dict[GraveyardReach, str] = {
+    "all": "exiles a whole graveyard",
+    "some": "exiles chosen cards from graveyards",
+    "ongoing": "exiles cards as they go to graveyards",
+}
+
+
+def _graveyard_hate(card: CardFacts, found: list[Role]) -> list[Role]:
+    """A graveyard role for each reach of the card's graveyard hate (its casting facts) no role of it has yet."""
+    have = {role.reach for role in found if role.kind == "graveyard"}
+    hate = casting_of(card).graveyard_hate
+    return [Role("graveyard", words, reach=reach) for reach, words in _HATE_WORDS.items() if reach in hate - have]
+
+
 SUNBURST_CONDITION = "one per colour spent"  # a number the colours of mana spent set (at most five)
 
 
@@ -601,5 +620,6 @@ def roles_of(card: CardFacts) -> tuple[Role, ...]:
         for pattern, make in EFFECTS:
             for match in pattern.finditer(sentence):
                 found += [replace(role, condition=condition) for role in make(match, text)]
+    found += _graveyard_hate(card, found)
     source, spell = frozenset(card.colours), bool(card.types & {"instant", "sorcery"})
     return tuple(dict.fromkeys(replace(role, source=source, spell=spell) for role in found))
