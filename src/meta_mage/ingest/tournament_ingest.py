@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -24,6 +24,7 @@ from meta_mage.storage.meta import MAX_EVENTS_PER_DAY, DayFull, DayState, ItemTo
 
 Reread = Callable[[Sequence[str]], Iterable[SourceFile | InputFileError]]  # stored source files, read again
 RELABEL_NAMED_FILES = 20  # files a note names when they must be ingested again to be re-labelled
+MAX_REMEMBERED_BYTES = 256 * 1024 * 1024  # files kept in memory to re-label; beyond, they are read again
 
 
 def _is_land(lands: dict[str, str], name: str) -> bool:
@@ -33,13 +34,24 @@ def _is_land(lands: dict[str, str], name: str) -> bool:
 def ingest_tournaments(
     paths: list[Path], repository: MetaRepository, classifier: ArchetypeClassifier, *, provisional: bool = False
 ) -> IngestReport:
-    """Parse, classify and store every tournament file under ``paths`` (see :func:`ingest_tournament_sources`)."""
+    """Parse, classify and store every tournament file under ``paths`` (see :func:`ingest_tournament_sources`);
+    the events to re-label are read again from ``paths`` by name."""
+
+    def reread(names: Sequence[str]) -> Iterator[SourceFile | InputFileError]:
+        wanted = set(names)
+        return (s for s in iter_source_files(paths, MAX_TOURNAMENT_BYTES) if _name_of(s) in wanted)
+
     return ingest_tournament_sources(
         progress(iter_source_files(paths, MAX_TOURNAMENT_BYTES), count_source_files(paths), "tournaments"),
         repository,
         classifier,
         provisional=provisional,
+        reread=reread,
     )
+
+
+def _name_of(source: SourceFile | InputFileError) -> str:
+    return source.source if isinstance(source, InputFileError) else source.name
 
 
 def ingest_tournament_sources(
@@ -95,14 +107,15 @@ class _IngestRun:
     reread: Reread | None = None
     loaded: set[str] = field(default_factory=set)  # formats whose stored provisional archetypes are applied
     unnamed_sources: dict[str, SourceFile] = field(default_factory=dict)  # events with decks no declared rule names
+    remembered_bytes: int = 0
     last_dates: dict[str, str] = field(default_factory=dict)
 
     def classify(self, fmt: str, main: dict[str, int], side: dict[str, int]) -> Classification:
         """The deck's classification, by the format's stored provisional archetypes too (read on first use)."""
         if self.provisional and fmt not in self.loaded:
-            self.loaded.add(fmt)
             stored = rules_by_format(stored_provisional(self.repository, fmt)[1])
             self.classifier = self.classifier.with_provisional({fmt: stored.get(fmt, [])})
+            self.loaded.add(fmt)
         return self.classifier.classify(fmt, main, side)
 
     def read(self, source: SourceFile | InputFileError) -> None:
@@ -136,7 +149,9 @@ class _IngestRun:
         """Keep the file of an event with a deck no declared rule names: a provisional archetype may re-label it."""
         fmt = tournament.format
         self.last_dates[fmt] = max(self.last_dates.get(fmt, ""), tournament.date)
-        if any(deck.classification not in ("", "archetype") for deck in tournament.decks):
+        unnamed = any(deck.classification not in ("", "archetype") for deck in tournament.decks)
+        if unnamed and self.remembered_bytes + len(source.data) <= MAX_REMEMBERED_BYTES:
+            self.remembered_bytes += len(source.data)
             self.unnamed_sources.setdefault(tournament.event_key, source)
 
     def _first_in_run(self, tournament: ParsedTournament, digest: str, name: str) -> bool:
@@ -260,11 +275,9 @@ class _IngestRun:
             self.read_this_run.pop(key, None)
         for key in sorted(stale.keys() & self.unnamed_sources.keys()):
             self.read(self.unnamed_sources[key])
-        elsewhere = self._stored_files({k: f for k, f in stale.items() if k not in self.unnamed_sources})
-        if elsewhere and self.reread is not None:
-            for source in self.reread(elsewhere):
-                self.read(source)
-        elif elsewhere:
+        stored_earlier = {key: fmt for key, fmt in stale.items() if key not in self.unnamed_sources}
+        elsewhere = self._read_again(self._stored_files(stored_earlier))
+        if elsewhere:
             main.relabel_pending.extend(elsewhere)
             named = ", ".join(elsewhere[:RELABEL_NAMED_FILES])
             more = f" (and {len(elsewhere) - RELABEL_NAMED_FILES} more)" if len(elsewhere) > RELABEL_NAMED_FILES else ""
@@ -275,6 +288,14 @@ class _IngestRun:
         self.commit_days()
         relabelled, self.report = self.report, main
         self.report.merge_relabelled(relabelled)
+
+    def _read_again(self, files: list[str]) -> list[str]:
+        """Ingest ``files`` again through ``reread``; those it could not read."""
+        left = set(files)
+        for source in self.reread(files) if self.reread is not None and files else ():
+            left.discard(_name_of(source))
+            self.read(source)
+        return sorted(left)
 
     def _stored_files(self, events: dict[str, str]) -> list[str]:
         """The source files of stored ``events`` (key → format), as their aggregates name them."""
