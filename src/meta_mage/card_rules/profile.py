@@ -42,9 +42,10 @@ def profile_of(facts: CardFacts) -> CardProfile:
     """The card's profile: its ``kind`` (the first of KINDS that applies), ``stops``, ``x_rule``,
     ``answer_kinds`` and ``casting`` (``casting.casting_of``)."""
     roles, text = roles_of(facts), facts.own_text.lower()
-    reading = Reading(facts, text, frozenset(r.kind for r in roles) - NOT_ANSWERS, _stops(text, roles))
+    answers = frozenset(r.kind for r in roles) - NOT_ANSWERS
+    reading = Reading(facts, text, answers, _stops(text, roles), casting_of(facts))
     kind = next(row.kind for row in KIND_RULES if row.applies(reading))
-    return CardProfile(kind, reading.stops, _x_rule(facts, reading.text), reading.answer_kinds, casting_of(facts))
+    return CardProfile(kind, reading.stops, _x_rule(facts, reading.text), reading.answer_kinds, reading.casting)
 
 
 @dataclass(frozen=True)
@@ -55,6 +56,7 @@ class Reading:
     text: str
     answer_kinds: frozenset[str]
     stops: frozenset[str]
+    casting: CastingFacts
 
 
 # ---- stops: the roles' locks and counters of abilities, and "loses all abilities" -----------------------------------
@@ -100,7 +102,10 @@ _ADDS_MANA = re.compile(r"\badds? (?:[\w'-]+ ){0,4}?(?:mana\b(?! value)|\{)")
 _THREAT_TYPES = frozenset({"creature", "planeswalker", "battle"})
 _CREATURE_TOKENS = re.compile(
     r"\bcreates? [^.]*?\bcreature tokens?\b|\bcreates? [^.]*?\btokens? that's a copy of [^.]*?\bcreature\b"
+    r"|\bcreates? [^.]*?\btokens that are copies of\b|\bmanifest dread\b|\bcloak the top\b"
 )
+# Life loss as the plan: "each opponent loses 2 life", "target opponent loses 3 life" (Bump in the Night).
+_DRAINS = re.compile(r"\b(?:each|target) opponent loses (?:\d+|x|two times x) life\b")
 # Damage to a player: "to target player or planeswalker", "to each opponent", "to any target" (not combat damage,
 # which the creatures it rides on deal).
 _DAMAGES_PLAYER = re.compile(
@@ -138,7 +143,11 @@ def _is_threat(reading: Reading) -> bool:
     if facts.types & _THREAT_TYPES or "vehicle" in facts.subtypes:
         return True
     text = reading.text
-    return bool(_CREATURE_TOKENS.search(text) or _TOKEN_KEYWORDS.search(text) or _DAMAGES_PLAYER.search(text))
+    return bool(
+        _CREATURE_TOKENS.search(text)
+        or _TOKEN_KEYWORDS.search(text)
+        or _DAMAGES_PLAYER.search(text)
+    )
 
 
 # Hate that answers no card and stops no ability but holds opponents back all the same: a tax on their spells or
@@ -157,9 +166,19 @@ def _taxes_or_locks(reading: Reading) -> bool:
     return any(_TAXES_OR_LOCKS.search(sentence) for sentence in re.split(r"(?<=\.)\s+|\n", reading.text))
 
 
+# Cards to hand from elsewhere than the library's top: a graveyard, outside the game, cards exiled to play.
+_TO_HAND = re.compile(
+    r"\bfrom (?:your|a) graveyard to (?:your|its owner's) hand|from outside the game|"
+    r"\bmay (?:look at and )?play (?:those|that) cards?|\bput that card into your hand"
+)
+
+
 def _flows_cards(reading: Reading) -> bool:
+    """Draws, digs, tutors or regrows to hand; a search that puts the card onto the battlefield (Natural Order,
+    Tinker) is a cheat, not card flow."""
     text = reading.text
-    return bool(_DRAWS.search(text) or _TOP_CARDS.search(text) or _searches_nonland(text))
+    tutors = _searches_nonland(text) and "library" not in reading.casting.cheat_from
+    return bool(_DRAWS.search(text) or _TOP_CARDS.search(text) or tutors or _TO_HAND.search(text))
 
 
 @dataclass(frozen=True)
@@ -177,6 +196,7 @@ KIND_RULES = (
     KindRule("mana", lambda reading: reading.facts.exiled_for_mana or _ADDS_MANA.search(reading.text) is not None),
     KindRule("threat", _is_threat),
     KindRule("card_flow", _flows_cards),
+    KindRule("threat", lambda reading: _DRAINS.search(reading.text) is not None),  # after its card flow: Monument
     KindRule("other", lambda reading: True),
 )
 

@@ -200,6 +200,8 @@ def _counter(match: re.Match[str], text: str) -> list[Role]:
 def _targeted(effect: str) -> Maker:
     def make(match: re.Match[str], text: str) -> list[Role]:
         phrase = match.group(1)
+        if _BLINK.match(match.string, match.end(1)):  # Flicker of Fate: it comes back at once
+            return []
         head = re.split(r" with | if | that", phrase)[0]
         if re.search(r"you control|\bcards?\b|graveyard", head):
             return []
@@ -215,6 +217,9 @@ def _targeted(effect: str) -> Maker:
         return roles
 
     return make
+
+
+_BLINK = re.compile(r",? then return (?:it|that card|them|those cards) to the battlefield")
 
 
 def _owner_puts_it(match: re.Match[str], text: str) -> list[Role]:
@@ -242,6 +247,8 @@ def _damage(match: re.Match[str], text: str) -> list[Role]:
     """ "deals 3 damage to any target", "deals that much damage to any other target" (Screaming Nemesis), "deals
     damage equal to ... to any target" (Goblin Charbelcher: X), "deals damage to target creature equal to" (Skred)."""
     amount_word, phrase = match.group("amount") or "x", match.group("what")
+    if _AT_A_PLAYER.match(phrase):  # "to target opponent for each creature card in your graveyard" (Lotleth Giant)
+        return []
     if amount_word == "that much":
         chosen = re.search(r"choose target ([^.]+?)(?:\.|$)", text)
         phrase = chosen.group(1) if chosen else phrase
@@ -261,6 +268,7 @@ def _damage(match: re.Match[str], text: str) -> list[Role]:
 
 
 _ANY_TARGET = re.compile(r"\bany (?:other )?target\b")
+_AT_A_PLAYER = re.compile(r"(?:target|each) (?:opponent|player)\b(?! or| and)")
 
 
 def _amount(word: str, text: str) -> Amount:
@@ -279,6 +287,8 @@ def _amount(word: str, text: str) -> Amount:
 
 def _shrink(match: re.Match[str], text: str) -> list[Role]:
     """-N/-N, or +N/-N (Flowstone Infusion: the toughness it loses is what kills)."""
+    if match.group(4) == "0":  # "-2/-0", "-1/-0" (Animate Dead): a toughness it keeps kills nothing
+        return []
     sweeping = not match.group(1).startswith(("target", "enchanted"))  # an Aura's -N/-N is on one creature
     target = Filter((Clause("type", frozenset({"creature"})),))
     size = int(match.group(4)) if match.group(4).isdigit() else None
@@ -600,9 +610,14 @@ _HATE_WORDS: dict[GraveyardReach, str] = {
 }
 
 
+_SHUFFLED_BACK = re.compile(r"shuffles (?:their hand and |up to \w+ target cards from )?(?:their )?graveyard into")
+
+
 def _graveyard_hate(card: CardFacts, found: list[Role]) -> list[Role]:
     """A graveyard role for each reach of the card's graveyard hate (its casting facts) no role of it has yet."""
     have = {role.reach for role in found if role.kind == "graveyard"}
+    if _SHUFFLED_BACK.search(card.own_text.lower()):  # Timetwister, Gaea's Blessing: a reset, answering nothing
+        return []
     hate = casting_of(card).graveyard_hate
     return [Role("graveyard", words, reach=reach) for reach, words in _HATE_WORDS.items() if reach in hate - have]
 
