@@ -203,3 +203,16 @@ def test_a_card_read_with_its_conditions_answers_from_a_deck_that_meets_them(dem
     assert {"Guide of Souls", "Ocelot Pride"} & answered, answered
     # and the card question says what the guide does with it
     assert found["decision"]
+
+
+def test_a_cheated_or_free_card_lands_when_its_cheat_or_pitch_allows(demo_world: dict[str, Any]) -> None:
+    # Given Legacy's Sneak and Show (Emrakul and Griselbrand put in by Show and Tell and Sneak Attack)
+    _, plan = strategy(demo_world, "Legacy", "Izzet Tempo", "Sneak and Show")
+    found = deciders(plan)
+    fatties = [d for d in found.values() if d["name"] in {"Emrakul, the Aeons Torn", "Griselbrand"}]
+    # Then they land when the cheat does (turn 3 or 4), not on their mana value (Emrakul "turn 15")
+    assert fatties and all(d["turn"] <= 4 and "putting it onto the battlefield" in d["sooner_by"] for d in fatties)
+    # And a pitch spell lands on turn 1 (Solitude in Jeskai Blink)
+    _, plan = strategy(demo_world, "Modern", "Boros Energy", "Jeskai Blink")
+    solitude = deciders(plan).get("Solitude")
+    assert solitude is None or (solitude["turn"] == 1 and "for free" in solitude["sooner_by"]), solitude

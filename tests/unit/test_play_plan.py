@@ -113,8 +113,13 @@ def test_a_combo_deck_races_and_sees_first_what_stops_its_combo() -> None:
         (("aggro", "combo"), "beatdown"),  # a fast deck races a combo deck
         (("midrange", "combo"), "against combo"),  # anything else disrupts it
         (("unknown", "combo"), "against combo"),
-        (("combo", "combo"), "control"),  # two combo decks: the declared speeds say nothing, the curves decide
+        (("combo", "combo"), "combo"),  # two combo decks race each other
         (("combo", "unknown"), "combo"),
+        (("ramp", "aggro"), "ramp"),  # a ramp deck goes over the top: not "the control deck" (Amulet Titan)
+        (("aggro", "ramp"), "beatdown"),  # anything races a ramp deck
+        (("ramp", "combo"), "against combo"),
+        (("midrange", "control"), "beatdown"),
+        (("control", "midrange"), "control"),
     ],
 )
 def test_the_part_each_deck_plays_is_the_first_row_that_holds(strategies: tuple[str, str], role: str) -> None:
@@ -126,9 +131,11 @@ def test_a_free_counterspell_is_not_a_five_drop() -> None:
     # Given Izzet Tempo's Force of Will and Daze (their alternative costs put them on the table at once)
     theirs = _theirs({"Force of Will": 100.0, "Daze": 100.0, "Dragon's Rage Channeler": 100.0})
     plan = play_plan(theirs, _yours(RUBY_STORM), _answers, ("combo", "tempo"))
-    # Then each says how it comes sooner, and neither counts in their curve: only the one-drop does
-    sooner = {d.name: d.sooner_by for d in plan.deciders}
-    assert sooner["Force of Will"] == sooner["Daze"] == "its alternative cost"
+    # Then each says how it comes sooner (Force of Will for a card from hand on turn 1, Daze by its alternative
+    # cost), and neither counts in their curve: only the one-drop does
+    found = {d.name: (d.turn, d.sooner_by) for d in plan.deciders}
+    assert found["Force of Will"] == (1, "cast for free (a card from hand)")
+    assert found["Daze"][1] == "its alternative cost"
     assert plan.speed.their_curve == 1.0
 
 

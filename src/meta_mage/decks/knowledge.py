@@ -4,12 +4,14 @@ role, engine, fast mana, graveyard plan and fears from here, and says what it re
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
 from meta_mage.archetypes.classifier import ArchetypeClassifier
 from meta_mage.archetypes.playbooks import Playbook, playbook_for, staleness
+from meta_mage.card_rules.casting import puts_into_play_early, uses_graveyard
 from meta_mage.card_rules.facts import CardFacts
 from meta_mage.card_rules.profile import profile_of
 from meta_mage.decks.cards import COST_REDUCTION, ramps
@@ -38,6 +40,7 @@ class DeckKnowledge:
     fears: tuple[str, ...] = ()
     fears_why: str = ""
     stale: tuple[tuple[str, float], ...] = ()
+    profile: ComputedProfile | None = None  # for a deck without a playbook: its cards in numbers
 
     @property
     def kept_on_rules(self) -> dict[str, str]:
@@ -54,7 +57,8 @@ class DeckKnowledge:
     def rests_on(self) -> str:
         """What an answer about this deck rests on, in words (and that the playbook is stale, when it is)."""
         if self.source == "computed":
-            return f"{self.archetype}: no playbook; a profile computed from its lists' cards"
+            numbers = f" ({self.profile.words()})" if self.profile is not None else ""
+            return f"{self.archetype}: no playbook; a profile{numbers}"
         words = f"{self.archetype}: its playbook"
         if self.stale:
             cards = ", ".join(f"{name} ({share:.0%})" for name, share in self.stale)
@@ -104,8 +108,56 @@ def _answer_spell(facts: CardFacts) -> bool:
 
 
 def _puts_in_early(facts: CardFacts) -> bool:
-    """Fast mana, a cheat or a cost reducer: a card that puts cards into play sooner than the curve says."""
-    return facts.taps_for_more or ramps(facts) or facts.puts_onto_battlefield or bool(COST_REDUCTION.search(facts.text))
+    """Fast mana, a cheat or a cost reducer (the card rules' casting facts): a card that puts cards into play
+    sooner than the curve says."""
+    return puts_into_play_early(profile_of(facts).casting) or ramps(facts) or bool(COST_REDUCTION.search(facts.text))
+
+
+def _graveyard_user(facts: CardFacts) -> bool:
+    return uses_graveyard(profile_of(facts).casting) or facts.graveyard_cast_or_reanimate
+
+
+_TUTOR = re.compile(r"\bsearch(?:es)? your library for (?:an? |up to \w+ )?(?!(?:basic )?land)[^.]*?\bcards?\b", re.I)
+
+
+@dataclass(frozen=True)
+class ComputedProfile:
+    """A deck without a playbook, in numbers from its lists' played cards (``PLAYED`` % or more): copies of fast
+    mana and cheats, of tutors, of graveyard users, of interaction (per 60 cards), and its nonland curve."""
+
+    fast_mana: float
+    tutors: float
+    graveyard_users: float
+    interaction: float
+    curve: float
+
+    def words(self) -> str:
+        return (
+            f"computed from its lists' cards: {self.interaction:.0f} interaction, {self.fast_mana:.0f} fast mana or "
+            f"cheats, {self.tutors:.0f} tutors, {self.graveyard_users:.0f} graveyard users per 60; nonland curve "
+            f"{self.curve:.1f}"
+        )
+
+
+def computed_profile(cards: Sequence[PlayedCard]) -> ComputedProfile:
+    """The numbers of a computed profile, each card counted at its average copies in the lists that play it."""
+    played = [c for c in cards if c.share >= PLAYED]
+    total = sum(c.copies for c in played) or 1.0
+    per60 = 60 / total if total > 40 else 1.0  # a whole list: per 60 cards; a few key cards: as counted
+
+    def count(test: Callable[[CardFacts], bool]) -> float:
+        return round(per60 * sum(c.copies for c in played if not c.facts.is_land and test(c.facts)), 1)
+
+    spells = [c for c in played if not c.facts.is_land]
+    copies = sum(c.copies for c in spells)
+    curve = sum(c.facts.mana_value * c.copies for c in spells) / copies if copies else 0.0
+    return ComputedProfile(
+        count(_puts_in_early),
+        count(lambda f: _TUTOR.search(f.text) is not None),
+        count(_graveyard_user),
+        count(lambda f: profile_of(f).kind == "interaction"),
+        round(curve, 2),
+    )
 
 
 @dataclass(frozen=True)
@@ -129,9 +181,10 @@ def _computed(classifier: ArchetypeClassifier, fmt: str, archetype: str, cards: 
         if engine and profile_of(card.facts).kind != "interaction":
             kept.append((card_key(card.facts.name), "its engine (computed: nearly every list plays it 3+ times)"))
     fast = tuple(c.facts.name for c in played if _puts_in_early(c.facts))
-    graveyard = tuple(c.facts.name for c in played if c.facts.graveyard_cast_or_reanimate)
+    graveyard = tuple(c.facts.name for c in played if _graveyard_user(c.facts))
     role = classifier.strategy_of(fmt, archetype)
-    return DeckKnowledge(archetype, role, "computed", "", _first_reason(kept), fast, graveyard)
+    profile = computed_profile(cards)
+    return DeckKnowledge(archetype, role, "computed", "", _first_reason(kept), fast, graveyard, profile=profile)
 
 
 def knowledge_of(

@@ -4,12 +4,13 @@ games (by how often they play them) with what of yours answers each, and what an
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from math import comb
 from typing import Literal
 
-from meta_mage.card_rules.facts import CardFacts
+from meta_mage.card_rules.facts import PERMANENT_TYPES, CardFacts
 from meta_mage.card_rules.profile import profile_of
 from meta_mage.card_rules.reader import roles_of
 from meta_mage.decks.cards import COST_REDUCTION, put_in_by
@@ -189,16 +190,21 @@ class Knowledge:
 
 
 FAST_MANA_SHARE = 50.0  # their fast mana counts for the clock when this share of their lists plays it
+FREE_WORDS = {"pitch": "a card from hand", "life": "life"}
 REDUCED_TURN = 3  # a card with a cost reduction or an alternative cost lands by about this turn, not its mana value
 FAST_FROM = 3  # fast mana brings a card of this mana value or more a turn sooner
 
 
 def arrival(card: CardFacts, deck: list[CardFacts], fast: tuple[str, ...]) -> tuple[int, str]:
-    """The turn a card of theirs lands and why it is sooner than its mana value: another card putting it onto
-    the battlefield (that card's turn), a cost reduction or alternative cost (by about ``REDUCED_TURN``), or
-    their fast mana (a turn sooner for a card of ``FAST_FROM`` mana or more)."""
+    """The turn a card of theirs lands and why it is sooner than its mana value: cast for a card from hand or for
+    life (turn 1: Solitude, Force of Negation), another card putting it onto the battlefield (that card's turn),
+    a cost reduction or alternative cost (by about ``REDUCED_TURN``), or their fast mana (a turn sooner for a card
+    of ``FAST_FROM`` mana or more)."""
     turn = _turn(card)
-    cheat = put_in_by(card, deck)
+    free = profile_of(card).casting.free_cast & {"pitch", "life"}
+    if free and turn > 1:
+        return 1, "cast for free (" + " or ".join(sorted(FREE_WORDS[w] for w in free)) + ")"
+    cheat = put_in_by(card, deck) or _cheat_from_hand(card, deck)
     if cheat is not None and _turn(cheat) + CHEAT_GAP <= turn:
         return _turn(cheat), f"{cheat.name} putting it onto the battlefield"
     cheaper = COST_REDUCTION.search(card.text)
@@ -207,6 +213,21 @@ def arrival(card: CardFacts, deck: list[CardFacts], fast: tuple[str, ...]) -> tu
     if fast and turn >= FAST_FROM:
         return turn - 1, f"their fast mana: {' / '.join(fast[:3])}"
     return turn, ""
+
+
+def _cheat_from_hand(card: CardFacts, deck: list[CardFacts]) -> CardFacts | None:
+    """The cheapest card of ``deck`` that puts a card of ``card``'s kind from a hand or a library onto the
+    battlefield (Show and Tell: "an artifact, creature, enchantment, or land card"; Sneak Attack, Through the
+    Breach, Natural Order), by the card rules' casting facts."""
+    kinds = card.types & set(PERMANENT_TYPES)
+    cheats = [
+        c
+        for c in deck
+        if c.name != card.name
+        and profile_of(c).casting.cheat_from & {"hand", "library"}
+        and any(re.search(rf"\b{kind}\b", c.text, re.I) for kind in kinds)
+    ]
+    return min(cheats, key=lambda c: (c.mana_value, c.name), default=None)
 
 
 def _feared_first(fears: frozenset[str]) -> Callable[[TheirCard], int]:

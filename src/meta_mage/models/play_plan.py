@@ -32,7 +32,10 @@ class Decider(BaseModel):
 
     name: str
     inclusion_rate: float = Field(description="Percent of their lists that play it")
-    turn: int = Field(description="The turn it comes down on curve (its mana value, at least 1)")
+    turn: int = Field(
+        description="The turn it comes down: its mana value (at least 1), or sooner when ``sooner_by`` says how "
+        "(cast for free, put in by another card, a cost reduction, their fast mana)"
+    )
     sooner_by: str = Field(
         default="",
         description="What brings it down sooner than its mana value: a cost reduction (improvise...), an alternative "

@@ -114,6 +114,7 @@ def _plan_lines(plan: PlayPlan) -> list[str]:
     lines = [
         f"**How the games go**: {_ROLE_WORDS[speed.role]} (their key spells average {speed.their_curve:g} mana, "
         f"yours {speed.your_curve:g}; their first come down on turn {speed.their_first_turn or '-'}).",
+        *([f"What the roles rest on: {'; '.join(speed.rests_on)}."] if speed.rests_on else []),
         "",
         "**Their cards that decide games** (share of their lists, the turn it lands; your answers):",
     ]
@@ -122,7 +123,7 @@ def _plan_lines(plan: PlayPlan) -> list[str]:
         record = ""
         if card.record_with is not None and card.record_with.wins + card.record_with.losses:
             record = f"; their lists with it went {card.record_with.wins}-{card.record_with.losses} against you"
-        turn = f"mana value {card.turn}, sooner by {card.sooner_by}" if card.sooner_by else f"turn {card.turn}"
+        turn = f"turn {card.turn}, by {card.sooner_by}" if card.sooner_by else f"turn {card.turn}"
         lines.append(f"- {card.name} ({card.inclusion_rate:.0f}%, {turn}): {answers}{record}")
     lines += ["", "**Keep a seven with**:"]
     for keep in plan.keep:
