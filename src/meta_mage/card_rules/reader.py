@@ -181,7 +181,7 @@ def _singular(word: str) -> str:
 # ---- the effects a sentence can hold -------------------------------------------------------------------------
 
 Maker = Callable[[re.Match[str], str], list[Role]]
-_HOW_MANY = r"(?:up to (?:one|two|three) |one |two |three |x |any number of )?(?:other )?"
+_HOW_MANY = r"(?:up to (?:one|two|three) |one |two |three |x |any number of )?(?:other |another )?"
 _TARGET_END = r"(?:$|\.|,? then|,? until| its controller)"
 
 
@@ -220,6 +220,14 @@ def _targeted(effect: str) -> Maker:
 
 
 _BLINK = re.compile(r",? then return (?:it|that card|them|those cards) to the battlefield")
+
+
+def _steal(match: re.Match[str], text: str) -> list[Role]:
+    """ "Gain control of target artifact" (Dack Fayden), "... noncreature spell" (Commandeer); not for a turn only
+    (Vengeful Possession's is a steal to attack with)."""
+    if "until end of turn" in match.group(0):
+        return []
+    return _targeted("gains control of")(match, text)
 
 
 def _owner_puts_it(match: re.Match[str], text: str) -> list[Role]:
@@ -422,6 +430,18 @@ EFFECTS: tuple[tuple[re.Pattern[str], Maker], ...] = tuple(
             _shrink,
         ),
         (r"\btap (?:up to (?:one|two) )?target ([^.]+?)$", _tap_and_stun),
+        (r"\bgain control of target ([^.]+?)(?: until end of turn)?(?:$|\.|,| for as long)", _steal),
+        (r"\bfights (?:up to one )?target ([^.]+?)(?:$|\.|,? if)", _targeted("fights")),
+        (
+            r"enchanted (creature|permanent) can't attack or block",
+            _always(
+                Role("removal", "stops attacking and blocking of", Filter((Clause("type", frozenset({"creature"})),)))
+            ),
+        ),
+        (
+            r"put all ([^.]+?) on the bottom of their owners' libraries",
+            _sweep("puts all {} on the bottom of their library"),
+        ),
         (
             r"(?:each player|each opponent|target player|target opponent) (?:[^.]*?, then )?sacrifices all "
             r"(?:other )?([^.,]+?) they control( that are one or more colou?rs)?",

@@ -146,7 +146,7 @@ class _Phrasing:
 
 
 _PHRASINGS = (
-    _Phrasing(lambda role: role.kind == "sweeper", "{effect} all {reach}"),
+    _Phrasing(lambda role: role.kind == "sweeper" and "{}" not in role.effect, "{effect} all {reach}"),
     _Phrasing(lambda role: role.kind == "edict", "{effect} {reach} (their choice)"),
     _Phrasing(lambda role: role.kind == "discard" and role.chooser == "them", "{effect} (their choice)"),
 )
