@@ -143,11 +143,7 @@ def _is_threat(reading: Reading) -> bool:
     if facts.types & _THREAT_TYPES or "vehicle" in facts.subtypes:
         return True
     text = reading.text
-    return bool(
-        _CREATURE_TOKENS.search(text)
-        or _TOKEN_KEYWORDS.search(text)
-        or _DAMAGES_PLAYER.search(text)
-    )
+    return bool(_CREATURE_TOKENS.search(text) or _TOKEN_KEYWORDS.search(text) or _DAMAGES_PLAYER.search(text))
 
 
 # Hate that answers no card and stops no ability but holds opponents back all the same: a tax on their spells or
