@@ -205,3 +205,7 @@ def test_the_daily_sync_reports_the_new_deck(tmp_path: Path, dynamodb: Any, sett
         rf"{FORMAT}: New deck: Izzet [^()]+ \(provisional\), 4\d\d lists from \d+ events, \d+ event wins", first
     )
     assert first in summary and report.ok
+    # and the daily check of the playbooks: the new deck has none yet
+    playbooks = report.to_dict()["playbooks"]
+    assert playbooks.startswith(f"{FORMAT} playbooks") and playbooks in summary
+    assert "without one" in playbooks and "(provisional)" in playbooks, playbooks

@@ -20,7 +20,9 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
+from meta_mage.analytics.meta import MetaService
 from meta_mage.archetypes.classifier import ArchetypeClassifier
+from meta_mage.archetypes.playbooks import playbooks_summary
 from meta_mage.errors import InvalidArgument
 from meta_mage.ingest.errors import InputFileError
 from meta_mage.ingest.files import SourceFile, is_json_name
@@ -113,6 +115,7 @@ class SyncReport:
     requests: int = 0
     seconds: float = 0.0
     retried: bool = False  # a retry of named files (``retry_files``): the cursor is not touched
+    playbooks: str = ""  # the daily check of the archetype playbooks against the lists now stored
 
     @property
     def failures(self) -> list[SyncFailure]:
@@ -161,6 +164,7 @@ class SyncReport:
         line = f"{verb} {self.repository} {self.branch}: {', '.join(counts)}; {self.requests} requests in "
         lines = [line + f"{self.seconds:.1f} s; {cursor}"]
         lines += [f"  {line}" for line in self.ingest.provisional]
+        lines += [f"  {self.playbooks}"] if self.playbooks else []
         lines += [f"  note: {note}" for note in self.notes + self.ingest.notes]
         again = " (transient: try again)" if self.retried else " (retried next run)"
         lines += [f"  FAILED {f.path}: {f.reason}{again if f.retryable else ''}" for f in self.failures]
@@ -180,11 +184,21 @@ class SyncReport:
             "files_skipped": {why: n for why, n in self.skipped.items() if n},
             "failures": [{"path": f.path, "reason": f.reason, "retryable": f.retryable} for f in self.failures],
             "provisional_archetypes": list(self.ingest.provisional),  # "New deck: …", "Retired: …"
+            "playbooks": self.playbooks,
             "bad_files": [f.path for f in self.bad_files],
             "notes": self.notes + self.ingest.notes,
             "requests": self.requests,
             "seconds": round(self.seconds, 3),
         }
+
+
+def _playbooks_line(repository: MetaRepository, classifier: ArchetypeClassifier) -> str:
+    """The daily check of the playbooks (stale engine cards, archetypes of 1 %+ share without one) over what is
+    stored now; a storage error is named in the line, never a failed sync."""
+    try:
+        return playbooks_summary(MetaService(repository), classifier.rules_dir)
+    except Exception as exc:  # an advisory check: it never fails a sync whose files are stored
+        return f"playbooks: not checked ({type(exc).__name__}: {exc})"
 
 
 def _short(sha: str | None) -> str:
@@ -219,6 +233,7 @@ def sync(
             report.notes.append(f"--reset: the cursor {_short(cursor)} was ignored, files listed as a first sync")
         if head != cursor or reset:
             run.to(head, None if reset else cursor, since)
+            report.playbooks = _playbooks_line(repository, classifier)
     finally:
         report.requests = upstream.requests - requests
         report.seconds = time.perf_counter() - started
