@@ -205,10 +205,12 @@ def decisions(world: dict[str, Any], fmt: str, archetype: str, text: str) -> dic
         key_text = " ".join(
             k.get("oracle_text") or "" for k in plan["opponent_key_cards"] if k["section"] == "mainboard"
         )
+        # their playbook knows a plan the key cards' words may not show (Underworld Breach grants escape)
+        plan_known = their_book is not None and bool(their_book.graveyard)
         found["graveyard hate without a graveyard plan"] += [
             f"{where}: {c['name']}"
             for c in guide["bring_in"]
-            if c["name"] in GRAVEYARD_ONLY and not GRAVEYARD_VALUE.search(key_text)
+            if c["name"] in GRAVEYARD_ONLY and not GRAVEYARD_VALUE.search(key_text) and not plan_known
         ]
         records = [m for c in guide["bring_in"] for m in RECORD.findall(c["why"])]
         found["one record repeated as each card's evidence"] += [

@@ -60,11 +60,20 @@ def section_of(cards: list[CardDetail], section: str) -> dict[str, CardDetail]:
 
 
 def own_creatures_from(main: list[CardDetail]) -> float | None:
-    """The lowest mana value of the deck's creatures when it plays 12 or more of them, else None."""
-    creatures = [c for c in main if is_creature(c)]
-    if sum(c.quantity for c in creatures) < OWN_CREATURES:
+    """When the deck plays 12 or more creatures, the mana value from which a sweeper whose reach is chosen when
+    cast (Wrath of the Skies, Engineered Explosives) would kill half of them by copies: set below it, the
+    sweeper costs the deck a Ragavan or two and keeps its board (Jeskai Blink's Solitudes and Quantum
+    Riddlers); else None."""
+    creatures = sorted((facts_of_detail(c).mana_value, c.quantity) for c in main if is_creature(c))
+    total = sum(n for _, n in creatures)
+    if total < OWN_CREATURES:
         return None
-    return min(facts_of_detail(c).mana_value for c in creatures)
+    killed = 0
+    for value, copies in creatures:
+        killed += copies
+        if 2 * killed >= total:
+            return value
+    return None
 
 
 def deck_colours(main: list[CardDetail]) -> set[str]:

@@ -43,6 +43,8 @@ FACE_WORTH = 1.0  # burn that can go to the face is never idle
 CHOICE_WORTH = 0.5  # an edict against a creature deck: live, but they choose what it takes
 WEAK_FACTOR = 0.5  # among the weakest in this kind of matchup (``Matchup.slow_here``): half its worth
 WORSE_BY = 1.0  # worth taken off a card whose lists did worse against them
+FEARED_WORTH = WORTH_CAP + 1.0  # a card their playbook fears beats any one answer: it beats their plan
+NAMED_ANSWERS = 2  # an out-card that answers more of their key cards is said to answer how many, not "only"
 SWAP_MARGIN = 0.25  # a sideboard card comes in for a main-deck card worth at least a quarter of a card less here
 _CHEAPER_VS_COLOUR = re.compile(r"costs? \{(\d+)\} less to cast if it targets an? (white|blue|black|red|green)")
 _FACE = re.compile(r"damage to (?:any target|target player|each opponent|target opponent)", re.I)
@@ -54,6 +56,18 @@ def _land_hate(how: dict[str, str], lands: dict[str, CardFacts], weights: dict[s
     hit = [name for name in how if name in lands]
     plan = sum(weights.get(n, 0.5) for n in hit if lands[n].taps_for_more or Matchup.land_plan(lands[n]))
     return min(WORTH_CAP if plan >= LAND_PLAN else 1.0, sum(weights.get(name, 0.5) for name in hit))
+
+
+def feared_by(matchup: Matchup, name: str) -> str:
+    """Why the opponent's deck fears a card, or "" when it does not: its playbook's ``fears_why`` when that
+    sentence names the card, else that the playbook lists it among the cards that beat the deck."""
+    theirs = matchup.theirs
+    if theirs is None or not theirs.fears_card(name):
+        return ""
+    short = name.split(" // ")[0].split(",")[0]
+    if short.casefold() in theirs.fears_why.casefold():
+        return theirs.fears_why.rstrip(".")
+    return f"{theirs.archetype}'s playbook lists it among the cards that beat the deck"
 
 
 def worth(
@@ -159,9 +173,16 @@ class InCandidate:
         return bool(kinds) and kinds <= {"graveyard"}
 
     @property
+    def feared(self) -> str:
+        """Why their deck fears this card (its playbook's words), or ""."""
+        return feared_by(self.matchup, self.card.name)
+
+    @property
     def value(self) -> float:
-        """Its worth here, and 2 more when its lists did better against them."""
-        return self.worth + 2 * self.better
+        """Its worth here (a card they fear is worth ``FEARED_WORTH`` at least), and 2 more when its lists did
+        better against them."""
+        worth = max(self.worth, FEARED_WORTH) if self.feared else self.worth
+        return worth + 2 * self.better
 
     @property
     def record_words(self) -> str:
@@ -196,23 +217,25 @@ def _moon_words(c: InCandidate) -> str:
 
 # The first row that holds decides; the stays-out rows come first (never in, whatever the lists did).
 IN_RULES: tuple[InRule, ...] = (
-    InRule(0, lambda c: bool(c.full_cost), lambda c: c.full_cost.strip(" ()"), comes_in=False),
-    InRule(1, _no_graveyard_plan, _graveyard_words, comes_in=False),
-    InRule(2, lambda c: not c.how and c.matchup.moon_misses(c.facts), _moon_words, comes_in=False),
-    InRule(3, lambda c: bool(c.how), lambda c: group_ways(c.how, limit=2)),
+    # a card their playbook fears (Blood Moon against Jeskai Blink, Wrath of the Skies against Boros Energy)
+    InRule(0, lambda c: bool(c.feared), lambda c: f"they fear it: {c.feared}"),
+    InRule(1, lambda c: bool(c.full_cost), lambda c: c.full_cost.strip(" ()"), comes_in=False),
+    InRule(2, _no_graveyard_plan, _graveyard_words, comes_in=False),
+    InRule(3, lambda c: not c.how and c.matchup.moon_misses(c.facts), _moon_words, comes_in=False),
+    InRule(4, lambda c: bool(c.how), lambda c: group_ways(c.how, limit=2)),
     # its lists did better against them; an answer with nothing to hit stays out whatever they did (Pyroblast
     # against a deck with no blue card)
-    InRule(4, lambda c: c.better and not c.interaction, lambda _: ""),
+    InRule(5, lambda c: c.better and not c.interaction, lambda _: ""),
     InRule(
-        5,
+        6,
         lambda c: c.their_choice,
         lambda _: "they choose what it takes: no answer to any one key card",
         comes_in=False,
     ),
-    InRule(6, lambda c: c.interaction, lambda _: "answers none of their key cards", comes_in=False),
+    InRule(7, lambda c: c.interaction, lambda _: "answers none of their key cards", comes_in=False),
     # a card the main deck's wish fetches is part of the plan from the sideboard (Past in Flames for Wish)
-    InRule(7, lambda c: bool(c.wished_by), lambda c: f"for {c.wished_by} to fetch", comes_in=False),
-    InRule(8, lambda _: True, lambda _: "no answer to their key cards, and no record against them", comes_in=False),
+    InRule(8, lambda c: bool(c.wished_by), lambda c: f"for {c.wished_by} to fetch", comes_in=False),
+    InRule(9, lambda _: True, lambda _: "no answer to their key cards, and no record against them", comes_in=False),
 )
 
 
@@ -228,10 +251,14 @@ class Ranked:
     comes_in: bool
     record: str
     answered: tuple[str, ...] = ()  # their key cards it answers
+    feared_by: str = ""  # the opponent whose playbook fears it, or ""
 
     @property
     def named(self) -> str:
-        """The card with two of their key cards it answers, for the words of what it replaces."""
+        """The card with why it comes in (they fear it, or two of their key cards it answers), for the words of
+        what it replaces."""
+        if self.feared_by:
+            return f"{self.card.name} (which {self.feared_by} fears)"
         return f"{self.card.name} (for {' / '.join(self.answered[:2])})" if self.answered else self.card.name
 
 
@@ -252,7 +279,16 @@ def judge_sideboard(case: GuideCase) -> list[Ranked]:
         order = (-candidate.value, case.matchup.answer_order(candidate.facts), candidate.facts.mana_value, card.name)
         guide_card = GuideCard(name=card.name, quantity=card.quantity, why=why)
         ranked.append(
-            Ranked(order, candidate.value, candidate.worth, guide_card, comes_in, evidence, tuple(candidate.how))
+            Ranked(
+                order,
+                candidate.value,
+                candidate.worth,
+                guide_card,
+                comes_in,
+                evidence,
+                tuple(candidate.how),
+                case.opponent if candidate.feared else "",
+            )
         )
     return sorted(ranked, key=lambda r: r.order)
 
@@ -295,6 +331,7 @@ class OutCandidate:
     plan: bool = False  # a ramp deck's mana source, or a big creature of a deck that cheats creatures in
     their_choice: bool = False  # it reaches their key cards only as they choose (an edict): live, not an answer
     digs: bool = False  # card flow in a combo deck: it digs for the combo, the deck's answer to anything
+    feared: str = ""  # why their playbook fears it, or ""
 
     @classmethod
     def of(cls, card: CardDetail, case: GuideCase) -> OutCandidate:
@@ -321,6 +358,7 @@ class OutCandidate:
             _plan(facts, matchup),
             chosen,
             matchup.own_strategy == "combo",
+            feared_by(matchup, card.name),
         )
 
     @property
@@ -373,6 +411,8 @@ class OutCandidate:
         return value - WORSE_BY * self.worse_here
 
     def does_here(self) -> str:
+        if len(self.how) > NAMED_ANSWERS:
+            return f"answers {len(self.how)} of their key cards, one at a time"
         if self.how:
             return f"answers only {' / '.join(self.how)} here"
         if self.their_choice:
@@ -396,7 +436,10 @@ class OutRule:
 
 
 # Never out: a card whose lists did better against this opponent
-STAYS: tuple[Callable[[OutCandidate], bool], ...] = (lambda c: c.gap is not None and c.gap >= BETTER_BY,)
+STAYS: tuple[Callable[[OutCandidate], bool], ...] = (
+    lambda c: c.gap is not None and c.gap >= BETTER_BY,
+    lambda c: bool(c.feared),  # their playbook fears it
+)
 OUT_RULES: tuple[OutRule, ...] = (
     OutRule(0, lambda c: c.dead and c.by_rules, lambda c, _: "nothing to hit among their key cards"),
     OutRule(1, lambda c: bool(c.slow) and c.by_rules, lambda c, _: c.slow),
