@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from meta_mage.archetypes.classifier import ArchetypeClassifier
 from meta_mage.card_rules.answers import answered_by, verdicts
 from meta_mage.card_rules.facts import CardFacts
+from meta_mage.card_rules.profile import profile_of
 from meta_mage.card_rules.reader import roles_of
 from meta_mage.decks.cards import (
     COST_REDUCTION,
@@ -377,12 +378,26 @@ def answers(card: CardDetail, matchup: Matchup, main: list[CardDetail] | None = 
     spent = frozenset(deck_colours(main)) if main else None
     colours = len(spent) if spent is not None else None
     skip_lands = matchup.moon_misses(facts)
-    return {
+    found = {
         t.name: ways[0]
         for t in matchup.targets
         if not (skip_lands and t.is_land and not matchup.land_plan(t))
         and (ways := answered_by(facts, t, spare, colours, spent))
     }
+    return found | {name: how for name, how in _graveyard_plan_answers(facts, matchup).items() if name not in found}
+
+
+def _graveyard_plan_answers(facts: CardFacts, matchup: Matchup) -> dict[str, str]:
+    """Graveyard hate against a deck whose playbook names its graveyard plan: the plan's key cards are what it
+    answers, from the graveyard (Surgical Extraction on the Atraxa an Entomb put there); a whole graveyard at
+    once (Bojuka Bog, Leyline of the Void) says so."""
+    theirs = matchup.theirs
+    if theirs is None or not theirs.graveyard or "graveyard" not in {r.kind for r in roles_of(facts)}:
+        return {}
+    reach = profile_of(facts).casting.graveyard_hate
+    how = "exiles their whole graveyard" if reach & {"all", "ongoing"} else "exiles it from their graveyard"
+    plan = {card_key(name) for name in theirs.graveyard}
+    return {t.name: f"{how} (their graveyard plan)" for t in matchup.targets if card_key(t.name) in plan}
 
 
 def their_choice(card: CardDetail, matchup: Matchup) -> bool:
