@@ -32,12 +32,14 @@ from meta_mage.models.cards import card_key
 from meta_mage.models.decks import CardDetail, GuideCard, SideboardGuide
 from meta_mage.models.meta import WinRate
 
-WORTH_CAP = 3.0  # the most a card's worth in a matchup counts, however many of their cards it reaches
+WORTH_CAP = 2.5  # the most a card's worth in a matchup counts, however many of their cards it reaches: one card answers one threat at a time, and an aggro deck's body (2.5) is its clock
 LAND_PLAN = 1.0  # their key lands that tap for more or carry a plan weigh this much: land hate is worth more
 HATE_KINDS = {"graveyard", "spell_limit", "ability", "land"}  # what a noncreature hate permanent does
 # What a main-deck card is worth in a matchup beside what it answers there: a body is a clock in any matchup,
 # card flow and mana keep the deck going; an answer is worth what it answers (``worth``).
 BODY_WORTH = 1.5
+# a body is worth more in a deck whose plan is its creatures: they are its clock, not filler
+BODY_WORTH_BY_ROLE: dict[str, float] = {"aggro": 2.5, "tempo": 2.0, "midrange": 2.0, "ramp": 2.0}
 KIND_WORTH: dict[str, float] = {"threat": BODY_WORTH, "card_flow": 1.0, "mana": 1.0, "other": 1.0, "interaction": 0.0}
 FACE_WORTH = 1.0  # burn that can go to the face is never idle
 CHOICE_WORTH = 0.5  # an edict against a creature deck: live, but they choose what it takes
@@ -332,6 +334,7 @@ class OutCandidate:
     their_choice: bool = False  # it reaches their key cards only as they choose (an edict): live, not an answer
     digs: bool = False  # card flow in a combo deck: it digs for the combo, the deck's answer to anything
     feared: str = ""  # why their playbook fears it, or ""
+    role: str = "unknown"  # the player's deck's role (its playbook's, else its rule's strategy)
 
     @classmethod
     def of(cls, card: CardDetail, case: GuideCase) -> OutCandidate:
@@ -359,6 +362,7 @@ class OutCandidate:
             chosen,
             matchup.own_strategy == "combo",
             feared_by(matchup, card.name),
+            matchup.own_strategy,
         )
 
     @property
@@ -404,7 +408,14 @@ class OutCandidate:
         ``BODY_WORTH``, burn to the face, an edict), halved when it is among the weakest in this kind of
         matchup, less ``WORSE_BY`` when its lists did worse against them."""
         reach = FACE_WORTH if self.reaches_face else CHOICE_WORTH if self.their_choice else 0.0
-        kind = BODY_WORTH if self.body or self.digs_for_combo else KIND_WORTH.get(profile_of(self.facts).kind, 1.0)
+        body = BODY_WORTH_BY_ROLE.get(self.role, BODY_WORTH)
+        kind = (
+            body
+            if self.body
+            else BODY_WORTH
+            if self.digs_for_combo
+            else KIND_WORTH.get(profile_of(self.facts).kind, 1.0)
+        )
         value = max(self.worth if self.how else reach, kind)
         if self.slow:
             value *= WEAK_FACTOR
