@@ -168,7 +168,13 @@ def test_a_tax_is_interaction_but_answers_nothing(tax: str) -> None:
         ("Fireball", "other"),  # "This spell costs {1} more to cast for each target beyond the first"
         ("Derelor", "threat"),  # "Black spells you cast cost {B} more": its own controller's
         ("Geist-Fueled Scarecrow", "threat"),  # "Creature spells you cast cost {1} more"
-        ("Icefall Regent", "threat"),  # "Spells your opponents cast that target this creature cost {2} more"
+        (
+            "Kopala, Warden of Waves",
+            "threat",
+        ),  # "Spells your opponents cast that target a Merfolk you control cost {2}"
+        # Icefall Regent's tax is on spells that target it too, but its "That creature doesn't untap" keeps an
+        # opponent's creature tapped: interaction, as Bind the Monster and Sleep of the Dead in the facts table
+        ("Icefall Regent", "interaction"),
         ("Gloom", "interaction"),  # "White spells cost {3} more to cast"
         ("Lodestone Golem", "interaction"),  # "Nonartifact spells cost {1} more to cast"
     ],

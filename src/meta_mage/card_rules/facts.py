@@ -49,7 +49,7 @@ _PROTECTION = re.compile(
     rf"^(?:{_KEYWORD_LIST}|this \w+ has )protection from ([^.\n(,;]+(?:,? (?:and )?from [^.\n(,;]+)*)", re.I | re.M
 )
 _QUALITY_SPLIT = re.compile(r",? (?:and )?from ")
-_WARD = re.compile(r"^ward\s*(?:(\{[^\n]*?\})|[—-]\s*([^.\n]+))", re.I | re.M)
+_WARD = re.compile("^" + _KEYWORD_LIST + r"ward\s*(?:(\{[^\n]*?\})|[—-]\s*([^.\n]+))", re.I | re.M)
 COLOUR_NAMES = {"white": "W", "blue": "U", "black": "B", "red": "R", "green": "G"}
 # What a protection is from, beside a colour (its letter): the words the rules give it (and the table spells).
 EVERYTHING = "everything"
@@ -143,7 +143,8 @@ class CardFacts:
         return _LEVELS.split(self.text)[0]
 
     def _static_keyword(self, word: str) -> bool:
-        return re.search(rf"^(?:[\w ]+, )*{word}\b(?! from)", self._static_text, re.I | re.M) is not None
+        found = rf"^(?:[\w ]+, )*{word}\b(?! from)(?![^\n]*\bas long as\b)"  # not Syr Ginger's "as long as"
+        return re.search(found, self._static_text, re.I | re.M) is not None
 
     @property
     def hexproof(self) -> bool:

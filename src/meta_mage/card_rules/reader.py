@@ -203,7 +203,7 @@ def _targeted(effect: str) -> Maker:
         if _BLINK.match(match.string, match.end(1)):  # Flicker of Fate: it comes back at once
             return []
         head = re.split(r" with | if | that", phrase)[0]
-        if re.search(r"you control|\bcards?\b|graveyard", head):
+        if re.search(r"you (?:control|own)|\bcards?\b|graveyard", head):
             return []
         roles = []
         names_spell = re.search(r"\bspells?\b", re.split(r" if | with | that", phrase)[0]) is not None
