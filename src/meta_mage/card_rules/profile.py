@@ -154,6 +154,7 @@ _DRAWS = re.compile(r"(?<!opponent )(?<!would )(?<!whenever you )\bdraws? (?:[\w
 _TOP_CARDS = re.compile(
     r"\b(?:look at|looks at|reveal|reveals|exile|exiles) the top (?:[\w-]+ )?cards? of your library"
     r"|\b(?:scry|surveil) (?:\d+|x)\b"  # look at the top cards, keep some
+    r"|\breveals? cards from the top of (?:your|their) library until\b"  # Oath of Druids
 )
 _SEARCH = re.compile(r"\bsearch(?:es)? your library(?: and(?:/or)? graveyard)? for (?P<what>[^.]*?)\bcards?\b")
 _NONLAND_TYPES = re.compile(r"\b(?:nonland|creature|artifact|enchantment|instant|sorcery|planeswalker)\b")
@@ -209,11 +210,10 @@ _TO_HAND = re.compile(
 
 
 def _flows_cards(reading: Reading) -> bool:
-    """Draws, digs, tutors or regrows to hand; a search that puts the card onto the battlefield (Natural Order,
-    Tinker) is a cheat, not card flow."""
+    """Draws, digs, tutors or regrows to hand; a tutor or a dig that puts the card onto the battlefield (Natural
+    Order, Collected Company: ``cheat_from`` says so) is card flow too."""
     text = reading.text
-    tutors = _searches_nonland(text) and "library" not in reading.casting.cheat_from
-    return bool(_DRAWS.search(text) or _TOP_CARDS.search(text) or tutors or _TO_HAND.search(text))
+    return bool(_DRAWS.search(text) or _TOP_CARDS.search(text) or _searches_nonland(text) or _TO_HAND.search(text))
 
 
 # Interaction no role reads (it answers no card in particular) but that holds opponents back all the same, each
