@@ -34,8 +34,9 @@ The kind conventions, decided once and applied to every row alike (``profile.KIN
   interaction: a plain tap (Faebloom Trick), "can't block", the caster's own spells made uncounterable or damage
   made unpreventable (Allosaurus Shepherd, Veil of Summer, Flaring Pain), life loss on casting (Rug of
   Smothering), cards shuffled back from a graveyard (Memory's Journey), split second;
-- mana: it adds mana, is pitched for mana, grants an "Add" ability to its controller's permanents, makes lands tap
-  for more, or untaps a land for mana (Arbor Elf, Voyaging Satyr); and, after threat, ramp: lands put onto the
+- mana: it adds mana, is pitched for mana, grants an "Add" ability to its controller's permanents (a creature
+  that only grants one is a threat: Goldspan Dragon), makes lands tap for more, or untaps a land for mana (Arbor
+  Elf, Voyaging Satyr); and, after threat, ramp: lands put onto the
   battlefield or played beside the land drop (Explore, Growth Spiral, Scapeshift). A creature that ramps is a
   threat (Primeval Titan, Golos, Arboreal Grazer, Uro); a spell that ramps and draws is mana (Explore);
 - threat: creatures, planeswalkers, battles, vehicles and spacecraft, creature tokens and copies of permanents,

@@ -154,7 +154,7 @@ _DRAWS = re.compile(r"(?<!opponent )(?<!would )(?<!whenever you )\bdraws? (?:[\w
 _TOP_CARDS = re.compile(
     r"\b(?:look at|looks at|reveal|reveals|exile|exiles) the top (?:[\w-]+ )?cards? of your library"
     r"|\b(?:scry|surveil) (?:\d+|x)\b"  # look at the top cards, keep some
-    r"|\breveals? cards from the top of (?:your|their) library until\b"  # Oath of Druids
+    r"|\bmay reveal cards from the top of (?:your|their) library until\b"  # Oath of Druids
 )
 _SEARCH = re.compile(r"\bsearch(?:es)? your library(?: and(?:/or)? graveyard)? for (?P<what>[^.]*?)\bcards?\b")
 _NONLAND_TYPES = re.compile(r"\b(?:nonland|creature|artifact|enchantment|instant|sorcery|planeswalker)\b")
@@ -272,11 +272,11 @@ _HOLDS_BACK = re.compile(
 )
 # An upkeep cost given to every artifact (Energy Flux): a quoted ability, read on the whole text.
 _GIVES_UPKEEP = re.compile(r"\ball (?:artifacts|creatures|lands) have \"[^\"]*\bsacrifice this\b")
-# An ability granted in quotes to one's own permanent (equipped or enchanted, a creature it targets, lands or
-# creature tokens one controls, a token it makes by name): read as the card's own for its kind.
+# An ability granted in quotes to one's own permanent (equipped or enchanted, a creature it targets, lands,
+# Eldrazi or creature tokens one controls, a token it makes by name): read as the card's own for its kind.
 _GRANTED = re.compile(
     r"\b(?:equipped creature|enchanted (?:creature|land|permanent)|target (?:attacking )?creature|it"
-    r"|(?:lands|creatures|creature tokens) you control)\b[^.\"]*?\b(?:has|have|gains?)\b[^\"\n]*?"
+    r"|[\w-]+(?: tokens)? you control)\b[^.\"]*?\b(?:has|have|gains?)\b[^\"\n]*?"
     r"\"(?P<ability>[^\"]*)\""
     r"|\btoken named [\w ]+ with \"(?P<named>[^\"]*)\""
 )
@@ -298,7 +298,7 @@ def _grants_interaction(reading: Reading) -> bool:
 
 
 # Mana: it adds mana, is pitched for mana, makes a land tap for more ("three times as much"), grants an "Add"
-# ability to its controller's permanents, or untaps a land for it (Arbor Elf: a dork).
+# ability to its controller's permanents (a creature that does is a threat), or untaps a land for it (Arbor Elf).
 _MORE_MANA = re.compile(r"\bproduces? (?:twice|three times) as much\b")
 
 
@@ -307,7 +307,7 @@ def _makes_mana(reading: Reading) -> bool:
     return bool(
         facts.exiled_for_mana
         or _ADDS_MANA.search(reading.text)
-        or _ADDS_MANA.search(reading.granted)
+        or ("creature" not in facts.types and _ADDS_MANA.search(reading.granted))  # Goldspan Dragon: a threat
         or _MORE_MANA.search(reading.text)
         or "dork" in reading.casting.fast_mana
     )
