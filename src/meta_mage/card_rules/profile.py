@@ -217,7 +217,7 @@ def _flows_cards(reading: Reading) -> bool:
 
 
 # Interaction no role reads (it answers no card in particular) but that holds opponents back all the same, each
-# a phrase of the rules: locks on casting, drawing, attacking and untapping; taps and stun counters; damage
+# a phrase of the rules: locks on casting, drawing, attacking and untapping; stun counters (not a plain tap); damage
 # prevented or redirected; -N/-N to a group; edicts everyone makes; what is tucked, phased out, discarded,
 # exiled from a library or hand; control exchanged; the opponents' triggers stopped.
 _HOLDS_BACK = re.compile(
