@@ -216,3 +216,12 @@ def test_a_cheated_or_free_card_lands_when_its_cheat_or_pitch_allows(demo_world:
     _, plan = strategy(demo_world, "Modern", "Boros Energy", "Jeskai Blink")
     solitude = deciders(plan).get("Solitude")
     assert solitude is None or (solitude["turn"] == 1 and "for free" in solitude["sooner_by"]), solitude
+
+
+def test_a_spell_that_saves_a_creature_is_worth_their_removal(demo_world: dict[str, Any]) -> None:
+    # Given Standard's Simic Ouroboroid (Snakeskin Veil: hexproof for its creature) against Dimir Kaito Midrange,
+    # whose key cards are removal spells
+    cards, plan = strategy(demo_world, "Standard", "Simic Ouroboroid", "Dimir Kaito Midrange")
+    assert any(c["name"] == "Snakeskin Veil" and c["section"] == "mainboard" for c in cards)
+    # Then the Veil stays: it was "answers none of their key cards" and went out in every matchup
+    assert "Snakeskin Veil" not in {c["name"] for c in plan["sideboard_guide"]["take_out"]}

@@ -11,6 +11,7 @@ from functools import cached_property
 from meta_mage.archetypes.classifier import ArchetypeClassifier
 from meta_mage.card_rules.facts import CardFacts
 from meta_mage.card_rules.profile import profile_of
+from meta_mage.card_rules.reader import roles_of
 from meta_mage.decks.cards import (
     COLOUR_LETTERS,
     answer_kinds,
@@ -32,7 +33,9 @@ from meta_mage.models.cards import card_key
 from meta_mage.models.decks import CardDetail, GuideCard, SideboardGuide
 from meta_mage.models.meta import WinRate
 
-WORTH_CAP = 2.5  # the most a card's worth in a matchup counts, however many of their cards it reaches: one card answers one threat at a time, and an aggro deck's body (2.5) is its clock
+# the most a card's worth in a matchup counts, however many of their cards it reaches: one card answers one threat
+# at a time, and an aggro deck's body (2.5) is its clock
+WORTH_CAP = 2.5
 LAND_PLAN = 1.0  # their key lands that tap for more or carry a plan weigh this much: land hate is worth more
 HATE_KINDS = {"graveyard", "spell_limit", "ability", "land"}  # what a noncreature hate permanent does
 # What a main-deck card is worth in a matchup beside what it answers there: a body is a clock in any matchup,
@@ -49,6 +52,13 @@ FEARED_WORTH = WORTH_CAP + 1.0  # a card their playbook fears beats any one answ
 NAMED_ANSWERS = 2  # an out-card that answers more of their key cards is said to answer how many, not "only"
 SWAP_MARGIN = 0.25  # a sideboard card comes in for a main-deck card worth at least a quarter of a card less here
 _CHEAPER_VS_COLOUR = re.compile(r"costs? \{(\d+)\} less to cast if it targets an? (white|blue|black|red|green)")
+# a spell that saves the player's own creature from their removal (Snakeskin Veil, Blossoming Defense)
+_SHIELDS = re.compile(
+    r"target (?:creature|permanent)(?: you control)?[^.]*(?:\.\s*(?:it|that creature))?[^.]*\bgains? "
+    r"(?:hexproof|indestructible|protection|shroud)",
+    re.I,
+)
+_REMOVAL = frozenset({"removal", "sweeper", "edict"})
 _FACE = re.compile(r"damage to (?:any target|target player|each opponent|target opponent)", re.I)
 
 
@@ -58,6 +68,16 @@ def _land_hate(how: dict[str, str], lands: dict[str, CardFacts], weights: dict[s
     hit = [name for name in how if name in lands]
     plan = sum(weights.get(n, 0.5) for n in hit if lands[n].taps_for_more or Matchup.land_plan(lands[n]))
     return min(WORTH_CAP if plan >= LAND_PLAN else 1.0, sum(weights.get(name, 0.5) for name in hit))
+
+
+def _shielded_from(facts: CardFacts, matchup: Matchup) -> float:
+    """What a spell that saves the player's creature (hexproof, protection, indestructible) is worth here: their
+    key removal it meets, each weighted by the share of their lists that play it, at most ``WORTH_CAP`` (Snakeskin
+    Veil against Dimir's removal, not against a deck with none)."""
+    if not _SHIELDS.search(facts.text):
+        return 0.0
+    removal = [t.name for t in matchup.targets if {r.kind for r in roles_of(t)} & _REMOVAL]
+    return min(WORTH_CAP, sum(matchup.weights.get(name, 0.0) for name in removal))
 
 
 def feared_by(matchup: Matchup, name: str) -> str:
@@ -335,6 +355,7 @@ class OutCandidate:
     digs: bool = False  # card flow in a combo deck: it digs for the combo, the deck's answer to anything
     feared: str = ""  # why their playbook fears it, or ""
     role: str = "unknown"  # the player's deck's role (its playbook's, else its rule's strategy)
+    shields: float = 0.0  # a spell that saves a creature: their removal it meets, weighted like an answer
 
     @classmethod
     def of(cls, card: CardDetail, case: GuideCase) -> OutCandidate:
@@ -363,6 +384,7 @@ class OutCandidate:
             matchup.own_strategy == "combo",
             feared_by(matchup, card.name),
             matchup.own_strategy,
+            _shielded_from(facts, matchup),
         )
 
     @property
@@ -407,7 +429,7 @@ class OutCandidate:
         """Its worth in this matchup: what it answers, or what its kind does in any matchup (a body
         ``BODY_WORTH``, burn to the face, an edict), halved when it is among the weakest in this kind of
         matchup, less ``WORSE_BY`` when its lists did worse against them."""
-        reach = FACE_WORTH if self.reaches_face else CHOICE_WORTH if self.their_choice else 0.0
+        reach = FACE_WORTH if self.reaches_face else CHOICE_WORTH if self.their_choice else self.shields
         body = BODY_WORTH_BY_ROLE.get(self.role, BODY_WORTH)
         kind = (
             body
