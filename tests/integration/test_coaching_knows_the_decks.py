@@ -225,3 +225,13 @@ def test_a_spell_that_saves_a_creature_is_worth_their_removal(demo_world: dict[s
     assert any(c["name"] == "Snakeskin Veil" and c["section"] == "mainboard" for c in cards)
     # Then the Veil stays: it was "answers none of their key cards" and went out in every matchup
     assert "Snakeskin Veil" not in {c["name"] for c in plan["sideboard_guide"]["take_out"]}
+
+
+def test_a_deck_without_a_playbook_gets_a_computed_profile_labelled_as_computed(demo_world: dict[str, Any]) -> None:
+    # Given Modern's Living End, which has no playbook (under 1 % of the lists), against Boros Energy
+    _, plan = strategy(demo_world, "Modern", "Living End", "Boros Energy")
+    rests_on = plan["play_plan"]["speed"]["rests_on"]
+    # Then its part rests on a profile computed from its lists' cards, said as such, beside Boros Energy's playbook
+    mine = next(words for words in rests_on if words.startswith("Living End"))
+    assert "no playbook" in mine and "computed from its lists' cards" in mine and "per 60" in mine, mine
+    assert any(words.startswith("Boros Energy: its playbook") for words in rests_on), rests_on
