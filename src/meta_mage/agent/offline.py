@@ -15,6 +15,7 @@ from meta_mage.agent.state import ConversationState, Route
 from meta_mage.agent.tasks import TASKS
 from meta_mage.agent.tasks.task import Results
 from meta_mage.models.meta import MAX_DAYS
+from meta_mage.models.name_text import name_markdown as plain  # a tool's error can quote a name
 
 OFFLINE_NOTE = "_Offline mode: no language model is configured, so this answer is composed from the data by templates._"
 
@@ -71,7 +72,7 @@ def answer(task: str, route: Route, known: ConversationState, turn: list[Any]) -
             f"{route.days}.\n\n{body}"
         )
     if problems:
-        said = " ".join(p if p.rstrip().endswith((".", "!", "?")) else f"{p.rstrip()}." for p in problems)
+        said = " ".join(plain(p) if p.rstrip().endswith((".", "!", "?")) else f"{plain(p)}." for p in problems)
         body += ("\n\n" if body else "") + "Something went wrong while fetching the data: " + said
         body += " You can ask again, or ask something else; the conversation is intact."
     if not body:

@@ -61,7 +61,7 @@ def _matchup_lines(page: ArchetypePageOutput) -> list[str]:
         ("Worst matchups", "worst", "unfavoured", "lowest"),
     ):
         cells: list[MatchupCell] = headline(ranked, side)
-        said = "; ".join(f"{c.opponent} {judged(c)}" for c in cells) or "none on that side of 50%"
+        said = "; ".join(f"{plain(c.opponent)} {judged(c)}" for c in cells) or "none on that side of 50%"
         if cells and not any(c.verdict == verdict for c in cells):
             said = f"none is called {verdict} yet; the {which} estimates: {said}"
         lines += ["", f"**{label}**: {said}."]
@@ -92,7 +92,7 @@ def _best_lines(page: ArchetypePageOutput) -> list[str]:
 
 def _playbook_lines(archetype: str, notes: PlaybookNotes | None) -> list[str]:
     if notes is None:
-        return [f"**Playbook**: none is written for {archetype} yet."]
+        return [f"**Playbook**: none is written for {plain(archetype)} yet."]
     parts = [
         ("Plan", notes.plan),
         ("Engine", ", ".join(notes.engine)),
@@ -104,7 +104,7 @@ def _playbook_lines(archetype: str, notes: PlaybookNotes | None) -> list[str]:
     ]
     lines = [f"**Playbook** ({notes.role}):", "", *[f"- {label}: {text}" for label, text in parts]]
     if notes.stale_engine:
-        stale = ", ".join(f"{card.name} ({card.share:.0f}%)" for card in notes.stale_engine)
+        stale = ", ".join(f"{plain(card.name)} ({card.share:.0f}%)" for card in notes.stale_engine)
         lines += [
             "",
             f"The playbook may be dated: engine cards fewer than {notes.engine_share:.0f}% of this window's lists "
@@ -122,7 +122,8 @@ def _page(page: ArchetypePageOutput) -> str:
         else ""
     )
     lines = [
-        f"**{page.archetype} in {page.format}**, {dates(spread.metadata.period)}: {stock.lists} lists.{catch_all}",
+        f"**{plain(page.archetype)} in {page.format}**, {dates(spread.metadata.period)}: "
+        f"{stock.lists} lists.{catch_all}",
         "",
         *_matchup_lines(page),
         "",
@@ -157,7 +158,7 @@ def page_answer(route: Route, known: ConversationState, done: Results) -> str:
     listed = done.get(ArchetypesOutput)
     if listed is None:
         return ""
-    names = ", ".join(a.name for a in listed.archetypes[:CHOICES_SHOWN])
+    names = ", ".join(plain(a.name) for a in listed.archetypes[:CHOICES_SHOWN])
     return f"Which archetype's page should I show? The most played in {listed.format}: {names}."
 
 

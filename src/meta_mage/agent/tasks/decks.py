@@ -4,7 +4,7 @@ optimisation): each one's record beside its offline answer."""
 from __future__ import annotations
 
 from meta_mage.agent.state import ConversationState, Route
-from meta_mage.agent.tasks.phrasing import blocks, dates, rate, spread
+from meta_mage.agent.tasks.phrasing import blocks, dates, plain, rate, spread
 from meta_mage.agent.tasks.task import OPPONENT_WORDS, Calls, Cue, Results, TaskSpec
 from meta_mage.models.cards import card_key
 from meta_mage.models.decks import (
@@ -64,22 +64,22 @@ def strategy(route: Route, known: ConversationState, done: Results) -> str:
         return ""
     profile = facts.your_deck_profile
     lines = [
-        f"**{facts.archetype} vs {facts.opponent_archetype}** in {facts.format}, "
+        f"**{plain(facts.archetype)} vs {plain(facts.opponent_archetype)}** in {facts.format}, "
         f"{dates(facts.metadata.period)}: {rate(facts.record)} from {facts.opponent_lists} opposing lists.",
         "",
         "**What they play** (share of their lists):",
     ]
     main_keys = [k for k in facts.opponent_key_cards if k.section == "mainboard"]
     side_keys = [k for k in facts.opponent_key_cards if k.section == "sideboard"]
-    lines += [f"- {k.name} ({k.inclusion_rate:.0f}%, {_copies(k.average_copies)})" for k in main_keys]
+    lines += [f"- {plain(k.name)} ({k.inclusion_rate:.0f}%, {_copies(k.average_copies)})" for k in main_keys]
     if side_keys:
         lines.append(
-            "After sideboarding expect: " + ", ".join(f"{k.name} ({k.inclusion_rate:.0f}%)" for k in side_keys)
+            "After sideboarding expect: " + ", ".join(f"{plain(k.name)} ({k.inclusion_rate:.0f}%)" for k in side_keys)
         )
     lines += ["", "**Your sideboard answers**:"]
     if facts.sideboard_answers:
         for a in facts.sideboard_answers:
-            lines.append(f"- {a.quantity} {a.name}: {a.reason}")
+            lines.append(f"- {a.quantity} {plain(a.name)}: {a.reason}")
     else:
         lines.append("- none of your sideboard cards lines up against their key cards.")
     if facts.sideboard_guide is not None:
@@ -119,17 +119,21 @@ def _plan_lines(plan: PlayPlan) -> list[str]:
         "**Their cards that decide games** (share of their lists, the turn it lands; your answers):",
     ]
     for card in plan.deciders:
-        answers = ", ".join(card.your_answers[:3]) if card.your_answers else "nothing in your main deck answers it"
+        answers = (
+            ", ".join(map(plain, card.your_answers[:3]))
+            if card.your_answers
+            else "nothing in your main deck answers it"
+        )
         record = ""
         if card.record_with is not None and card.record_with.wins + card.record_with.losses:
             record = f"; their lists with it went {card.record_with.wins}-{card.record_with.losses} against you"
-        turn = f"turn {card.turn}, by {card.sooner_by}" if card.sooner_by else f"turn {card.turn}"
-        lines.append(f"- {card.name} ({card.inclusion_rate:.0f}%, {turn}): {answers}{record}")
+        turn = f"turn {card.turn}, by {plain(card.sooner_by)}" if card.sooner_by else f"turn {card.turn}"
+        lines.append(f"- {plain(card.name)} ({card.inclusion_rate:.0f}%, {turn}): {answers}{record}")
     lines += ["", "**Keep a seven with**:"]
     for keep in plan.keep:
         chance = f": {keep.chance:.0f}% of your opening sevens have it" if keep.chance is not None else ""
         cards = (
-            f" ({', '.join(keep.cards[:4])}{'…' if len(keep.cards) > 4 else ''}, "
+            f" ({', '.join(map(plain, keep.cards[:4]))}{'…' if len(keep.cards) > 4 else ''}, "
             f"{keep.copies} card{'s' * (keep.copies != 1)})"
             if keep.cards
             else ""
@@ -142,9 +146,9 @@ def _kept_because(card: CardUsage) -> str:
     """Why a flex card is not cut: the top decks it answers by its rules text, or whose lists did better."""
     reasons = []
     if card.answers_against:
-        reasons.append(f"it answers key cards of {', '.join(card.answers_against[:3])}")
+        reasons.append(f"it answers key cards of {', '.join(map(plain, card.answers_against[:3]))}")
     if card.better_against:
-        reasons.append(f"its lists did better against {', '.join(card.better_against)}")
+        reasons.append(f"its lists did better against {', '.join(map(plain, card.better_against))}")
     return f"; {' and '.join(reasons)}, so it stays" if reasons else ""
 
 
@@ -153,17 +157,20 @@ def optimize_mainboard(route: Route, known: ConversationState, done: Results) ->
     if result is None:
         return ""
     lines = [
-        f"**Mainboard check for {result.archetype}** in {result.format} against "
+        f"**Mainboard check for {plain(result.archetype)}** in {result.format} against "
         f"{result.lists_compared} lists from {dates(result.metadata.period)}."
     ]
     if result.swaps:
         lines += ["", "Suggested swaps:"]
-        lines += [f"- cut {s.cut_quantity} {s.cut}, add {s.add_quantity} {s.add}: {s.reason}" for s in result.swaps]
+        lines += [
+            f"- cut {s.cut_quantity} {plain(s.cut)}, add {s.add_quantity} {plain(s.add)}: {s.reason}"
+            for s in result.swaps
+        ]
     else:
         lines.append("Your list already matches what the archetype plays; no swap is clearly better.")
     if result.flex_spots:
         flex = ", ".join(
-            f"{c.name} ({c.inclusion_rate:.0f}% of lists{_kept_because(c)})" for c in result.flex_spots[:6]
+            f"{plain(c.name)} ({c.inclusion_rate:.0f}% of lists{_kept_because(c)})" for c in result.flex_spots[:6]
         )
         lines += ["", f"Flex spots (few lists play them): {flex}."]
     return blocks(lines)
@@ -173,14 +180,15 @@ def optimize_sideboard(route: Route, known: ConversationState, done: Results) ->
     result = done.get(OptimizeSideboardOutput)
     if result is None:
         return ""
-    tops = ", ".join(f"{t.get('name') or t.get('archetype')}" for t in result.top_archetypes)
+    tops = ", ".join(plain(str(t.get("name") or t.get("archetype"))) for t in result.top_archetypes)
     lines = [
-        f"**Sideboard for {result.archetype}** in {result.format} against the top decks ({tops}), from "
+        f"**Sideboard for {plain(result.archetype)}** in {result.format} against the top decks ({tops}), from "
         f"{result.lists_compared} lists from {dates(result.metadata.period)}. The {result.total_cards} cards:",
         "",
     ]
     lines += [
-        f"- {s.quantity} {s.name}: {s.reason}" + (f" (vs {', '.join(s.targets)})" if s.targets else "")
+        f"- {s.quantity} {plain(s.name)}: {s.reason}"
+        + (f" (vs {', '.join(map(plain, s.targets))})" if s.targets else "")
         for s in result.final_sideboard
     ]
     changes = _sideboard_changes(known.card_details, result.final_sideboard)
@@ -188,7 +196,7 @@ def optimize_sideboard(route: Route, known: ConversationState, done: Results) ->
     lines += ["", f"Changes from your sideboard: {'; '.join(changes)}." if changes else kept]
     if result.cut_reasons:
         lines += ["", "Why these leave:"]
-        lines += [f"- {cut.quantity} {cut.name}: {cut.why}" for cut in result.cut_reasons]
+        lines += [f"- {cut.quantity} {plain(cut.name)}: {cut.why}" for cut in result.cut_reasons]
     for guide in result.guides:
         lines += ["", *_guide_lines(guide)]
     lines += _unknown_lines(known)
@@ -197,7 +205,7 @@ def optimize_sideboard(route: Route, known: ConversationState, done: Results) ->
 
 def _unknown_lines(known: ConversationState) -> list[str]:
     """The cards of the player's list that are not in the card data: kept at their count, never judged."""
-    unknown = [f"{c.quantity} {c.name}" for c in known.card_details if c.unknown]
+    unknown = [f"{c.quantity} {plain(c.name)}" for c in known.card_details if c.unknown]
     if not unknown:
         return []
     return ["", f"Not in my card data, so kept at their count and not judged: {', '.join(unknown)}."]
@@ -205,11 +213,12 @@ def _unknown_lines(known: ConversationState) -> list[str]:
 
 def _guide_lines(guide: SideboardGuide) -> list[str]:
     """ "**Sideboarding against X**": in and out with counts and reasons, and the deck sizes after."""
-    head = f"**Sideboarding against {guide.opponent}**"
+    head = f"**Sideboarding against {plain(guide.opponent)}**"
     if guide.record is not None and guide.record.win_rate is not None:
         head += f" (you are {guide.record.wins}-{guide.record.losses}-{guide.record.draws}, {guide.record.verdict})"
     held = (
-        f"Also answers something of theirs, but no main-deck card does less here: {', '.join(guide.held_back)}."
+        "Also answers something of theirs, but no main-deck card does less here: "
+        f"{', '.join(map(plain, guide.held_back))}."
         if guide.held_back
         else ""
     )
@@ -220,7 +229,7 @@ def _guide_lines(guide: SideboardGuide) -> list[str]:
                 f"{head}: no main-deck card does less here than your sideboard's answers. Each one answers as much "
                 "of theirs, is a body that pressures them, or is the deck's engine, win condition or fast mana, and "
                 f"nothing in their record argues against it. Your sideboard's best against them, for a card you judge "
-                f"weaker yourself: {', '.join(guide.held_back)}.",
+                f"weaker yourself: {', '.join(map(plain, guide.held_back))}.",
                 *_left_out_lines(guide),
             ]
         return [
@@ -228,11 +237,11 @@ def _guide_lines(guide: SideboardGuide) -> list[str]:
             *_left_out_lines(guide),
         ]
     lines = [head + ":", "In:"]
-    lines += [f"- +{c.quantity} {c.name}" + (f": {c.why}" if c.why else "") for c in guide.bring_in]
+    lines += [f"- +{c.quantity} {plain(c.name)}" + (f": {c.why}" if c.why else "") for c in guide.bring_in]
     if guide.shared_record:
         lines.append(f"Their record: {guide.shared_record}.")
     lines.append("Out:")
-    lines += [f"- −{c.quantity} {c.name}: {c.why}" for c in guide.take_out]
+    lines += [f"- −{c.quantity} {plain(c.name)}: {c.why}" for c in guide.take_out]
     lines.append(f"That leaves {guide.mainboard_after} cards in the deck and {guide.sideboard_after} in the sideboard.")
     lines += [held] if held else []
     lines += _left_out_lines(guide)
@@ -248,7 +257,7 @@ def _left_out_lines(guide: SideboardGuide) -> list[str]:
         by_why.setdefault(card.why, []).append(card.name)
     if not by_why:
         return []
-    parts = [f"{', '.join(names)} ({why})" for why, names in by_why.items()]
+    parts = [f"{', '.join(map(plain, names))} ({why})" for why, names in by_why.items()]
     return ["Staying in the sideboard: " + "; ".join(parts) + "."]
 
 
@@ -265,9 +274,9 @@ def _sideboard_changes(card_details: list[CardDetail], final: list[SideboardSlot
         name, old = before.get(key, (after.get(key, ("", 0))[0], 0))
         new = after.get(key, (name, 0))[1]
         if new > old:
-            changes.append(f"+{new - old} {name} ({old} → {new})")
+            changes.append(f"+{new - old} {plain(name)} ({old} → {new})")
         elif new < old:
-            changes.append(f"−{old - new} {name} ({old} → {new})")
+            changes.append(f"−{old - new} {plain(name)} ({old} → {new})")
     return changes
 
 

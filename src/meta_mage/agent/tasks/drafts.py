@@ -45,7 +45,7 @@ def _described(filters: dict[str, Any], total: int) -> str:
     if color:
         described += f" with {color} in {'its' if total == 1 else 'their'} colour identity"
     if filters.get("name_contains"):
-        described += f" named like “{filters['name_contains']}”"
+        described += f" named like “{plain(str(filters['name_contains']))}”"
     return described
 
 
@@ -102,7 +102,7 @@ def _card_lines(shown: list[dict[str, Any]]) -> list[str]:
     for card in shown[:limit]:
         takers = ", ".join(f"{plain(who)} (pick {n})" for who, n in _takers(card))
         taken = "taken by " + takers if takers else "not drafted"
-        lines.append(f"- {card['card_name']}{_cost(card.get('mana_cost'))}: {taken}")
+        lines.append(f"- {plain(card['card_name'])}{_cost(card.get('mana_cost'))}: {taken}")
     if len(shown) > limit:
         lines.append(f"- … and {len(shown) - limit} more (ask for a colour, a type or a card name to narrow it down)")
     return lines
@@ -113,7 +113,7 @@ def _cost(mana_cost: Any) -> str:
     if not mana_cost:
         return ""
     symbols = re.findall(r"\{([^}]+)\}", str(mana_cost))
-    return " (" + "".join(s if len(s) <= 2 and "/" not in s else f"{{{s}}}" for s in symbols) + ")"
+    return " (" + plain("".join(s if len(s) <= 2 and "/" not in s else f"{{{s}}}" for s in symbols)) + ")"
 
 
 def _drafters_picks(heading: str, drafter: str, kind: str, described: str, cards: list[dict[str, Any]]) -> str:
@@ -124,7 +124,7 @@ def _drafters_picks(heading: str, drafter: str, kind: str, described: str, cards
     )
     plural = "" if len(picks) == 1 else "s"
     lines = [f"{heading}: {plain(drafter)} took {len(picks)} {kind}{plural}{described}, in pick order:", ""]
-    lines += [f"- Pick {n}: {name}{_cost(cost)}" for n, name, cost in picks]
+    lines += [f"- Pick {n}: {plain(name)}{_cost(cost)}" for n, name, cost in picks]
     return blocks(lines)
 
 
@@ -138,7 +138,7 @@ def _pick_of_each(heading: str, number: int, kind: str, described: str, cards: l
     if not taken:
         return f"{heading}: no drafter took pick {number}{narrowed}."
     lines = [f"{heading}: pick {number} of each drafter{narrowed} ({len(taken)}):", ""]
-    lines += [f"- {plain(who)}: {name}{_cost(cost)}" for who, name, cost in taken]
+    lines += [f"- {plain(who)}: {plain(name)}{_cost(cost)}" for who, name, cost in taken]
     if any(who == REDACTED for who, _, _ in taken):
         lines += ["", _ANONYMOUS_NOTE]
     return blocks(lines)

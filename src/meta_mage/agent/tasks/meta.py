@@ -17,6 +17,7 @@ from meta_mage.agent.tasks.phrasing import (
     lookalike_note,
     modelled,
     percent,
+    plain,
     rate,
     short,
     sourced,
@@ -58,7 +59,7 @@ def _movers(rows: list[RankingRow], previous: Window) -> list[str]:
 
     def said(group: list[RankingRow]) -> str:
         return "; ".join(
-            f"{r.name} {r.meta_share_trend:+.1f} (now {r.meta_share:.1f}%, {r.decks} decks)" for r in group
+            f"{plain(r.name)} {r.meta_share_trend:+.1f} (now {r.meta_share:.1f}%, {r.decks} decks)" for r in group
         )
 
     rising = [r for r in moved if (r.meta_share_trend or 0) > 0][:MOVERS]
@@ -120,7 +121,10 @@ def _by_estimate(rows: list[RankingRow]) -> list[RankingRow]:
 
 def _ranking_row(place: int, row: RankingRow) -> str:
     trend = f"{row.meta_share_trend:+.1f}" if row.meta_share_trend is not None else "n/a"
-    return f"| {place} | {row.name} | {row.meta_share:.1f}% | {trend} | {rate(row.current)} | {modelled(row.current)} |"
+    return (
+        f"| {place} | {plain(row.name)} | {row.meta_share:.1f}% | {trend} | {rate(row.current)} "
+        f"| {modelled(row.current)} |"
+    )
 
 
 def archetypes(route: Route, known: ConversationState, done: Results) -> str:
@@ -130,7 +134,8 @@ def archetypes(route: Route, known: ConversationState, done: Results) -> str:
     rows = result.archetypes
     lines = [f"**{len(rows)} archetypes in {result.format}**, {dates(result.metadata.period)}:", ""]
     lines += [
-        f"- {a.name} ({a.color_identity}, {a.strategy}): {a.meta_share:.1f}% ({a.decks} decks)" for a in rows[:25]
+        f"- {plain(a.name)} ({a.color_identity}, {a.strategy}): {a.meta_share:.1f}% ({a.decks} decks)"
+        for a in rows[:25]
     ]
     if len(rows) > 25:
         lines.append(f"- … and {len(rows) - 25} more")
@@ -148,9 +153,10 @@ def _read_as(question: str, stats: DeckMatchupStatsOutput) -> str:
         if word not in asked:
             continue
         others = [c.opponent for c in stats.matchups if word in c.opponent.lower().split()]
-        also = f"; other decks with that name: {', '.join(others)}" if others else ""
+        also = f"; other decks with that name: {', '.join(map(plain, others))}" if others else ""
         return (
-            f"I read “{word.capitalize()}” as **{name}**, the most played {stats.format} deck with that name{also}.\n\n"
+            f"I read “{word.capitalize()}” as **{plain(name)}**, the most played {stats.format} deck with that "
+            f"name{also}.\n\n"
         )
     return ""
 
@@ -172,10 +178,10 @@ def matchups(route: Route, known: ConversationState, done: Results) -> str:
         extra = ""
         if len(ranked) > 1:
             best, worst = (headline(ranked, "best", 1) or ranked)[0], (headline(ranked, "worst", 1) or ranked[::-1])[0]
-            extra = f"; best vs {best.opponent} {short(best)}, worst vs {worst.opponent} {short(worst)}"
+            extra = f"; best vs {plain(best.opponent)} {short(best)}, worst vs {plain(worst.opponent)} {short(worst)}"
         elif ranked:
-            extra = f"; only decided matchup: vs {ranked[0].opponent} {short(ranked[0])}"
-        lines.append(f"- {row.archetype} ({row.meta_share:.1f}%): {rate(row.overall)}{extra}")
+            extra = f"; only decided matchup: vs {plain(ranked[0].opponent)} {short(ranked[0])}"
+        lines.append(f"- {plain(row.archetype)} ({row.meta_share:.1f}%): {rate(row.overall)}{extra}")
     lines.append("")
     lines.append(
         f"Best and worst are ranked on the estimate of {MODEL}; a verdict needs {MIN_PLAYERS} distinct players. "
@@ -230,12 +236,13 @@ def recommend(route: Route, known: ConversationState, done: Results) -> str:
 
 def _field_row(place: int, row: FieldExpectation) -> str:
     drivers = "; ".join(
-        f"{d.opponent} ({d.meta_share:.0f}% of the field) {d.estimate:.0f}%"
+        f"{plain(d.opponent)} ({d.meta_share:.0f}% of the field) {d.estimate:.0f}%"
         + (f" ({d.wins}-{d.losses})" if d.wins + d.losses else " (no match: from the strengths)")
         for d in row.drivers[:2]
     )
     return (
-        f"| {place} | {row.archetype}{_pick_note(row)} | {row.expected:.1f}% ({row.ci_low:.1f}-{row.ci_high:.1f}%) "
+        f"| {place} | {plain(row.archetype)}{_pick_note(row)} "
+        f"| {row.expected:.1f}% ({row.ci_low:.1f}-{row.ci_high:.1f}%) "
         f"| {row.meta_share:.1f}% | {row.players} | {row.decided} | {row.measured:.0f}% | {drivers} |"
     )
 
@@ -246,7 +253,7 @@ def _passed_over(above: list[FieldExpectation]) -> list[str]:
         ([r.archetype for r in above if r.catch_all], "catch-alls of lists no archetype rule names: no one deck"),
         ([r.archetype for r in above if not r.catch_all], f"fewer than {MIN_PLAYERS} players"),
     )
-    return [f"{', '.join(names)} ({why})" for names, why in groups if names]
+    return [f"{', '.join(map(plain, names))} ({why})" for names, why in groups if names]
 
 
 NAMED_LEADERS = 5  # the decks the data cannot separate named in full; the rest are counted
@@ -263,12 +270,12 @@ def _pick(ranked: list[FieldExpectation]) -> str:
     passed = _passed_over(ranked[: ranked.index(first)])
     if decision.archetype:
         lead = (
-            f"**{first.archetype}** is the pick against this field: the low end of its interval clears the next "
+            f"**{plain(first.archetype)}** is the pick against this field: the low end of its interval clears the next "
             f"deck's by {PICK_MARGIN:.0f}+ points."
         )
     else:
         shown = decision.leaders[:NAMED_LEADERS]
-        names = ", ".join(f"**{name}**" for name in shown)
+        names = ", ".join(f"**{plain(name)}**" for name in shown)
         rest = len(decision.leaders) - len(shown)
         more = f" and {rest} more within {PICK_MARGIN:.0f} points of the first's low end" if rest else ""
         lead = (
@@ -289,7 +296,7 @@ def _card_row(r: CardRecord) -> str:
     shrunk = [w.estimate if w is not None else None for w in (r.with_card, r.without_card)]
     estimates = " vs ".join(f"{e:.1f}%" if e is not None else "n/a" for e in shrunk)
     return (
-        f"| {r.archetype} | {r.section} | {r.lists_with} of {r.lists} | {rate(r.with_card)} "
+        f"| {plain(r.archetype)} | {r.section} | {r.lists_with} of {r.lists} | {rate(r.with_card)} "
         f"| {rate(r.without_card)} | {estimates} ({gap}) | {r.verdict} |"
     )
 
@@ -300,11 +307,11 @@ def card_question(route: Route, known: ConversationState, done: Results) -> str:
     result = done.get(CardEvidenceOutput)
     if result is None:
         return ""
-    against = f" against {result.opponent}" if result.opponent else ""
-    read = f" (I read “{result.read_as}” as {result.card}.)" if result.read_as else ""
+    against = f" against {plain(result.opponent)}" if result.opponent else ""
+    read = f" (I read “{result.read_as}” as {plain(result.card)}.)" if result.read_as else ""
     roles = "; ".join(result.roles) or "no answer role its rules text gives (a threat or an engine card)"
     lines = [
-        f"**{result.card}{against}**, {result.format}, {dates(result.metadata.period)}.{read}",
+        f"**{plain(result.card)}{against}**, {result.format}, {dates(result.metadata.period)}.{read}",
         "",
         f"What it does by its rules text: {roles}.",
     ]
@@ -319,7 +326,7 @@ def card_question(route: Route, known: ConversationState, done: Results) -> str:
         share = 100 * result.matches_with / result.matches_total
         lines.append(
             f"Lists with it played {result.matches_with} of the {result.matches_total} decided matches against "
-            f"{result.opponent} ({share:.0f}%; a list with it in both main and sideboard counts twice)."
+            f"{plain(result.opponent)} ({share:.0f}%; a list with it in both main and sideboard counts twice)."
         )
     return blocks(lines)
 
@@ -329,21 +336,24 @@ def _card_answers(result: CardEvidenceOutput) -> str:
     if result.opponent and result.answers:
         by_way: dict[str, list[str]] = {}
         for a in result.answers:
-            by_way.setdefault(a.how, []).append(f"{a.name} ({a.inclusion_rate:.0f}%)")
+            by_way.setdefault(a.how, []).append(f"{plain(a.name)} ({a.inclusion_rate:.0f}%)")
         named = "; ".join(f"{how}: {' / '.join(names)}" for how, names in by_way.items())
         return (
-            f"Against {result.opponent} ({result.opponent_lists} lists) it answers {_answered(result)}; "
+            f"Against {plain(result.opponent)} ({result.opponent_lists} lists) it answers {_answered(result)}; "
             f"each card's share of their lists in brackets: {named}."
         )
     if result.opponent:
         return (
-            f"Against {result.opponent} it answers none of their {result.opponent_key_cards} key cards by its "
+            f"Against {plain(result.opponent)} it answers none of their {result.opponent_key_cards} key cards by its "
             "rules text."
         )
     if result.top_decks_answered:
         return (
             "Among the top decks' key cards it answers: "
-            + "; ".join(f"{deck}: {' / '.join(cards[:3])}" for deck, cards in result.top_decks_answered.items())
+            + "; ".join(
+                f"{plain(deck)}: {' / '.join(map(plain, cards[:3]))}"
+                for deck, cards in result.top_decks_answered.items()
+            )
             + "."
         )
     return "It answers none of the top 5 decks' key cards by its rules text."
@@ -405,14 +415,16 @@ def _card_bottom_line(result: CardEvidenceOutput) -> str:
     """One sentence a player can act on: what it answers there and what the records say, pooled where they can be."""
     if result.opponent:
         does = (
-            f"it answers {_answered(result)}" if result.answers else f"it answers nothing {result.opponent} relies on"
+            f"it answers {_answered(result)}"
+            if result.answers
+            else f"it answers nothing {plain(result.opponent)} relies on"
         )
     else:
         does = f"it answers key cards of {len(result.top_decks_answered)} of the top 5 decks"
     called = [r for r in (result.pooled or result.records) if r.gap is not None]
     if called:
         best = max(called, key=lambda r: r.with_card.wins + r.with_card.losses)
-        who = "the compared archetypes'" if best.archetype == "all of these" else f"{best.archetype}'s"
+        who = "the compared archetypes'" if best.archetype == "all of these" else f"{plain(best.archetype)}'s"
         said = f"{who} {best.section} lists with it: {best.verdict} ({best.gap:+.1f} points)"
     else:
         said = "the records are too few to compare lists with and without it"
@@ -438,7 +450,7 @@ def _grid_lines(grid: MatchupGrid) -> list[str]:
     lines = [
         "Row against column: win rate (decided matches); the diagonal holds mirror matches.",
         "",
-        "| vs | " + " | ".join(names) + " |",
+        "| vs | " + " | ".join(map(plain, names)) + " |",
         "|---" * (len(names) + 1) + "|",
     ]
     for name, row, mirrors in zip(names, grid.cells, grid.mirrors, strict=True):
@@ -447,7 +459,7 @@ def _grid_lines(grid: MatchupGrid) -> list[str]:
             f"{percent(cell):.0f}% ({cell.wins + cell.losses})"
             for cell in row
         ]  # fmt: skip
-        lines.append(f"| **{name}** | " + " | ".join(cells) + " |")
+        lines.append(f"| **{plain(name)}** | " + " | ".join(cells) + " |")
     return lines
 
 

@@ -7,17 +7,9 @@ import re
 from meta_mage.analytics.clustering import MIN_PLAYERS
 from meta_mage.analytics.stats import CLEAR_POINTS, FEW_MATCHES, PRIOR_MATCHES
 from meta_mage.models.meta import DeckMatchupStatsOutput, Lookalike, MatchupCell, Window, WinRate
+from meta_mage.models.name_text import name_markdown
 
-_MARKUP = re.compile(r"[\\`*<>|]")
-
-
-def plain(text: str) -> str:
-    """Free text from a data file (a drafter's or a draft's name) as markdown that shows it as written: the
-    characters that would make HTML, emphasis, code, a table cell or a link are escaped."""
-    escaped = _MARKUP.sub(lambda match: "\\" + match.group(0), text)
-    if "](" in escaped or "][" in escaped:  # a link's brackets; "[REDACTED]" alone is no link and stays as it is
-        escaped = escaped.replace("[", "\\[").replace("]", "\\]")
-    return escaped
+plain = name_markdown  # every name from data (card, player, drafter, archetype, draft) written as text
 
 
 def percent(block: WinRate) -> float:
@@ -115,8 +107,8 @@ VERDICT_WORDS = ("favoured", "unfavoured", "too close to call")
 def lookalike_note(lookalikes: list[Lookalike], shown: set[str]) -> str:
     """ "Possibly one deck: A and B (their usual main decks differ only by X)" for pairs with one shown."""
     said = [
-        f"{' and '.join(item.archetypes)} (their usual main decks differ only by "
-        f"{', '.join(item.differ_by) or 'their lands'})"
+        f"{' and '.join(map(plain, item.archetypes))} (their usual main decks differ only by "
+        f"{', '.join(map(plain, item.differ_by)) or 'their lands'})"
         for item in lookalikes
         if shown & set(item.archetypes)
     ]
@@ -142,17 +134,17 @@ def _against(stats: DeckMatchupStatsOutput, opponent: str) -> list[str]:
     lines = []
     cell = next((c for c in cells if c.opponent.lower() == opponent.lower()), None)
     if cell:
-        lines.append(f"Against **{cell.opponent}**: {judged(cell)}.")
+        lines.append(f"Against **{plain(cell.opponent)}**: {judged(cell)}.")
     else:
-        lines.append(f"No recorded matches against {opponent} in this window.")
+        lines.append(f"No recorded matches against {plain(opponent)} in this window.")
         # "Tron" is an archetype of its own, rarely played; a player saying it may well mean Eldrazi Tron
         alike = [c for c in cells if re.search(rf"(?<!\w){re.escape(opponent)}(?!\w)", c.opponent, re.I)]
         if alike:
-            named = "; ".join(f"**{c.opponent}** {judged(c)}" for c in alike)
-            lines.append(f"Archetypes whose name holds “{opponent}”: {named}.")
+            named = "; ".join(f"**{plain(c.opponent)}** {judged(c)}" for c in alike)
+            lines.append(f"Archetypes whose name holds “{plain(opponent)}”: {named}.")
     far = next((c for c in wider.matchups if c.opponent.lower() == opponent.lower()), None) if wider else None
     if wider is not None and far is not None:
-        lines.append(f"Over the longer window {dates(wider.period)}: against {far.opponent} {judged(far)}.")
+        lines.append(f"Over the longer window {dates(wider.period)}: against {plain(far.opponent)} {judged(far)}.")
     return lines
 
 
@@ -164,7 +156,7 @@ def _best_and_worst(ranked: list[MatchupCell]) -> list[str]:
         ("Best matchups", headline(ranked, "best"), "none is won more often than lost; the closest", ranked[:1]),
         ("Worst matchups", headline(ranked, "worst"), "none is lost more often than won; the closest", ranked[-1:]),
     ):
-        text = "; ".join(f"{c.opponent} {judged(c)}" for c in group or closest)
+        text = "; ".join(f"{plain(c.opponent)} {judged(c)}" for c in group or closest)
         if group and not any(c.verdict in VERDICT_WORDS[:4] for c in group):
             lines.append(
                 f"{label}: none has a verdict yet; the {'highest' if 'Best' in label else 'lowest'} estimates: {text}."
@@ -183,7 +175,8 @@ def _spread_table(ranked: list[MatchupCell]) -> str:
         "|---|---|---|---|---|---|---|",
     ]
     table += [
-        f"| {i} | {c.opponent} | {c.wins}-{c.losses}-{c.draws} | {c.players if c.players is not None else 'n/a'} "
+        f"| {i} | {plain(c.opponent)} | {c.wins}-{c.losses}-{c.draws} "
+        f"| {c.players if c.players is not None else 'n/a'} "
         f"| {percent(c):.1f}% ({c.ci_low:.0f}-{c.ci_high:.0f}%) | {modelled(c)} "
         f"| {c.verdict}{'' if not c.low_sample else f', only {c.wins + c.losses} decided'} |"
         for i, c in enumerate(ranked, 1)
@@ -201,8 +194,8 @@ def _thin(stats: DeckMatchupStatsOutput, decided: int) -> str:
         worst = [c for c in reversed(longer) if c not in best][:3]
         thin += (
             f" Over {wider.period.days} days ({dates(wider.period)}): overall {rate(wider.overall)}; best "
-            + "; ".join(f"{c.opponent} {short(c)}" for c in best)
-            + (("; worst " + "; ".join(f"{c.opponent} {short(c)}" for c in worst)) if worst else "")
+            + "; ".join(f"{plain(c.opponent)} {short(c)}" for c in best)
+            + (("; worst " + "; ".join(f"{plain(c.opponent)} {short(c)}" for c in worst)) if worst else "")
             + "."
         )
     return thin
@@ -210,7 +203,7 @@ def _thin(stats: DeckMatchupStatsOutput, decided: int) -> str:
 
 def spread(stats: DeckMatchupStatsOutput, opponent: str | None) -> str:
     lines = [
-        f"**{stats.archetype} in {stats.format}**, {dates(stats.metadata.period)}: meta share "
+        f"**{plain(stats.archetype)} in {stats.format}**, {dates(stats.metadata.period)}: meta share "
         f"{stats.meta_share:.1f}%, overall {rate(stats.overall)}; {stats.mirror_matches} mirror "
         f"match{'' if stats.mirror_matches == 1 else 'es'} left out."
     ]

@@ -5,10 +5,18 @@ function nearBottom() {
   return log.scrollHeight - log.scrollTop - log.clientHeight < 80;
 }
 
+// Bidi controls, direction marks and zero-width characters are removed from every text the page shows (the
+// server removes them from names too, models/name_text.py): none can reverse a line or hide a character.
+const INVISIBLE = /[\u061c\u200b-\u200f\u202a-\u202e\u2060\u2066-\u2069\ufeff]/g;
+
+function visible(text) {
+  return String(text).replace(INVISIBLE, "");
+}
+
 function add(cls, text) {
   const div = document.createElement("div");
   div.className = cls;
-  div.textContent = text;
+  div.textContent = visible(text);
   log.appendChild(div);
   log.scrollTop = log.scrollHeight;  // a new message: show it
   return div;
@@ -16,14 +24,35 @@ function add(cls, text) {
 
 // Markdown from the coach, rendered by marked and sanitised by DOMPurify: no text from the data (a card
 // name, a player name, a pasted message) can add markup, run anything or make the browser fetch anything.
-// Raw HTML in the markdown is shown as text; a link is kept only to the page's own paths; the sanitiser then
-// allows only the tags an answer uses and no attribute that can hold a URL but href (own paths only).
+// Raw HTML in the markdown is shown as text; a link is kept only when the address the browser resolves it to is
+// on the page's own origin (ownHref); the sanitiser then allows only the tags an answer uses and no attribute
+// that can hold a URL but href, which it checks again.
 // Re-rendered once per animation frame while the answer streams in.
 const ANSWER_TAGS = ["p", "br", "strong", "em", "del", "code", "pre", "ul", "ol", "li", "blockquote", "hr", "h1",
                      "h2", "h3", "h4", "table", "thead", "tbody", "tr", "th", "td", "a", "span", "details", "summary"];
 const SANITISE = {ALLOWED_TAGS: ANSWER_TAGS, ALLOWED_ATTR: ["href", "align", "colspan", "rowspan"],
                   ALLOWED_URI_REGEXP: /^(?:\/(?!\/)|#)/, ALLOW_DATA_ATTR: false};
-const OWN_PATH = /^(?:\/(?!\/)|#)/;
+
+// The address ``href`` leads to, resolved by the browser's own URL parser against this page, as a path on this
+// origin; null when it leaves the origin ("//host", "/\host", "\\host", "javascript:", "data:", any other host)
+// or does not parse. A resolved path that starts with "//" is written "/.//...": still this origin's path.
+function ownHref(href) {
+  let url;
+  try {
+    url = new URL(href, location.href);
+  } catch {
+    return null;
+  }
+  if (url.origin !== location.origin) return null;
+  return (url.pathname.startsWith("//") ? "/." : "") + url.pathname + url.search + url.hash;
+}
+
+// Whatever made an href (a link's markdown, an autolink, a reference), it stays only when it is this origin's.
+DOMPurify.addHook("afterSanitizeAttributes", (node) => {
+  if (!node.hasAttribute("href")) return;
+  const own = ownHref(node.getAttribute("href"));
+  if (own === null || own !== node.getAttribute("href")) node.removeAttribute("href");
+});
 
 function escapeHtml(text) {
   return text.replace(/[&<>"']/g, (c) => ({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;"})[c]);
@@ -35,7 +64,8 @@ marked.use({
     html(token) { return escapeHtml(token.text || token.raw || ""); },  // raw HTML from anywhere: shown as text
     link(token) {  // a link elsewhere is shown as its text and address, never as a link
       const text = this.parser.parseInline(token.tokens);
-      if (OWN_PATH.test(token.href)) return `<a href="${escapeHtml(token.href)}">${text}</a>`;
+      const own = ownHref(token.href);
+      if (own !== null) return `<a href="${escapeHtml(own)}">${text}</a>`;
       return token.raw.startsWith("[") ? `${text} (${escapeHtml(token.href)})` : escapeHtml(token.text);
     },
     image(token) { return escapeHtml(token.raw); },  // an answer has no images: no fetch from anywhere
@@ -50,7 +80,7 @@ function render(node, text) {
     const stick = nearBottom();
     delete node.dataset.pending;
     // no images or styles either: an answer never needs them, and an image would fetch from anywhere
-    node.innerHTML = DOMPurify.sanitize(marked.parse(node.dataset.markdown, {gfm: true}), SANITISE);
+    node.innerHTML = DOMPurify.sanitize(marked.parse(visible(node.dataset.markdown), {gfm: true}), SANITISE);
     for (const table of node.querySelectorAll("table")) table.tabIndex = 0;  // it scrolls sideways: keyboard-reachable
     markWideTables(node);
     if (stick) log.scrollTop = log.scrollHeight;
@@ -161,7 +191,7 @@ function showState(state) {
   for (const [label, value] of rows) {
     const dt = document.createElement("dt"), dd = document.createElement("dd");
     dt.textContent = label;
-    dd.textContent = value === null || value === undefined || value === "" ? "—" : String(value);
+    dd.textContent = value === null || value === undefined || value === "" ? "—" : visible(value);
     dl.append(dt, dd);
   }
   const select = document.getElementById("format");
@@ -204,7 +234,7 @@ const SVG = "http://www.w3.org/2000/svg";
 function svgNode(tag, attrs, text) {
   const node = document.createElementNS(SVG, tag);
   for (const [key, value] of Object.entries(attrs)) node.setAttribute(key, String(value));
-  if (text !== undefined) node.textContent = text;
+  if (text !== undefined) node.textContent = visible(text);
   return node;
 }
 
@@ -269,7 +299,7 @@ function figure(caption, ...parts) {
   const fig = document.createElement("figure");
   fig.className = "chart";
   const cap = document.createElement("figcaption");
-  cap.textContent = caption;
+  cap.textContent = visible(caption);
   fig.append(cap, ...parts);
   return fig;
 }
@@ -308,7 +338,7 @@ function gridChart(data) {
   for (const name of data.archetypes) {
     const th = document.createElement("th");
     th.scope = "col";
-    th.textContent = name;
+    th.textContent = visible(name);
     head.append(th);
   }
   const body = table.createTBody();
@@ -316,7 +346,7 @@ function gridChart(data) {
     const row = body.insertRow();
     const th = document.createElement("th");
     th.scope = "row";
-    th.textContent = name;
+    th.textContent = visible(name);
     row.append(th);
     data.cells[i].forEach((cell, j) => {
       const td = row.insertCell();
