@@ -17,7 +17,7 @@ from meta_mage.ingest.invariants import check_storage
 from meta_mage.ingest.repair import repair_storage
 from meta_mage.ingest.tournament_ingest import ingest_tournament_sources
 from meta_mage.models.tournament_file import MAX_CARD_NAME_CHARS, MAX_LINES_PER_LIST
-from meta_mage.storage.dynamo import pack, storage_operation
+from meta_mage.storage.dynamo import pack
 from meta_mage.storage.meta import MAX_ITEM_BYTES, MetaRepository, item_size
 from tests.conftest import demo_members
 
@@ -111,28 +111,32 @@ def test_a_day_dynamodb_refuses_stops_no_other_day_and_is_not_retried(
     assert name_a.split("/")[-2] != name_b.split("/")[-2]
     refused_day = name_a.split("/")[-1][-23:-13]  # the date in its MTGO file name
     repository = MetaRepository(dynamodb.Table(settings.meta_table))
-    real = MetaRepository.rebuild_day
+    real = MetaRepository._put_day
 
-    def rebuild(self: MetaRepository, fmt: str, date: str, **kwargs: Any) -> Any:
-        if date == refused_day:
-            return refused_by_dynamodb()
-        return real.__wrapped__(self, fmt, date, **kwargs)  # type: ignore[attr-defined]
+    def put_day(self: MetaRepository, day_item: dict[str, Any], *args: Any) -> None:
+        if day_item["sk"] == f"DAY#{refused_day}":
+            return refused_by_dynamodb()  # type: ignore[no-any-return]
+        return real(self, day_item, *args)
 
-    monkeypatch.setattr(MetaRepository, "rebuild_day", storage_operation(rebuild))
-    report = ingest_tournament_sources(
-        [SourceFile(name_a, a), SourceFile(name_b, b)], repository, get_classifier(settings.archetype_rules_dir)
-    )
+    monkeypatch.setattr(MetaRepository, "_put_day", put_day)
+    files = [SourceFile(name_a, a), SourceFile(name_b, b)]
+    report = ingest_tournament_sources(files, repository, get_classifier(settings.archetype_rules_dir))
     # Then the other day's event is stored and counted, and the refused file is a bad file, not a retry
     assert report.outcomes["added"] == 1 and report.outcomes["failed"] == 1, report.summary()
     assert report.storage_failures == set()
     assert "DynamoDB refused an item of this event while updating Pioneer" in report.summary()
     assert repository.get_format("Pioneer").tournaments == 1  # type: ignore[union-attr]
-    # and repair, the refusal still there, reports that day and repairs the rest
+    # and repair, the refusal still there, never commits the failed file: it removes what was written of it and
+    # names the file to ingest again
     report_repair = repair_storage(repository, ["Pioneer"])
     assert [violation.date for violation, _ in report_repair.left] == [refused_day], report_repair.lines()
-    assert "run repair again" in "\n".join(report_repair.lines())
+    assert f"ingest {name_a} again" in "\n".join(report_repair.lines())
     monkeypatch.undo()
-    # and once DynamoDB takes it, repair finishes the interrupted write
+    # and once DynamoDB takes it, repair still does not commit it; ingesting the file stores it and clears the line
+    assert not repair_storage(repository, ["Pioneer"]).ok
+    assert repository.get_format("Pioneer").tournaments == 1  # type: ignore[union-attr]
+    again = ingest_tournament_sources(files, repository, get_classifier(settings.archetype_rules_dir))
+    assert again.outcomes == {"added": 1, "unchanged": 1}, again.summary()
     assert repair_storage(repository, ["Pioneer"]).ok
     assert repository.get_format("Pioneer").tournaments == 2  # type: ignore[union-attr]
 

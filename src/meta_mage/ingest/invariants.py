@@ -1,12 +1,18 @@
 """The MetaTable's storage invariants, and a check that reads the table and reports every violation.
 
 1. **No write left half-done.** Every event version whose write began (its intent) was committed or removed.
+   A version whose ingest failed (its intent marked ``failed``: the file was reported FAILED) is never
+   committed: repair removes what was written of it and names its file until that file is ingested.
 2. **Aggregates are committed.** Every stored event aggregate is the version its event's header commits.
 3. **Decks are the committed version's.** A committed event holds as many decks as its header says, all of
    its version; no deck of another version is left.
 4. **Each committed event is counted exactly once, at its version.** A day counts exactly the committed events
    of that date, each at the version its header commits, and its archetype items are all written.
 5. **The format registry is the sum of its days** (tournaments, decks, matches, first and last date).
+6. **A day's totals are its events'.** Its tournaments, decks and matches, its statistics (all parts summed) and
+   the archetypes it lists are what the aggregates of the events it counts sum to.
+7. **A day's archetype items are the ones it lists.** A complete day has every part of every archetype it
+   lists, and no archetype item is stored that its day does not list.
 
 ``meta-mage repair --check`` runs :func:`check_storage` (reads only); ``meta-mage repair`` fixes what it finds
 (``ingest/repair.py``). A kill at any write of ingest, repair or reseed leaves only violations repair can fix.
@@ -34,6 +40,8 @@ class Violation:
     detail: str
     source_file: str = ""
     digest: str = ""
+    archetype: str = ""  # an archetype item's (invariant 7)
+    parts: tuple[int, ...] = ()
 
     def line(self) -> str:
         where = " ".join(part for part in (self.format, self.date, self.event_key) if part)
@@ -69,14 +77,16 @@ class FormatReads:
     aggregates: list[StoredAggregate]
     committed: dict[str, str] = field(default_factory=dict)  # event key -> the version its header commits
     days: dict[str, DayState] | None = None
+    archetype_items: dict[tuple[str, str], dict[str, set[int]]] | None = None  # (format, date) -> archetype -> parts
 
 
 def check_storage(repository: MetaRepository, formats: Iterable[str] = FORMATS, since: str = "") -> StorageCheck:
     """Every violation of the invariants among ``formats``' events and days dated ``since`` or later."""
     result = StorageCheck()
     registry = repository.registry_entries()
+    archetype_items = repository.archetype_items(since)
     for fmt in formats:
-        read = FormatReads(repository.stored_aggregates(fmt, since))
+        read = FormatReads(repository.stored_aggregates(fmt, since), archetype_items=archetype_items)
         result.violations += event_violations(repository, fmt, since, result, read)
         read.days = repository.day_states(fmt, since)
         result.violations += day_violations(repository, fmt, since, result, read)
@@ -137,6 +147,17 @@ def _event_problems(
 
 
 def _interrupted(intent: WriteIntent, aggregates: list[StoredAggregate]) -> Violation:
+    if intent.failed:
+        return Violation(
+            1,
+            "failed write",
+            intent.format,
+            intent.date,
+            intent.event_key,
+            f"the ingest of {intent.source_file or 'an unnamed file'} failed ({intent.failed[:200]}): never committed",
+            intent.source_file,
+            intent.digest,
+        )
     stored = any(a.event_key == intent.event_key and a.digest == intent.digest for a in aggregates)
     how = "its decks and aggregate are stored, not committed" if stored else "stopped before its aggregate"
     return Violation(
@@ -172,14 +193,16 @@ def day_violations(
     tally: StorageCheck | None = None,
     read: FormatReads | None = None,
 ) -> list[Violation]:
-    """Invariant 4 for one format (what ``read`` holds is not read again)."""
+    """Invariants 4, 6 and 7 for one format (what ``read`` holds is not read again)."""
     aggregates = read.aggregates if read else repository.stored_aggregates(fmt, since)
     by_date: dict[str, list[StoredAggregate]] = {}
     for aggregate in aggregates:
         by_date.setdefault(aggregate.date, []).append(aggregate)
     days = read.days if read and read.days is not None else repository.day_states(fmt, since)
+    items = read.archetype_items if read and read.archetype_items is not None else repository.archetype_items(since)
+    item_dates = {date for item_format, date in items if item_format == fmt}
     found = []
-    for date in sorted(set(by_date) | set(days)):
+    for date in sorted(set(by_date) | set(days) | item_dates):
         if tally:
             tally.days += 1
         keys = {aggregate.event_key for aggregate in by_date.get(date, [])}
@@ -190,6 +213,8 @@ def day_violations(
         problem = _day_problem(days.get(date), counted)
         if problem:
             found.append(Violation(4, "day", fmt, date, "", problem))
+        found += _total_violations(repository, fmt, date, days.get(date))
+        found += _archetype_item_violations(fmt, date, days.get(date), items.get((fmt, date), {}))
     return found
 
 
@@ -208,6 +233,66 @@ def _day_problem(state: DayState | None, committed: dict[str, str]) -> str | Non
     if not state.complete:
         return f"its archetype items stop at version {state.archetypes_version} of {state.version}"
     return None
+
+
+_TOTALS = ("tournaments", "decks", "matches")
+
+
+def _total_violations(repository: MetaRepository, fmt: str, date: str, state: DayState | None) -> list[Violation]:
+    """Invariant 6: the day's totals, statistics and archetypes against its events' aggregates summed afresh."""
+    if state is None:
+        return []
+    recount = repository.recount_day(fmt, date, state.events)
+    stored = {"tournaments": state.tournaments, "decks": state.decks, "matches": state.matches}
+    problems = [
+        f"{key} {stored[key]:,} (its events say {int(recount.data.get(key, 0)):,})"
+        for key in _TOTALS
+        if stored[key] != recount.data.get(key, 0)
+    ]
+    if repository.stored_day_data(fmt, date) != recount.data:
+        problems.append("its statistics are not the sum of its events'")
+    if state.archetypes != recount.archetypes:
+        listed, expected = state.archetypes - recount.archetypes, recount.archetypes - state.archetypes
+        problems.append(
+            "its archetypes differ from its events' ("
+            + "; ".join(
+                part
+                for part in (
+                    f"lists {', '.join(sorted(listed))}" if listed else "",
+                    f"misses {', '.join(sorted(expected))}" if expected else "",
+                )
+                if part
+            )
+            + ")"
+        )
+    if not problems:
+        return []
+    return [Violation(6, "day totals", fmt, date, "", "; ".join(problems))]
+
+
+def _archetype_item_violations(
+    fmt: str, date: str, state: DayState | None, items: dict[str, set[int]]
+) -> list[Violation]:
+    """Invariant 7: a complete day's archetypes each have every part; no archetype item its day does not list."""
+    listed = state.archetypes if state else frozenset()
+    found = []
+    if state is not None and state.complete:
+        missing = sorted(
+            archetype
+            for archetype in listed
+            if not set(range(1, state.archetype_parts.get(archetype, 1) + 1)) <= items.get(archetype, set())
+        )
+        if missing:
+            found.append(
+                Violation(
+                    7, "missing archetype items", fmt, date, "", f"lists {', '.join(missing)} without its item(s)"
+                )
+            )
+    for archetype in sorted(set(items) - listed):
+        detail = f"{len(items[archetype])} item(s) of {archetype} are stored that the day does not list"
+        parts = tuple(sorted(items[archetype]))
+        found.append(Violation(7, "unlisted archetype items", fmt, date, "", detail, archetype=archetype, parts=parts))
+    return found
 
 
 def registry_violations(repository: MetaRepository, fmt: str) -> list[Violation]:

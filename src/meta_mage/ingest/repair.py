@@ -1,15 +1,19 @@
 """``meta-mage repair``: fix every violation of the storage invariants (``ingest/invariants.py``) it finds.
 
 In three passes, each checked afresh, because each changes what the next one sees: events (finish or remove
-interrupted writes, drop stale decks), then days (recount them from the committed events), then the format
-registry. What cannot be fixed from the table (a committed event missing decks) is reported with the file to
-ingest again. Safe beside running ingests: every write is the same conditional write they make.
+interrupted writes, drop stale decks), then days (recount them from the committed events' aggregates, never from
+a stored total; delete archetype items no day lists), then the format registry (summed from the recounted days).
+A version whose ingest failed (reported FAILED) is never committed: what was written of it is removed. What
+cannot be fixed from the table (such a version, a committed event missing decks) is removed and reported with the
+file to ingest again, on every run until that file is ingested. Safe beside running ingests: every write is the
+same conditional write they make.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 from meta_mage.analytics.matchup_fit import refresh_matchup_models
 from meta_mage.errors import StorageUnavailable
@@ -22,7 +26,7 @@ from meta_mage.ingest.invariants import (
     registry_violations,
 )
 from meta_mage.models.tournaments import FORMATS
-from meta_mage.storage.meta import DayRebuild, MetaRepository
+from meta_mage.storage.meta import DayRebuild, MetaRepository, WriteIntent
 
 
 @dataclass
@@ -37,6 +41,7 @@ class RepairReport:
     final: StorageCheck | None = None
     models: int = 0  # matchup models fitted because their stored fit was not of the figures stored now
     left_steps: list[str] = field(default_factory=list)  # steps that failed, with what to do
+    recounted: set[tuple[str, str]] = field(default_factory=set)  # (format, date) of the days recounted
 
     @property
     def ok(self) -> bool:
@@ -56,7 +61,14 @@ class RepairReport:
         return lines
 
 
-Fixer = Callable[[MetaRepository, Violation, RepairReport], str | None]  # what was done, or None: left (advice)
+@dataclass(frozen=True)
+class Left:
+    """A violation repair cannot fix from the table, with what the user should do."""
+
+    advice: str
+
+
+Fixer = Callable[[MetaRepository, Violation, RepairReport], str | Left | None]  # what was done, or left (advice)
 
 
 def repair_storage(repository: MetaRepository, formats: Iterable[str] = FORMATS, since: str = "") -> RepairReport:
@@ -84,9 +96,12 @@ def _apply(repository: MetaRepository, violation: Violation, report: RepairRepor
     try:
         action = fixer(repository, violation, report)
     except StorageUnavailable as exc:  # one day or event that cannot be written never stops the others
-        report.left.append((violation, f"DynamoDB error while fixing it ({exc}); run repair again"))
+        then = f"; if it is refused again, {_reingest(violation)}" if violation.source_file else ""
+        report.left.append((violation, f"DynamoDB error while fixing it ({exc}); run repair again{then}"))
         return
-    if action is None:
+    if isinstance(action, Left):
+        report.left.append((violation, action.advice))
+    elif action is None:
         report.left.append((violation, _reingest(violation)))
     else:
         report.fixed.append((violation, action))
@@ -110,6 +125,11 @@ def _finish_or_remove(repository: MetaRepository, violation: Violation, report: 
             )
             outcome = repository.commit_stored_version(aggregate)
             return f"committed the version stored whole ({outcome})"
+    return _remove(repository, violation, aggregate)
+
+
+def _remove(repository: MetaRepository, violation: Violation, aggregate: dict[str, Any] | None) -> str:
+    """Remove what was written of the violation's version (its intent included)."""
     committed = repository.committed_events([violation.event_key]).get(violation.event_key)
     removed = repository.delete_version(violation.format, violation.date, violation.event_key, violation.digest)
     note = f"removed what was written of it ({removed} deck(s))"
@@ -125,12 +145,50 @@ def _finish_or_remove(repository: MetaRepository, violation: Violation, report: 
     return f"{note}; {_reingest(violation)} to store it"
 
 
+def _remove_failed(repository: MetaRepository, violation: Violation, _: RepairReport) -> str | Left:
+    """A version whose ingest failed: never committed. What was written of it is removed; its marker (the failed
+    intent) stays, naming the file, until an ingest commits the event."""
+    aggregate = repository.aggregate_data(violation.format, violation.date, violation.event_key)
+    written = aggregate is not None and str(aggregate.get("digest", "")) == violation.digest
+    note = _remove(repository, violation, aggregate) if written or _has_decks(repository, violation) else ""
+    if repository.committed_events([violation.event_key]).get(violation.event_key):
+        repository.delete_intent(violation.format, violation.date, violation.event_key, violation.digest)
+        return (note + "; " if note else "") + "the event is committed (ingested since): its failure is cleared"
+    _mark_failed(repository, violation, violation.detail)
+    return Left((note + "; " if note else "") + _reingest(violation) + " to store it")
+
+
+def _has_decks(repository: MetaRepository, violation: Violation) -> bool:
+    return repository.stored_event(violation.event_key).deck_versions.get(violation.digest, 0) > 0
+
+
+def _mark_failed(repository: MetaRepository, violation: Violation, reason: str) -> None:
+    failed = reason.partition("failed (")[2].rpartition("): never committed")[0] or reason
+    intent = WriteIntent(
+        violation.format, violation.date, violation.event_key, violation.digest, violation.source_file, failed
+    )
+    repository.put_failed_marker(intent)
+
+
+def _uncommit_incomplete(repository: MetaRepository, violation: Violation, _: RepairReport) -> Left:
+    """A committed event missing decks: its file must be ingested again. Its marker goes first (so a kill leaves
+    it named), then its aggregate and event; the day pass then recounts the day without it."""
+    _mark_failed(repository, violation, f"its decks were incomplete: {violation.detail}")
+    repository.delete_aggregate(violation.format, violation.date, violation.event_key)
+    repository.delete_event(violation.event_key)
+    return Left(f"removed the event, whose decks are incomplete, from the statistics; {_reingest(violation)}")
+
+
 def _drop_stale_decks(repository: MetaRepository, violation: Violation, _: RepairReport) -> str:
     removed = repository.delete_other_versions(violation.event_key, violation.digest, violation.format, violation.date)
     return f"deleted {removed} deck(s) of other versions"
 
 
 def _recount_day(repository: MetaRepository, violation: Violation, report: RepairReport) -> str:
+    """Rebuild the day from its committed events' aggregates (never from a stored total), once per repair."""
+    if (violation.format, violation.date) in report.recounted:
+        return "recounted with the day's other violations"
+    report.recounted.add((violation.format, violation.date))
     rebuilt = repository.rebuild_day(violation.format, violation.date, committed_only=True)
     report.rebuilt.append(rebuilt)
     before = rebuilt.before
@@ -147,15 +205,22 @@ def _refresh_registry(repository: MetaRepository, violation: Violation, report: 
     return "rewritten from its days"
 
 
-def _cannot_fix(*_: object) -> None:
-    return None
+def _delete_unlisted(repository: MetaRepository, violation: Violation, _: RepairReport) -> str:
+    deleted = repository.delete_unlisted_archetype(
+        violation.format, violation.date, violation.archetype, violation.parts
+    )
+    return "deleted them" if deleted else "kept them: the day lists the archetype again (written meanwhile)"
 
 
 FIXERS: dict[str, Fixer] = {
     "interrupted write": _finish_or_remove,
     "uncommitted aggregate": _finish_or_remove,
+    "failed write": _remove_failed,
     "stale decks": _drop_stale_decks,
-    "missing decks": _cannot_fix,
+    "missing decks": _uncommit_incomplete,
     "day": _recount_day,
+    "day totals": _recount_day,
+    "missing archetype items": _recount_day,
+    "unlisted archetype items": _delete_unlisted,
     "registry": _refresh_registry,
 }

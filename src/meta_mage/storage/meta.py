@@ -45,7 +45,7 @@ from meta_mage.models.aggregates import merge
 from meta_mage.models.evidence import ArchetypeStats, CardRow, FormatStats, Record
 from meta_mage.models.meta import FormatSummary
 from meta_mage.models.tournaments import ParsedDeck, ParsedTournament
-from meta_mage.storage.dynamo import binary_bytes, pack, query_all, storage_operation, unpack
+from meta_mage.storage.dynamo import all_pages, binary_bytes, pack, query_all, storage_operation, unpack
 from meta_mage.storage.shards import CARD_LISTS, CARD_SECTIONS, FORMAT_SECTIONS, split_aggregate
 
 _BATCH_GET_LIMIT = 100
@@ -67,9 +67,12 @@ class DayFull(MetaMageError):
     code = "day_full"
 
 
-# A day item lists the events it counts with their versions (about 60 bytes each): this bounds it to about
-# 30 KB. The busiest real day of a format holds about 20 events.
+# A day item lists the events it counts with their versions (``digests``: event key -> version). An event key
+# is at most 487 characters (``mtgo:`` and the digits of a 500-character URI), so the list takes at most about
+# 258 KB at this cap; the day's first data part takes what is left of the item (``_DAY_ITEM_MARGIN`` spare) and
+# its further parts the rest. The busiest real day of a format holds about 20 events (about 1.2 KB).
 MAX_EVENTS_PER_DAY = 500
+_DAY_ITEM_MARGIN = 4 * 1024
 
 
 @dataclass(frozen=True)
@@ -119,6 +122,14 @@ class DayRebuild:
 
 
 @dataclass(frozen=True)
+class DayRecount:
+    """A day's format data and archetypes summed afresh from the event aggregates it counts."""
+
+    data: dict[str, Any]
+    archetypes: frozenset[str]
+
+
+@dataclass(frozen=True)
 class StoredDeck:
     """One stored decklist with its event (``format_decks``)."""
 
@@ -153,6 +164,7 @@ class WriteIntent:
     event_key: str
     digest: str
     source_file: str
+    failed: str = ""  # why its ingest failed (it was reported FAILED): never committed, only removed
 
 
 @dataclass(frozen=True)
@@ -363,7 +375,9 @@ class MetaRepository:
         for item in items:
             date, rest = item["sk"].split("#", 1)
             event_key, _, digest = rest.rpartition("#")
-            intents.append(WriteIntent(fmt, date, event_key, digest, str(item.get("source_file", ""))))
+            intents.append(
+                WriteIntent(fmt, date, event_key, digest, str(item.get("source_file", "")), str(item.get("failed", "")))
+            )
         return intents
 
     @storage_operation
@@ -487,25 +501,13 @@ class MetaRepository:
                 for arch, stats in data["cards"].items():
                     merge(day_cards.setdefault(arch, {}), stats, owned=True)
             version = (before.version if before else 0) + 1
-            format_parts = split_aggregate(day_format, FORMAT_SECTIONS)
             card_parts = {arch: split_aggregate(stats, CARD_SECTIONS, CARD_LISTS) for arch, stats in day_cards.items()}
-            day_item = {
-                "pk": f"FMT#{fmt}",
-                "sk": f"DAY#{date}",
-                "version": version,
-                "events": sorted(counted),
-                "digests": digests,
-                "tournaments": day_format.get("tournaments", 0),
-                "decks": day_format.get("decks", 0),
-                "matches": day_format.get("matches", 0),
-                "archetype_names": sorted(day_cards) or ["-"],
-                "data": format_parts[0],
-                "parts": len(format_parts),
-                "archetype_parts": {arch: len(parts) for arch, parts in card_parts.items() if len(parts) > 1},
-            }
+            day_item, format_parts = _day_item(fmt, date, version, digests, day_format, card_parts)
             try:
                 self._put_day(day_item, format_parts[1:], before)
             except ClientError as exc:
+                if _refused(exc):  # the data is at fault: the versions written for this day are failed, not pending
+                    self._mark_failed(fmt, stored, set(including), str(exc))
                 if not _condition_failed(exc):
                     raise
                 time.sleep(random.uniform(0, 0.02 * 2**attempt))  # another writer of this day won: read its day
@@ -516,8 +518,31 @@ class MetaRepository:
             f"{fmt} {date}: the day changed under this write {_DAY_WRITE_ATTEMPTS} times in a row; run it again"
         )
 
+    def _mark_failed(self, fmt: str, stored: list[dict[str, Any]], including: set[str], reason: str) -> None:
+        """Mark the intents of the ``including`` versions stored for a day that could not be written as failed:
+        their ingest reports them FAILED, so ``repair`` removes them instead of committing them."""
+        for item in stored:
+            date, event_key = item["sk"].split("#", 1)
+            if event_key not in including or not item.get("digest"):
+                continue
+            try:
+                self.table.update_item(
+                    Key={"pk": f"FMT#{fmt}#INTENTS", "sk": f"{date}#{event_key}#{item['digest']}"},
+                    UpdateExpression="SET failed = :r",
+                    ConditionExpression=Attr("pk").exists(),
+                    ExpressionAttributeValues={":r": reason[:500]},
+                )
+            except ClientError as exc:
+                if not _condition_failed(exc):  # no intent: a committed event the day did not count yet
+                    raise
+
     def _put_day(self, day_item: dict[str, Any], more_parts: list[bytes], before: DayState | None) -> None:
         """Put the day item, conditional on the version read, with its further parts (if any) in one transaction."""
+        if (size := item_size(day_item)) > MAX_ITEM_BYTES:  # only past MAX_EVENTS_PER_DAY: refused as DynamoDB would
+            raise ClientError(
+                {"Error": {"Code": "ValidationException", "Message": f"Item size has exceeded the limit ({size:,})"}},
+                "PutItem",
+            )
         expected = _unchanged_since(before.version if before else None)
         old_parts = before.parts if before else 1
         if not more_parts and old_parts <= 1:
@@ -608,6 +633,102 @@ class MetaRepository:
             if _condition_failed(exc) or _cancelled_by_condition(exc):
                 return  # a newer rebuild of this day writes (or wrote) every archetype item itself
             raise
+
+    @storage_operation
+    def recount_day(self, fmt: str, date: str, events: Collection[str]) -> DayRecount:
+        """What a day counting ``events`` holds, summed afresh from their stored aggregates (one Query): the
+        check compares a day's totals, data and archetypes with it."""
+        stored = query_all(
+            self.table,
+            KeyConditionExpression=Key("pk").eq(f"FMT#{fmt}#EVENTS") & Key("sk").begins_with(f"{date}#"),
+            ConsistentRead=True,
+        )
+        day_format: dict[str, Any] = {}
+        archetypes: set[str] = set()
+        for item in stored:
+            if item["sk"].split("#", 1)[1] in events:
+                data = unpack(item["data"])
+                merge(day_format, data["format"], owned=True)
+                archetypes |= set(data["cards"])
+        return DayRecount(day_format, frozenset(archetypes))
+
+    @storage_operation
+    def stored_day_data(self, fmt: str, date: str) -> dict[str, Any]:
+        """A day's format data as stored, its parts summed (a consistent Query)."""
+        items = query_all(
+            self.table,
+            KeyConditionExpression=Key("pk").eq(f"FMT#{fmt}") & Key("sk").between(f"DAY#{date}", f"DAY#{date}#\uffff"),
+            ProjectionExpression="sk, #d",
+            ExpressionAttributeNames={"#d": "data"},
+            ConsistentRead=True,
+        )
+        days = _days_of(tuple((item["sk"], binary_bytes(item["data"])) for item in items if "data" in item))
+        return days[0].data if days else {}
+
+    @storage_operation
+    def archetype_items(self, since: str = "") -> dict[tuple[str, str], dict[str, set[int]]]:
+        """Every stored archetype day item dated ``since`` or later: (format, date) -> archetype -> its parts.
+        One Scan of the table (``repair --check`` only: archetype partitions cannot be listed by a Query)."""
+        items = all_pages(
+            self.table.scan,
+            FilterExpression=Attr("pk").begins_with("ARCH#") & Attr("sk").gte(f"DAY#{since}"),
+            ProjectionExpression="pk, sk",
+            ConsistentRead=True,
+        )
+        found: dict[tuple[str, str], dict[str, set[int]]] = {}
+        for pk, sk in ((str(item["pk"]), str(item["sk"])) for item in items):
+            _, fmt, archetype = pk.split("#", 2)
+            date, _, part = sk[4:].partition("#")
+            found.setdefault((fmt, date), {}).setdefault(archetype, set()).add(int(part or 1))
+        return found
+
+    @storage_operation
+    def delete_unlisted_archetype(self, fmt: str, date: str, archetype: str, parts: Collection[int]) -> bool:
+        """Delete an archetype's day items on condition that its day does not list it (in one transaction);
+        False when the day lists it again meanwhile."""
+        check = {
+            "ConditionCheck": {
+                "TableName": self.table.name,
+                "Key": {"pk": f"FMT#{fmt}", "sk": f"DAY#{date}"},
+                "ConditionExpression": "NOT contains(archetype_names, :a)",
+                "ExpressionAttributeValues": {":a": archetype},
+            }
+        }
+        deletes = [
+            {
+                "Delete": {
+                    "TableName": self.table.name,
+                    "Key": {"pk": f"ARCH#{fmt}#{archetype}", "sk": _part_sk(f"DAY#{date}", n)},
+                }
+            }
+            for n in sorted(parts)
+        ]
+        try:
+            for chunk in _transaction_chunks(deletes):
+                self.table.meta.client.transact_write_items(TransactItems=[check, *chunk])
+        except ClientError as exc:
+            if _cancelled_by_condition(exc):
+                return False
+            raise
+        return True
+
+    @storage_operation
+    def put_failed_marker(self, intent: WriteIntent) -> None:
+        """Store ``intent`` (its ``failed`` reason set) alone: ``repair`` names its file until it is ingested
+        (an ingest of the same version puts its own intent over it; any commit of the event clears it)."""
+        self.table.put_item(
+            Item={
+                "pk": f"FMT#{intent.format}#INTENTS",
+                "sk": f"{intent.date}#{intent.event_key}#{intent.digest}",
+                "source_file": intent.source_file,
+                "failed": intent.failed,
+                "started_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+            }
+        )
+
+    @storage_operation
+    def delete_intent(self, fmt: str, date: str, event_key: str, digest: str) -> None:
+        self.table.delete_item(Key={"pk": f"FMT#{fmt}#INTENTS", "sk": f"{date}#{event_key}#{digest}"})
 
     @storage_operation
     def refresh_format(self, fmt: str) -> bool:
@@ -903,9 +1024,10 @@ _DAY_STATE = (
 
 
 def _day_state_of(item: dict[str, Any]) -> DayState:
+    # ``events``: days written before the event list was kept as ``digests`` alone
     return DayState(
         version=int(item.get("version", 0)),
-        events=frozenset(item.get("events", [])),
+        events=frozenset(item.get("events", item.get("digests", {}))),
         tournaments=int(item.get("tournaments", 0)),
         decks=int(item.get("decks", 0)),
         archetypes=frozenset(item.get("archetype_names", [])) - {"-"},
@@ -1005,6 +1127,38 @@ def _intent_item(tournament: ParsedTournament, digest: str) -> dict[str, Any]:
         "source_file": tournament.source_file,
         "started_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
     }
+
+
+def _day_item(
+    fmt: str,
+    date: str,
+    version: int,
+    digests: dict[str, str],
+    day_format: dict[str, Any],
+    card_parts: dict[str, list[bytes]],
+) -> tuple[dict[str, Any], list[bytes]]:
+    """The day item (its first data part in what its event list leaves of an item) and its format data parts."""
+    day_item: dict[str, Any] = {
+        "pk": f"FMT#{fmt}",
+        "sk": f"DAY#{date}",
+        "version": version,
+        "digests": digests,
+        "tournaments": day_format.get("tournaments", 0),
+        "decks": day_format.get("decks", 0),
+        "matches": day_format.get("matches", 0),
+        "archetype_names": sorted(card_parts) or ["-"],
+        "parts": 0,
+        "archetype_parts": {arch: len(parts) for arch, parts in card_parts.items() if len(parts) > 1},
+    }
+    room = MAX_ITEM_BYTES - item_size(day_item) - len("data") - _DAY_ITEM_MARGIN
+    format_parts = split_aggregate(day_format, FORMAT_SECTIONS, first_max_bytes=max(room, 1024))
+    day_item.update(data=format_parts[0], parts=len(format_parts))
+    return day_item, format_parts
+
+
+def _refused(exc: ClientError) -> bool:
+    """DynamoDB refused the request for what it held (an item too large): no retry can fix it."""
+    return exc.response.get("Error", {}).get("Code") == "ValidationException"
 
 
 def _part_sk(sk: str, part: int) -> str:

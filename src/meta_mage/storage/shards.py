@@ -26,16 +26,20 @@ def split_aggregate(
     sections: tuple[str, ...],
     key_lists: tuple[str, ...] = (),
     max_bytes: int = MAX_PART_BYTES,
+    first_max_bytes: int | None = None,
 ) -> list[bytes]:
-    """``data`` packed into one or more parts of at most ``max_bytes`` each (the first holds what is not keyed).
+    """``data`` packed into one or more parts of at most ``max_bytes`` each (the first holds what is not keyed,
+    in at most ``first_max_bytes`` when given: the day item shares its item with the day's event list).
 
     Raises ``ValueError`` only when a single key's entry cannot fit a part alone, which the validated
     inputs cannot produce (an entry is one card's or one archetype's counts)."""
+    first = max_bytes if first_max_bytes is None else min(max_bytes, first_max_bytes)
     whole = pack(data)
-    if len(whole) <= max_bytes:
+    if len(whole) <= first:
         return [whole]
     keys = sorted({key for section in sections for key in data.get(section, {})})
-    return [pack(part) for part in _fit(data, sections, key_lists, keys, max_bytes, with_rest=True)]
+    limits = (first, max_bytes)
+    return [pack(part) for part in _fit(data, sections, key_lists, keys, limits, with_rest=True)]
 
 
 def _fit(
@@ -43,18 +47,20 @@ def _fit(
     sections: tuple[str, ...],
     key_lists: tuple[str, ...],
     keys: list[str],
-    max_bytes: int,
+    limits: tuple[int, int],
     with_rest: bool,
 ) -> list[dict[str, Any]]:
-    """Parts holding the entries of ``keys`` (and, when ``with_rest``, the unkeyed data), halving until each fits."""
+    """Parts holding the entries of ``keys`` (and, when ``with_rest``, the unkeyed data), halving until each fits
+    (the part with the unkeyed data in ``limits[0]`` bytes, the others in ``limits[1]``)."""
     part = _part(data, sections, key_lists, set(keys), with_rest)
-    if len(pack(part)) <= max_bytes:
+    limit = limits[0] if with_rest else limits[1]
+    if len(pack(part)) <= limit:
         return [part]
-    if len(keys) <= 1:
-        raise ValueError(f"one entry ({keys[0] if keys else 'the unkeyed totals'}) packs to over {max_bytes:,} bytes")
-    middle = len(keys) // 2
-    return _fit(data, sections, key_lists, keys[:middle], max_bytes, with_rest) + _fit(
-        data, sections, key_lists, keys[middle:], max_bytes, False
+    if not keys or (len(keys) == 1 and not with_rest):
+        raise ValueError(f"one entry ({keys[0] if keys else 'the unkeyed totals'}) packs to over {limit:,} bytes")
+    middle = len(keys) // 2  # 0 for one key beside the unkeyed data: that part then holds the unkeyed data alone
+    return _fit(data, sections, key_lists, keys[:middle], limits, with_rest) + _fit(
+        data, sections, key_lists, keys[middle:], limits, False
     )
 
 
