@@ -205,17 +205,20 @@ def day_violations(
     for date in sorted(set(by_date) | set(days) | item_dates):
         if tally:
             tally.days += 1
-        keys = {aggregate.event_key for aggregate in by_date.get(date, [])}
-        if read is None:
-            counted = repository.committed_events(keys)
-        else:
-            counted = {key: read.committed[key] for key in keys if key in read.committed}
+        counted = _committed(repository, read, {aggregate.event_key for aggregate in by_date.get(date, [])})
         problem = _day_problem(days.get(date), counted)
         if problem:
             found.append(Violation(4, "day", fmt, date, "", problem))
         found += _total_violations(repository, fmt, date, days.get(date))
         found += _archetype_item_violations(fmt, date, days.get(date), items.get((fmt, date), {}))
     return found
+
+
+def _committed(repository: MetaRepository, read: FormatReads | None, keys: set[str]) -> dict[str, str]:
+    """Those of ``keys`` committed, with their versions (from what ``read`` holds when given)."""
+    if read is None:
+        return repository.committed_events(keys)
+    return {key: read.committed[key] for key in keys if key in read.committed}
 
 
 def _day_problem(state: DayState | None, committed: dict[str, str]) -> str | None:
