@@ -74,6 +74,9 @@ class Settings(BaseSettings):
     chat_lock_seconds: int = Field(default=30, ge=2, le=300, description="Lease of a /chat turn's lock, renewed")
     turn_deadline_seconds: float = Field(default=240, gt=0, le=870, description="Longest one /chat turn may run")
     cors_origin: str = "*"
+    # The local server answers requests whose Host is its own address, localhost or 127.0.0.1 at its port, or the
+    # host of cors_origin; these comma-separated names ("name" at any port, or "name:port") are answered too
+    allowed_hosts: Annotated[tuple[str, ...], NoDecode] = ()
 
     # MCP: when set, the agent gets its tools from this MCP server (streamable HTTP) instead of in process.
     mcp_url: str = ""
@@ -108,7 +111,7 @@ class Settings(BaseSettings):
         default=120, gt=0, le=900, description="Longest time one download may take, retries and waits included"
     )
 
-    @field_validator("sync_sources", "sync_formats", mode="before")
+    @field_validator("sync_sources", "sync_formats", "allowed_hosts", mode="before")
     @classmethod
     def _comma_separated(cls, value: Any) -> Any:
         if isinstance(value, str):

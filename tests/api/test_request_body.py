@@ -65,7 +65,7 @@ def test_the_openapi_document_describes_the_chat_body_and_the_errors(modern_worl
     assert body["properties"]["message"]["maxLength"] == modern_world["settings"].max_message_chars
     context = body["properties"]["context"]["anyOf"][0]
     assert context["additionalProperties"] is False and context["properties"]["days"]["anyOf"][0]["maximum"] == 365
-    assert set(chat["responses"]) == {"200", "400", "404", "408", "409", "413", "503"}
+    assert set(chat["responses"]) == {"200", "400", "404", "408", "409", "413", "415", "503"}
     assert "text/event-stream" in chat["responses"]["200"]["content"]
     error = chat["responses"]["400"]["content"]["application/json"]["schema"]["$ref"]
     assert error == "#/components/schemas/ErrorBody"

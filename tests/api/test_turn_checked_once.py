@@ -34,7 +34,9 @@ async def test_chat_checks_the_message_and_context_once(
     app = build_app(modern_world["settings"], modern_world["db"])
     body = {"message": "What are the top decks?", "context": {"format": "modern", "days": 30}}
     async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://test") as client:
-        response = await client.post("/chat", content=json.dumps(body).encode())
+        response = await client.post(
+            "/chat", content=json.dumps(body).encode(), headers={"content-type": "application/json"}
+        )
     assert response.status_code == 200 and "event: done" in response.text
     assert calls == [("What are the top decks?", {"format": "modern", "days": 30})]
     assert '"format": "Modern"' in response.text  # the checked context (its format normalised) reached the turn

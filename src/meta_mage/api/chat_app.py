@@ -14,12 +14,14 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from meta_mage.agent.conversation import Conversations
 from meta_mage.api.errors import http_error
+from meta_mage.api.guards import OwnOriginOnly, SecurityHeaders
 from meta_mage.api.openapi import document_message_limit
 from meta_mage.api.reads import ReadApi
 from meta_mage.api.request_body import BodyLimit
 from meta_mage.api.routes.chat import router as chat_router
 from meta_mage.api.routes.conversations import router as conversations_router
 from meta_mage.api.routes.health import router as health_router
+from meta_mage.api.routes.page import PAGE_HEADERS_BY_PATH
 from meta_mage.api.routes.page import router as page_router
 from meta_mage.api.routes.reads import router as reads_router
 from meta_mage.config import Settings
@@ -86,6 +88,10 @@ def create_app(
         allow_methods=["GET", "POST"],
         allow_headers=["content-type", "authorization"],
     )
+    # outermost: the local server (the one serving the page) answers its own host names and its own page only
+    app.add_middleware(SecurityHeaders, by_path=PAGE_HEADERS_BY_PATH if serve_page else {})
+    if serve_page:
+        app.add_middleware(OwnOriginOnly, settings=settings)
     # errors mapped to HTTP in one place: domain errors by meta_mage.api.errors, the framework's alike
     app.exception_handler(MetaMageError)(domain_error)
     app.exception_handler(StarletteHTTPException)(http_exception)

@@ -12,6 +12,7 @@ from fastapi import Depends, Request
 from meta_mage.agent.conversation import Conversations
 from meta_mage.api.chat_request import ChatRequest, parse_chat_request
 from meta_mage.api.reads import ReadApi, single_values
+from meta_mage.api.request_body import require_json
 from meta_mage.config import Settings
 from meta_mage.storage.locks import IssuedConversations, LocksRepository
 
@@ -49,7 +50,9 @@ async def get_query(request: Request) -> dict[str, str]:
 
 
 async def get_chat_request(request: Request, settings: SettingsDep, conversations: ConversationsDep) -> ChatRequest:
-    """``/chat``'s body, read from its bytes (see ``meta_mage.api.chat_request`` for why not by FastAPI)."""
+    """``/chat``'s body, read from its bytes (see ``meta_mage.api.chat_request`` for why not by FastAPI); only
+    ``application/json``, refused before a byte of it is read."""
+    require_json(request.headers.get("content-type"))
     return parse_chat_request(await request.body(), settings, conversations)
 
 

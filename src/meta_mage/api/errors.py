@@ -12,6 +12,10 @@ STATUS_BY_CODE = {
     "conversation_expired": 404,
     "conflict": 409,
     "payload_too_large": 413,
+    "unsupported_media_type": 415,
+    # the local server's own-origin rules (meta_mage.api.guards)
+    "forbidden_origin": 403,
+    "misdirected_request": 421,
     "request_timeout": 408,
     # DynamoDB still failing after the SDK's retries: the client may try again shortly
     "conversation_unavailable": 503,
@@ -30,6 +34,10 @@ class PayloadTooLarge(MetaMageError):
 
 class RequestTimeout(MetaMageError):
     code = "request_timeout"
+
+
+class UnsupportedMediaType(MetaMageError):
+    code = "unsupported_media_type"
 
 
 def http_error(exc: MetaMageError) -> tuple[int, dict[str, object]]:

@@ -27,6 +27,7 @@ ERRORS = {
     408: "The request body did not all arrive in time",
     409: "The conversation is answering another message",
     413: "The request body or the message is over its limit",
+    415: "The request body is not sent as application/json",
     503: "The tables are unavailable; retry shortly",
 }
 

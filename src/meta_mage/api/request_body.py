@@ -16,7 +16,7 @@ from starlette.requests import ClientDisconnect
 from starlette.responses import JSONResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from meta_mage.api.errors import PayloadTooLarge, RequestTimeout
+from meta_mage.api.errors import PayloadTooLarge, RequestTimeout, UnsupportedMediaType
 from meta_mage.errors import InvalidArgument, MetaMageError, clip
 
 logger = logging.getLogger(__name__)
@@ -51,6 +51,20 @@ def load_json(raw: bytes) -> Any:
         raise InvalidArgument(
             f"request body is not valid JSON we accept: a number has more than {sys.get_int_max_str_digits()} digits"
         ) from None
+
+
+JSON_MEDIA_TYPE = "application/json"
+
+
+def require_json(content_type: str | None) -> None:
+    """UnsupportedMediaType naming ``content_type`` unless it is ``application/json`` (parameters such as
+    ``charset`` aside): a form another site submits (text/plain, urlencoded, multipart) is not a request."""
+    media_type = (content_type or "").split(";", 1)[0].strip().lower()
+    if media_type != JSON_MEDIA_TYPE:
+        named = clip(content_type) if content_type else "none"
+        raise UnsupportedMediaType(
+            f"request body: Content-Type {named} is not accepted; send {JSON_MEDIA_TYPE}", field="content-type"
+        )
 
 
 def json_refusal(status: int, error: MetaMageError) -> Response:

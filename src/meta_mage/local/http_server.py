@@ -1,11 +1,13 @@
 """uvicorn for the local servers (``meta-mage serve``, ``meta-mage mcp``): its own limits from the settings
 (keep-alive, connections, header size), plus a deadline uvicorn lacks for a connection that has not sent a
-whole request line and headers, or whose refused body is still arriving. A body the app is reading gets
-its deadline from ``meta_mage.api.request_body.BodyLimit``."""
+whole request line and headers, or whose refused body is still arriving, and a request-head cap that holds
+however the head's bytes arrive. A body the app is reading gets its deadline from
+``meta_mage.api.request_body.BodyLimit``."""
 
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 from typing import Any
 
@@ -15,6 +17,41 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 from meta_mage.config import Settings
 
 logger = logging.getLogger(__name__)
+
+
+HEAD_TOO_LARGE = 431  # Request Header Fields Too Large
+
+
+def head_bytes(request: h11.Request) -> int:
+    """The size of ``request``'s request line and headers as sent (less any spaces around header values)."""
+    line = len(request.method) + len(request.target) + len(b"HTTP/") + len(request.http_version) + 4
+    return line + sum(len(name) + len(value) + 4 for name, value in request.headers.raw_items()) + 2
+
+
+class HeadCappedConnection(h11.Connection):
+    """h11's server connection with its head cap applied to every request head.
+
+    h11 caps only an incomplete event: a head that arrives in pieces is refused once more than the cap is
+    buffered, but a larger one that arrives in one read is parsed whole. Here a complete head over the cap is
+    refused too. The refusal is kept (``refused``), so the protocol can answer it with its status."""
+
+    refused: h11.RemoteProtocolError | None = None
+
+    def next_event(self) -> Any:
+        limit = self._max_incomplete_event_size
+        try:
+            event = super().next_event()
+        except h11.RemoteProtocolError as exc:
+            self.refused = self._too_large(f"more than {limit}") if exc.error_status_hint == HEAD_TOO_LARGE else exc
+            raise self.refused from None
+        if isinstance(event, h11.Request) and head_bytes(event) > limit:
+            self.refused = self._too_large(str(head_bytes(event)))
+            raise self.refused
+        return event
+
+    def _too_large(self, size: str) -> h11.RemoteProtocolError:
+        message = f"request line and headers: {size} bytes; the limit is {self._max_incomplete_event_size}"
+        return h11.RemoteProtocolError(message, HEAD_TOO_LARGE)
 
 
 class DeadlineH11Protocol(H11Protocol):
@@ -33,7 +70,25 @@ class DeadlineH11Protocol(H11Protocol):
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
+        self.conn = HeadCappedConnection(h11.SERVER, self.config.h11_max_incomplete_event_size or 16 * 1024)
         self._watch()
+
+    def send_400_response(self, msg: str) -> None:
+        """uvicorn's answer to a request h11 refused: here with h11's status (431 for a head over the cap) and
+        the reason, as JSON."""
+        refused = self.conn.refused if isinstance(self.conn, HeadCappedConnection) else None
+        status = refused.error_status_hint if refused is not None else 400
+        code = "request_header_fields_too_large" if status == HEAD_TOO_LARGE else "invalid_request"
+        body = json.dumps({"error": code, "message": str(refused) if refused is not None else msg}).encode()
+        headers = [
+            (b"content-type", b"application/json"),
+            (b"content-length", str(len(body)).encode()),
+            (b"x-content-type-options", b"nosniff"),
+            (b"connection", b"close"),
+        ]
+        for event in (h11.Response(status_code=status, headers=headers), h11.Data(data=body), h11.EndOfMessage()):
+            self.transport.write(self.conn.send(event))
+        self.transport.close()
 
     def data_received(self, data: bytes) -> None:
         super().data_received(data)

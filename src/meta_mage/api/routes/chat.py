@@ -27,7 +27,7 @@ router = APIRouter(tags=["chat"])
     response_class=EventSourceResponse,
     responses={
         200: {"description": "The turn as server-sent events", "content": {"text/event-stream": {}}},
-        **error_responses(400, 404, 408, 409, 413, 503),
+        **error_responses(400, 404, 408, 409, 413, 415, 503),
     },
     # the body is read by the ChatBody dependency (see meta_mage.api.chat_request), so it is described
     # here, from the same model; create_app adds the deployment's message limit

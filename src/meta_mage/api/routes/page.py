@@ -6,9 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from fastapi import APIRouter
-from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.responses import FileResponse, HTMLResponse, Response
 
+from meta_mage.api.guards import frame_and_script_headers
 from meta_mage.errors import NotFound
 
 STATIC = Path(__file__).parents[1] / "static"
@@ -23,16 +23,30 @@ router = APIRouter()
 
 
 # The page loads nothing but its own files: no inline script or style, no other origin, no plugins, no framing.
-CONTENT_SECURITY_POLICY = (
-    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; "
-    "object-src 'none'; media-src 'none'; frame-src 'none'; base-uri 'none'; form-action 'self'; "
-    "frame-ancestors 'none'"
-)
-PAGE_HEADERS = {
-    "content-security-policy": CONTENT_SECURITY_POLICY,
-    "x-content-type-options": "nosniff",
-    "referrer-policy": "no-referrer",
+PAGE_POLICY = {
+    "default-src": "'self'",
+    "script-src": "'self'",
+    "style-src": "'self'",
+    "img-src": "'self'",
+    "connect-src": "'self'",
+    "object-src": "'none'",
+    "media-src": "'none'",
+    "frame-src": "'none'",
+    "base-uri": "'none'",
+    "form-action": "'self'",
+    "frame-ancestors": "'none'",
 }
+# /docs: the same, except that Swagger UI's stylesheet draws its icons as data: SVG images (an image runs no script)
+DOCS_POLICY = PAGE_POLICY | {"img-src": "'self' data:"}
+
+
+def content_security_policy(policy: dict[str, str]) -> str:
+    return "; ".join(f"{directive} {sources}" for directive, sources in policy.items())
+
+
+CONTENT_SECURITY_POLICY = content_security_policy(PAGE_POLICY)
+PAGE_HEADERS = frame_and_script_headers(CONTENT_SECURITY_POLICY)
+DOCS_HEADERS = frame_and_script_headers(content_security_policy(DOCS_POLICY))
 PAGE_FILES = ("chat.js", "chat.css")  # the page's own script and styles, beside it in static/
 
 
@@ -62,16 +76,51 @@ def vendored(name: str) -> FileResponse:
     return FileResponse(path, media_type=MEDIA_TYPES[path.suffix], headers={"cache-control": "public, max-age=86400"})
 
 
-@router.get("/docs", include_in_schema=False)
+# Swagger UI started by a script of its own (/docs.js), not an inline one: the page's CSP then holds for /docs too
+DOCS_PAGE = """<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>MTG Meta Mage API</title>
+<link rel="icon" href="/favicon.svg" type="image/svg+xml">
+<link rel="stylesheet" href="/static/vendor/swagger-ui-5.35.0.css">
+</head>
+<body>
+<div id="swagger-ui"></div>
+<script src="/static/vendor/swagger-ui-bundle-5.35.0.js"></script>
+<script src="/docs.js"></script>
+</body>
+</html>
+"""
+DOCS_SCRIPT = """SwaggerUIBundle({
+  url: "/openapi.json",
+  dom_id: "#swagger-ui",
+  layout: "BaseLayout",
+  deepLinking: true,
+  showExtensions: true,
+  showCommonExtensions: true,
+  presets: [SwaggerUIBundle.presets.apis, SwaggerUIBundle.SwaggerUIStandalonePreset],
+});
+"""
+# the responses SecurityHeaders gives a page's headers: every page that runs script, and the document /docs reads
+PAGE_HEADERS_BY_PATH = {
+    "/": PAGE_HEADERS,
+    "/docs": DOCS_HEADERS,
+    "/docs.js": DOCS_HEADERS,
+    "/openapi.json": PAGE_HEADERS,
+}
+
+
+@router.get("/docs", response_class=HTMLResponse, include_in_schema=False)
 def docs() -> HTMLResponse:
-    """Swagger UI for ``/openapi.json`` from the packaged copy (``static/vendor``)."""
-    return get_swagger_ui_html(
-        openapi_url="/openapi.json",
-        title="MTG Meta Mage API",
-        swagger_js_url="/static/vendor/swagger-ui-bundle-5.35.0.js",
-        swagger_css_url="/static/vendor/swagger-ui-5.35.0.css",
-        swagger_favicon_url="/favicon.svg",
-    )
+    """Swagger UI for ``/openapi.json`` from the packaged copy (``static/vendor``), under the page's CSP."""
+    return HTMLResponse(DOCS_PAGE, headers=DOCS_HEADERS)
+
+
+@router.get("/docs.js", include_in_schema=False)
+def docs_script() -> Response:
+    return Response(DOCS_SCRIPT, media_type="text/javascript", headers=DOCS_HEADERS)
 
 
 @router.get("/favicon.ico", include_in_schema=False)
