@@ -22,10 +22,10 @@ _INVISIBLE = re.compile("[" + "".join(f"{low}-{high}" for low, high, _ in INVISI
 _LINE_BREAKS = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 
 # Characters that make markup anywhere in a line: backslash, emphasis, code, strikethrough, link and image
-# brackets, HTML and autolinks, table cells, headings; an underscore only at a word's edge (inside a word, as in
-# "abzan_houses", it can neither open nor close emphasis); an ampersand only where it starts an entity ("&#47;"
-# would show as another character).
-_INLINE_MARKUP = re.compile(r"[\\`*~\[\]<>|#]|(?<!\w)_|_(?!\w)|&(?=#?\w+;)")
+# brackets, HTML and autolinks, table cells, headings. An underscore is escaped unless it stands between two
+# letters or digits (there, as in "abzan_houses", it can neither open nor close emphasis); an ampersand only where
+# it starts an entity ("&#47;" would show as another character).
+_INLINE_MARKUP = re.compile(r"[\\`*~\[\]<>|#]|(?<![^\W_])_|_(?![^\W_])|&(?=#?\w+;)")
 # What starts a block at the beginning of a line: a list item, a quote, a setext underline, an ordered item.
 _BLOCK_START = re.compile(r"^(\d*)([-+=.)])")
 

@@ -95,12 +95,12 @@ def _playbook_lines(archetype: str, notes: PlaybookNotes | None) -> list[str]:
         return [f"**Playbook**: none is written for {plain(archetype)} yet."]
     parts = [
         ("Plan", notes.plan),
-        ("Engine", ", ".join(notes.engine)),
-        ("Wins with", ", ".join(notes.win_conditions)),
-        ("Fast mana", ", ".join(notes.fast_mana) or "none"),
-        ("Graveyard plan", ", ".join(notes.graveyard) or "none"),
-        ("Key interaction", ", ".join(notes.interaction)),
-        ("Fears", f"{', '.join(notes.fears)}: {notes.fears_why}"),
+        ("Engine", ", ".join(map(plain, notes.engine))),
+        ("Wins with", ", ".join(map(plain, notes.win_conditions))),
+        ("Fast mana", ", ".join(map(plain, notes.fast_mana)) or "none"),
+        ("Graveyard plan", ", ".join(map(plain, notes.graveyard)) or "none"),
+        ("Key interaction", ", ".join(map(plain, notes.interaction))),
+        ("Fears", f"{', '.join(map(plain, notes.fears))}: {notes.fears_why}"),
     ]
     lines = [f"**Playbook** ({notes.role}):", "", *[f"- {label}: {text}" for label, text in parts]]
     if notes.stale_engine:

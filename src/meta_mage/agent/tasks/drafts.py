@@ -100,7 +100,7 @@ def _card_lines(shown: list[dict[str, Any]]) -> list[str]:
     limit = len(shown) if len(shown) <= MAX_LISTED + 10 else MAX_LISTED
     lines = []
     for card in shown[:limit]:
-        takers = ", ".join(f"{plain(who)} (pick {n})" for who, n in _takers(card))
+        takers = ", ".join(f"{_drafter(who)} (pick {n})" for who, n in _takers(card))
         taken = "taken by " + takers if takers else "not drafted"
         lines.append(f"- {plain(card['card_name'])}{_cost(card.get('mana_cost'))}: {taken}")
     if len(shown) > limit:
@@ -123,7 +123,7 @@ def _drafters_picks(heading: str, drafter: str, kind: str, described: str, cards
         key=lambda pick: pick[:2],
     )
     plural = "" if len(picks) == 1 else "s"
-    lines = [f"{heading}: {plain(drafter)} took {len(picks)} {kind}{plural}{described}, in pick order:", ""]
+    lines = [f"{heading}: {_drafter(drafter)} took {len(picks)} {kind}{plural}{described}, in pick order:", ""]
     lines += [f"- Pick {n}: {plain(name)}{_cost(cost)}" for n, name, cost in picks]
     return blocks(lines)
 
@@ -138,7 +138,7 @@ def _pick_of_each(heading: str, number: int, kind: str, described: str, cards: l
     if not taken:
         return f"{heading}: no drafter took pick {number}{narrowed}."
     lines = [f"{heading}: pick {number} of each drafter{narrowed} ({len(taken)}):", ""]
-    lines += [f"- {plain(who)}: {plain(name)}{_cost(cost)}" for who, name, cost in taken]
+    lines += [f"- {_drafter(who)}: {plain(name)}{_cost(cost)}" for who, name, cost in taken]
     if any(who == REDACTED for who, _, _ in taken):
         lines += ["", _ANONYMOUS_NOTE]
     return blocks(lines)
@@ -162,6 +162,11 @@ _SUBSETS = (
     # "which green creatures were drafted, and who took them?"
     _Subset(_ASKS_DRAFTED, True, "The other {n} {were} not drafted; ask for the whole pool to see them."),
 )
+
+
+def _drafter(name: str) -> str:
+    """A drafter's name as plain text; the marker of the one who asked not to be named is the coach's own word."""
+    return name if name == REDACTED else plain(name)
 
 
 def _private_picks(cards: list[dict[str, Any]]) -> int:
