@@ -55,7 +55,7 @@ def test_a_writer_that_loses_the_race_for_its_day_counts_both_events(dynamodb: A
     # Then both ingests succeeded and the day and the format count both events
     assert report.ok and interleaved[0].ok, (report.summary(), interleaved[0].summary())
     day = stored_day(early)
-    assert int(day["tournaments"]) == 2 and len(day["events"]) == 2
+    assert int(day["tournaments"]) == 2 and len(day["digests"]) == 2
     assert int(day["version"]) == 2  # the second writer's day, then the first's retry over it
     assert int(day["archetypes_version"]) == 2
     assert early.get_format("Pioneer").tournaments == 2  # type: ignore[union-attr]
