@@ -267,7 +267,7 @@ def test_other_records_are_still_processed_when_one_hits_an_infrastructure_error
 def test_unexpected_exception_is_reported_not_retried(world: DropWorld, monkeypatch: pytest.MonkeyPatch) -> None:
     from meta_mage.ingest import drop_zone
 
-    def broken(*args: Any) -> Any:
+    def broken(*args: Any, **kwargs: Any) -> Any:
         raise KeyError("boom")
 
     monkeypatch.setattr(drop_zone, "ingest_tournament_sources", broken)

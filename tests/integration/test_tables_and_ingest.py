@@ -177,7 +177,8 @@ def test_a_redated_copy_in_the_same_run_is_skipped_not_counted_twice(
     # Then the event is stored once, and the notes name the copy that was kept
     assert (report.outcomes["added"], report.outcomes["unchanged"], report.outcomes["duplicates skipped"]) == (1, 1, 1)
     assert any(
-        line.startswith(f"  {redated}: duplicates skipped: repeats event") and f"from {original}" in line
+        line.startswith(f"  {redated}: duplicates skipped: another version of its event is kept")
+        and line.endswith(f": {original}")
         for line in report.file_lines()
     )
     [info] = repo.list_formats()

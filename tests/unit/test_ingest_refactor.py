@@ -244,14 +244,14 @@ SUMMARY = [
         "tournaments": 1, "decks": 3, "decks_without_list": 1, "matches": 6, "draws": 2, "byes": 1,
         "assigned_losses": 1, "unreported": 1,
         "archetypes": {
-            "Burn": {"decks": 2, "colors": {"R": 2}, "strategy": "aggro", "pilots": {"Ann": 1, "Bea": 1}},
-            "Tron": {"decks": 1, "colors": {"": 1}, "strategy": "aggro", "pilots": {"Cid": 1}},
+            "Burn": {"decks": 2, "colors": {"R": 2}, "strategy": "aggro", "pilots": {"ann": 1, "bea": 1}},
+            "Tron": {"decks": 1, "colors": {"": 1}, "strategy": "aggro", "pilots": {"cid": 1}},
         },
         "results": {
             "Burn": {"Tron": [1, 0, 1], "Burn": [1, 1, 1], "(no decklist)": [1, 0, 0]},
             "Tron": {"Burn": [0, 1, 1], "(no decklist)": [1, 0, 0]},
         },
-        "players": {"Burn": {"Tron": {"Ann": 1}}, "Tron": {"Burn": {"Cid": 1}}},
+        "players": {"Burn": {"Tron": {"ann": 1}}, "Tron": {"Burn": {"cid": 1}}},
         "sources": {"melee": {"events": 1, "matches": 6}},
     },
     {

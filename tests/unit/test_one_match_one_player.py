@@ -14,6 +14,7 @@ import pytest
 from meta_mage.analytics.aggregate import summarise_event
 from meta_mage.archetypes.classifier import get_classifier
 from meta_mage.config import DEMO_DATA_DIR
+from meta_mage.ingest.errors import InputFileError
 from meta_mage.ingest.tournaments import parse_tournament
 from meta_mage.models.names import player_identity
 from meta_mage.models.tournaments import ParsedTournament
@@ -98,45 +99,16 @@ def renamed(document: dict[str, Any]) -> dict[str, Any]:
     return document
 
 
-def keys_renamed(value: Any) -> Any:
-    """A JSON value with every key that is a renamed player's name replaced by the new name."""
-    if isinstance(value, dict):
-        return {RENAMED.get(k, k): keys_renamed(v) for k, v in value.items()}
-    return tuple(keys_renamed(v) for v in value) if isinstance(value, tuple) else value
-
-
-def test_entrants_whose_names_differ_only_in_case_keep_their_decks_records_and_credits_apart() -> None:
-    # Given the real event with two of its entrants named "Sam Hutson" and "sam hutson"
+def test_entrants_whose_names_differ_only_in_case_are_one_player_and_the_file_is_refused() -> None:
+    # Given the real event with two of its entrants named "Sam Hutson" and "sam hutson", each with their own deck
     original = parse(bundled(GENOVA))
     decks = {d.player: d for d in original.decks}
-    assert decks["Giovanni Favetta"].archetype != decks["SamuDema"].archetype
-    # When it is read
-    parsed = parse(renamed(bundled(GENOVA)))
-    # Then both keep their own deck (it was "player 'Sam Hutson' has 2 decks in this file; only the first is kept")
-    assert parsed.warnings == []
-    mine = {d.player: d for d in parsed.decks}
-    assert mine["Sam Hutson"].mainboard == decks["Giovanni Favetta"].mainboard
-    assert mine["sam hutson"].mainboard == decks["SamuDema"].mainboard
-    assert mine["Sam Hutson"].archetype == decks["Giovanni Favetta"].archetype
-    # and their records and archetype credits are their own: the aggregates are the original's, renamed
-    assert summarise_event(parsed, not_land) == keys_renamed(summarise_event(original, not_land))
-    fmt, cards = summarise_event(parsed, not_land)
-    assert fmt["archetypes"]["Esper Glint Hawk"]["pilots"] == {"Sam Hutson": 1}
-    assert cards["Esper Glint Hawk"]["record"] == [4, 0, 0]
-    assert fmt["archetypes"]["Mono Red Madness"]["pilots"]["sam hutson"] == 1
-    assert "Sam Hutson" not in fmt["archetypes"]["Mono Red Madness"]["pilots"]
-    standings = {
-        row["Player"]: (row["Wins"], row["Losses"], row["Draws"]) for row in renamed(bundled(GENOVA))["Standings"]
-    }
-    assert record(parsed, "Sam Hutson") == standings["Sam Hutson"] == (4, 0, 0)
-    assert record(parsed, "sam hutson") == standings["sam hutson"] == (0, 3, 0)
-
-
-def record(parsed: ParsedTournament, player: str) -> tuple[int, int, int]:
-    """A player's wins, losses and draws over the event's played matches."""
-    played = [m for m in parsed.matches if player in (m.player1, m.player2) and m.outcome in ("result", "draw")]
-    wins, draws = sum(m.winner == player for m in played), sum(m.outcome == "draw" for m in played)
-    return wins, len(played) - wins - draws, draws
+    assert decks["Giovanni Favetta"].mainboard != decks["SamuDema"].mainboard
+    # When it is read, then it is refused naming both: by the one identity rule they are one player with two
+    # lists, and no deck is credited with the other's matches (it was: both kept apart, or one merged into the other)
+    with pytest.raises(InputFileError) as refusal:
+        parse(renamed(bundled(GENOVA)))
+    assert refusal.value.reason.startswith("decks of 'Sam Hutson' and 'sam hutson' are one player's")
 
 
 @pytest.mark.parametrize(
@@ -147,6 +119,16 @@ def record(parsed: ParsedTournament, player: str) -> tuple[int, int, int]:
         ("\ufeffAlice", "Alice"),  # a byte-order mark
         ("Nicol\u00f2", "Nicolo\u0300"),  # ò as one character or as o and a combining grave accent
         ("Sam  Hutson", "Sam Hutson"),
+        ("Sam Hutson", "sam hutson"),  # case
+        ("ANN", "Ann"),
+        ("\uff21\uff2e\uff2e", "Ann"),  # fullwidth letters (NFKC)
+        ("\u0410nn", "Ann"),  # a Cyrillic capital A
+        ("\u0391nn", "Ann"),  # a Greek capital Alpha
+        ("S\u0430m Hut\u0455on", "Sam Hutson"),  # a Cyrillic a and dze
+        ("\u202eAnn\u202c", "Ann"),  # a bidi override
+        ("Ann\ufe0f", "Ann"),  # a variation selector
+        ("Ann\u3164", "Ann"),  # a Hangul filler
+        ("Ann\u00a0Lee", "Ann Lee"),  # a no-break space
     ],
 )
 def test_names_that_read_alike_are_one_player(one: str, other: str) -> None:
@@ -155,7 +137,7 @@ def test_names_that_read_alike_are_one_player(one: str, other: str) -> None:
 
 @pytest.mark.parametrize(
     ("one", "other"),
-    [("Sam Hutson", "sam hutson"), ("Nicolò Baretto", "Nicoló Grasso"), ("Nicolò", "Nicoló"), ("ANN", "Ann")],
+    [("Nicolò Baretto", "Nicoló Grasso"), ("Nicolò", "Nicoló"), ("Ann", "Anne"), ("Сергей", "Cepгей Ivanov")],
 )
 def test_names_that_differ_on_screen_are_two_players(one: str, other: str) -> None:
     assert player_identity(one) != player_identity(other)

@@ -392,23 +392,24 @@ def test_a_non_basic_over_four_copies_is_reported_bar_basics_and_cards_that_allo
     assert only_deck_of(parsed, "Ann").mainboard["Lightning Bolt"] == 4  # reported, the list kept as it is
 
 
-def test_a_player_listed_with_several_decks_keeps_the_first_and_is_reported() -> None:
-    # Given Ann listed three times (once with a zero-width space in her name: the same name on screen) and "ANN"
-    decks = [
-        deck("Ann", {"Lightning Bolt": 4}),
-        deck("Bea"),
-        deck(" Ann"),
-        deck("An\u200bn", {"Ornithopter": 4}),
-        deck("ANN", {"Ornithopter": 4}),
-    ]
+def test_a_player_listed_again_with_the_same_list_is_kept_once_and_reported() -> None:
+    # Given Ann listed three times with one list (once with a zero-width space, once as "ANN": one player)
+    decks = [deck("Ann", {"Lightning Bolt": 4}), deck("Bea"), deck(" Ann", {"Lightning Bolt": 4})]
+    decks += [deck("An\u200bn", {"Lightning Bolt": 4}), deck("ANN", {"Lightning Bolt": 4})]
     parsed = parse(event(decks))
-    # Then Ann keeps her first deck, and ANN, another entrant, his own
-    assert [(d.player, d.mainboard) for d in parsed.decks] == [
-        ("Ann", {"Lightning Bolt": 4}),
-        ("Bea", deck_cards()),
-        ("ANN", {"Ornithopter": 4}),
-    ]
-    assert parsed.warnings == ["player 'Ann' has 3 decks in this file; only the first is kept"]
+    # Then she keeps one deck, and the file says so
+    assert [(d.player, d.mainboard) for d in parsed.decks] == [("Ann", {"Lightning Bolt": 4}), ("Bea", deck_cards())]
+    assert parsed.warnings == ["player 'Ann' has 4 decks in this file, all one list; it is kept once"]
+
+
+def test_one_player_listed_with_two_lists_is_refused() -> None:
+    # Given "Ann" and "ANN" with two different lists: one player by the identity rule, two decks
+    document = event([deck("Ann", {"Lightning Bolt": 4}), deck("Bea"), deck("ANN", {"Ornithopter": 4})])
+    # Then the file is refused, naming both (it cannot say whose matches are whose)
+    assert refused(document) == (
+        "decks of 'Ann' and 'ANN' are one player's (names are compared without case, look-alike letters or "
+        "invisible characters) with two different lists"
+    )
 
 
 def deck_cards() -> dict[str, int]:

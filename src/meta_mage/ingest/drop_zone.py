@@ -49,7 +49,7 @@ from meta_mage.ingest.files import (
     read_source,
 )
 from meta_mage.ingest.report import IngestReport, progress
-from meta_mage.ingest.tournament_ingest import ingest_tournament_sources
+from meta_mage.ingest.tournament_ingest import ingest_tournament_sources, versions_set_aside
 from meta_mage.storage.cards import CardsRepository
 from meta_mage.storage.drafts import DraftsRepository
 from meta_mage.storage.meta import MetaRepository
@@ -258,7 +258,9 @@ def ingest_object(bucket: str, key: str, objects: DropZoneBucket, targets: Targe
     if isinstance(data, ObjectResult):
         return data
     if kind == "tournaments":
-        report = ingest_tournament_sources(_sources(key, data), targets.meta, targets.classifier)
+        report = ingest_tournament_sources(
+            _sources(key, data), targets.meta, targets.classifier, set_aside=versions_set_aside(_sources(key, data))
+        )
     elif kind == "cards":
         report = ingest_card_sources(_sources(key, data), targets.cards)
     else:

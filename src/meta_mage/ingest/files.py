@@ -5,6 +5,8 @@ whatever is decompressed, and JSON numbers of a sane length."""
 from __future__ import annotations
 
 import io
+import os
+import stat
 import tarfile
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
@@ -52,13 +54,37 @@ class SourceFile:
 
 
 def read_source(path: Path, max_bytes: int = MAX_JSON_BYTES) -> SourceFile:
-    """A local file, refused (``InputFileError``) without reading it when larger than ``max_bytes``."""
+    """A local regular file (a symlink is followed), read under ``max_bytes``, else ``InputFileError`` in one
+    line: a device (``/dev/zero``), a FIFO, a socket or a folder is refused without reading a byte (a FIFO is
+    opened without waiting for a writer), and a file that grows past the cap while read is refused at the cap."""
     try:
-        if path.stat().st_size > max_bytes:
-            raise InputFileError(str(path), f"larger than {size_text(max_bytes)}")
-        return SourceFile(str(path), path.read_bytes())
+        with _opened_regular(path) as handle:
+            if os.fstat(handle.fileno()).st_size > max_bytes:
+                raise InputFileError(str(path), f"larger than {size_text(max_bytes)}")
+            data = handle.read(max_bytes + 1)
     except OSError as exc:
-        raise InputFileError(str(path), f"cannot read ({exc.strerror})") from exc
+        raise InputFileError(str(path), f"cannot read ({exc.strerror or exc})") from exc
+    if len(data) > max_bytes:
+        raise InputFileError(str(path), f"larger than {size_text(max_bytes)}")
+    return SourceFile(str(path), data)
+
+
+_KINDS = ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a device"), (stat.S_ISBLK, "a device"))
+
+
+@contextmanager
+def _opened_regular(path: Path) -> Iterator[IO[bytes]]:
+    """``path`` opened for reading once ``fstat`` says it is a regular file (checked on the open file, so a
+    path swapped after a check cannot slip through), else ``InputFileError`` naming what it is."""
+    descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | getattr(os, "O_NOCTTY", 0))
+    mode = os.fstat(descriptor).st_mode
+    if not stat.S_ISREG(mode):
+        os.close(descriptor)
+        kind = next((name for test, name in _KINDS if test(mode)), "a special file")
+        raise InputFileError(str(path), f"not a regular file ({kind}); only regular files are read")
+    os.set_blocking(descriptor, True)
+    with os.fdopen(descriptor, "rb") as handle:
+        yield handle
 
 
 JSON_SUFFIXES = (".json", ".json.gz")
@@ -95,6 +121,9 @@ def iter_archive(
         after = f" in {member_name}; the members after it were not read" if member_name else ""
         yield InputFileError(name, exc.reason + after)
         return
+    except InputFileError as exc:
+        yield exc
+        return
     except (BadFile, tarfile.TarError, OSError, EOFError) as exc:
         yield InputFileError(name, f"unreadable archive ({exc})")
         return
@@ -106,7 +135,7 @@ def iter_archive(
 def _tar_stream(data: bytes | Path) -> Iterator[tarfile.TarFile]:
     """A tar archive opened as a stream (``r|``): gzip is decompressed by ``InflatingReader``, nothing else."""
     with ExitStack() as stack:
-        raw: IO[bytes] = io.BytesIO(data) if isinstance(data, bytes) else stack.enter_context(data.open("rb"))
+        raw: IO[bytes] = io.BytesIO(data) if isinstance(data, bytes) else stack.enter_context(_opened_regular(data))
         compressed = raw.read(2) == GZIP_MAGIC
         raw.seek(0)
         stream = io.BufferedReader(InflatingReader(raw, ARCHIVE_LIMITS), MB) if compressed else raw
@@ -140,7 +169,9 @@ def expand_paths(paths: list[Path]) -> list[Path]:
     for path in paths:
         if path.is_dir():
             found.extend(
-                p for p in sorted(path.rglob("*")) if p.is_file() and (is_json_name(p.name) or is_archive_name(p.name))
+                p
+                for p in sorted(path.rglob("*"))
+                if not p.is_dir() and (is_json_name(p.name) or is_archive_name(p.name))
             )
         else:
             found.append(path)
@@ -182,6 +213,6 @@ def _count_members(path: Path) -> int:
         with _tar_stream(path) as archive:
             for member in archive:
                 count += _is_json_member(member)
-    except (BadFile, tarfile.TarError, OSError, EOFError):
+    except (BadFile, InputFileError, tarfile.TarError, OSError, EOFError):
         return count + 1
     return max(1, count)

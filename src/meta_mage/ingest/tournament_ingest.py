@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -16,13 +16,17 @@ from meta_mage.ingest.errors import InputFileError
 from meta_mage.ingest.files import MAX_TOURNAMENT_BYTES, SourceFile, count_source_files, iter_source_files
 from meta_mage.ingest.provisional import ProvisionalUpdate, by_format, events_to_relabel, refresh_provisional, window_of
 from meta_mage.ingest.report import IngestReport, progress
-from meta_mage.ingest.tournaments import content_digest, parse_tournament
+from meta_mage.ingest.tournaments import VersionRank, content_digest, parse_tournament, version_rank
 from meta_mage.models.cards import card_key
 from meta_mage.models.tournaments import ParsedTournament
 from meta_mage.storage.dynamo import rejected_item
 from meta_mage.storage.meta import MAX_EVENTS_PER_DAY, DayFull, DayState, ItemTooLarge, MetaRepository
 
 Reread = Callable[[Sequence[str]], Iterable[SourceFile | InputFileError]]  # stored source files, read again
+_KEPT_VERSION = (
+    "another version of its event is kept (more decks, then rounds, then pairings, then the earlier date, then "
+    "the larger digest):"
+)
 RELABEL_NAMED_FILES = 20  # files a note names when they must be ingested again to be re-labelled
 MAX_REMEMBERED_BYTES = 256 * 1024 * 1024  # files kept in memory to re-label; beyond, they are read again
 
@@ -47,7 +51,30 @@ def ingest_tournaments(
         classifier,
         provisional=provisional,
         reread=reread,
+        set_aside=versions_set_aside(iter_source_files(paths, MAX_TOURNAMENT_BYTES)),
     )
+
+
+def versions_set_aside(sources: Iterable[SourceFile | InputFileError]) -> dict[str, str]:
+    """The files holding a version of an event that another file of the same input outranks
+    (``VersionRank``: more decks, then rounds, then pairing rows, then the earlier date, then the larger content
+    digest), each with the file kept instead. Read before anything is stored, so every run of one input stores
+    the same version, whatever the file order."""
+    best: dict[str, tuple[VersionRank, str]] = {}
+    ranked: list[tuple[str, VersionRank, str]] = []
+    for source in sources:
+        if isinstance(source, InputFileError):
+            continue
+        try:
+            found = version_rank(source.json(MAX_TOURNAMENT_BYTES), source.name)
+        except InputFileError:
+            continue
+        if found is not None:
+            key, rank = found
+            ranked.append((key, rank, source.name))
+            if key not in best or rank > best[key][0]:
+                best[key] = (rank, source.name)
+    return {name: best[key][1] for key, rank, name in ranked if rank < best[key][0]}
 
 
 def _name_of(source: SourceFile | InputFileError) -> str:
@@ -61,6 +88,7 @@ def ingest_tournament_sources(
     *,
     provisional: bool = False,
     reread: Reread | None = None,
+    set_aside: Mapping[str, str] | None = None,
 ) -> IngestReport:
     """Parse, classify and store tournament files already read (local files or S3 objects).
 
@@ -74,8 +102,13 @@ def ingest_tournament_sources(
     With ``provisional``, decks are also classified by the format's stored provisional archetypes, and once the
     events are committed each format's provisional archetypes are refreshed (``ingest/provisional.py``); the
     events whose decks they now name otherwise are ingested again (re-labelled): those read in this run from
-    memory, those stored earlier through ``reread`` (their source files), else named in a note."""
-    run = _IngestRun(repository, classifier, provisional=provisional, reread=reread)
+    memory, those stored earlier through ``reread`` (their source files), else named in a note.
+
+    ``set_aside`` (:func:`versions_set_aside`): files whose version of an event another file of the input
+    outranks, each with that file; they are reported and not read. A day takes at most ``MAX_EVENTS_PER_DAY``
+    events, those it counts and those this run adds: each event past that fails on its own, before anything of
+    it is written."""
+    run = _IngestRun(repository, classifier, provisional=provisional, reread=reread, set_aside=set_aside or {})
     for source in sources:
         run.read(source)
     run.commit_days()
@@ -109,6 +142,7 @@ class _IngestRun:
     unnamed_sources: dict[str, SourceFile] = field(default_factory=dict)  # events with decks no declared rule names
     remembered_bytes: int = 0
     last_dates: dict[str, str] = field(default_factory=dict)
+    set_aside: Mapping[str, str] = field(default_factory=dict)  # file -> the file whose version is kept
 
     def classify(self, fmt: str, main: dict[str, int], side: dict[str, int]) -> Classification:
         """The deck's classification, by the format's stored provisional archetypes too (read on first use)."""
@@ -122,6 +156,9 @@ class _IngestRun:
         """Parse one file and write its event (not yet committed), or record why not."""
         if isinstance(source, InputFileError):
             self.report.fail(source.source, source.reason)
+            return
+        if (kept := self.set_aside.get(source.name)) is not None:
+            self.report.file(source.name, "duplicates skipped", f"{_KEPT_VERSION} {kept}")
             return
         try:
             tournament = parse_tournament(source.json(MAX_TOURNAMENT_BYTES), source.name, self.classify)
@@ -180,6 +217,7 @@ class _IngestRun:
                 self.report.file(tournament.source_file, "unchanged")
                 return
             # stored, but its day does not count it (an ingest stopped between its day and its header): count it now
+            self._check_room(day, tournament.event_key)
             self._queue(day, _Pending(tournament, digest, replacing=False, write=False))
             return
         if header and (header.get("format"), header.get("date")) != day:
@@ -190,15 +228,26 @@ class _IngestRun:
                 f"(dated {header.get('date')}); kept the first",
             )
             return
-        state = self._day(day)
-        if state is not None and tournament.event_key not in state.events and len(state.events) >= MAX_EVENTS_PER_DAY:
-            raise DayFull(f"{day[0]} {day[1]} already counts {MAX_EVENTS_PER_DAY} events, the most a day holds")
+        self._check_room(day, tournament.event_key)
         lands = self.classifier.rules_for(tournament.format).land_colors
         format_part, card_parts = summarise_event(tournament, partial(_is_land, lands))
         self.repository.write_event(tournament, digest, format_part, card_parts)
         self._queue(day, _Pending(tournament, digest, replacing=header is not None, write=True))
         self.report.totals["decks"] += len(tournament.decks)
         self.report.totals["matches with a result"] += format_part["matches"]
+
+    def _check_room(self, day: tuple[str, str], event_key: str) -> None:
+        """``DayFull`` unless the day can take the event: those it counts, and those this run adds to it,
+        number fewer than ``MAX_EVENTS_PER_DAY`` (or the event is one of them)."""
+        state = self._day(day)
+        events = set(state.events if state is not None else ()) | {
+            p.tournament.event_key for p in self.pending.get(day, [])
+        }
+        if event_key not in events and len(events) >= MAX_EVENTS_PER_DAY:
+            raise DayFull(
+                f"{day[0]} {day[1]} already counts {MAX_EVENTS_PER_DAY} events with those of this run, the most "
+                "a day holds; this event is not stored"
+            )
 
     def _day(self, day: tuple[str, str]) -> DayState | None:
         if day not in self.days:

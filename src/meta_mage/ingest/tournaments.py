@@ -19,6 +19,7 @@ import json
 import re
 from collections import Counter
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from pydantic import ValidationError
@@ -145,19 +146,23 @@ def _over_four(player: str, mainboard: dict[str, int], sideboard: dict[str, int]
     ]
 
 
-def _decks(entries: list[DeckEntry], fmt: str, classify: Classifier, warnings: list[str]) -> list[ParsedDeck]:
-    """One deck per player (``player_identity``: "Sam Hutson" and "sam hutson" are two entrants, each with a deck;
-    a player the file lists twice keeps the first), each list within bounds or left out, every list classified;
-    what was left out is reported in ``warnings``."""
+def _decks(
+    entries: list[DeckEntry], fmt: str, classify: Classifier, warnings: list[str], source: str
+) -> list[ParsedDeck]:
+    """One deck per player (``player_identity``), each list within bounds or left out, every list classified;
+    what was left out is reported in ``warnings``. A player listed again with the same list is kept once and
+    reported; listed again with another list (two entrants whose names are one player, "Sam Hutson" and
+    "sam hutson", or one player twice), the file is refused: it cannot say whose matches are whose."""
     decks: list[ParsedDeck] = []
-    listed: dict[str, list[str]] = {}  # a player's identity -> the names their decks are listed under
+    listed: dict[str, tuple[str, dict[str, int], dict[str, int], list[str]]] = {}  # identity -> first deck
     for entry in entries:
         player = _player(entry["Player"])
-        names = listed.setdefault(player_identity(player), [])
-        names.append(player)
-        if len(names) > 1:
-            continue
         main, side = _summed(entry.get("Mainboard")), _summed(entry.get("Sideboard"))
+        identity = player_identity(player)
+        if identity in listed:
+            _same_deck_again(listed[identity], player, main, side, source)
+            continue
+        listed[identity] = (player, main, side, [])
         if problem := _list_problem(main, side):
             warnings.append(f"deck of {echo(player)}: {problem}; its list is left out, its matches still count")
             main, side = {}, {}
@@ -172,11 +177,29 @@ def _decks(entries: list[DeckEntry], fmt: str, classify: Classifier, warnings: l
             deck.classification = verdict.kind
         decks.append(deck)
     warnings.extend(
-        f"player {echo(names[0])} has {len(names)} decks in this file; only the first is kept"
-        for names in listed.values()
-        if len(names) > 1
+        f"player {echo(name)} has {len(again) + 1} decks in this file, all one list; it is kept once"
+        for name, _, _, again in listed.values()
+        if again
     )
     return decks
+
+
+def _same_deck_again(
+    first: tuple[str, dict[str, int], dict[str, int], list[str]],
+    player: str,
+    main: dict[str, int],
+    side: dict[str, int],
+    source: str,
+) -> None:
+    """Record a player's deck listed again (``first`` is their first), or refuse the file when its list differs."""
+    name, first_main, first_side, again = first
+    if (main, side) != (first_main, first_side):
+        raise InputFileError(
+            source,
+            f"decks of {echo(name)} and {echo(player)} are one player's (names are compared without case, "
+            "look-alike letters or invisible characters) with two different lists",
+        )
+    again.append(player)
 
 
 def _player(name: str) -> str:
@@ -277,7 +300,7 @@ def parse_tournament(
     uri = header.get("Uri") or ""
     name = header.get("Name") or ""
     warnings: list[str] = []
-    decks = _decks(event["Decks"], fmt, classify, warnings)
+    decks = _decks(event["Decks"], fmt, classify, warnings, source)
     matches = [
         match
         for number, raw_round in enumerate(event["Rounds"], 1)
@@ -404,18 +427,43 @@ def _refusal(document: dict[str, Any], error: ErrorDetails) -> str:
     return f"{field} {names['value']}: {error['msg']}" if kind != "missing" else f"{field} is missing"
 
 
-_DATE = re.compile(r"(\d{4}-\d{2}-\d{2})(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?")
+_DATE = re.compile(
+    r"(?P<date>\d{4}-\d{2}-\d{2})"
+    r"(?:[T ](?P<hour>\d{2}):(?P<minute>\d{2})(?::(?P<second>\d{2})(?:\.\d{1,9})?)?"
+    r"(?:(?P<utc>Z)|(?P<sign>[+-])(?P<off_hours>\d{2}):?(?P<off_minutes>\d{2}))?)?"
+)
+MAX_OFFSET_HOURS = 14  # the widest UTC offset in use (Kiribati, UTC+14)
+
+
+def _utc_day(raw: str) -> dt.date | None:
+    """The UTC calendar day of ``Tournament.Date``, or None when it is not one: an impossible date, time of day
+    (``25:61``) or offset. A date alone is that day; a time without an offset is read as UTC."""
+    match = _DATE.fullmatch(raw.strip())
+    if match is None:
+        return None
+    parts = {k: int(v) for k, v in match.groupdict().items() if v is not None and k not in ("date", "utc", "sign")}
+    try:
+        day = dt.date.fromisoformat(match["date"])
+        if match["hour"] is None:
+            return day
+        offset = dt.timedelta(hours=parts.get("off_hours", 0), minutes=parts.get("off_minutes", 0))
+        if parts.get("off_minutes", 0) >= 60 or offset > dt.timedelta(hours=MAX_OFFSET_HOURS):
+            return None
+        zone = dt.timezone(-offset if match["sign"] == "-" else offset)
+        moment = dt.datetime.combine(day, dt.time(parts["hour"], parts["minute"], parts.get("second", 0)), zone)
+    except ValueError:  # a day, hour, minute or second out of range
+        return None
+    return moment.astimezone(dt.UTC).date()
 
 
 def _event_date(raw: Any, fmt: str, source: str, today: dt.date) -> str:
-    """``Tournament.Date`` as YYYY-MM-DD: a calendar date, optionally with a time of day, within the format's life."""
-    match = _DATE.fullmatch(raw.strip()) if isinstance(raw, str) else None
-    try:
-        date = dt.date.fromisoformat(match.group(1)) if match else None
-    except ValueError:
-        date = None
+    """``Tournament.Date`` as its UTC day, YYYY-MM-DD (docs/data-and-sync.md, "Inputs"): a calendar date,
+    optionally with a valid time of day and UTC offset, within the format's life."""
+    date = _utc_day(raw) if isinstance(raw, str) else None
     if date is None:
-        raise InputFileError(source, f"Tournament.Date {echo(raw)} is not a date (expected YYYY-MM-DD)")
+        raise InputFileError(
+            source, f"Tournament.Date {echo(raw)} is not a date (expected YYYY-MM-DD, optionally with a time)"
+        )
     if date > today + dt.timedelta(days=1):
         raise InputFileError(source, f"Tournament.Date {date} is in the future (today is {today})")
     if date < FORMAT_STARTS[fmt]:
@@ -452,8 +500,47 @@ def _check_structure(matches: list[ParsedMatch], source: str) -> None:
         pairs[pair] += 1
         if pairs[pair] > MAX_PAIR_MEETINGS:
             raise InputFileError(
-                source, f"{echo(pair[0])} and {echo(pair[1])} meet in more than {MAX_PAIR_MEETINGS} rounds"
+                source,
+                f"{echo(match.player1)} and {echo(match.player2)} meet in more than {MAX_PAIR_MEETINGS} rounds",
             )
+
+
+@dataclass(frozen=True, order=True)
+class VersionRank:
+    """How one version of an event ranks against another in one input: the one with more decks, then more
+    rounds, then more pairing rows, then the earlier date (a re-dated copy is a copy), then the larger digest of
+    its content is kept (so the choice depends on the files, never on the order they are read in)."""
+
+    decks: int
+    rounds: int
+    rows: int
+    earlier: int  # minus the day's ordinal: the earlier day ranks higher
+    digest: str
+
+
+def version_rank(document: Any, source: str, today: dt.date | None = None) -> tuple[str, VersionRank] | None:
+    """The event key of a tournament file's document and its version's rank, read without classifying it; None
+    for a document the parse refuses on its header (it fails on its own, ranked against nothing)."""
+    if not isinstance(document, dict) or not isinstance(document.get("Tournament"), dict):
+        return None
+    header, decks, rounds = document["Tournament"], document.get("Decks"), document.get("Rounds")
+    if not isinstance(decks, list) or not isinstance(rounds, list):
+        return None
+    try:
+        fmt = _format_of(header, source)
+        date = _event_date(header.get("Date"), fmt, source, today or dt.datetime.now(dt.UTC).date())
+    except InputFileError:
+        return None
+    uri, name = header.get("Uri"), header.get("Name")
+    key = event_key(uri if isinstance(uri, str) else "", name if isinstance(name, str) else "", date, fmt)
+    rows = sum(len(r["Matches"]) for r in rounds if isinstance(r, dict) and isinstance(r.get("Matches"), list))
+    canonical = json.dumps(document, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    earlier = -dt.date.fromisoformat(date).toordinal()
+    return key, VersionRank(len(decks), len(rounds), rows, earlier, hashlib.sha256(canonical.encode()).hexdigest())
+
+
+IDENTITY_RULE = 2  # part of each event's digest: 2, players compared without case, look-alikes or invisibles
+# (``models.names.player_identity``), so events stored under the case-kept rule are stored again
 
 
 def content_digest(tournament: ParsedTournament, rules_fingerprint: str) -> str:
@@ -464,6 +551,7 @@ def content_digest(tournament: ParsedTournament, rules_fingerprint: str) -> str:
         "name": tournament.name,
         "rules": rules_fingerprint,
         "aggregate": AGGREGATE_VERSION,
+        "identity": IDENTITY_RULE,
         "decks": [[d.player, d.placing, d.mainboard, d.sideboard, d.archetype] for d in tournament.decks],
         "matches": [
             [m.round_number, m.round_name, m.player1, m.player2, m.p1_games, m.p2_games, m.drawn_games]
