@@ -13,12 +13,14 @@ import httpx
 import pytest
 
 from meta_mage.api.factory import build_app
+from meta_mage.config import Settings
 from meta_mage.local.chat_client import sse_events
-from tests.servers import serving
+from tests.servers import free_port, serving
 
 MESSAGE = {"message": "What are the top decks?", "context": {"format": "Modern", "days": 30}}
-# what a browser sends for <form enctype="text/plain"> with one field named '{"message":"hi","x":"' valued '"}'
-FORM_BODY = b'{"message":"What are the top decks?","x":"="}'
+# what a browser sends for <form enctype="text/plain"> with one field named '{"message":"Top decks? ' valued '"}':
+# valid JSON of a turn, the "=" inside its message
+FORM_BODY = b'{"message":"What are the top decks? ="}'
 FOREIGN_ORIGIN = "http://evil.example"
 
 
@@ -146,3 +148,32 @@ def test_json_endpoints_are_nosniff(url: str, path: str) -> None:
     response = httpx.get(f"{url}{path}")
     assert response.headers["content-type"].startswith("application/json"), path
     assert response.headers["x-content-type-options"] == "nosniff", path
+
+
+def test_allowed_hosts_are_read_once_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("META_MAGE_ALLOWED_HOSTS", " coach.lan, Coach.Example:8443 ,")
+    assert Settings().allowed_hosts == ("coach.lan", "Coach.Example:8443")
+
+
+def test_the_configured_host_and_allowed_hosts_are_answered(modern_world: dict[str, Any]) -> None:
+    """``serve --host 0.0.0.0`` makes its page's origin http://0.0.0.0:PORT (the CORS origin); a name in
+    META_MAGE_ALLOWED_HOSTS is answered at any port, one with a port at that port only."""
+    port = free_port()
+    settings = modern_world["settings"].model_copy(
+        update={"cors_origin": f"http://0.0.0.0:{port}", "allowed_hosts": ("coach.lan", "coach.example:8443")}
+    )
+    body = json.dumps(MESSAGE).encode()
+    with serving(build_app(settings, modern_world["db"], serve_page=True), port) as url:
+        for host, status in [
+            (f"0.0.0.0:{port}", 200),
+            (f"coach.lan:{port}", 200),
+            ("coach.lan", 200),
+            ("coach.example:8443", 200),
+            (f"coach.example:{port}", 421),
+            (f"0.0.0.0:{port + 1}", 421),
+        ]:
+            headers = {"content-type": "application/json", "host": host, "origin": f"http://{host}"}
+            assert post_chat(url, body, headers).status_code == status, host
+        # the configured origin may call from any of the server's names (a page served at 0.0.0.0 calling 127.0.0.1)
+        configured = {"content-type": "application/json", "origin": f"http://0.0.0.0:{port}"}
+        assert post_chat(url, body, configured).status_code == 200

@@ -96,7 +96,7 @@ class OwnOriginOnly:
         return [HostPort(name, own.port) for name in names] + self.extra_hosts
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] not in {"http", "websocket"}:
+        if scope["type"] != "http":  # lifespan (the app serves no websockets)
             await self.app(scope, receive, send)
             return
         refusal = self.refusal(scope)
@@ -107,26 +107,24 @@ class OwnOriginOnly:
 
     def refusal(self, scope: Scope) -> JSONResponse | None:
         headers = Headers(scope=scope)
-        own = self.own_hosts(scope)
         host_header = headers.get("host", "")
-        host = parse_host(host_header, _own_address(scope).port)
-        if host is None or not any(_matches(host, allowed) for allowed in own):
-            listed = ", ".join(str(h) for h in own)
+        scheme = scope.get("scheme", "http")
+        host = parse_host(host_header, DEFAULT_PORTS.get(scheme, 80))  # no port: the scheme's, as in a URL
+        if host is None or not any(_matches(host, allowed) for allowed in self.own_hosts(scope)):
+            own = _own_address(scope)
             return _refusal(
                 421,
                 ForeignHost(
-                    f"Host {clip(host_header) or '(none)'} is not one this server answers to ({listed}); "
-                    "add it to META_MAGE_ALLOWED_HOSTS to serve it",
+                    f"Host {clip(host_header) or '(none)'} is not one this server answers to (such as "
+                    f"127.0.0.1:{own.port} or localhost:{own.port}); add it to META_MAGE_ALLOWED_HOSTS to serve it",
                     field="host",
                 ),
             )
         origin_header = headers.get("origin")
-        scheme = scope.get("scheme", "http")
-        own_origin = (scheme, host)
         if origin_header is None:
             return None
         origin = parse_origin(origin_header)
-        if origin is not None and origin in {own_origin, self.configured_origin}:
+        if origin is not None and origin in {(scheme, host), self.configured_origin}:
             return None
         return _refusal(
             403,
