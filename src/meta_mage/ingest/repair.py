@@ -128,10 +128,14 @@ def _finish_or_remove(repository: MetaRepository, violation: Violation, report: 
     return _remove(repository, violation, aggregate)
 
 
-def _remove(repository: MetaRepository, violation: Violation, aggregate: dict[str, Any] | None) -> str:
-    """Remove what was written of the violation's version (its intent included)."""
+def _remove(
+    repository: MetaRepository, violation: Violation, aggregate: dict[str, Any] | None, keep_intent: bool = False
+) -> str:
+    """Remove what was written of the violation's version (its intent too, unless ``keep_intent``)."""
     committed = repository.committed_events([violation.event_key]).get(violation.event_key)
-    removed = repository.delete_version(violation.format, violation.date, violation.event_key, violation.digest)
+    removed = repository.delete_version(
+        violation.format, violation.date, violation.event_key, violation.digest, keep_intent
+    )
     note = f"removed what was written of it ({removed} deck(s))"
     if aggregate is None or str(aggregate.get("digest", "")) != violation.digest:
         if committed and committed != violation.digest:
@@ -150,12 +154,12 @@ def _remove_failed(repository: MetaRepository, violation: Violation, _: RepairRe
     intent) stays, naming the file, until an ingest commits the event."""
     aggregate = repository.aggregate_data(violation.format, violation.date, violation.event_key)
     written = aggregate is not None and str(aggregate.get("digest", "")) == violation.digest
-    note = _remove(repository, violation, aggregate) if written or _has_decks(repository, violation) else ""
+    removing = written or _has_decks(repository, violation)
+    note = _remove(repository, violation, aggregate, keep_intent=True) if removing else ""
     if repository.committed_events([violation.event_key]).get(violation.event_key):
         repository.delete_intent(violation.format, violation.date, violation.event_key, violation.digest)
         return (note + "; " if note else "") + "the event is committed (ingested since): its failure is cleared"
-    _mark_failed(repository, violation, violation.detail)
-    return Left((note + "; " if note else "") + _reingest(violation) + " to store it")
+    return Left(note or f"{_reingest(violation)} to store it")  # what removes it names the file to ingest too
 
 
 def _has_decks(repository: MetaRepository, violation: Violation) -> bool:
@@ -163,9 +167,8 @@ def _has_decks(repository: MetaRepository, violation: Violation) -> bool:
 
 
 def _mark_failed(repository: MetaRepository, violation: Violation, reason: str) -> None:
-    failed = reason.partition("failed (")[2].rpartition("): never committed")[0] or reason
     intent = WriteIntent(
-        violation.format, violation.date, violation.event_key, violation.digest, violation.source_file, failed
+        violation.format, violation.date, violation.event_key, violation.digest, violation.source_file, reason
     )
     repository.put_failed_marker(intent)
 

@@ -316,8 +316,9 @@ class MetaRepository:
         return len(stale)
 
     @storage_operation
-    def delete_version(self, fmt: str, date: str, event_key: str, digest: str) -> int:
-        """Delete an uncommitted version's decks and its intent (``repair``); how many decks were deleted."""
+    def delete_version(self, fmt: str, date: str, event_key: str, digest: str, keep_intent: bool = False) -> int:
+        """Delete an uncommitted version's decks and its intent (``repair``; ``keep_intent``: a failed version's
+        intent stays, naming its file); how many decks were deleted."""
         pk = f"EVENT#{event_key}"
         decks = query_all(
             self.table,
@@ -328,7 +329,8 @@ class MetaRepository:
         with self.table.batch_writer() as batch:
             for item in decks:
                 batch.delete_item(Key={"pk": pk, "sk": item["sk"]})
-        self.table.delete_item(Key={"pk": f"FMT#{fmt}#INTENTS", "sk": f"{date}#{event_key}#{digest}"})
+        if not keep_intent:
+            self.table.delete_item(Key={"pk": f"FMT#{fmt}#INTENTS", "sk": f"{date}#{event_key}#{digest}"})
         return len(decks)
 
     @storage_operation
