@@ -214,3 +214,9 @@ def test_a_tool_error_quoting_a_name_is_plain_text_in_the_offline_answer() -> No
     error = ToolMessage(content=f"unknown archetype '{HOSTILE.strip()}'", tool_call_id="1", status="error")
     page = rendered(answer("rankings", Route(), ConversationState(), [error]))
     assert "<a " not in page and "<strong>Bold</strong>" not in page and "\u202e" not in page
+
+
+def test_a_quoted_table_row_keeps_a_name_holding_a_pipe_in_one_cell() -> None:
+    from meta_mage.agent.explain import _subject
+
+    assert _subject(f"| 1 | {name_markdown('Boros | Energy')} | 53.1% |") == "Boros \\| Energy"

@@ -252,12 +252,15 @@ def _quoted(message: str, terms: list[Term], last_answer: str) -> str:
     return "From the last answer:\n\n" + "\n".join(_with_headers(lines, picked[:MAX_QUOTED]))
 
 
+_CELL_EDGE = re.compile(r"(?<!\\)\|")  # a cell's edge; "\|" is a pipe inside a name (models/name_text.py)
+
+
 def _subject(line: str) -> str:
     """What a line is about: a table row's first cell that is not a number (its archetype, card or drafter),
     a line of text whole."""
     if not line.lstrip().startswith("|"):
         return line
-    cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+    cells = [cell.strip() for cell in _CELL_EDGE.split(line.strip().strip("|"))]
     return next((cell for cell in cells if cell and not cell.replace(".", "").isdigit()), "")
 
 
