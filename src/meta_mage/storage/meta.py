@@ -3,7 +3,8 @@
 Keys (``pk`` / ``sk``):
 
 - ``FMT#<format>#INTENTS`` / ``<date>#<event_key>#<digest>``: an event version being written (the first write,
-  removed by the commit), so ``meta-mage repair`` finds every interrupted ingest
+  removed by the commit), so ``meta-mage repair`` finds every interrupted ingest; marked ``failed`` when its day
+  was refused (its file is reported FAILED), it is never committed and names the file until it is ingested
 - ``EVENT#<event_key>`` / ``DECK#<digest>#0001``: one decklist of the event version ``digest``
 - ``FMT#<format>#EVENTS`` / ``<date>#<event_key>``: the event's aggregate (compressed) with its ``digest``
 - ``EVENT#<event_key>`` / ``#HEADER``: the event's identity and digest, written last (the commit marker), in
@@ -68,9 +69,10 @@ class DayFull(MetaMageError):
 
 
 # A day item lists the events it counts with their versions (``digests``: event key -> version). An event key
-# is at most 487 characters (``mtgo:`` and the digits of a 500-character URI), so the list takes at most about
-# 258 KB at this cap; the day's first data part takes what is left of the item (``_DAY_ITEM_MARGIN`` spare) and
-# its further parts the rest. The busiest real day of a format holds about 20 events (about 1.2 KB).
+# is at most 487 characters (``mtgo:`` and the digits of a 500-character URI), so at this cap the day item
+# without its data is at most 256,124 bytes (measured); the day's first data part takes what is left of the item
+# (``_DAY_ITEM_MARGIN`` spare, at least 146 KB) and its further parts the rest. The busiest real day of a format
+# holds about 20 events (about 1.2 KB).
 MAX_EVENTS_PER_DAY = 500
 _DAY_ITEM_MARGIN = 4 * 1024
 
