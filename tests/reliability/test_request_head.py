@@ -29,9 +29,9 @@ def port(modern_world: dict[str, Any]) -> Iterator[int]:
         yield chosen
 
 
-def head(padding: int) -> bytes:
-    """A GET /healthz head with one ``X-Padding`` header of ``padding`` bytes."""
-    return f"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Padding: {'a' * padding}\r\n\r\n".encode()
+def head(padding: int, port: int) -> bytes:
+    """A GET /healthz head to the server at ``port`` with one ``X-Padding`` header of ``padding`` bytes."""
+    return f"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nX-Padding: {'a' * padding}\r\n\r\n".encode()
 
 
 def answer(sock: socket.socket) -> bytes:
@@ -58,16 +58,16 @@ def body_of(response: bytes) -> Any:
 
 def test_a_70_kb_head_in_one_write_is_refused(port: int) -> None:
     with socket.create_connection(("127.0.0.1", port), timeout=5) as sock:
-        sock.sendall(head(70 * 1024))  # one write: arrives in one read
+        sock.sendall(head(70 * 1024, port))  # one write: arrives in one read
         response = answer(sock)
     assert status_of(response) == 431, response[:300]
     body = body_of(response)
     assert body["error"] == "request_header_fields_too_large"
-    assert body["message"] == f"request line and headers: {len(head(70 * 1024))} bytes; the limit is {LIMIT}"
+    assert body["message"] == f"request line and headers: {len(head(70 * 1024, port))} bytes; the limit is {LIMIT}"
 
 
 def test_a_70_kb_head_in_pieces_is_refused(port: int) -> None:
-    data = head(70 * 1024)
+    data = head(70 * 1024, port)
     with socket.create_connection(("127.0.0.1", port), timeout=5) as sock:
         try:
             for start in range(0, len(data), 4096):
@@ -83,7 +83,7 @@ def test_a_70_kb_head_in_pieces_is_refused(port: int) -> None:
 def test_a_head_over_the_cap_behind_a_good_request_is_refused(port: int) -> None:
     """Pipelined: the first request is answered, the second (17 KB, buffered while the first ran) refused."""
     with socket.create_connection(("127.0.0.1", port), timeout=5) as sock:
-        sock.sendall(head(10) + head(17 * 1024))
+        sock.sendall(head(10, port) + head(17 * 1024, port))
         response = answer(sock)
     assert response.startswith(b"HTTP/1.1 200 "), response[:300]
     assert b"HTTP/1.1 431 " in response and b"the limit is 16384" in response
@@ -91,7 +91,7 @@ def test_a_head_over_the_cap_behind_a_good_request_is_refused(port: int) -> None
 
 @pytest.mark.parametrize("padding", [10, LIMIT - 100])
 def test_a_head_within_the_cap_is_answered(port: int, padding: int) -> None:
-    data = head(padding)
+    data = head(padding, port)
     assert len(data) <= LIMIT
     with socket.create_connection(("127.0.0.1", port), timeout=5) as sock:
         sock.sendall(data)
