@@ -88,7 +88,8 @@ def create_app(
         allow_methods=["GET", "POST"],
         allow_headers=["content-type", "authorization"],
     )
-    # outermost: the local server (the one serving the page) answers its own host names and its own page only
+    # nosniff on every answer (the pages' CSP and frame headers too); outermost, on the local server (the one
+    # serving the page): only its own host names and its own page's origin get past (see docs/security.md)
     app.add_middleware(SecurityHeaders, by_path=PAGE_HEADERS_BY_PATH if serve_page else {})
     if serve_page:
         app.add_middleware(OwnOriginOnly, settings=settings)

@@ -70,7 +70,8 @@ class DeadlineH11Protocol(H11Protocol):
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
-        self.conn = HeadCappedConnection(h11.SERVER, self.config.h11_max_incomplete_event_size or 16 * 1024)
+        # the same cap uvicorn gave its own connection (h11_max_incomplete_event_size), on every head
+        self.conn = HeadCappedConnection(h11.SERVER, self.conn._max_incomplete_event_size)
         self._watch()
 
     def send_400_response(self, msg: str) -> None:
