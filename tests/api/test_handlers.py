@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import json
 import os
 import subprocess
 import sys
@@ -22,10 +23,20 @@ from meta_mage.api.factory import build_app
 from meta_mage.bedrock import BedrockText
 from meta_mage.config import get_settings
 from meta_mage.local.chat_client import sse_events
-from tests.api.conftest import invoke
+from tests.api.conftest import EVENTS, invoke
 from tests.conftest import call, green_creatures
+from tests.lambda_helpers import FakeLambdaContext, entry_point
 
 ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.mark.parametrize("event_file", ["formats.json", "draft_pool_unknown.json", "archetypes_missing_format.json"])
+def test_every_answer_is_nosniff(world_env: None, event_file: str) -> None:
+    """The small functions' JSON, answers and errors alike, is never sniffed into a page or a script."""
+    event = json.loads((EVENTS / event_file).read_text())
+    function = {"formats.json": "formats", "draft_pool_unknown.json": "draft_pool"}.get(event_file, "archetypes")
+    response = entry_point(function)(event, FakeLambdaContext())
+    assert response["headers"]["X-Content-Type-Options"] == "nosniff", response
 
 
 def test_every_sample_event_gets_its_answer(world_env: None, modern_world: dict[str, Any]) -> None:

@@ -134,5 +134,6 @@ def domain_error(exc: MetaMageError) -> Response[str]:
 def handle(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     """Entry point of every small function (each is routed only its own paths by the template)."""
     response = app.resolve(event, context)
+    response.setdefault("headers", {})["X-Content-Type-Options"] = "nosniff"  # JSON is never sniffed as a page
     metrics.add_metric(name="Requests", unit=MetricUnit.Count, value=1)
     return response
