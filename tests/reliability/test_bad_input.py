@@ -404,7 +404,9 @@ async def still_serving(http: httpx.AsyncClient, tables: Tables, *, chat: bool) 
     assert drafts.status_code == 200 and drafts.json()["drafts"][0]["draft_id"] == "tarkir"
     if chat:
         tables.stale()
-        response = await http.post("/chat", content=body_of({"message": "hi"}))
+        response = await http.post(
+            "/chat", content=body_of({"message": "hi"}), headers={"content-type": "application/json"}
+        )
         assert response.status_code == 200 and sse_events(response.text)[-1][0] == "done"
 
 
@@ -424,7 +426,7 @@ async def test_http_refuses_bad_input(app: FastAPI, tables: Tables, refusal: Ref
     async with client(app) as http:
         with bad_input(tables, refusal.case, "http") as probe:
             content = None if refusal.payload is None else body_of(refusal.payload)
-            headers = {"content-type": "application/json"} if content is not None else {}
+            headers = {"content-type": "application/json"} if refusal.method == "POST" else {}
             response = await http.request(refusal.method, refusal.path, content=content, headers=headers)
             probe.outcome = assert_refused(response, refusal)
         await still_serving(http, tables, chat=refusal.path == "/chat")
@@ -451,7 +453,7 @@ async def test_http_errors_echo_long_input_cut_short(
     async with client(app) as http:
         with bad_input(tables, case, "http") as probe:
             content = None if payload is None else body_of(payload)
-            response = await http.request(method, path, content=content)
+            response = await http.request(method, path, content=content, headers={"content-type": "application/json"})
             body = response.json()
             assert response.status_code in {400, 404} and len(response.content) < 3000, (response.status_code, case)
             assert "characters" in body["message"] and "a" * 50 in body["message"], body["message"][:300]
@@ -526,7 +528,11 @@ async def test_chat_tries_an_unknown_archetype_once(app: FastAPI, tables: Tables
     context = {"format": "Modern", "days": 30, "archetype": "Goblin Storm"}
     tables.stale()  # this turn writes its conversation outside any case
     async with client(app) as http:
-        response = await http.post("/chat", content=body_of({"message": "how does my deck do?", "context": context}))
+        response = await http.post(
+            "/chat",
+            content=body_of({"message": "how does my deck do?", "context": context}),
+            headers={"content-type": "application/json"},
+        )
     calls = [d for k, d in sse_events(response.text) if k == "tool_call" and d["status"] == "calling"]
     assert len(calls) == 1
 
