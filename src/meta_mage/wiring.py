@@ -168,7 +168,7 @@ class Wiring:
         from meta_mage.agent.conversation import Conversations
         from meta_mage.agent.graph import AgentDeps
         from meta_mage.agent.llm import ModelChoice, build_chat_model
-        from meta_mage.agent.router import Lookups
+        from meta_mage.agent.lookups import Lookups
         from meta_mage.agent.tools import AgentTools
 
         settings = self.settings

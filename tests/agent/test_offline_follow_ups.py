@@ -9,7 +9,7 @@ from typing import Any
 
 from meta_mage.agent.conversation import Conversations
 from meta_mage.agent.guards import DAYS_QUESTION
-from meta_mage.agent.router import find_format
+from meta_mage.agent.words import find_format
 from meta_mage.models.drafts import REDACTED
 from tests.agent.conftest import modern_deck, run_turn
 from tests.conftest import NAMED_OPT_OUT, call

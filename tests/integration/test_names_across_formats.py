@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from meta_mage.agent.router import find_archetypes
 from meta_mage.agent.tools import in_process_executor
+from meta_mage.agent.words import find_archetypes
 from meta_mage.wiring import coach_from_settings
 from tests.agent.conftest import run_turn
 from tests.integration.test_guides_across_formats import demo_lists

@@ -43,7 +43,7 @@ async def test_a_failed_format_lookup_is_reported_and_the_turn_goes_on(
     coach = wiring.coach(executor=failing_on("list_formats", wiring.executor, hang=hang))
 
     # When the user asks a meta question
-    with caplog.at_level(logging.WARNING, logger="meta_mage.agent.router"):
+    with caplog.at_level(logging.WARNING, logger="meta_mage.agent.lookups"):
         turn = await events(coach, "What are the top decks in Modern?", {"format": "Modern", "days": 30})
 
     # Then the user is told, the log says why, and the answer still comes from the other tools

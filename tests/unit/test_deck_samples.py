@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from meta_mage.agent.router import extract_decklist
+from meta_mage.agent.words import extract_decklist
 from meta_mage.decks.parse import parse_deck_text
 
 SAMPLES: list[dict[str, Any]] = json.loads((Path(__file__).parents[1] / "deck_samples.json").read_text())["samples"]

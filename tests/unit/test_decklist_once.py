@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from meta_mage.agent.router import extract_decklist, rule_route
+from meta_mage.agent.router import rule_route
 from meta_mage.agent.state import ConversationState
+from meta_mage.agent.words import extract_decklist
 from tests.unit.routing_data import DECK, lookups
 
 LONG = "Review my Modern deck:\n" + "\n".join(f"{i % 4 + 1} Card Number {i}" for i in range(440))

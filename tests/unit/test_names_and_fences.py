@@ -70,7 +70,7 @@ def test_system_prompts_are_instructions_only() -> None:
 
 
 def test_a_pasted_list_is_fenced_whole_with_comments_and_windows_line_ends() -> None:
-    from meta_mage.agent.router import split_paste
+    from meta_mage.agent.words import split_paste
 
     cards = ["4 Lightning Bolt", "4 Monastery Swiftspear", "// the burn", "4 Lava Spike", "4 Rift Bolt", "20 Mountain",
              "4 Skewer the Critics", "4 Lightning Helix"]  # fmt: skip

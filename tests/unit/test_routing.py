@@ -10,20 +10,11 @@ import pytest
 
 from meta_mage.agent.follow_ups import CONTINUATIONS, FOLLOW_UPS, FollowUp
 from meta_mage.agent.guards import DAYS_QUESTION
-from meta_mage.agent.router import (
-    MAX_LOOKUPS,
-    Lookups,
-    extract_decklist,
-    find_archetypes,
-    find_days,
-    find_format,
-    resumed_question,
-    rule_route,
-    tidy,
-    with_places,
-)
+from meta_mage.agent.lookups import MAX_LOOKUPS, Lookups
+from meta_mage.agent.router import resumed_question, rule_route, tidy
 from meta_mage.agent.state import ConversationState, RouteDecision
 from meta_mage.agent.tasks import WORKFLOW_TASKS
+from meta_mage.agent.words import extract_decklist, find_archetypes, find_days, find_format, with_places
 from meta_mage.models.tournaments import FORMATS as ALL_FORMATS
 from tests.unit.routing_data import ARCHETYPES, CARDS, DECK, FakeTools, Talk, lookups, runner
 

@@ -7,7 +7,8 @@ from typing import Any
 
 import pytest
 
-from meta_mage.agent.router import NAMES_DAYS, Lookups, rule_route
+from meta_mage.agent.lookups import NAMES_DAYS, Lookups
+from meta_mage.agent.router import rule_route
 from meta_mage.agent.state import ConversationState
 from meta_mage.models.meta import MAX_DAYS
 from tests.unit.routing_data import FakeTools, runner

@@ -36,13 +36,12 @@ from meta_mage.agent.checked_stream import CheckedStream
 from meta_mage.agent.explain import explanation
 from meta_mage.agent.grounding import Facts, Unmatched
 from meta_mage.agent.guards import GuardStep, check, tool_precondition
+from meta_mage.agent.lookups import Lookups
 from meta_mage.agent.router import (
-    Lookups,
     answers_pending,
     decide_offline,
     llm_route,
     merge_slots,
-    split_paste,
     starting_with_a_question,
     tidy,
 )
@@ -57,6 +56,7 @@ from meta_mage.agent.state import (
 from meta_mage.agent.tasks.phrasing import plain
 from meta_mage.agent.tool_specs import SHOWN_AS, TOOLS, WORKFLOW_TASKS, WORKFLOWS
 from meta_mage.agent.tools import AgentTools, chart_data, compact_json, state_updates
+from meta_mage.agent.words import split_paste
 from meta_mage.config import Settings
 from meta_mage.observability import count_now
 from meta_mage.tools.rules import format_question_for

@@ -9,7 +9,8 @@ misspelt slot or a wrong value fails where it is written instead of being stored
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Annotated, Any
 
 from langchain_core.messages import AnyMessage, BaseMessage
@@ -197,3 +198,78 @@ def snapshot(known: ConversationState) -> dict[str, Any]:
         "suggested_archetype": known.suggested_archetype,
         "has_matchup_stats": known.matchup_stats is not None,
     }
+
+
+Changes = Mapping[str, Any]  # a turn's slot changes so far (slot -> new value)
+
+
+def _changed(slot: str) -> Callable[[ConversationState, Changes], bool]:
+    """The event "this turn gives ``slot`` a new value"."""
+    return lambda known, updates: updates.get(slot, getattr(known, slot)) != getattr(known, slot)
+
+
+def _new_list_with_an_old_opponent(known: ConversationState, updates: Changes) -> bool:
+    """A new list while no question waits, with an opponent an earlier question named (not this deck's)."""
+    return _changed("deck_text")(known, updates) and bool(known.opponent_archetype) and known.pending is None
+
+
+def _new_format(known: ConversationState, updates: Changes) -> bool:
+    """The format changes from one that was set (a first format makes nothing stale)."""
+    return bool(known.format) and _changed("format")(known, updates)
+
+
+@dataclass(frozen=True)
+class Transition:
+    """What an event of a turn makes stale: ``clears`` are emptied; ``unless_said`` are emptied unless the turn
+    sets them; ``back_to_given`` go back to the dropdown's value (or empty) unless the turn changes them."""
+
+    event: str
+    happened: Callable[[ConversationState, Changes], bool]
+    clears: tuple[str, ...] = ()
+    unless_said: tuple[str, ...] = ()
+    back_to_given: tuple[str, ...] = ()
+
+
+# The state's transition rules, in order (each sees the changes the rows above made): what a new list, a new
+# format or a new archetype makes stale.
+TRANSITIONS: tuple[Transition, ...] = (
+    Transition(
+        "a new list: what was derived from the old one no longer holds",
+        _changed("deck_text"),
+        clears=(
+            "card_details",
+            "matchup_stats",
+            "suggested_archetype",
+            "rejected_archetype",
+            "deck_format",
+            "deck_archetype",
+        ),
+        back_to_given=("archetype",),
+    ),
+    Transition(
+        "a new list: an earlier question's opponent is not this deck's",
+        _new_list_with_an_old_opponent,
+        unless_said=("opponent_archetype",),
+    ),
+    Transition(
+        "a new format: the old format's names and statistics",
+        _new_format,
+        clears=("matchup_stats", "suggested_archetype"),
+        unless_said=("archetype", "opponent_archetype"),
+    ),
+    Transition("a new archetype: its statistics", _changed("archetype"), clears=("matchup_stats",)),
+)
+
+
+def with_stale(known: ConversationState, updates: dict[str, Any], context: TurnContext | None) -> dict[str, Any]:
+    """``updates`` plus the slots they make stale, as ``TRANSITIONS`` declare (``context``: the turn's dropdowns)."""
+    for rule in TRANSITIONS:
+        if not rule.happened(known, updates):
+            continue
+        updates.update(dict.fromkeys(rule.clears))
+        for slot in rule.unless_said:
+            updates.setdefault(slot, None)
+        for slot in rule.back_to_given:
+            if updates.get(slot, getattr(known, slot)) == getattr(known, slot):
+                updates[slot] = (getattr(context, slot) if context else None) or None
+    return updates
