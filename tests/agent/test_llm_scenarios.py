@@ -185,7 +185,7 @@ async def test_welcome_payload_from_registry_and_data(modern_world: dict[str, An
     view = await conversations.view(cid)
     assert view["messages"] == [{"role": "assistant", "content": written["message"]}]
     state = await conversations.load(cid)
-    assert state["available_formats"] == ["Modern"] and len(state["tool_catalog"]) == 14
+    assert state["available_formats"] == ["Modern"] and "tool_catalog" not in state  # nothing read the catalog
 
 
 async def test_a_deck_follow_up_is_written_over_the_statistics_earlier_turns_fetched(

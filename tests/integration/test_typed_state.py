@@ -117,3 +117,26 @@ def test_route_and_pending_stored_under_their_old_module_still_load(monkeypatch:
     # Then both are the models, not dicts
     assert values == {"route": route, "pending": pending}
     assert isinstance(values["route"], Route) and isinstance(values["pending"], Pending)
+
+
+async def test_a_conversation_stored_with_removed_slots_still_loads_and_resumes(modern_world: dict[str, Any]) -> None:
+    conv = coach_from_settings(modern_world["settings"], dynamodb=modern_world["db"])
+    # Given a conversation stored when the state still had the welcome's tool catalog and workflows
+    cid = await conv.start({"message": "Welcome!", "available_formats": ["Modern"]})
+    config = {"configurable": {"thread_id": cid, "checkpoint_ns": ""}}
+    stored = await conv.checkpointer.aget_tuple(config)
+    checkpoint = {**stored.checkpoint}
+    removed = {"tool_catalog": [{"name": "list_formats"}], "workflows": [{"name": "meta_research"}]}
+    checkpoint["channel_values"] = {**checkpoint["channel_values"], **removed}
+    checkpoint["channel_versions"] = {**checkpoint["channel_versions"], **dict.fromkeys(removed, 1)}
+    await conv.checkpointer.aput(stored.config, checkpoint, stored.metadata, dict.fromkeys(removed, 1))
+    assert {**(await conv.checkpointer.aget_tuple(config)).checkpoint["channel_values"]}.keys() >= removed.keys()
+
+    # When it is loaded and the user asks a question
+    known = ConversationState.of(await conv.load(cid))
+    await run(conv, ASKED.replace("?", " in Modern?"), cid)
+
+    # Then it loads (the removed slots are ignored) and the turn is answered
+    assert known.available_formats == ["Modern"]
+    after = ConversationState.of(await conv.load(cid))
+    assert after.route is not None and after.route.format == "Modern"

@@ -152,11 +152,7 @@ class Conversations:
         now = self.deps.clock()
         values: dict[str, Any] = {"created_at": now, "last_active": now}
         if welcome:
-            values.update(
-                tool_catalog=welcome.get("tool_catalog"),
-                available_formats=welcome.get("available_formats"),
-                workflows=welcome.get("workflows"),
-            )
+            values["available_formats"] = welcome.get("available_formats")
             if welcome.get("message"):
                 values["messages"] = [AIMessage(welcome["message"])]
         await self.graph.aupdate_state(_config(conversation_id), values, as_node="finish")

@@ -66,10 +66,9 @@ class ConversationState(BaseModel):
     rejected_archetype: str | None = None  # a suggestion the player said "no" to: not suggested again
     deck_format: str | None = None  # the format and archetype the pasted deck was confirmed in: they stay with
     deck_archetype: str | None = None  # the deck when a question about another format comes between
-    # session context from /welcome
-    tool_catalog: list[dict[str, Any]] | None = None
+    # session context from /welcome (its tool catalog and workflows are not kept: nothing read them; a
+    # conversation stored with them still loads, ``extra="ignore"``)
     available_formats: list[str] = Field(default_factory=list)
-    workflows: list[dict[str, Any]] | None = None
     # conversation tracking
     messages: Annotated[list[AnyMessage], add_messages] = Field(default_factory=list)
     current_workflow: str | None = None  # the request in progress
