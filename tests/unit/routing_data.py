@@ -10,8 +10,8 @@ from pydantic import BaseModel
 
 from meta_mage.agent.guards import GuardStep, check
 from meta_mage.agent.lookups import Lookups
-from meta_mage.agent.router import decide_offline, merge_slots, tidy
-from meta_mage.agent.state import ConversationState, RouteDecision, TurnContext
+from meta_mage.agent.router import decide_offline, tidy
+from meta_mage.agent.state import ConversationState, RouteDecision, TurnContext, merge_slots
 from meta_mage.agent.tasks import WORKFLOW_TASKS
 from meta_mage.agent.tools import AgentTools
 from meta_mage.models.drafts import DraftPoolResult, DraftSummary, ListDraftsOutput

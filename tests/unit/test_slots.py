@@ -7,8 +7,7 @@ from typing import Any
 
 import pytest
 
-from meta_mage.agent.router import merge_slots
-from meta_mage.agent.state import ConversationState, RouteDecision, TurnContext
+from meta_mage.agent.state import ConversationState, RouteDecision, TurnContext, merge_slots
 from tests.unit.routing_data import CARDS, DECK, matchup_stats
 
 CLARIFY = RouteDecision(workflow="clarify", confidence=0)

@@ -41,7 +41,6 @@ from meta_mage.agent.router import (
     answers_pending,
     decide_offline,
     llm_route,
-    merge_slots,
     starting_with_a_question,
     tidy,
 )
@@ -51,6 +50,7 @@ from meta_mage.agent.state import (
     Pending,
     Route,
     RouteDecision,
+    merge_slots,
     messages_of,
 )
 from meta_mage.agent.tasks.phrasing import plain

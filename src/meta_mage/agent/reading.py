@@ -150,10 +150,10 @@ async def read_message(message: str, known: ConversationState, lookups: Lookups,
         "confirms_archetype": confirms,
         **_clamped(days),
     }
-    has_deck = known.has_list or bool(known.archetype)
+    has_deck = known.has_deck
     coaching_now = "deck_coaching" in ((known.pending or Pending()).workflow, known.current_workflow)
     return Reading(
-        follows_deck=deck is None and _follows_deck(reply, known, fmt, archetype or opponent),
+        follows_deck=deck is None and has_deck and _follows_deck(reply, known, fmt, archetype or opponent),
         question=question,
         has_decklist=deck is not None,
         slots=slots,
@@ -281,17 +281,11 @@ def _in_full(name: str, text: str) -> bool:
 
 
 def _follows_deck(reply: str, known: ConversationState, fmt: str | None, named: str | None) -> bool:
-    """ "and against X?" / "what about X?" right after an answer about the player's deck, in its format."""
+    """ "and against X?" / "what about X?" right after an answer about the player's deck (one is on the table),
+    in its format."""
     last = known.route or Route()
-    has_deck = known.has_list or bool(known.archetype)
     deck_format = known.deck_format or known.format
-    return bool(
-        has_deck
-        and named
-        and last.workflow == "deck_coaching"
-        and _FOLLOW_UP.match(reply)
-        and fmt in (None, deck_format)
-    )
+    return bool(named and last.workflow == "deck_coaching" and _FOLLOW_UP.match(reply) and fmt in (None, deck_format))
 
 
 def _read_days(reply: str, asked: str | None, known: ConversationState) -> int | None:

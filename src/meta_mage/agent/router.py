@@ -1,6 +1,6 @@
 """Routing a user turn: the LLM's structured classification, or in offline mode the message's reading
-(``reading``) claimed by the first of ``CLAIMS`` that holds; then the decision's slots merged into the state, with
-what they make stale (``state.TRANSITIONS``)."""
+(``reading``) claimed by the first of ``CLAIMS`` that holds; then code checks on the decision (``tidy``). Its slots
+go into the state through ``state.merge_slots``."""
 
 from __future__ import annotations
 
@@ -21,8 +21,6 @@ from meta_mage.agent.state import (
     Pending,
     Route,
     RouteDecision,
-    TurnContext,
-    with_stale,
 )
 from meta_mage.agent.tasks import DEFAULT_TASK, LLM_ROUTE_DECISION, TASKS, WORKFLOW_TASKS
 from meta_mage.agent.tasks.archetype_page import PAGE_WORDS
@@ -238,66 +236,3 @@ def tidy(decision: RouteDecision, message: str) -> RouteDecision:
         updates.update(days=min(MAX_DAYS, max(1, outside)), days_asked=outside)
         thinking(f"{outside} days is outside the 1-{MAX_DAYS} days I can look at; using {updates['days']}.")
     return decision.model_copy(update=updates)
-
-
-def merge_slots(
-    known: ConversationState, decision: RouteDecision, context: TurnContext | None, message: str, draft_id: str | None
-) -> dict[str, Any]:
-    """State changes from dropdown context, then from the message's own slots (the message wins), then what
-    those changes make stale (``state.TRANSITIONS``); a confirmed deck keeps its format and archetype."""
-    updates = {**_given(context), **_said(known, decision, message, draft_id)}
-    if (  # back to the deck after questions about another format: the deck keeps its own format and archetype
-        decision.workflow == "deck_coaching"
-        and not decision.format
-        and not (context and context.format)
-        and known.deck_format
-        and updates.get("deck_text", known.deck_text) == known.deck_text
-        and updates.get("format", known.format) != known.deck_format
-    ):
-        updates.update(format=known.deck_format, archetype=known.deck_archetype)
-    updates = with_stale(known, updates, context)
-    _keep_deck_identity(known, updates, decision)
-    return updates
-
-
-def _given(context: TurnContext | None) -> dict[str, Any]:
-    """The dropdowns' values, each for the slot of the same name."""
-    if context is None:
-        return {}
-    given: dict[str, Any] = {"format": normalise_format(context.format)} if context.format else {}
-    for key in ("days", "archetype", "opponent_archetype", "deck_text", "draft_id"):
-        if value := getattr(context, key):
-            given[key] = value
-    return given
-
-
-def _said(known: ConversationState, decision: RouteDecision, message: str, draft_id: str | None) -> dict[str, Any]:
-    """The slots the message fills; a yes or no to the suggested archetype."""
-    said: dict[str, Any] = {}
-    answers_opponent = (known.pending or Pending()).missing == "opponent"
-    for key, value in (
-        ("format", decision.format),
-        ("days", decision.days),
-        ("opponent_archetype", decision.opponent or (decision.archetype if answers_opponent else None)),
-        ("draft_id", draft_id),
-        ("deck_text", extract_decklist(message)),
-        ("archetype", decision.archetype if decision.workflow == "deck_coaching" and not answers_opponent else None),
-    ):
-        if value:
-            said[key] = value
-    suggested = known.suggested_archetype
-    if suggested and not said.get("archetype", known.archetype):
-        if decision.confirms_archetype:
-            said["archetype"] = suggested
-        elif decision.confirms_archetype is False:
-            said.update(suggested_archetype=None, rejected_archetype=suggested)
-    return said
-
-
-def _keep_deck_identity(known: ConversationState, updates: dict[str, Any], decision: RouteDecision) -> None:
-    """A deck confirmed in a format and archetype keeps them (a question about another format may come between)."""
-    identity = (updates.get("format", known.format), updates.get("archetype", known.archetype))
-    recorded = (updates.get("deck_format", known.deck_format), updates.get("deck_archetype", known.deck_archetype))
-    confirmed = decision.workflow == "deck_coaching" and updates.get("deck_text", known.deck_text) and all(identity)
-    if confirmed and identity != recorded:
-        updates.update(deck_format=identity[0], deck_archetype=identity[1])

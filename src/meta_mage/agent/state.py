@@ -4,7 +4,10 @@ channel per field, each slot named once, here) and what every node, rule and tas
 (``TurnContext``) are its parts, in ``models.conversation``.
 
 Nodes return their changes through ``ConversationState.changes``, which checks each slot's name and type, so a
-misspelt slot or a wrong value fails where it is written instead of being stored."""
+misspelt slot or a wrong value fails where it is written instead of being stored.
+
+A turn's slots go in through ``merge_slots`` (the dropdowns, then the router's decision), and ``TRANSITIONS``
+declares what they make stale: a new list, a new format, a new archetype."""
 
 from __future__ import annotations
 
@@ -25,6 +28,7 @@ from pydantic import (
     model_validator,
 )
 
+from meta_mage.agent.words import extract_decklist
 from meta_mage.models.conversation import Pending as Pending
 from meta_mage.models.conversation import Route as Route
 from meta_mage.models.conversation import RouteDecision as RouteDecision
@@ -32,7 +36,7 @@ from meta_mage.models.conversation import Task as Task
 from meta_mage.models.conversation import TurnContext as TurnContext
 from meta_mage.models.conversation import Workflow as Workflow
 from meta_mage.models.decks import CardDetail
-from meta_mage.models.meta import DeckMatchupStatsOutput
+from meta_mage.models.meta import DeckMatchupStatsOutput, normalise_format
 
 logger = logging.getLogger(__name__)
 
@@ -272,3 +276,66 @@ def with_stale(known: ConversationState, updates: dict[str, Any], context: TurnC
             if updates.get(slot, getattr(known, slot)) == getattr(known, slot):
                 updates[slot] = (getattr(context, slot) if context else None) or None
     return updates
+
+
+def merge_slots(
+    known: ConversationState, decision: RouteDecision, context: TurnContext | None, message: str, draft_id: str | None
+) -> dict[str, Any]:
+    """State changes from dropdown context, then from the message's own slots (the message wins), then what
+    those changes make stale (``state.TRANSITIONS``); a confirmed deck keeps its format and archetype."""
+    updates = {**_given(context), **_said(known, decision, message, draft_id)}
+    if (  # back to the deck after questions about another format: the deck keeps its own format and archetype
+        decision.workflow == "deck_coaching"
+        and not decision.format
+        and not (context and context.format)
+        and known.deck_format
+        and updates.get("deck_text", known.deck_text) == known.deck_text
+        and updates.get("format", known.format) != known.deck_format
+    ):
+        updates.update(format=known.deck_format, archetype=known.deck_archetype)
+    updates = with_stale(known, updates, context)
+    _keep_deck_identity(known, updates, decision)
+    return updates
+
+
+def _given(context: TurnContext | None) -> dict[str, Any]:
+    """The dropdowns' values, each for the slot of the same name."""
+    if context is None:
+        return {}
+    given: dict[str, Any] = {"format": normalise_format(context.format)} if context.format else {}
+    for key in ("days", "archetype", "opponent_archetype", "deck_text", "draft_id"):
+        if value := getattr(context, key):
+            given[key] = value
+    return given
+
+
+def _said(known: ConversationState, decision: RouteDecision, message: str, draft_id: str | None) -> dict[str, Any]:
+    """The slots the message fills; a yes or no to the suggested archetype."""
+    said: dict[str, Any] = {}
+    answers_opponent = (known.pending or Pending()).missing == "opponent"
+    for key, value in (
+        ("format", decision.format),
+        ("days", decision.days),
+        ("opponent_archetype", decision.opponent or (decision.archetype if answers_opponent else None)),
+        ("draft_id", draft_id),
+        ("deck_text", extract_decklist(message)),
+        ("archetype", decision.archetype if decision.workflow == "deck_coaching" and not answers_opponent else None),
+    ):
+        if value:
+            said[key] = value
+    suggested = known.suggested_archetype
+    if suggested and not said.get("archetype", known.archetype):
+        if decision.confirms_archetype:
+            said["archetype"] = suggested
+        elif decision.confirms_archetype is False:
+            said.update(suggested_archetype=None, rejected_archetype=suggested)
+    return said
+
+
+def _keep_deck_identity(known: ConversationState, updates: dict[str, Any], decision: RouteDecision) -> None:
+    """A deck confirmed in a format and archetype keeps them (a question about another format may come between)."""
+    identity = (updates.get("format", known.format), updates.get("archetype", known.archetype))
+    recorded = (updates.get("deck_format", known.deck_format), updates.get("deck_archetype", known.deck_archetype))
+    confirmed = decision.workflow == "deck_coaching" and updates.get("deck_text", known.deck_text) and all(identity)
+    if confirmed and identity != recorded:
+        updates.update(deck_format=identity[0], deck_archetype=identity[1])
