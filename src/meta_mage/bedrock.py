@@ -8,6 +8,18 @@ from dataclasses import dataclass
 from typing import Any
 
 import boto3
+from botocore.exceptions import BotoCoreError, ClientError
+
+BEDROCK_ERRORS: tuple[type[Exception], ...] = (ClientError, BotoCoreError)  # what a Bedrock call raises
+
+
+def bedrock_error_reason(exc: Exception) -> str:
+    """One line for a Bedrock error ("AccessDeniedException: ..."), the code and message when the service sent them."""
+    if isinstance(exc, ClientError):
+        error = exc.response.get("Error", {})
+        return f"{error.get('Code', 'error')}: {error.get('Message', str(exc))}"
+    return str(exc)
+
 
 # Providers LangChain's init_chat_model accepts as "provider:model". Anything else with a colon is a
 # Bedrock model or inference profile id ("us.anthropic.claude-haiku-4-5-20251001-v1:0").

@@ -25,16 +25,16 @@ import stat
 import sys
 import unicodedata
 from collections import Counter
-from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from meta_mage.analytics.meta import MetaService
 from meta_mage.analytics.stats import wilson_interval, win_rate
+from meta_mage.archetypes.catch_alls import all_rules, unnamed_names
 from meta_mage.archetypes.classifier import (
     COLOR_NAMES,
-    UNKNOWN,
     ArchetypeClassifier,
     ArchetypeRule,
     Condition,
@@ -87,33 +87,6 @@ class FallbackShare:
             f"95 % CI {self.ci_low:.1f}–{self.ci_high:.1f} %) from {self.start} to {self.end}"
             + (f": {names}" if names else "")
         )
-
-
-def _colored_names(name: str) -> set[str]:
-    return {f"{prefix} {name}" for prefix in (*COLOR_NAMES.values(), "4-Color")}
-
-
-def _all_rules(rules: FormatRules) -> Iterator[ArchetypeRule]:
-    """Every archetype rule of ``rules`` and every variant of them (at any depth), in no particular order."""
-    pending = list(rules.archetypes)
-    while pending:
-        rule = pending.pop()
-        yield rule
-        pending.extend(rule.variants)
-
-
-def unnamed_names(rules: FormatRules, names: Iterable[str]) -> set[str]:
-    """Those of the stored archetype ``names`` that are "Unknown" or one of ``rules``' fallbacks.
-
-    Stored decks keep only their display name (a fallback with ``IncludeColorInName`` reads "Boros
-    Aggro"). A name an archetype rule can also produce counts as named."""
-    fallback: set[str] = set()
-    for fallback_rule in rules.fallbacks:
-        fallback |= _colored_names(fallback_rule.name) if fallback_rule.include_color else {fallback_rule.name}
-    named: set[str] = set()
-    for rule in _all_rules(rules):
-        named |= _colored_names(rule.name) if rule.include_color else {rule.name}
-    return {name for name in names if name == UNKNOWN or (name in fallback and name not in named)}
 
 
 def _check_days(days: int) -> None:
@@ -311,7 +284,7 @@ def file_stem(name: str) -> str:
 
 
 def _rule_names(rules: FormatRules) -> set[str]:
-    return {fb.name.casefold() for fb in rules.fallbacks} | {rule.name.casefold() for rule in _all_rules(rules)}
+    return {fb.name.casefold() for fb in rules.fallbacks} | {rule.name.casefold() for rule in all_rules(rules)}
 
 
 def _shares(decks: Sequence[_Deck]) -> Counter[str]:

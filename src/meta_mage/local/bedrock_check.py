@@ -14,11 +14,11 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
-from botocore.exceptions import BotoCoreError, ClientError
 from langchain_core.callbacks import UsageMetadataCallbackHandler
 from langchain_core.tracers.context import register_configure_hook
 
 from meta_mage.agent.conversation import Conversations
+from meta_mage.bedrock import BEDROCK_ERRORS, bedrock_error_reason
 
 QUESTION = "What are the top decks in {format} over the last 30 days?"
 GEO_PREFIXES = ("us.", "eu.", "apac.", "us-gov.", "global.", "jp.", "au.", "ca.")  # cross-region inference profiles
@@ -41,7 +41,7 @@ class CheckReport:
 
 def model_access(bedrock: Any, model_id: str) -> str:
     """One line on the model or inference profile ``model_id`` as Bedrock's control plane sees it; raises
-    ``ClientError`` (AccessDenied, ResourceNotFound, ValidationException) when it is not usable."""
+    one of ``bedrock.BEDROCK_ERRORS`` (AccessDenied, ResourceNotFound, ValidationException) when it is not usable."""
     if model_id.startswith(GEO_PREFIXES):
         profile = bedrock.get_inference_profile(inferenceProfileIdentifier=model_id)
         regions = sorted(
@@ -55,13 +55,6 @@ def model_access(bedrock: Any, model_id: str) -> str:
     lifecycle = details.get("modelLifecycle", {}).get("status", "unknown status")
     streaming = "streams" if details.get("responseStreamingSupported") else "does not stream"
     return f"foundation model {model_id}: {lifecycle}, {streaming}"
-
-
-def _reason(exc: Exception) -> str:
-    if isinstance(exc, ClientError):
-        error = exc.response.get("Error", {})
-        return f"{error.get('Code', 'error')}: {error.get('Message', str(exc))}"
-    return str(exc)
 
 
 class ModelRequests(UsageMetadataCallbackHandler):
@@ -139,6 +132,6 @@ def model_line(bedrock: Any, model_id: str, report: CheckReport) -> bool:
     try:
         report.passed(model_access(bedrock, model_id))
         return True
-    except (ClientError, BotoCoreError) as exc:
-        report.failed(f"{model_id} is not usable here: {_reason(exc)}")
+    except BEDROCK_ERRORS as exc:
+        report.failed(f"{model_id} is not usable here: {bedrock_error_reason(exc)}")
         return False
