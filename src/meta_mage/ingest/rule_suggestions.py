@@ -43,6 +43,7 @@ from meta_mage.archetypes.classifier import (
     parse_rule,
 )
 from meta_mage.archetypes.provisional import is_provisional
+from meta_mage.config import Settings
 from meta_mage.models.cards import card_key
 from meta_mage.models.meta import FormatSummary
 from meta_mage.storage.meta import MetaRepository, StoredDeck
@@ -953,6 +954,13 @@ def _option(args: argparse.Namespace, name: str) -> int:
     return value
 
 
+def open_meta(settings: Settings) -> MetaRepository:
+    """The configured meta table (ingest sits below ``wiring``, so the command opens it through storage)."""
+    from meta_mage.storage.dynamo import dynamodb_resource
+
+    return MetaRepository(dynamodb_resource(settings).Table(settings.meta_table))
+
+
 def cmd_rules_suggest(args: argparse.Namespace) -> int:
     """``meta-mage rules suggest FORMAT [--days 30] [--min-decks 5] [--out DIR] [--force]`` (global ``--rules-dir``).
 
@@ -961,7 +969,6 @@ def cmd_rules_suggest(args: argparse.Namespace) -> int:
     unset). Exit status 0; 2 for a bad argument, an --out it may not write (see :func:`write_suggestions`)
     or a format without data; 1 when writing fails (a full disk)."""
     from meta_mage.config import get_settings
-    from meta_mage.wiring import Wiring
 
     settings = get_settings()
     rules_dir = Path(getattr(args, "rules_dir", None) or settings.archetype_rules_dir)
@@ -972,7 +979,7 @@ def cmd_rules_suggest(args: argparse.Namespace) -> int:
         check_output(out_dir, rules_dir)  # before any query: the folder alone
     except ValueError as exc:  # a number out of range, or OutputRefused
         return _failed(exc, 2)
-    meta = Wiring(settings).meta
+    meta = open_meta(settings)
     info = _format_with_data(meta, args.format)
     if info is None:
         return 2
