@@ -347,6 +347,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     import time
 
     from meta_mage.local.terminal import can_draw, draw, render, waiting
+    from meta_mage.tools.catalog.meta import META_RANKINGS
 
     settings = _settings(args)
     _quiet_turn_warnings()
@@ -362,7 +363,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
             context = {"format": args.format, "days": args.days}
             rankings = await asyncio.to_thread(
                 wiring.registry.call,
-                "get_format_meta_rankings",
+                META_RANKINGS.name,
                 {"format": args.format, "current_days": args.days},
                 wiring.tool_context,
             )
