@@ -66,3 +66,24 @@ class BedrockText:
         )
         blocks = response["output"]["message"]["content"]
         return TextReply("".join(block.get("text", "") for block in blocks))
+
+
+GEO_PREFIXES = ("us.", "eu.", "apac.", "us-gov.", "global.", "jp.", "au.", "ca.")  # cross-region inference profiles
+
+
+def model_access(bedrock: Any, model_id: str) -> str:
+    """One line on the model or inference profile ``model_id`` as Bedrock's control plane sees it; raises
+    one of ``BEDROCK_ERRORS`` (AccessDenied, ResourceNotFound, ValidationException) when it is not usable."""
+    if model_id.startswith(GEO_PREFIXES):
+        profile = bedrock.get_inference_profile(inferenceProfileIdentifier=model_id)
+        regions = sorted(
+            {arn.split(":")[3] for arn in (m.get("modelArn", "") for m in profile.get("models", [])) if arn}
+        )
+        return (
+            f"inference profile {model_id}: {profile.get('status', 'unknown status')}, routes to "
+            f"{', '.join(regions) or 'no region listed'}"
+        )
+    details = bedrock.get_foundation_model(modelIdentifier=model_id).get("modelDetails", {})
+    lifecycle = details.get("modelLifecycle", {}).get("status", "unknown status")
+    streaming = "streams" if details.get("responseStreamingSupported") else "does not stream"
+    return f"foundation model {model_id}: {lifecycle}, {streaming}"
