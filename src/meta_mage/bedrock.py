@@ -8,6 +8,18 @@ from dataclasses import dataclass
 from typing import Any
 
 import boto3
+from botocore.exceptions import BotoCoreError, ClientError
+
+BEDROCK_ERRORS: tuple[type[Exception], ...] = (ClientError, BotoCoreError)  # what a Bedrock call raises
+
+
+def bedrock_error_reason(exc: Exception) -> str:
+    """One line for a Bedrock error ("AccessDeniedException: ..."), the code and message when the service sent them."""
+    if isinstance(exc, ClientError):
+        error = exc.response.get("Error", {})
+        return f"{error.get('Code', 'error')}: {error.get('Message', str(exc))}"
+    return str(exc)
+
 
 # Providers LangChain's init_chat_model accepts as "provider:model". Anything else with a colon is a
 # Bedrock model or inference profile id ("us.anthropic.claude-haiku-4-5-20251001-v1:0").
@@ -54,3 +66,24 @@ class BedrockText:
         )
         blocks = response["output"]["message"]["content"]
         return TextReply("".join(block.get("text", "") for block in blocks))
+
+
+GEO_PREFIXES = ("us.", "eu.", "apac.", "us-gov.", "global.", "jp.", "au.", "ca.")  # cross-region inference profiles
+
+
+def model_access(bedrock: Any, model_id: str) -> str:
+    """One line on the model or inference profile ``model_id`` as Bedrock's control plane sees it; raises
+    one of ``BEDROCK_ERRORS`` (AccessDenied, ResourceNotFound, ValidationException) when it is not usable."""
+    if model_id.startswith(GEO_PREFIXES):
+        profile = bedrock.get_inference_profile(inferenceProfileIdentifier=model_id)
+        regions = sorted(
+            {arn.split(":")[3] for arn in (m.get("modelArn", "") for m in profile.get("models", [])) if arn}
+        )
+        return (
+            f"inference profile {model_id}: {profile.get('status', 'unknown status')}, routes to "
+            f"{', '.join(regions) or 'no region listed'}"
+        )
+    details = bedrock.get_foundation_model(modelIdentifier=model_id).get("modelDetails", {})
+    lifecycle = details.get("modelLifecycle", {}).get("status", "unknown status")
+    streaming = "streams" if details.get("responseStreamingSupported") else "does not stream"
+    return f"foundation model {model_id}: {lifecycle}, {streaming}"

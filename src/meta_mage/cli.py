@@ -215,36 +215,23 @@ def _storage_problem(settings: Settings, note_empty: bool = True) -> str | None:
     saying what to do; None when it can (with a note when its tables hold no data, unless ``note_empty`` is off)."""
     from urllib.parse import urlsplit
 
-    from botocore.config import Config
-    from botocore.exceptions import BotoCoreError, ClientError, ConnectTimeoutError, EndpointConnectionError
-
-    from meta_mage.storage.dynamo import aws_region, default_session, sdk_problem
+    from meta_mage.storage.dynamo import aws_region
+    from meta_mage.storage.probe import probe_tables
 
     endpoint = _endpoint()
     where = endpoint[1] if endpoint else f"AWS ({aws_region(settings)})"
-    quick = Config(connect_timeout=3, read_timeout=10, retries={"mode": "standard", "max_attempts": 2})
-    client = default_session().client("dynamodb", region_name=aws_region(settings), config=quick)
-    missing = []
-    try:
-        for name in settings.table_names().values():
-            try:
-                client.describe_table(TableName=name)
-            except ClientError as exc:
-                if exc.response.get("Error", {}).get("Code") != "ResourceNotFoundException":
-                    raise
-                missing.append(name)
-        empty = not missing and not client.scan(TableName=settings.meta_table, Limit=1).get("Items")
-    except (EndpointConnectionError, ConnectTimeoutError) as exc:
-        reason = "connection refused" if "refused" in str(exc.kwargs.get("error", "")).lower() else "no connection"
+    probe = probe_tables(settings)
+    if probe.unreachable is not None:
         if not endpoint:
-            return f"DynamoDB at {where} is not answering ({reason}): check the network"
+            return f"DynamoDB at {where} is not answering ({probe.unreachable}): check the network"
         port = urlsplit(endpoint[1]).port or "N"
         return (
-            f"DynamoDB at {where} is not answering ({reason}): start it (e.g. 'meta-mage dynamodb --port {port}'), "
-            f"or unset {endpoint[0]} to answer from the embedded one with the demo data"
+            f"DynamoDB at {where} is not answering ({probe.unreachable}): start it (e.g. 'meta-mage dynamodb "
+            f"--port {port}'), or unset {endpoint[0]} to answer from the embedded one with the demo data"
         )
-    except (ClientError, BotoCoreError) as exc:
-        return f"DynamoDB at {where} refused: {sdk_problem(exc)}"
+    if probe.refused is not None:
+        return f"DynamoDB at {where} refused: {probe.refused}"
+    missing, empty = probe.missing, probe.empty
     if missing:
         return (
             f"DynamoDB at {where} lacks the table{'s' if len(missing) > 1 else ''} {', '.join(missing)}: 'meta-mage "
@@ -360,6 +347,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     import time
 
     from meta_mage.local.terminal import can_draw, draw, render, waiting
+    from meta_mage.tools.catalog.meta import META_RANKINGS
 
     settings = _settings(args)
     _quiet_turn_warnings()
@@ -375,7 +363,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
             context = {"format": args.format, "days": args.days}
             rankings = await asyncio.to_thread(
                 wiring.registry.call,
-                "get_format_meta_rankings",
+                META_RANKINGS.name,
                 {"format": args.format, "current_days": args.days},
                 wiring.tool_context,
             )
@@ -913,11 +901,12 @@ def build_parser() -> argparse.ArgumentParser:
 def _connection_problem(exc: Exception) -> str | None:
     """One line for a connection that failed or was lost (AWS, a server), or None for anything else (a bug,
     whose traceback is wanted)."""
-    botocore = sys.modules.get("botocore.exceptions")
-    if botocore is not None and isinstance(exc, botocore.BotoCoreError | botocore.ClientError):
-        from meta_mage.storage.dynamo import sdk_problem
+    if "botocore.exceptions" in sys.modules:  # only an SDK already loaded can have raised its errors
+        from meta_mage.storage.dynamo import sdk_failure
 
-        return f"AWS request failed: {sdk_problem(exc)}"
+        problem = sdk_failure(exc)
+        if problem is not None:
+            return f"AWS request failed: {problem}"
     httpx = sys.modules.get("httpx")
     if isinstance(exc, ConnectionError) or (httpx is not None and isinstance(exc, httpx.TransportError)):
         return f"connection lost ({exc or type(exc).__name__}); start the server again and run the command again"

@@ -122,7 +122,7 @@ class Wiring:
         settings = self.settings
 
         def catch_alls(fmt: str, names: set[str]) -> set[str]:  # the rules load on the first what-to-play answer
-            from meta_mage.ingest.rule_suggestions import unnamed_names
+            from meta_mage.archetypes.catch_alls import unnamed_names
 
             return unnamed_names(get_classifier(settings.archetype_rules_dir).rules_for(fmt), names)
 

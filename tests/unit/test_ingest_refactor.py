@@ -358,7 +358,7 @@ def test_the_rules_command_says_when_no_cluster_qualifies_and_exits_1_when_writi
         format="Modern", first_date="2025-11-01", last_date="2025-11-17", tournaments=2, decks=12, matches=0
     )
     meta = SimpleNamespace(list_formats=lambda: [modern], format_decks=lambda *args: [])
-    monkeypatch.setattr("meta_mage.wiring.Wiring", lambda settings: SimpleNamespace(meta=meta))
+    monkeypatch.setattr(rule_suggestions, "open_meta", lambda settings: meta)
     share = FallbackShare("Modern", "2025-11-01", "2025-11-17", 0, 12, 0.0, 0.0, 24.2)
     monkeypatch.setattr(rule_suggestions, "fallback_share", lambda *args: share)
     args = argparse.Namespace(format=" modern", out=str(tmp_path / "out"), rules_dir=str(DEMO_DATA_DIR / "archetypes"))

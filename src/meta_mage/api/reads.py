@@ -60,16 +60,20 @@ class ReadApi:
 
     def formats(self, query: Mapping[str, str] | None = None) -> dict[str, Any]:
         """``GET /formats``: the formats with data, and their date ranges and counts."""
+        from meta_mage.tools.catalog.meta import LIST_FORMATS  # the family the call loads
+
         reject_query(query)
-        listed = self._call("list_formats", {})["formats"]
+        listed = self._call(LIST_FORMATS.name, {})["formats"]
         return {"formats": [f["format"] for f in listed], "details": listed}
 
     def archetypes(self, query: Mapping[str, str]) -> dict[str, Any]:
         """``GET /archetypes?format=X[&days=N]``."""
         if not query.get("format"):
             raise InvalidArgument("format: required query parameter is missing", field="format")
-        self._check_names("get_format_archetypes", query)
-        result = self._call("get_format_archetypes", dict(query))
+        from meta_mage.tools.catalog.meta import ARCHETYPES  # the family the call loads
+
+        self._check_names(ARCHETYPES.name, query)
+        result = self._call(ARCHETYPES.name, dict(query))
         return {"format": result["format"], "archetypes": result["archetypes"], "metadata": result["metadata"]}
 
     def archetype_page(self, archetype: str, query: Mapping[str, str]) -> dict[str, Any]:
@@ -79,20 +83,26 @@ class ReadApi:
             raise InvalidArgument("archetype: give it in the path, not the query", field="archetype")
         if not query.get("format"):
             raise InvalidArgument("format: required query parameter is missing", field="format")
-        self._check_names("get_archetype_page", query, frozenset({"archetype"}))
-        return self._call("get_archetype_page", {**query, "archetype": archetype})
+        from meta_mage.tools.catalog.decks import ARCHETYPE_PAGE  # the family the call loads
+
+        self._check_names(ARCHETYPE_PAGE.name, query, frozenset({"archetype"}))
+        return self._call(ARCHETYPE_PAGE.name, {**query, "archetype": archetype})
 
     def drafts(self, query: Mapping[str, str] | None = None) -> dict[str, Any]:
         """``GET /drafts``."""
+        from meta_mage.tools.catalog.drafts import LIST_DRAFTS  # the family the call loads
+
         reject_query(query)
-        return self._call("list_drafts", {})
+        return self._call(LIST_DRAFTS.name, {})
 
     def draft_pool(self, draft_id: str, query: Mapping[str, str]) -> dict[str, Any]:
         """``GET /drafts/{draft_id}/pool`` with ``get_draft_pool``'s parameters as query strings."""
         if "draft_id" in query:
             raise InvalidArgument("draft_id: give it in the path, not the query", field="draft_id")
-        self._check_names("get_draft_pool", query, frozenset({"draft_id"}))
-        return self._call("get_draft_pool", {**query, "draft_id": draft_id})
+        from meta_mage.tools.catalog.drafts import DRAFT_POOL  # the family the call loads
+
+        self._check_names(DRAFT_POOL.name, query, frozenset({"draft_id"}))
+        return self._call(DRAFT_POOL.name, {**query, "draft_id": draft_id})
 
     def check_draft(self, draft_id: str, field: str = "draft_id") -> None:
         """NotFound (listing the known ids) unless ``draft_id`` is an imported draft."""

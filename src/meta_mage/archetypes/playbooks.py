@@ -313,8 +313,8 @@ def check_playbooks(
     ``today``): each playbook's staleness by its archetype's current inclusion per card, and the archetypes of
     ``min_share``+ of the lists (catch-all fallbacks and "Unknown" aside) that have no playbook. One Query for
     the format's totals, then one per playbook archetype with lists."""
+    from meta_mage.archetypes.catch_alls import unnamed_names
     from meta_mage.archetypes.classifier import get_classifier
-    from meta_mage.ingest.rule_suggestions import unnamed_names
 
     info = meta.format_info(fmt)
     win, total = meta.total_of(info, days, today)

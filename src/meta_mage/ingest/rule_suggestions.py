@@ -25,16 +25,16 @@ import stat
 import sys
 import unicodedata
 from collections import Counter
-from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from meta_mage.analytics.meta import MetaService
 from meta_mage.analytics.stats import wilson_interval, win_rate
+from meta_mage.archetypes.catch_alls import all_rules, unnamed_names
 from meta_mage.archetypes.classifier import (
     COLOR_NAMES,
-    UNKNOWN,
     ArchetypeClassifier,
     ArchetypeRule,
     Condition,
@@ -43,6 +43,7 @@ from meta_mage.archetypes.classifier import (
     parse_rule,
 )
 from meta_mage.archetypes.provisional import is_provisional
+from meta_mage.config import Settings
 from meta_mage.models.cards import card_key
 from meta_mage.models.meta import FormatSummary
 from meta_mage.storage.meta import MetaRepository, StoredDeck
@@ -87,33 +88,6 @@ class FallbackShare:
             f"95 % CI {self.ci_low:.1f}–{self.ci_high:.1f} %) from {self.start} to {self.end}"
             + (f": {names}" if names else "")
         )
-
-
-def _colored_names(name: str) -> set[str]:
-    return {f"{prefix} {name}" for prefix in (*COLOR_NAMES.values(), "4-Color")}
-
-
-def _all_rules(rules: FormatRules) -> Iterator[ArchetypeRule]:
-    """Every archetype rule of ``rules`` and every variant of them (at any depth), in no particular order."""
-    pending = list(rules.archetypes)
-    while pending:
-        rule = pending.pop()
-        yield rule
-        pending.extend(rule.variants)
-
-
-def unnamed_names(rules: FormatRules, names: Iterable[str]) -> set[str]:
-    """Those of the stored archetype ``names`` that are "Unknown" or one of ``rules``' fallbacks.
-
-    Stored decks keep only their display name (a fallback with ``IncludeColorInName`` reads "Boros
-    Aggro"). A name an archetype rule can also produce counts as named."""
-    fallback: set[str] = set()
-    for fallback_rule in rules.fallbacks:
-        fallback |= _colored_names(fallback_rule.name) if fallback_rule.include_color else {fallback_rule.name}
-    named: set[str] = set()
-    for rule in _all_rules(rules):
-        named |= _colored_names(rule.name) if rule.include_color else {rule.name}
-    return {name for name in names if name == UNKNOWN or (name in fallback and name not in named)}
 
 
 def _check_days(days: int) -> None:
@@ -311,7 +285,7 @@ def file_stem(name: str) -> str:
 
 
 def _rule_names(rules: FormatRules) -> set[str]:
-    return {fb.name.casefold() for fb in rules.fallbacks} | {rule.name.casefold() for rule in _all_rules(rules)}
+    return {fb.name.casefold() for fb in rules.fallbacks} | {rule.name.casefold() for rule in all_rules(rules)}
 
 
 def _shares(decks: Sequence[_Deck]) -> Counter[str]:
@@ -980,6 +954,13 @@ def _option(args: argparse.Namespace, name: str) -> int:
     return value
 
 
+def open_meta(settings: Settings) -> MetaRepository:
+    """The configured meta table (ingest sits below ``wiring``, so the command opens it through storage)."""
+    from meta_mage.storage.dynamo import dynamodb_resource
+
+    return MetaRepository(dynamodb_resource(settings).Table(settings.meta_table))
+
+
 def cmd_rules_suggest(args: argparse.Namespace) -> int:
     """``meta-mage rules suggest FORMAT [--days 30] [--min-decks 5] [--out DIR] [--force]`` (global ``--rules-dir``).
 
@@ -988,7 +969,6 @@ def cmd_rules_suggest(args: argparse.Namespace) -> int:
     unset). Exit status 0; 2 for a bad argument, an --out it may not write (see :func:`write_suggestions`)
     or a format without data; 1 when writing fails (a full disk)."""
     from meta_mage.config import get_settings
-    from meta_mage.wiring import Wiring
 
     settings = get_settings()
     rules_dir = Path(getattr(args, "rules_dir", None) or settings.archetype_rules_dir)
@@ -999,7 +979,7 @@ def cmd_rules_suggest(args: argparse.Namespace) -> int:
         check_output(out_dir, rules_dir)  # before any query: the folder alone
     except ValueError as exc:  # a number out of range, or OutputRefused
         return _failed(exc, 2)
-    meta = Wiring(settings).meta
+    meta = open_meta(settings)
     info = _format_with_data(meta, args.format)
     if info is None:
         return 2

@@ -14,14 +14,13 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
-from botocore.exceptions import BotoCoreError, ClientError
 from langchain_core.callbacks import UsageMetadataCallbackHandler
 from langchain_core.tracers.context import register_configure_hook
 
 from meta_mage.agent.conversation import Conversations
+from meta_mage.bedrock import BEDROCK_ERRORS, bedrock_error_reason, model_access
 
 QUESTION = "What are the top decks in {format} over the last 30 days?"
-GEO_PREFIXES = ("us.", "eu.", "apac.", "us-gov.", "global.", "jp.", "au.", "ca.")  # cross-region inference profiles
 
 
 @dataclass
@@ -37,31 +36,6 @@ class CheckReport:
     def failed(self, line: str) -> None:
         self.lines.append(f"✗ {line}")
         self.ok = False
-
-
-def model_access(bedrock: Any, model_id: str) -> str:
-    """One line on the model or inference profile ``model_id`` as Bedrock's control plane sees it; raises
-    ``ClientError`` (AccessDenied, ResourceNotFound, ValidationException) when it is not usable."""
-    if model_id.startswith(GEO_PREFIXES):
-        profile = bedrock.get_inference_profile(inferenceProfileIdentifier=model_id)
-        regions = sorted(
-            {arn.split(":")[3] for arn in (m.get("modelArn", "") for m in profile.get("models", [])) if arn}
-        )
-        return (
-            f"inference profile {model_id}: {profile.get('status', 'unknown status')}, routes to "
-            f"{', '.join(regions) or 'no region listed'}"
-        )
-    details = bedrock.get_foundation_model(modelIdentifier=model_id).get("modelDetails", {})
-    lifecycle = details.get("modelLifecycle", {}).get("status", "unknown status")
-    streaming = "streams" if details.get("responseStreamingSupported") else "does not stream"
-    return f"foundation model {model_id}: {lifecycle}, {streaming}"
-
-
-def _reason(exc: Exception) -> str:
-    if isinstance(exc, ClientError):
-        error = exc.response.get("Error", {})
-        return f"{error.get('Code', 'error')}: {error.get('Message', str(exc))}"
-    return str(exc)
 
 
 class ModelRequests(UsageMetadataCallbackHandler):
@@ -139,6 +113,6 @@ def model_line(bedrock: Any, model_id: str, report: CheckReport) -> bool:
     try:
         report.passed(model_access(bedrock, model_id))
         return True
-    except (ClientError, BotoCoreError) as exc:
-        report.failed(f"{model_id} is not usable here: {_reason(exc)}")
+    except BEDROCK_ERRORS as exc:
+        report.failed(f"{model_id} is not usable here: {bedrock_error_reason(exc)}")
         return False

@@ -76,24 +76,13 @@ class LambdaUrlSigV4(httpx.Auth):
         self.region = region
 
     def auth_flow(self, request: httpx.Request) -> Generator[httpx.Request, httpx.Response, None]:
-        from botocore.auth import SigV4Auth
-        from botocore.awsrequest import AWSRequest
+        from meta_mage.storage.probe import sigv4_headers
 
-        from meta_mage.storage.dynamo import default_session
-
-        credentials = default_session().get_credentials()
-        if credentials is None:
+        content_type = request.headers.get("content-type", "application/json")
+        headers = sigv4_headers(request.method, str(request.url), request.content, content_type, self.region, "lambda")
+        if headers is None:
             raise ToolServerUnavailable(f"no AWS credentials to sign requests to {request.url.host}")
-        signed = AWSRequest(
-            method=request.method,
-            url=str(request.url),
-            data=request.content,
-            headers={"content-type": request.headers.get("content-type", "application/json")},
-        )
-        SigV4Auth(credentials.get_frozen_credentials(), "lambda", self.region).add_auth(signed)
-        for name, value in signed.headers.items():
-            if name.lower() in {"authorization", "x-amz-date", "x-amz-security-token"}:
-                request.headers[name] = value
+        request.headers.update(headers)
         yield request
 
 

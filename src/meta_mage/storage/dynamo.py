@@ -100,6 +100,11 @@ def sdk_problem(exc: Exception) -> str:
     return f"{type(exc).__name__}: {exc}"
 
 
+def sdk_failure(exc: BaseException) -> str | None:
+    """One line for an SDK error (see :func:`sdk_problem`), or None when ``exc`` is not one."""
+    return sdk_problem(exc) if isinstance(exc, BotoCoreError | ClientError) else None
+
+
 def rejected_item(exc: StorageUnavailable) -> bool:
     """Whether DynamoDB refused a request for what it held (``ValidationException``: an attribute too
     large, an empty key), which no retry can fix, rather than failing to serve it."""

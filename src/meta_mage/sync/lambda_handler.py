@@ -27,7 +27,7 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 from meta_mage.archetypes.classifier import ArchetypeClassifier, get_classifier
 from meta_mage.config import Settings, get_settings
 from meta_mage.observability import logger, metrics
-from meta_mage.storage.dynamo import sdk_errors
+from meta_mage.storage.secrets import read_secret
 from meta_mage.sync.github import GitHubClient, SyncError
 from meta_mage.sync.run import SyncFilter, SyncReport, sync
 from meta_mage.sync.upstream import GitHubUpstream
@@ -59,11 +59,7 @@ def read_token(settings: Settings, wiring: Wiring) -> str | None:
     name = settings.sync_token_parameter
     if not name:
         return None
-    with sdk_errors(f"GitHub token {name}"):
-        if name.startswith("arn:aws:secretsmanager:"):
-            return str(wiring.aws_client("secretsmanager").get_secret_value(SecretId=name)["SecretString"]).strip()
-        parameter = wiring.aws_client("ssm").get_parameter(Name=name, WithDecryption=True)
-        return str(parameter["Parameter"]["Value"]).strip()
+    return read_secret(wiring.aws_client, name, "GitHub token")
 
 
 @lru_cache(maxsize=1)

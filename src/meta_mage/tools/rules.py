@@ -1,6 +1,6 @@
 """The blocking rules a tool or a task needs to hold before it runs, each with the question the player is asked.
 
-A rule reads what the conversation knows (``models.conversation.ConversationState``); the tools' records
+A rule reads what the conversation knows through :class:`Known` (the agent's state fits it); the tools' records
 (``tools/catalog``) and the tasks' (``agent/tasks``) name them, and the agent's guard checks them.
 """
 
@@ -9,13 +9,33 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-if TYPE_CHECKING:  # the rules read it; the read functions, which only list tools, never import it
-    from meta_mage.agent.state import ConversationState
+from meta_mage.models.meta import DeckMatchupStatsOutput
 
 
-def stats_fit(known: ConversationState) -> bool:
+class Known(Protocol):
+    """What the conversation knows, as far as the rules read it (the agent's state fits)."""
+
+    @property
+    def format(self) -> str | None: ...
+    @property
+    def days(self) -> int | None: ...
+    @property
+    def archetype(self) -> str | None: ...
+    @property
+    def opponent_archetype(self) -> str | None: ...
+    @property
+    def deck_text(self) -> str | None: ...
+    @property
+    def draft_id(self) -> str | None: ...
+    @property
+    def matchup_stats(self) -> DeckMatchupStatsOutput | None: ...
+    @property
+    def deck_read(self) -> bool: ...
+
+
+def stats_fit(known: Known) -> bool:
     """Whether the stored matchup statistics are for the conversation's format, archetype and window."""
     stats = known.matchup_stats
     return (
@@ -82,7 +102,7 @@ class Rule:
     ``fetch``: the guard calls it instead of asking, and asks ``fetch_failed`` if that call failed."""
 
     missing: str
-    holds: Callable[[ConversationState], bool]
+    holds: Callable[[Known], bool]
     blocked: str
     question: str | Callable[[list[str]], str] = ""
     fetch: str | None = None
