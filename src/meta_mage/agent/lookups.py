@@ -15,6 +15,8 @@ from meta_mage.agent.tools import AgentTools
 from meta_mage.models.drafts import DraftPoolResult, DraftSummary, ListDraftsOutput
 from meta_mage.models.meta import ArchetypesOutput, ListFormatsOutput
 from meta_mage.models.tournaments import FORMATS
+from meta_mage.tools.catalog.drafts import DRAFT_POOL, LIST_DRAFTS
+from meta_mage.tools.catalog.meta import ARCHETYPES, LIST_FORMATS
 
 logger = logging.getLogger(__name__)
 
@@ -54,7 +56,7 @@ class Lookups:
 
     async def formats(self) -> list[str]:
         result = await self._cached(
-            "formats", "list_formats", {}, ListFormatsOutput, "the formats with data", "using the built-in list"
+            "formats", LIST_FORMATS.name, {}, ListFormatsOutput, "the formats with data", "using the built-in list"
         )
         return [f.format for f in result.formats] if result and result.formats else list(FORMATS)
 
@@ -63,7 +65,7 @@ class Lookups:
         word picks the popular deck): the window's day aggregates, not a year's."""
         result = await self._cached(
             f"arch:{fmt}:{days}",
-            "get_format_archetypes",
+            ARCHETYPES.name,
             {"format": fmt, "days": days},
             ArchetypesOutput,
             f"the {fmt} archetype names",
@@ -73,7 +75,7 @@ class Lookups:
 
     async def drafts(self) -> list[DraftSummary]:
         result = await self._cached(
-            "drafts", "list_drafts", {}, ListDraftsOutput, "the imported drafts", "going on without them"
+            "drafts", LIST_DRAFTS.name, {}, ListDraftsOutput, "the imported drafts", "going on without them"
         )
         return result.drafts if result else []
 
@@ -81,7 +83,7 @@ class Lookups:
         """A draft's whole pool with who took what (redacted names stay redacted)."""
         result = await self._cached(
             f"pool:{draft_id}",
-            "get_draft_pool",
+            DRAFT_POOL.name,
             {"draft_id": draft_id, "include_draft_results": True},
             DraftPoolResult,
             "the draft's pool",
