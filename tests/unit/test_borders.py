@@ -37,7 +37,7 @@ def test_the_sdk_border_check_sees_the_borders_themselves() -> None:
 
 
 # Places that spell a tool's name outside its record, each with its reason: (module, tool name) → how many times.
-AGENT_REWORK = "spelt in the agent's routing and task writers; they move to the records with issue 52's typed task records"
+AGENT_REWORK = "spelt in the agent's routing and task writers; they move to the records with typed task records"
 KNOWN_SPELLINGS: dict[tuple[str, str], tuple[int, str]] = {
     **{
         ("meta_mage.tools.catalog", name): (
