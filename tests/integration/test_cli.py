@@ -59,7 +59,7 @@ def test_cli_ask_streams_one_turn_and_continues_it(
     modern_world: dict[str, Any], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     names = modern_world["settings"]
-    monkeypatch.setattr("meta_mage.cli.get_settings", lambda: names)
+    monkeypatch.setattr("meta_mage.cli.shared.get_settings", lambda: names)
     assert main(["ask", "What are the top decks?"]) == 0
     first = capsys.readouterr().out
     assert "offline mode" in first and "Which format should I look at?" in first
@@ -80,7 +80,7 @@ def test_aws_errors_are_one_line_naming_the_fix(
     dynamodb: Any, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     # Given settings naming a table that does not exist
-    monkeypatch.setattr("meta_mage.cli.get_settings", lambda: Settings(meta_table="nope"))
+    monkeypatch.setattr("meta_mage.cli.shared.get_settings", lambda: Settings(meta_table="nope"))
     # When a tool reads it, Then the user gets one line with the fix, not a traceback
     assert main(["tool", "list_formats"]) == 1
     err = capsys.readouterr().err
@@ -214,12 +214,12 @@ def test_serve_on_a_busy_port_stops_before_loading_anything() -> None:
 
 
 def test_the_demo_hint_names_a_command_that_runs(monkeypatch: pytest.MonkeyPatch) -> None:
-    from meta_mage.cli import _this_command
+    from meta_mage.cli.serve import this_command
 
     # Given the virtualenv's bin not on PATH (scripts/demo.sh runs .venv/bin/meta-mage), the hint names its script
     monkeypatch.setenv("PATH", "/usr/bin:/bin")
-    command = _this_command()
+    command = this_command()
     assert command == str(Path(sys.executable).parent / "meta-mage") and os.access(command, os.X_OK)
     # and on PATH, the plain name
     monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}:/usr/bin:/bin")
-    assert _this_command() == "meta-mage"
+    assert this_command() == "meta-mage"

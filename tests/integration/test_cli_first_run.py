@@ -14,7 +14,8 @@ from typing import Any
 
 import pytest
 
-from meta_mage.cli import NO_DYNAMODB, main
+from meta_mage.cli import main
+from meta_mage.cli.coach import NO_DYNAMODB
 from meta_mage.config import Settings
 from tests.api.test_terminal_client import Terminal
 from tests.servers import free_port
@@ -70,7 +71,7 @@ def test_ask_names_missing_tables_and_notes_empty_ones(
     dynamodb: Any, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     # Given a configured DynamoDB without the meta table
-    monkeypatch.setattr("meta_mage.cli.get_settings", lambda: Settings(meta_table="nope"))
+    monkeypatch.setattr("meta_mage.cli.shared.get_settings", lambda: Settings(meta_table="nope"))
     assert main(["ask", "top decks in Modern over the last 14 days"]) == 1
     err = capsys.readouterr().err
     assert err.splitlines() == [
@@ -78,7 +79,7 @@ def test_ask_names_missing_tables_and_notes_empty_ones(
         "demo data ('meta-mage tables create' creates them empty)"
     ]
     # Given every table, all empty: a note, then the turn
-    monkeypatch.setattr("meta_mage.cli.get_settings", Settings)
+    monkeypatch.setattr("meta_mage.cli.shared.get_settings", Settings)
     assert main(["ask", "top decks in Modern over the last 14 days"]) == 0
     out, err = capsys.readouterr()
     assert out.splitlines()[0] == (

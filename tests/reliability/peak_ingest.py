@@ -45,8 +45,9 @@ def _formats(db: Any, settings: Any) -> dict[str, int]:
 
 def _cli(db: Any, argv: list[str]) -> dict[str, Any]:
     from meta_mage import cli
+    from meta_mage.cli import shared
 
-    cli._db = lambda settings: db  # type: ignore[assignment]  # the tables this process made on moto
+    shared.dynamodb = lambda settings: db  # type: ignore[assignment]  # the tables this process made on moto
     output = io.StringIO()
     with contextlib.redirect_stdout(output), contextlib.redirect_stderr(output):
         code = cli.main(["ingest", *argv])

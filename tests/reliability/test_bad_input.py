@@ -558,7 +558,7 @@ def world_env(modern_world: dict[str, Any]) -> Iterator[dict[str, Any]]:
         for cached in caches:
             cached.cache_clear()
         # the CLI's commands use this DynamoDB resource (the same tables) instead of building one per call
-        patch.setattr("meta_mage.cli._db", lambda settings: modern_world["db"])
+        patch.setattr("meta_mage.cli.shared.dynamodb", lambda settings: modern_world["db"])
         yield {"s3": s3, "sqs": sqs, "queue_url": queue_url}
     for cached in caches:
         cached.cache_clear()

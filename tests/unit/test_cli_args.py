@@ -12,12 +12,13 @@ from pathlib import Path
 import pytest
 
 from meta_mage import cli
+from meta_mage.cli import coach, serve
 
 
 def refused(argv: list[str], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> str:
     """The usage error ``argv`` gets; no command runs (none may boot a database for a bad command line)."""
-    for name in ("cmd_ask", "cmd_chat", "cmd_demo", "cmd_serve"):
-        monkeypatch.setattr(cli, name, lambda args: pytest.fail("the command ran"))
+    for module, name in ((coach, "cmd_ask"), (serve, "cmd_chat"), (serve, "cmd_demo"), (serve, "cmd_serve")):
+        monkeypatch.setattr(module, name, lambda args: pytest.fail("the command ran"))
     with pytest.raises(SystemExit) as exit_:
         cli.main(argv)
     assert exit_.value.code == 2
@@ -59,9 +60,9 @@ def test_every_argument_says_what_it_is() -> None:
 def test_a_reader_that_stops_early_is_no_error() -> None:
     # Given a command whose output goes to a reader that has gone ("meta-mage ask … | head -3")
     script = (
-        "import sys\nfrom meta_mage import cli\n"
+        "import sys\nfrom meta_mage import cli\nfrom meta_mage.cli import coach\n"
         "def closed(args):\n    raise BrokenPipeError(32, 'Broken pipe')\n"
-        "cli.cmd_tool = closed\nsys.exit(cli.main(['tool', '--list']))\n"
+        "coach.cmd_tool = closed\nsys.exit(cli.main(['tool', '--list']))\n"
     )
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
     # Then it ends quietly: no "connection lost", no traceback
