@@ -16,12 +16,12 @@ import pytest
 from meta_mage.analytics.aggregate import summarise_event
 from meta_mage.archetypes.classifier import Classification
 from meta_mage.config import DEMO_DATA_DIR
-from meta_mage.ingest import rule_suggestions
 from meta_mage.ingest.cards import parse_card_corpus
 from meta_mage.ingest.drafts import load_draft
 from meta_mage.ingest.drop_zone import DropZoneError, plan_upload
 from meta_mage.ingest.errors import InputFileError
 from meta_mage.ingest.rule_suggestions import FallbackShare
+from meta_mage.ingest.rule_suggestions import command as suggest_command
 from meta_mage.ingest.tournaments import _format_of, parse_tournament
 from meta_mage.models.meta import FormatSummary
 
@@ -358,12 +358,12 @@ def test_the_rules_command_says_when_no_cluster_qualifies_and_exits_1_when_writi
         format="Modern", first_date="2025-11-01", last_date="2025-11-17", tournaments=2, decks=12, matches=0
     )
     meta = SimpleNamespace(list_formats=lambda: [modern], format_decks=lambda *args: [])
-    monkeypatch.setattr(rule_suggestions, "open_meta", lambda settings: meta)
+    monkeypatch.setattr(suggest_command, "open_meta", lambda settings: meta)
     share = FallbackShare("Modern", "2025-11-01", "2025-11-17", 0, 12, 0.0, 0.0, 24.2)
-    monkeypatch.setattr(rule_suggestions, "fallback_share", lambda *args: share)
+    monkeypatch.setattr(suggest_command, "fallback_share", lambda *args: share)
     args = argparse.Namespace(format=" modern", out=str(tmp_path / "out"), rules_dir=str(DEMO_DATA_DIR / "archetypes"))
 
-    assert rule_suggestions.cmd_rules_suggest(args) == 0
+    assert suggest_command.cmd_rules_suggest(args) == 0
     assert capsys.readouterr().out.splitlines() == [
         "Modern: 0 of 12 decks unnamed (0.0 %, 95 % CI 0.0–24.2 %) from 2025-11-01 to 2025-11-17",
         "  no cluster of 5 or more unnamed decks from 2 or more events with distinctive cards",
@@ -374,7 +374,7 @@ def test_the_rules_command_says_when_no_cluster_qualifies_and_exits_1_when_writi
         raise OSError(errno.ENOSPC, "No space left on device")
 
     monkeypatch.setattr(os, "fsync", full)
-    assert rule_suggestions.cmd_rules_suggest(args) == 1
+    assert suggest_command.cmd_rules_suggest(args) == 1
     assert (
         capsys.readouterr().err
         == f"error: cannot write the suggestions to {tmp_path / 'out'}: No space left on device\n"

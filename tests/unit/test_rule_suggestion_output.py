@@ -70,12 +70,12 @@ def no_database(monkeypatch: pytest.MonkeyPatch) -> None:
     def refuse(settings: Any) -> Any:
         raise AssertionError("the command opened the database before checking its arguments")
 
-    monkeypatch.setattr("meta_mage.ingest.rule_suggestions.open_meta", refuse)
+    monkeypatch.setattr("meta_mage.ingest.rule_suggestions.command.open_meta", refuse)
 
 
 @pytest.fixture
 def one_format(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("meta_mage.ingest.rule_suggestions.open_meta", lambda settings: _Meta())
+    monkeypatch.setattr("meta_mage.ingest.rule_suggestions.command.open_meta", lambda settings: _Meta())
 
 
 def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:
