@@ -7,7 +7,8 @@ from functools import lru_cache
 
 from meta_mage.card_rules.facts import CardFacts
 from meta_mage.card_rules.filters import Clause
-from meta_mage.card_rules.reader import SUNBURST_CONDITION, roles_of
+from meta_mage.card_rules.phrases import SUNBURST_CONDITION
+from meta_mage.card_rules.reader import roles_of
 from meta_mage.card_rules.roles import Role, Verdict, answer
 
 

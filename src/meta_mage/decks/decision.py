@@ -9,7 +9,8 @@ from dataclasses import dataclass
 from meta_mage.archetypes.classifier import ArchetypeClassifier
 from meta_mage.decks.cards import section_of
 from meta_mage.decks.evidence import ArchetypeEvidence
-from meta_mage.decks.guide import GuideCase, kept_cards, sideboard_guide
+from meta_mage.decks.guide import kept_cards, sideboard_guide
+from meta_mage.decks.guide_case import GuideCase
 from meta_mage.decks.matchup import Matchup
 from meta_mage.models.cards import card_key
 from meta_mage.models.decks import CardDetail, GuideCard, SideboardGuide
