@@ -80,6 +80,8 @@ def strategy(route: Route, known: ConversationState, done: Results) -> str:
     if facts.sideboard_answers:
         for a in facts.sideboard_answers:
             lines.append(f"- {a.quantity} {plain(a.name)}: {a.reason}")
+    elif facts.sideboard_guide is not None and facts.sideboard_guide.held_back:
+        lines.append("- none comes in: your main deck's cards do as much here (the guide below names the closest).")
     else:
         lines.append("- none of your sideboard cards lines up against their key cards.")
     if facts.sideboard_guide is not None:
