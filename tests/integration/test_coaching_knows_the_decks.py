@@ -10,21 +10,12 @@ from typing import Any
 import pytest
 
 from tests.conftest import call
-from tests.integration.test_guides_across_formats import DAYS, demo_lists
+from tests.integration.test_guides_across_formats import DAYS, demo_lists, matchup_plan
 
 
 def strategy(world: dict[str, Any], fmt: str, archetype: str, opponent: str) -> tuple[list[dict[str, Any]], Any]:
-    cards = call(world, "get_enriched_deck", deck=demo_lists()[fmt][archetype])["card_details"]
-    stats = call(world, "get_deck_matchup_stats", archetype=archetype, format=fmt, days=DAYS)
-    plan = call(
-        world,
-        "generate_deck_matchup_strategy",
-        card_details=cards,
-        archetype=archetype,
-        opponent_archetype=opponent,
-        matchup_stats=stats,
-    )
-    return cards, plan
+    """The demo list and its matchup strategy against ``opponent`` (the across-formats check's helper)."""
+    return matchup_plan(world, fmt, archetype, opponent)
 
 
 def front(name: str) -> str:
