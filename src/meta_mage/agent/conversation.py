@@ -3,12 +3,13 @@ expiring conversations. Knows nothing of HTTP; the API wraps it."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import uuid
 from collections.abc import AsyncGenerator, AsyncIterator
 from contextlib import aclosing, nullcontext
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from langchain_core.messages import AIMessage, HumanMessage
 from langchain_core.runnables import RunnableConfig
@@ -20,6 +21,9 @@ from meta_mage.agent.llm import ModelChoice
 from meta_mage.agent.state import TURN_OPEN, ConversationState, TurnContext, last_active_of, messages_of, snapshot
 from meta_mage.errors import InvalidArgument, MetaMageError, NotFound, StorageUnavailable
 from meta_mage.tools.registry import invalid_argument
+
+if TYPE_CHECKING:
+    from meta_mage.storage.locks import IssuedConversations
 
 logger = logging.getLogger(__name__)
 
@@ -156,6 +160,34 @@ class Conversations:
             if welcome.get("message"):
                 values["messages"] = [AIMessage(welcome["message"])]
         await self.graph.aupdate_state(_config(conversation_id), values, as_node="finish")
+        return conversation_id
+
+    async def claim(
+        self, conversation_id: str, issued: IssuedConversations, waits: tuple[float, ...] = (0.1, 0.3)
+    ) -> str:
+        """The conversation's canonical id; ``ConversationNotFound`` unless it exists or ``/welcome`` issued it
+        (it is then created here, holding the welcome message). A request that finds neither looks again after
+        each of ``waits`` (seconds): another request may be creating it right now."""
+        conversation_id = canonical_id(conversation_id)
+        pending = iter(waits)
+        while True:
+            try:
+                await self.load(conversation_id)
+                return conversation_id
+            except ConversationNotFound:
+                welcome = await asyncio.to_thread(issued.claim, conversation_id)
+                if welcome is not None:
+                    break
+                wait = next(pending, None)
+                if wait is None:
+                    raise
+                await asyncio.sleep(wait)
+        try:
+            await self.start(welcome, conversation_id=conversation_id)
+        except Exception:
+            # put the id back, so the conversation can still be started with it
+            await asyncio.to_thread(issued.issue, conversation_id, welcome, self.settings.conversation_ttl_seconds)
+            raise
         return conversation_id
 
     def request(

@@ -15,7 +15,6 @@ from meta_mage.agent.turn_lease import TurnLease
 from meta_mage.api.deps import ChatBody, ConversationsDep, IssuedDep, LocksDep, ReadsDep, SettingsDep
 from meta_mage.api.errors import Conflict
 from meta_mage.api.openapi import chat_request_body, error_responses
-from meta_mage.api.routes.conversations import existing
 
 SSE_PING_SECONDS = 15
 
@@ -50,7 +49,7 @@ async def chat(
     if conversation_id is None:
         conversation_id = str(uuid.uuid4())
     else:
-        conversation_id = await existing(conversation_id, conversations, issued, settings)  # 404 before the stream
+        conversation_id = await conversations.claim(conversation_id, issued)  # 404 before the stream
     lease = await TurnLease.take(locks, conversation_id, settings.chat_lock_seconds)
     if lease is None:
         raise Conflict(
