@@ -88,7 +88,7 @@ class Settings(BaseSettings):
     # The daily sync (SyncFunction, `meta-mage sync`) of a GitHub repository in the MTGODecklistCache layout.
     sync_repository: str = Field(default="fbettega/MTG_decklistcache", pattern=REPOSITORY_PATTERN)
     sync_branch: str = "main"
-    # comma-separated: source folders (Tournaments/<Source>/, "mtgo" also matches "mtgo.com") and formats; empty: all
+    # comma-separated: source folders (Tournaments/<Source>/) or kinds (models.sources) and formats; empty: all
     sync_sources: Annotated[tuple[str, ...], NoDecode] = ()
     sync_formats: Annotated[tuple[str, ...], NoDecode] = ()
     sync_start_date: dt.date | None = Field(default=None, description="Where the first sync starts (commit date)")

@@ -68,7 +68,7 @@ def sync_arguments(sy: argparse.ArgumentParser) -> None:
         type=iso_day,
         help="first sync or --reset only: commits from this date (YYYY-MM-DD; a clone: all files without)",
     )
-    sy.add_argument("--source", action="append", help="only Tournaments/<SOURCE>/ (repeatable; mtgo: MTGO, mtgo.com)")
+    sy.add_argument("--source", action="append", help="only Tournaments/<SOURCE>/ or a kind's folders (repeatable)")
     sy.add_argument("--format", action="append", help="only tournaments of this format (repeatable)")
     sy.add_argument("--token-env", default="GITHUB_TOKEN", help="environment variable holding a GitHub token")
     sy.add_argument(

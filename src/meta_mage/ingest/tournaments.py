@@ -1,4 +1,4 @@
-"""Parse MTGODecklistCache tournament files (MTGO and melee.gg), quirks included.
+"""Parse MTGODecklistCache tournament files (of every source ``models.sources`` declares), quirks included.
 
 See ``../shared/data/MANIFEST.md``: winners sit in Player1; ``Player2 == "-"`` is a bye
 (``2-0-0``) or an assigned loss (``0-2-0``), never detected by substring; ``0-0-0`` is
@@ -29,6 +29,7 @@ from meta_mage.analytics.aggregate import AGGREGATE_VERSION
 from meta_mage.archetypes.classifier import Classification
 from meta_mage.errors import echo
 from meta_mage.ingest.errors import InputFileError
+from meta_mage.models import sources
 from meta_mage.models.cards import front_face
 from meta_mage.models.names import player_identity, without_markup
 from meta_mage.models.tournament_file import (
@@ -53,18 +54,15 @@ from meta_mage.models.tournaments import FORMAT_STARTS, FORMATS, ParsedDeck, Par
 
 NO_OPPONENT = "-"
 SPLIT = " // "  # split cards, and melee's full names of double-faced ones (see models.cards.front_face)
-_MTGO_ID = re.compile(r"\d{4}-\d{2}-\d{2}(\d+)/?$")
-_MELEE_ID = re.compile(r"melee\.gg/Tournament/View/(\d+)", re.IGNORECASE)
 
 Classifier = Callable[[str, dict[str, int], dict[str, int]], Classification]
 
 
 def event_key(uri: str, name: str, date: str, fmt: str) -> str:
-    """Stable identity of an event, shared by re-dated or renamed copies of its file."""
-    if match := _MELEE_ID.search(uri):
-        return f"melee:{match.group(1)}"
-    if "mtgo.com" in uri and (match := _MTGO_ID.search(uri)):
-        return f"mtgo:{match.group(1)}"
+    """Stable identity of an event, shared by re-dated or renamed copies of its file: the id its source names
+    (``models.sources``), else a digest of its Uri (or of its name, date and format when it has none)."""
+    if key := sources.event_key_of_uri(uri):
+        return key
     basis = uri or f"{name}|{date}|{fmt}"
     return "uri:" + hashlib.sha256(basis.encode()).hexdigest()[:20]
 
@@ -307,7 +305,6 @@ def parse_tournament(
         for match in _round_matches(raw_round, number, source, warnings)
     ]
     _check_structure(matches, source)
-    source_kind = "MTGO" if "mtgo.com" in uri else "melee" if "melee.gg" in uri else "other"
     if len(warnings) > MAX_WARNINGS:
         warnings[MAX_WARNINGS:] = [f"and {len(warnings) - MAX_WARNINGS:,} more warnings"]
     return ParsedTournament(
@@ -315,7 +312,7 @@ def parse_tournament(
         name=name,
         date=date,
         format=fmt,
-        source=source_kind,
+        source=sources.source_of_uri(uri).kind,
         uri=uri,
         source_file=source,
         decks=decks,

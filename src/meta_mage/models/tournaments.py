@@ -61,7 +61,7 @@ class ParsedTournament:
     name: str
     date: str
     format: str
-    source: str  # MTGO | melee | other
+    source: str  # the kind of its source (models.sources): MTGO, melee... or other
     uri: str
     source_file: str
     decks: list[ParsedDeck] = field(default_factory=list)

@@ -29,6 +29,7 @@ from meta_mage.ingest.files import SourceFile, is_json_name
 from meta_mage.ingest.report import IngestReport
 from meta_mage.ingest.tournament_ingest import ingest_tournament_sources
 from meta_mage.ingest.tournaments import tournament_format
+from meta_mage.models import sources
 from meta_mage.models.meta import normalise_format
 from meta_mage.models.tournaments import FORMATS
 from meta_mage.storage.meta import MetaRepository
@@ -59,10 +60,14 @@ class SyncFilter:
         """A filter from names as typed; an unknown format raises ``InvalidArgument``."""
         return cls(frozenset(s.lower() for s in sources), frozenset(_format(f) for f in formats))
 
-    def wants_source(self, source: str) -> bool:
-        """``mtgo`` keeps ``Tournaments/MTGO/`` and ``Tournaments/mtgo.com/``."""
-        name = source.lower()
-        return not self.sources or name in self.sources or name.split(".")[0] in self.sources
+    def wants_source(self, folder: str) -> bool:
+        """Whether files under ``Tournaments/<folder>/`` are kept: a filter name keeps the folder it names (or
+        its stem: ``mtgo`` keeps ``mtgo.com``) and every folder of the source of that kind (``models.sources``:
+        ``mtgo`` keeps ``MTGO``, ``melee`` keeps ``MTGmelee``)."""
+        name = folder.lower()
+        reader = sources.source_of_folder(folder)
+        names = {name, name.split(".")[0], *([reader.kind.lower()] if reader else [])}
+        return not self.sources or not names.isdisjoint(self.sources)
 
     def wants(self, file: DecodedFile) -> bool:
         """Whether ``file``'s format is wanted. A file whose format cannot be read is kept (ingest reports it)."""
