@@ -1,4 +1,4 @@
-"""The one alias for JSON documents at the wire (HTTP bodies, SSE payloads, MCP schemas, graph state updates)."""
+"""A JSON object at the wire: an HTTP body, an SSE payload, an MCP or JSON-schema document."""
 
 from typing import Any
 
