@@ -182,7 +182,7 @@ def test_cards_and_draft_through_the_drop_zone_idempotently(world: DropWorld) ->
     stored = world.cards.count()
     assert stored == cards["totals"]["cards stored"] >= 540
     assert draft["totals"]["pool cards"] == 540
-    assert [d["draft_id"] for d in world.drafts.list_drafts()] == ["tarkir"]
+    assert [d.draft_id for d in world.drafts.list_drafts()] == ["tarkir"]
     before = world.snapshot()
 
     again = [

@@ -70,7 +70,7 @@ def test_uploaded_files_are_ingested_by_the_function(world: DropWorld, folder: P
 
     assert [r["status"] for r in results] == ["ingested"] * len(keys)
     assert sorted((f.format, f.tournaments) for f in world.meta.list_formats()) == [("Pioneer", 2), ("Vintage", 2)]
-    assert [d["draft_id"] for d in world.drafts.list_drafts()] == ["tarkir"]
+    assert [d.draft_id for d in world.drafts.list_drafts()] == ["tarkir"]
     assert world.messages() == []
 
 

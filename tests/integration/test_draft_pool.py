@@ -1,6 +1,7 @@
 """get_draft_pool rules (spec/get-draft-pool-design.md) on the demo tarkir draft in moto."""
 
 import json
+from dataclasses import FrozenInstanceError
 from pathlib import Path
 from typing import Any
 
@@ -66,8 +67,8 @@ def test_a_named_opt_out_is_stored_exactly_as_the_unnamed_form(modern_world: dic
     named = draft_items(DraftImport.model_validate(NAMED), cards, "named.json")
     # Then ingest stores both the same way: every read path (pool, list, agent) serves the same data
     assert named == unnamed
-    assert OPTED_OUT not in json.dumps(named, default=str)
-    assert unnamed[0]["drafters"].count(REDACTED) == 1 and len(unnamed[0]["drafters"]) == 9
+    assert OPTED_OUT not in repr(named)
+    assert unnamed[0].drafters.count(REDACTED) == 1 and len(unnamed[0].drafters) == 9
 
 
 def test_filters_apply_before_grouping_by_type(modern_world: dict[str, Any]) -> None:
@@ -180,8 +181,8 @@ def test_a_reimport_that_fails_part_way_leaves_the_previous_pool_whole(
     # and a retry replaces it, leaving no card of the old version behind
     assert ingest_draft(corrected, "tarkir.json", DraftsRepository(table), cards).ok
     replaced = DraftsRepository(table).get_pool("tarkir")
-    assert replaced is not None and replaced[0]["draft_name"] == "Tarkir (corrected)"
-    assert sorted(c["card_name"] for c in replaced[1]) == sorted(c["card_name"] for c in pool)
+    assert replaced is not None and replaced[0].draft_name == "Tarkir (corrected)"
+    assert sorted(c.card_name for c in replaced[1]) == sorted(c.card_name for c in pool)
     items = table.query(KeyConditionExpression=Key("pk").eq("DRAFT#tarkir"), Select="COUNT")["Count"]
     assert items == len(pool) + 1  # the cards and the header
 
@@ -217,7 +218,7 @@ def test_two_reimports_at_once_leave_the_newest_pool_whole(
 
     assert ingest_draft(second, "second.json", DraftsRepository(_ThenAnotherImport(table, third_import)), cards).ok
     stored = DraftsRepository(table).get_pool("tarkir")
-    assert stored is not None and stored[0]["draft_name"] == "Tarkir (third)"
+    assert stored is not None and stored[0].draft_name == "Tarkir (third)"
     assert len(stored[1]) == len({c["name"] for c in TARKIR["cube"]})
 
 
@@ -236,16 +237,17 @@ def test_a_pool_is_read_once_per_version_and_a_reimport_at_once(
     table.meta.client.meta.events.register("before-call.dynamodb.*", lambda model, **_: calls.append(model.name))
     again = drafts.get_pool("tarkir")
 
-    # Then the same pool comes from one small read of its header, as a copy the caller may change
+    # Then the same pool comes from one small read of its header, as values no caller can change
     assert again == first and calls == ["GetItem"]
     assert again is not None
-    again[1][0]["card_name"] = "changed by a caller"
-    assert drafts.get_pool("tarkir") == first
+    with pytest.raises(FrozenInstanceError):
+        again[1][0].card_name = "changed by a caller"  # type: ignore[misc]
+    assert isinstance(again[1], tuple) and drafts.get_pool("tarkir") == first
 
     # and a re-import (another version) is what the next read gives
     renamed = {**TARKIR, "draft_name": "Tarkir, re-imported", "cube": TARKIR["cube"][:-1]}
     renamed["picks"] = [p for p in TARKIR["picks"] if p["card"] != TARKIR["cube"][-1]["name"]]
     assert ingest_draft(DraftImport.model_validate(renamed), "tarkir.json", drafts, cards).ok
     after = drafts.get_pool("tarkir")
-    assert after is not None and after[0]["draft_name"] == "Tarkir, re-imported"
+    assert after is not None and after[0].draft_name == "Tarkir, re-imported"
     assert len(after[1]) == len(first[1]) - 1

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 from meta_mage.errors import NotFound
 from meta_mage.models.drafts import (
@@ -12,12 +11,11 @@ from meta_mage.models.drafts import (
     DraftPoolResult,
     DraftSummary,
     ListDraftsOutput,
-    PoolCard,
+    StoredPoolCard,
 )
 from meta_mage.storage.drafts import DraftsRepository
 
 MAJOR_TYPES = ("Creature", "Planeswalker", "Artifact", "Enchantment", "Instant", "Sorcery", "Land")
-_DETAIL_FIELDS = ("mana_cost", "type_line", "colors", "color_identity")
 
 
 def major_types(type_line: str | None) -> list[str]:
@@ -34,25 +32,25 @@ def _matches_color(identity: str, wanted: str) -> bool:
     return identity == wanted
 
 
-def _pool_card(item: dict[str, Any], params: DraftPoolInput) -> dict[str, Any]:
-    picks = sorted(item.get("picks") or [], key=lambda p: int(p["pick_n"]))
-    card = PoolCard(card_name=item["card_name"], quantity=int(item["quantity"]), drafted=bool(picks))
-    if params.include_draft_results and picks:
-        card.drafted_by = str(picks[0]["drafter"])
-        card.drafted_pick_n = int(picks[0]["pick_n"])
-        if len(picks) > 1:
-            card.additional_picks = [
-                {"drafted_by": str(p["drafter"]), "drafted_pick_n": int(p["pick_n"])} for p in picks[1:]
-            ]
-    body = card.model_dump(exclude={"additional_picks", *_DETAIL_FIELDS})
-    if card.additional_picks:
-        body["additional_picks"] = card.additional_picks
+def _pool_card(card: StoredPoolCard, params: DraftPoolInput) -> dict[str, object]:
+    """A pool card as ``get_draft_pool`` answers it: who drafted it when asked, its details when asked."""
+    picks = sorted(card.picks, key=lambda p: p.pick_n)
+    shown = picks if params.include_draft_results else []
+    body: dict[str, object] = {
+        "card_name": card.card_name,
+        "quantity": card.quantity,
+        "drafted": bool(picks),
+        "drafted_by": shown[0].drafter if shown else None,
+        "drafted_pick_n": shown[0].pick_n if shown else None,
+    }
+    if len(shown) > 1:
+        body["additional_picks"] = [{"drafted_by": p.drafter, "drafted_pick_n": p.pick_n} for p in shown[1:]]
     if params.include_card_details:
         body.update(
-            mana_cost=item.get("mana_cost"),
-            type_line=item.get("type_line"),
-            colors=list(item.get("colors") or []),
-            color_identity=item.get("color_identity"),
+            mana_cost=card.mana_cost,
+            type_line=card.type_line,
+            colors=list(card.colors),
+            color_identity=card.color_identity,
         )
     return body
 
@@ -64,16 +62,16 @@ class DraftPoolService:
         self.repository = repository
 
     def list_drafts(self) -> ListDraftsOutput:
-        rows = sorted(self.repository.list_drafts(), key=lambda d: (d["draft_date"], d["draft_id"]), reverse=True)
+        rows = sorted(self.repository.list_drafts(), key=lambda d: (d.draft_date, d.draft_id), reverse=True)
         return ListDraftsOutput(
             drafts=[
                 DraftSummary(
-                    draft_id=d["draft_id"],
-                    draft_name=d["draft_name"],
-                    draft_date=d["draft_date"],
-                    total_cards=int(d["total_cards"]),
-                    drafters=len(d.get("drafters") or []),
-                    picks=int(d.get("picks", 0)),
+                    draft_id=d.draft_id,
+                    draft_name=d.draft_name,
+                    draft_date=d.draft_date,
+                    total_cards=d.total_cards,
+                    drafters=len(d.drafters),
+                    picks=d.picks,
                 )
                 for d in rows
             ]
@@ -85,24 +83,24 @@ class DraftPoolService:
         if found is None:
             raise self._unknown_draft(params.draft_id)
         header, items = found
-        kept = [item for item in sorted(items, key=lambda i: i["card_name"]) if _kept(item, params)]
-        cards: list[dict[str, Any]] | None = None
-        grouped: dict[str, list[dict[str, Any]]] | None = None
+        kept = [card for card in sorted(items, key=lambda c: c.card_name) if _kept(card, params)]
+        cards: list[dict[str, object]] | None = None
+        grouped: dict[str, list[dict[str, object]]] | None = None
         if params.group_by == "none":
             cards = [_pool_card(i, params) for i in kept]
         else:
             grouped = _grouped(kept, params, _GROUPINGS[params.group_by])
         return DraftPoolResult(
-            draft_id=header["draft_id"],
-            draft_name=header["draft_name"],
-            draft_date=header["draft_date"],
+            draft_id=header.draft_id,
+            draft_name=header.draft_name,
+            draft_date=header.draft_date,
             total_cards=len(kept),
             cards=cards,
             grouped=grouped,
         )
 
     def _unknown_draft(self, draft_id: str) -> NotFound:
-        known = sorted(d["draft_id"] for d in self.repository.list_drafts())
+        known = sorted(d.draft_id for d in self.repository.list_drafts())
         return NotFound(
             f"unknown draft_id {draft_id!r}; known drafts: {', '.join(known) or 'none'}",
             field="draft_id",
@@ -110,27 +108,27 @@ class DraftPoolService:
         )
 
 
-def _kept(item: dict[str, Any], params: DraftPoolInput) -> bool:
-    """Whether a pool item passes the colour, type and name filters (each unset filter passes everything)."""
-    if params.color and not _matches_color(item.get("color_identity") or "C", params.color):
+def _kept(card: StoredPoolCard, params: DraftPoolInput) -> bool:
+    """Whether a pool card passes the colour, type and name filters (each unset filter passes everything)."""
+    if params.color and not _matches_color(card.color_identity, params.color):
         return False
     type_part = (params.type_contains or "").casefold()
-    if type_part and type_part not in (item.get("type_line") or "").casefold():
+    if type_part and type_part not in card.type_line.casefold():
         return False
     name_part = (params.name_contains or "").casefold()
-    return not name_part or name_part in item["card_name"].casefold()
+    return not name_part or name_part in card.card_name.casefold()
 
 
 @dataclass(frozen=True)
 class _Grouping:
     """A ``group_by`` value: the keys one item is listed under, and the order of the keys."""
 
-    keys: Callable[[dict[str, Any]], list[str]]
-    order: Callable[[str], Any]
+    keys: Callable[[StoredPoolCard], list[str]]
+    order: Callable[[str], tuple[float, list[int]] | int]
 
 
-def _color_keys(item: dict[str, Any]) -> list[str]:
-    return [item.get("color_identity") or "C"]
+def _color_keys(card: StoredPoolCard) -> list[str]:
+    return [card.color_identity]
 
 
 def _color_order(key: str) -> tuple[float, list[int]]:
@@ -138,8 +136,8 @@ def _color_order(key: str) -> tuple[float, list[int]]:
     return (len(key) if key != "C" else 1.5, ["WUBRGC".find(c) for c in key])
 
 
-def _type_keys(item: dict[str, Any]) -> list[str]:
-    return major_types(item.get("type_line")) or ["Other"]
+def _type_keys(card: StoredPoolCard) -> list[str]:
+    return major_types(card.type_line) or ["Other"]
 
 
 def _type_order(key: str) -> int:
@@ -153,12 +151,12 @@ _GROUPINGS = {
 
 
 def _grouped(
-    kept: list[dict[str, Any]], params: DraftPoolInput, grouping: _Grouping
-) -> dict[str, list[dict[str, Any]]]:
-    """The kept items' cards under their keys (a card under each key it has), keys in the grouping's order."""
-    grouped: dict[str, list[dict[str, Any]]] = {}
-    for item in kept:
-        body = _pool_card(item, params)
-        for key in grouping.keys(item):
+    kept: list[StoredPoolCard], params: DraftPoolInput, grouping: _Grouping
+) -> dict[str, list[dict[str, object]]]:
+    """The kept cards under their keys (a card under each key it has), keys in the grouping's order."""
+    grouped: dict[str, list[dict[str, object]]] = {}
+    for card in kept:
+        body = _pool_card(card, params)
+        for key in grouping.keys(card):
             grouped.setdefault(key, []).append(body)
     return {k: grouped[k] for k in sorted(grouped, key=grouping.order)}

@@ -6,10 +6,10 @@ import csv
 import hashlib
 import io
 import json
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import Generic, TypedDict, TypeVar
 
 from pydantic import ValidationError
 
@@ -18,8 +18,9 @@ from meta_mage.errors import StorageUnavailable
 from meta_mage.ingest.errors import InputFileError
 from meta_mage.ingest.files import MAX_DRAFT_BYTES, SourceFile, read_source
 from meta_mage.ingest.report import IngestReport
-from meta_mage.models.cards import card_key
-from meta_mage.models.drafts import REDACTED, DraftImport
+from meta_mage.models.cards import Card, card_key
+from meta_mage.models.drafts import REDACTED, DraftHeader, DraftImport, StoredPick, StoredPoolCard
+from meta_mage.models.json import JsonObject
 from meta_mage.storage.cards import CardsRepository
 from meta_mage.storage.drafts import DraftsRepository
 
@@ -50,7 +51,7 @@ def _read_csv(path: Path, columns: tuple[str, ...]) -> list[dict[str, str]]:
     return rows
 
 
-def _draft_document(source: SourceFile) -> dict[str, Any]:
+def _draft_document(source: SourceFile) -> JsonObject:
     data = source.json(MAX_DRAFT_BYTES)
     if not isinstance(data, dict):
         raise InputFileError(source.name, "a draft file must be a JSON object")
@@ -78,28 +79,42 @@ def load_draft_source(source: SourceFile) -> DraftImport:
         raise InputFileError(source.name, _validation_message(exc)) from None
 
 
-def _cube_row(row: dict[str, str]) -> dict[str, Any]:
+Row = TypeVar("Row")
+
+
+class _CubeRow(TypedDict):
+    name: str
+    quantity: int
+
+
+class _PickRow(TypedDict):
+    pick_n: int
+    drafter: str
+    card: str
+
+
+def _cube_row(row: dict[str, str]) -> _CubeRow:
     return {"name": row["name"].strip(), "quantity": int(row["quantity"] or 1)}
 
 
-def _pick_row(row: dict[str, str]) -> dict[str, Any]:
+def _pick_row(row: dict[str, str]) -> _PickRow:
     return {"pick_n": int(row["pick_n"]), "drafter": row["drafter"].strip(), "card": row["card"].strip()}
 
 
 @dataclass(frozen=True)
-class _CsvPart:
+class _CsvPart(Generic[Row]):
     """A draft field read from a CSV file: its columns, how a row becomes an item, what a bad number says."""
 
     columns: tuple[str, ...]
-    item: Callable[[dict[str, str]], dict[str, Any]]
+    item: Callable[[dict[str, str]], Row]
     bad_number: str
 
 
-_CUBE_CSV = _CsvPart(("name", "quantity"), _cube_row, "quantity must be a whole number")
-_PICKS_CSV = _CsvPart(("pick_n", "drafter", "card"), _pick_row, "pick_n must be a whole number")
+_CUBE_CSV = _CsvPart[_CubeRow](("name", "quantity"), _cube_row, "quantity must be a whole number")
+_PICKS_CSV = _CsvPart[_PickRow](("pick_n", "drafter", "card"), _pick_row, "pick_n must be a whole number")
 
 
-def _csv_items(path: Path, part: _CsvPart) -> list[dict[str, Any]]:
+def _csv_items(path: Path, part: _CsvPart[Row]) -> list[Row]:
     rows = _read_csv(path, part.columns)
     try:
         return [part.item(row) for row in rows]
@@ -107,12 +122,12 @@ def _csv_items(path: Path, part: _CsvPart) -> list[dict[str, Any]]:
         raise InputFileError(str(path), part.bad_number) from None
 
 
-def _linked_csv(document: dict[str, Any], key: str, base: Path) -> Path | None:
+def _linked_csv(document: JsonObject, key: str, base: Path) -> Path | None:
     """The CSV file a header names under ``key`` (taken out of the document), relative to the header."""
     return base / document.pop(key) if key in document else None
 
 
-def _header_document(path: Path | None, overrides: dict[str, Any] | None) -> dict[str, Any]:
+def _header_document(path: Path | None, overrides: Mapping[str, str | None] | None) -> JsonObject:
     """The draft file's JSON object (empty without a file), with the ``overrides`` that are set put over it."""
     document = _draft_document(read_source(path, MAX_DRAFT_BYTES)) if path is not None else {}
     document.update({k: v for k, v in (overrides or {}).items() if v is not None})
@@ -121,7 +136,7 @@ def _header_document(path: Path | None, overrides: dict[str, Any] | None) -> dic
 
 def load_draft(
     path: Path | None,
-    overrides: dict[str, Any] | None = None,
+    overrides: Mapping[str, str | None] | None = None,
     pool_csv: Path | None = None,
     picks_csv: Path | None = None,
 ) -> DraftImport:
@@ -135,64 +150,75 @@ def load_draft(
     if pool_csv:
         document["cube"] = _csv_items(pool_csv, _CUBE_CSV)
     if picks_csv:
-        document["picks"] = _csv_items(picks_csv, _PICKS_CSV)
-        document.setdefault("drafters", list(dict.fromkeys(p["drafter"] for p in document["picks"])))
+        picks = _csv_items(picks_csv, _PICKS_CSV)
+        document["picks"] = picks
+        document.setdefault("drafters", list(dict.fromkeys(p["drafter"] for p in picks)))
     try:
         return DraftImport.model_validate(document)
     except ValidationError as exc:
         raise InputFileError(source, _validation_message(exc)) from None
 
 
-def draft_items(draft: DraftImport, cards: CardsRepository, source: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """Header and pool-card items with card details and pick results denormalised; opted-out drafters,
+def _missing_cards(draft: DraftImport, details: Mapping[str, Card], cards: CardsRepository, source: str) -> None:
+    """Refuse a draft whose cube names cards the card data lacks, suggesting the closest names."""
+    missing = [e.name for e in draft.cube if card_key(e.name) not in details]
+    if not missing:
+        return
+    names = cards.all_names()
+    hints = []
+    for name in missing[:10]:
+        _, suggestions = closest_names(name, names)
+        hints.append(f"{name!r}" + (f" (did you mean {' or '.join(suggestions)}?)" if suggestions else ""))
+    raise InputFileError(
+        source,
+        f"{len(missing)} cube card(s) not in the card data: {', '.join(hints)}; "
+        "ingest the card corpus first or fix the names",
+    )
+
+
+def draft_items(draft: DraftImport, cards: CardsRepository, source: str) -> tuple[DraftHeader, list[StoredPoolCard]]:
+    """Header and pool cards with card details and pick results denormalised; opted-out drafters,
     named in ``opt_outs`` or left unnamed as ``[REDACTED]``, are stored as ``[REDACTED]`` alike."""
     details = cards.get_many([card_key(e.name) for e in draft.cube])
-    missing = [e.name for e in draft.cube if card_key(e.name) not in details]
-    if missing:
-        names = cards.all_names()
-        hints = []
-        for name in missing[:10]:
-            _, suggestions = closest_names(name, names)
-            hints.append(f"{name!r}" + (f" (did you mean {' or '.join(suggestions)}?)" if suggestions else ""))
-        raise InputFileError(
-            source,
-            f"{len(missing)} cube card(s) not in the card data: {', '.join(hints)}; "
-            "ingest the card corpus first or fix the names",
-        )
+    _missing_cards(draft, details, cards, source)
     # Named opt-outs become REDACTED here; picks the file already marks REDACTED are stored as they are.
     hidden = set(draft.opt_outs)
     stored = [
-        (card_key(p.card), {"drafter": REDACTED if p.drafter in hidden else p.drafter, "pick_n": p.pick_n})
-        for p in draft.picks
+        (card_key(p.card), StoredPick(REDACTED if p.drafter in hidden else p.drafter, p.pick_n)) for p in draft.picks
     ]
-    picks: dict[str, list[dict[str, Any]]] = {}
+    picks: dict[str, list[StoredPick]] = {}
     # Ordered after redaction, so the stored order of tied picks cannot hint at a hidden name.
-    for key, pick in sorted(stored, key=lambda kp: (kp[1]["pick_n"], kp[1]["drafter"])):
+    for key, pick in sorted(stored, key=lambda kp: (kp[1].pick_n, kp[1].drafter)):
         picks.setdefault(key, []).append(pick)
     items = []
     for entry in draft.cube:
         card = details[card_key(entry.name)]
         items.append(
-            {
-                "card_name": entry.name,
-                "quantity": entry.quantity,
-                "picks": picks.get(card_key(entry.name), []),
-                "mana_cost": card.mana_cost,
-                "type_line": card.type_line,
-                "colors": card.colors,
-                "color_identity": "".join(card.color_identity) or "C",
-            }
+            StoredPoolCard(
+                card_name=entry.name,
+                quantity=entry.quantity,
+                picks=tuple(picks.get(card_key(entry.name), ())),
+                mana_cost=card.mana_cost,
+                type_line=card.type_line,
+                colors=tuple(card.colors),
+                color_identity="".join(card.color_identity) or "C",
+            )
         )
-    drafters = [REDACTED if d in hidden else d for d in draft.drafters]
-    header = {
-        "draft_id": draft.draft_id,
-        "draft_name": draft.draft_name,
-        "draft_date": draft.draft_date.isoformat(),
-        "drafters": drafters,
-        "total_cards": len(items),
-        "picks": len(draft.picks),
-    }
+    header = DraftHeader(
+        draft_id=draft.draft_id,
+        draft_name=draft.draft_name,
+        draft_date=draft.draft_date.isoformat(),
+        drafters=tuple(REDACTED if d in hidden else d for d in draft.drafters),
+        total_cards=len(items),
+        picks=len(draft.picks),
+    )
     return header, items
+
+
+def draft_version(header: DraftHeader, items: list[StoredPoolCard]) -> str:
+    """A digest of what a draft stores: re-importing identical content finds the version stored."""
+    document = [asdict(header), [asdict(item) for item in items]]
+    return hashlib.sha256(json.dumps(document, sort_keys=True, default=str).encode()).hexdigest()[:16]
 
 
 def ingest_draft(draft: DraftImport, source: str, drafts: DraftsRepository, cards: CardsRepository) -> IngestReport:
@@ -200,7 +226,7 @@ def ingest_draft(draft: DraftImport, source: str, drafts: DraftsRepository, card
     report = IngestReport("draft")
     try:
         header, items = draft_items(draft, cards, source)
-        version = hashlib.sha256(json.dumps([header, items], sort_keys=True, default=str).encode()).hexdigest()[:16]
+        version = draft_version(header, items)
         if drafts.get_version(draft.draft_id) == version:
             report.outcomes["unchanged"] += 1
             return report

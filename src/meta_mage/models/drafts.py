@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import datetime as dt
 from collections import Counter
+from dataclasses import dataclass
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator, model_validator
 
 from meta_mage.models.cards import card_key
 from meta_mage.models.meta import WholeNumber
@@ -123,13 +124,23 @@ class _PickLedger:
             raise ValueError(f"{where}: drafter {pick.drafter!r} has two picks numbered {pick.pick_n}")
 
 
+def _pool_color(value: object) -> str | None:
+    """A colour identity filter in WUBRG order ("GU" is "UG"), "C" for colourless; empty is none."""
+    if value is None or value == "":
+        return None
+    letters = str(value).strip().upper()
+    if letters == "C" or (letters and all(ch in "WUBRG" for ch in letters) and len(set(letters)) == len(letters)):
+        return letters if letters == "C" else "".join(c for c in "WUBRG" if c in letters)
+    raise ValueError(f"unknown color {value!r}; allowed: W, U, B, R, G, C or a combination such as 'UG'")
+
+
 class DraftPoolInput(BaseModel):
     model_config = ConfigDict(extra="forbid")
     draft_id: str = Field(min_length=1, max_length=64, description="e.g. 'tarkir'")
     include_draft_results: bool = Field(default=False, description="Add drafted_by and drafted_pick_n")
     include_card_details: bool = Field(default=False, description="Add mana_cost, type_line, colors, color_identity")
     group_by: Literal["none", "color_identity", "type"] = "none"
-    color: str | None = Field(
+    color: Annotated[str | None, BeforeValidator(_pool_color)] = Field(
         default=None,
         description="Colour identity filter: one of W, U, B, R, G (cards whose identity includes it), "
         "C (colourless), or several letters such as 'UG' (exactly that identity)",
@@ -137,28 +148,39 @@ class DraftPoolInput(BaseModel):
     type_contains: str | None = Field(default=None, max_length=100, description="Type line substring")
     name_contains: str | None = Field(default=None, max_length=100, description="Name substring (any case)")
 
-    @field_validator("color", mode="before")
-    @classmethod
-    def _color(cls, value: object) -> str | None:
-        if value is None or value == "":
-            return None
-        text = str(value).strip().upper()
-        if text == "C" or (text and all(ch in "WUBRG" for ch in text) and len(set(text)) == len(text)):
-            return text if text == "C" else "".join(c for c in "WUBRG" if c in text)
-        raise ValueError(f"unknown color {value!r}; allowed: W, U, B, R, G, C or a combination such as 'UG'")
 
 
-class PoolCard(BaseModel):
+@dataclass(frozen=True)
+class StoredPick:
+    """One pick of a pool card as stored: its drafter (``REDACTED`` for an opt-out) and their pick number."""
+
+    drafter: str
+    pick_n: int
+
+
+@dataclass(frozen=True)
+class StoredPoolCard:
+    """A cube card as a draft stores it: its details denormalised from the card data, its picks in order."""
+
     card_name: str
     quantity: int
-    drafted: bool
-    drafted_by: str | None = None
-    drafted_pick_n: int | None = None
-    mana_cost: str | None = None
-    type_line: str | None = None
-    colors: list[str] | None = None
-    color_identity: str | None = None
-    additional_picks: list[dict[str, object]] | None = None
+    picks: tuple[StoredPick, ...]
+    mana_cost: str | None
+    type_line: str
+    colors: tuple[str, ...]
+    color_identity: str  # WUBRG letters, "C" for colourless
+
+
+@dataclass(frozen=True)
+class DraftHeader:
+    """A stored draft's header: what ``list_drafts`` lists, opted-out drafters stored as ``REDACTED``."""
+
+    draft_id: str
+    draft_name: str
+    draft_date: str
+    drafters: tuple[str, ...]
+    total_cards: int
+    picks: int
 
 
 class DraftPoolResult(BaseModel):
