@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import math
 import unicodedata
+from collections.abc import Mapping
 from typing import Any
 
 from pydantic import ValidationError
@@ -21,6 +22,8 @@ from meta_mage.models.cards import (
     wubrg,
 )
 
+RawCard = Mapping[str, object]  # a card object of a corpus file as decoded, before it is read into a Card
+
 # Layouts that are not cards a player puts in a deck.
 _SKIPPED_LAYOUTS = {
     "token",
@@ -33,7 +36,7 @@ _SKIPPED_LAYOUTS = {
 }
 
 
-def _number(obj: dict[str, Any], key: str) -> float | None:
+def _number(obj: RawCard, key: str) -> float | None:
     """A numeric field (``cmc``, ``manaValue``), or a ValueError naming it: also for text such as ``"nan"`` or
     ``"1e400"``, or 5,000 digits, which ``float`` reads as NaN or infinity (DynamoDB stores neither)."""
     value = obj.get(key)
@@ -48,7 +51,7 @@ def _number(obj: dict[str, Any], key: str) -> float | None:
     return number
 
 
-def _letters(obj: dict[str, Any], key: str) -> list[str] | None:
+def _letters(obj: RawCard, key: str) -> list[str] | None:
     """A colour field (a list of letters, or a string of them), or a ValueError naming it."""
     value = obj.get(key)
     if value is None:
@@ -58,7 +61,7 @@ def _letters(obj: dict[str, Any], key: str) -> list[str] | None:
     return wubrg(value)
 
 
-def _text(obj: dict[str, Any], key: str) -> str | None:
+def _text(obj: RawCard, key: str) -> str | None:
     """A text field (``mana_cost``, ``type``...), or a ValueError naming it."""
     value = obj.get(key)
     if value is not None and not isinstance(value, str):
@@ -66,79 +69,85 @@ def _text(obj: dict[str, Any], key: str) -> str | None:
     return value
 
 
-def _faces(obj: dict[str, Any]) -> list[dict[str, Any]]:
+def _faces(obj: RawCard) -> list[RawCard]:
     faces = obj.get("card_faces") or []
     if not isinstance(faces, list) or not all(isinstance(f, dict) for f in faces):
         raise ValueError("card_faces is not a list of objects")
-    return faces
+    return [face for face in faces if isinstance(face, dict)]
 
 
-def _own_or_front(obj: dict[str, Any], front: dict[str, Any], key: str) -> str | None:
+def _own_or_front(obj: RawCard, front: RawCard, key: str) -> str | None:
     """A text field of the card, else of its front face (a double-faced card keeps most fields there)."""
     return _text(obj, key) or _text(front, key)
 
 
-def _scryfall_colors(obj: dict[str, Any], front: dict[str, Any], mana_cost: str | None) -> list[str]:
+def _scryfall_colors(obj: RawCard, front: RawCard, mana_cost: str | None) -> list[str]:
     colors = _letters(obj, "colors")
     if colors is None:
         colors = _letters(front, "colors") or mana_colors(mana_cost)
     return colors
 
 
-def _scryfall_face(face: dict[str, Any]) -> CardFace:
-    return CardFace(
-        name=face.get("name", ""),
-        mana_cost=face.get("mana_cost"),
-        type_line=face.get("type_line"),
-        oracle_text=face.get("oracle_text"),
+def _scryfall_face(face: RawCard) -> CardFace:
+    return CardFace.model_validate(
+        {
+            "name": face.get("name", ""),
+            "mana_cost": face.get("mana_cost"),
+            "type_line": face.get("type_line"),
+            "oracle_text": face.get("oracle_text"),
+        }
     )
 
 
-def _from_scryfall(obj: dict[str, Any]) -> Card:
+def _from_scryfall(obj: RawCard) -> Card:
     faces = [_scryfall_face(f) for f in _faces(obj)]
-    front = (_faces(obj) or [{}])[0]
+    front: RawCard = (_faces(obj) or [{}])[0]
     mana_cost = _own_or_front(obj, front, "mana_cost")
     colors = _scryfall_colors(obj, front, mana_cost)
-    return Card(
-        name=obj["name"],
-        mana_cost=mana_cost or None,
-        cmc=_number(obj, "cmc") or 0.0,
-        type_line=_own_or_front(obj, front, "type_line") or "",
-        colors=wubrg(colors),
-        color_identity=_letters(obj, "color_identity") or [],
-        oracle_text=obj.get("oracle_text") if "oracle_text" in obj else front.get("oracle_text"),
-        power=_own_or_front(obj, front, "power") or None,
-        toughness=_own_or_front(obj, front, "toughness") or None,
-        loyalty=_own_or_front(obj, front, "loyalty") or None,
-        layout=obj.get("layout", "normal"),
-        faces=faces,
+    return Card.model_validate(
+        {
+            "name": obj["name"],
+            "mana_cost": mana_cost or None,
+            "cmc": _number(obj, "cmc") or 0.0,
+            "type_line": _own_or_front(obj, front, "type_line") or "",
+            "colors": wubrg(colors),
+            "color_identity": _letters(obj, "color_identity") or [],
+            "oracle_text": obj.get("oracle_text") if "oracle_text" in obj else front.get("oracle_text"),
+            "power": _own_or_front(obj, front, "power") or None,
+            "toughness": _own_or_front(obj, front, "toughness") or None,
+            "loyalty": _own_or_front(obj, front, "loyalty") or None,
+            "layout": obj.get("layout", "normal"),
+            "faces": faces,
+        }
     )
 
 
-def _from_mtgjson(obj: dict[str, Any], name: str | None = None) -> Card:
+def _from_mtgjson(obj: RawCard, name: str | None = None) -> Card:
     mana_cost = _text(obj, "manaCost")
     cmc = _number(obj, "manaValue") if "manaValue" in obj else _number(obj, "convertedManaCost")
     colors = _letters(obj, "colors")
     faces = []
-    if obj.get("back"):
-        faces = [CardFace(name=front_face(name or obj["name"])), CardFace(name=obj["back"])]
-    return Card(
-        name=name or obj["name"],
-        mana_cost=mana_cost or None,
-        cmc=cmc if cmc is not None else mana_value(mana_cost),
-        type_line=_text(obj, "type") or "",
-        colors=colors if colors is not None else mana_colors(mana_cost),
-        color_identity=_letters(obj, "colorIdentity") or [],
-        oracle_text=obj.get("text"),
-        power=_text(obj, "power") or None,
-        toughness=_text(obj, "toughness") or None,
-        loyalty=_text(obj, "loyalty") or None,
-        layout=obj.get("layout", "normal"),
-        faces=faces,
+    if back := obj.get("back"):
+        faces = [CardFace(name=front_face(name or str(obj["name"]))), CardFace.model_validate({"name": back})]
+    return Card.model_validate(
+        {
+            "name": name or obj["name"],
+            "mana_cost": mana_cost or None,
+            "cmc": cmc if cmc is not None else mana_value(mana_cost),
+            "type_line": _text(obj, "type") or "",
+            "colors": colors if colors is not None else mana_colors(mana_cost),
+            "color_identity": _letters(obj, "colorIdentity") or [],
+            "oracle_text": obj.get("text"),
+            "power": _text(obj, "power") or None,
+            "toughness": _text(obj, "toughness") or None,
+            "loyalty": _text(obj, "loyalty") or None,
+            "layout": obj.get("layout", "normal"),
+            "faces": faces,
+        }
     )
 
 
-def _atomic_entries(data: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+def _atomic_entries(data: RawCard) -> list[tuple[str, RawCard]]:
     """MTGJSON AtomicCards' ``{"Name": [face, ...]}``: the first face is the front."""
     return [
         ("mtgjson-atomic:" + name, faces[0])
@@ -147,9 +156,9 @@ def _atomic_entries(data: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
     ]
 
 
-def _list_entries(document: list[Any], source: str) -> list[tuple[str, dict[str, Any]]]:
+def _list_entries(document: list[Any], source: str) -> list[tuple[str, RawCard]]:
     """A list of Scryfall or MTGJSON-derived cards, each of which needs a name."""
-    entries: list[tuple[str, dict[str, Any]]] = []
+    entries: list[tuple[str, RawCard]] = []
     for index, obj in enumerate(document):
         if not isinstance(obj, dict) or not isinstance(obj.get("name"), str) or not obj["name"].strip():
             raise InputFileError(source, f"card #{index + 1}: every card needs a 'name' field (text)")
@@ -158,7 +167,7 @@ def _list_entries(document: list[Any], source: str) -> list[tuple[str, dict[str,
     return entries
 
 
-def _corpus_entries(document: Any, source: str) -> list[tuple[str, dict[str, Any]]]:
+def _corpus_entries(document: Any, source: str) -> list[tuple[str, RawCard]]:
     """``(kind, card object)`` for every card of a corpus; kind names the parser, "mtgjson-atomic:<name>" the name."""
     if isinstance(document, dict) and isinstance(document.get("data"), dict):
         return _atomic_entries(document["data"])
@@ -171,12 +180,12 @@ def _corpus_entries(document: Any, source: str) -> list[tuple[str, dict[str, Any
     )
 
 
-def _skipped(kind: str, obj: dict[str, Any]) -> bool:
+def _skipped(kind: str, obj: RawCard) -> bool:
     """Not a card for a deck; or an Un-set card (not tournament legal, and Unstable's variants repeat one name)."""
     return obj.get("layout") in _SKIPPED_LAYOUTS or (kind == "scryfall" and obj.get("set_type") == "funny")
 
 
-def _parsed(kind: str, obj: dict[str, Any]) -> Card:
+def _parsed(kind: str, obj: RawCard) -> Card:
     if kind == "scryfall":
         return _from_scryfall(obj)
     if kind.startswith("mtgjson-atomic:"):
@@ -184,7 +193,7 @@ def _parsed(kind: str, obj: dict[str, Any]) -> Card:
     return _from_mtgjson(obj)
 
 
-def _entry_card(kind: str, obj: dict[str, Any], source: str) -> Card:
+def _entry_card(kind: str, obj: RawCard, source: str) -> Card:
     """The card of one corpus entry, or an :class:`InputFileError` saying which card is malformed and how."""
     try:
         return _parsed(kind, obj)
