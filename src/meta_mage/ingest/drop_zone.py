@@ -25,7 +25,7 @@ under the right prefix of the bucket.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal, get_args
 
@@ -50,6 +50,7 @@ from meta_mage.ingest.files import (
 )
 from meta_mage.ingest.report import IngestReport, progress
 from meta_mage.ingest.tournament_ingest import ingest_tournament_sources, versions_set_aside
+from meta_mage.models.json import JsonObject
 from meta_mage.storage.cards import CardsRepository
 from meta_mage.storage.drafts import DraftsRepository
 from meta_mage.storage.meta import MetaRepository
@@ -133,20 +134,15 @@ class ObjectResult:
             return "partial" if stored else "failed"
         return "ingested" if stored else "unchanged"
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JsonObject:
         """A JSON-able summary for logs and the handler's response."""
+        where = {"bucket": self.bucket, "key": self.key, "kind": self.kind, "status": self.status}
         return {
-            "bucket": self.bucket,
-            "key": self.key,
-            "kind": self.kind,
-            "status": self.status,
+            **where,
             "outcomes": self.outcomes,
             "totals": self.totals,
             "notes": list(self.notes),
-            "failures": [
-                {"source": f.source, "reason": f.reason, "error_code": f.error_code, "retryable": f.retryable}
-                for f in self.failures
-            ],
+            "failures": [{**asdict(f), "retryable": f.retryable} for f in self.failures],
             **({"skipped": self.skipped} if self.skipped else {}),
         }
 

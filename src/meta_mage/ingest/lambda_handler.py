@@ -32,7 +32,6 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
 from urllib.parse import unquote_plus
 
 from aws_lambda_powertools.metrics import MetricUnit
@@ -42,6 +41,7 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 from meta_mage.config import get_settings
 from meta_mage.errors import StorageUnavailable
 from meta_mage.ingest.drop_zone import FileFailure, ObjectResult, Targets, failed, ingest_object, kind_of_key
+from meta_mage.models.json import JsonObject
 from meta_mage.observability import logger, metrics, tracer
 from meta_mage.storage.objects import DropZoneBucket, FailureQueue
 from meta_mage.wiring import Wiring
@@ -141,7 +141,7 @@ def process_event(event: S3Event, rt: Runtime) -> tuple[list[ObjectResult], list
 @logger.inject_lambda_context(log_event=False)
 @tracer.capture_lambda_handler
 @metrics.log_metrics(capture_cold_start_metric=True)
-def handle(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+def handle(event: JsonObject, context: LambdaContext) -> JsonObject:
     """Entry point of IngestFunction (an S3 notification event)."""
     results, problems = process_event(S3Event(event), runtime())
     if problems:

@@ -15,7 +15,7 @@ import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypedDict, TypeVar
 from urllib.parse import quote, urljoin, urlsplit
 
 import urllib3
@@ -35,6 +35,20 @@ API_URL = "https://api.github.com"
 RAW_URL = "https://raw.githubusercontent.com"
 COMPARE_FILE_LIMIT = 300  # the compare API lists at most this many files
 PER_PAGE = 100
+Query = dict[str, str]  # a request's query fields
+
+
+class _Streamed(TypedDict):
+    redirect: bool
+    preload_content: bool
+    decode_content: bool
+
+
+_STREAMED: _Streamed = {  # redirects are followed by hand (hosts checked), bodies read under the caps
+    "redirect": False,
+    "preload_content": False,
+    "decode_content": False,
+}
 MAX_PAGES = 300  # a paginated listing longer than this is a bug or a loop, not data
 RATE_LIMIT_WAITS = 3  # rate-limit waits for one request before giving up
 SECONDARY_LIMIT_WAIT = 60.0  # GitHub's advice for a 429 that says neither Retry-After nor a reset
@@ -247,7 +261,7 @@ class GitHubClient:
 
     def head(self, branch: str) -> Commit:
         """The newest commit of ``branch`` (its files are not read)."""
-        return self._api(Commit, f"/commits/{quote(branch)}", {"per_page": 1})
+        return self._api(Commit, f"/commits/{quote(branch)}", {"per_page": "1"})
 
     def compare(self, base: str, head: str) -> Comparison:
         """``base...head``, every commit included (paged when there are more than GitHub's first 250)."""
@@ -276,13 +290,13 @@ class GitHubClient:
 
     # --- the plumbing ---------------------------------------------------------------------
 
-    def _api(self, model: type[_Model], path: str, fields: dict[str, Any] | None = None) -> _Model:
+    def _api(self, model: type[_Model], path: str, fields: Query | None = None) -> _Model:
         return _parse(model, self._api_get(f"{self.api_url}/repos/{self.repository}{path}", fields))
 
-    def _pages(self, model: type[_Model], path: str, fields: dict[str, Any] | None = None) -> Iterator[_Model]:
+    def _pages(self, model: type[_Model], path: str, fields: Query | None = None) -> Iterator[_Model]:
         """Each page of a listing, following ``Link: rel="next"``."""
         url: str | None = f"{self.api_url}/repos/{self.repository}{path}"
-        query: dict[str, Any] | None = {**(fields or {}), "per_page": PER_PAGE}
+        query: Query | None = {**(fields or {}), "per_page": str(PER_PAGE)}
         for _ in range(MAX_PAGES):
             if url is None:
                 return
@@ -291,13 +305,13 @@ class GitHubClient:
             url, query = next_link(response.headers.get("Link")), None
         raise GitHubError(f"{path} has more than {MAX_PAGES} pages")
 
-    def _api_get(self, url: str, fields: dict[str, Any] | None) -> Answer:
+    def _api_get(self, url: str, fields: Query | None) -> Answer:
         try:
             return self._get(url, fields, "application/vnd.github+json", None)
         except (BadFile, TimedOut) as exc:
             raise GitHubError(f"GitHub's answer {exc.reason} ({url})") from exc
 
-    def _get(self, url: str, fields: dict[str, Any] | None, accept: str, deadline: Deadline | None) -> Answer:
+    def _get(self, url: str, fields: Query | None, accept: str, deadline: Deadline | None) -> Answer:
         """GET ``url``, waiting out rate limits; ``GitHubError`` on an error answer."""
         headers = {**self._headers, "Accept": accept}
         until = Deadline.after(self.limits.file_seconds) if deadline is None else deadline
@@ -313,7 +327,7 @@ class GitHubClient:
             raise GitHubError(f"GitHub answered {answer.status} {_reason(answer)} ({url})", answer.status)
         return answer
 
-    def _follow(self, url: str, fields: dict[str, Any] | None, headers: dict[str, str], until: Deadline) -> Answer:
+    def _follow(self, url: str, fields: Query | None, headers: dict[str, str], until: Deadline) -> Answer:
         """The answer at ``url`` after redirects, which must stay on the configured hosts (else ``BadFile``)."""
         for _ in range(MAX_REDIRECTS + 1):
             response = self._send(url, fields, headers, until)
@@ -328,7 +342,7 @@ class GitHubClient:
         raise BadFile(f"redirects more than {MAX_REDIRECTS} times")
 
     def _send(
-        self, url: str, fields: dict[str, Any] | None, headers: dict[str, str], until: Deadline
+        self, url: str, fields: Query | None, headers: dict[str, str], until: Deadline
     ) -> urllib3.BaseHTTPResponse:
         left = until.left()
         if left <= 0:
@@ -337,15 +351,7 @@ class GitHubClient:
         retries = self._retry.new(max_wait=min(self.max_wait_seconds, left))
         try:
             response = self._http.request(
-                "GET",
-                url,
-                fields=fields,
-                headers=headers,
-                timeout=timeout,
-                retries=retries,
-                redirect=False,
-                preload_content=False,
-                decode_content=False,
+                "GET", url, fields=fields, headers=headers, timeout=timeout, retries=retries, **_STREAMED
             )
         except WaitTooLong as exc:
             self._count(exc.sent)

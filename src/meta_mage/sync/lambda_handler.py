@@ -19,13 +19,13 @@ from __future__ import annotations
 import shlex
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
 
 from aws_lambda_powertools.metrics import MetricUnit
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from meta_mage.archetypes.classifier import ArchetypeClassifier, get_classifier
 from meta_mage.config import Settings, get_settings
+from meta_mage.models.json import JsonObject
 from meta_mage.observability import logger, metrics
 from meta_mage.storage.secrets import read_secret
 from meta_mage.sync.github import GitHubClient, SyncError
@@ -48,10 +48,6 @@ class Runtime:
     upstream: GitHubUpstream
     wanted: SyncFilter
     classifier: ArchetypeClassifier
-
-    @property
-    def settings(self) -> Settings:
-        return self.wiring.settings
 
 
 def read_token(settings: Settings, wiring: Wiring) -> str | None:
@@ -99,7 +95,7 @@ def run_once(rt: Runtime, context: LambdaContext) -> SyncReport:
         rt.upstream,
         rt.wiring.meta,
         rt.classifier,
-        since=rt.settings.sync_start_date,
+        since=rt.wiring.settings.sync_start_date,
         wanted=rt.wanted,
         time_left=lambda: context.get_remaining_time_in_millis() / 1000 - SAFETY_SECONDS,
     )
@@ -107,7 +103,7 @@ def run_once(rt: Runtime, context: LambdaContext) -> SyncReport:
 
 @logger.inject_lambda_context(log_event=False)
 @metrics.log_metrics(capture_cold_start_metric=True)
-def handle(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+def handle(event: JsonObject, context: LambdaContext) -> JsonObject:
     """Entry point of SyncFunction (a scheduled event)."""
     rt = runtime()
     try:

@@ -18,7 +18,6 @@ from collections import Counter, deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any
 
 from meta_mage.analytics.meta import MetaService
 from meta_mage.archetypes.classifier import ArchetypeClassifier
@@ -30,6 +29,7 @@ from meta_mage.ingest.report import IngestReport
 from meta_mage.ingest.tournament_ingest import ingest_tournament_sources
 from meta_mage.ingest.tournaments import tournament_format
 from meta_mage.models import sources
+from meta_mage.models.json import JsonObject
 from meta_mage.models.meta import normalise_format
 from meta_mage.models.tournaments import FORMATS
 from meta_mage.storage.meta import MetaRepository
@@ -90,9 +90,9 @@ def _format(name: str) -> str:
 class DecodedFile(SourceFile):
     """A file whose JSON the sync decoded under its bounds (``bounds.decode_json``): ``json()`` returns it."""
 
-    document: Any = field(default=None, compare=False, repr=False)
+    document: object = field(default=None, compare=False, repr=False)
 
-    def json(self, max_bytes: int = 0) -> Any:
+    def json(self, max_bytes: int = 0) -> object:
         return self.document
 
 
@@ -175,18 +175,17 @@ class SyncReport:
         lines += [f"  FAILED {f.path}: {f.reason}{again if f.retryable else ''}" for f in self.failures]
         return "\n".join(lines)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JsonObject:
         """The report as JSON-able data (the Lambda's answer and log line)."""
+        files = {
+            "listed": self.listed,
+            "ingested": self.ingested,
+            "unchanged": self.unchanged,
+            "skipped": {why: n for why, n in self.skipped.items() if n},
+        }
         return {
-            "repository": self.repository,
-            "branch": self.branch,
-            "old_cursor": self.old_cursor,
-            "new_cursor": self.new_cursor,
-            "commits": self.commits,
-            "files_listed": self.listed,
-            "files_ingested": self.ingested,
-            "files_unchanged": self.unchanged,
-            "files_skipped": {why: n for why, n in self.skipped.items() if n},
+            **{name: getattr(self, name) for name in ("repository", "branch", "old_cursor", "new_cursor", "commits")},
+            **{f"files_{what}": count for what, count in files.items()},
             "failures": [{"path": f.path, "reason": f.reason, "retryable": f.retryable} for f in self.failures],
             "provisional_archetypes": list(self.ingest.provisional),  # "New deck: …", "Retired: …"
             "playbooks": self.playbooks,
