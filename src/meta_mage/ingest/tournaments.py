@@ -379,7 +379,7 @@ def _item(container: object, key: int | str) -> object:
     return container.get(key) if isinstance(container, dict) and isinstance(key, str) else None
 
 
-def _names_at(document: dict[str, Any], loc: tuple[int | str, ...]) -> dict[str, object]:
+def _names_at(document: Mapping[str, object], loc: tuple[int | str, ...]) -> dict[str, object]:
     """What the raw document calls the places along ``loc``: the deck's player, the list, the card, the round."""
     if len(loc) < 2 or not isinstance(loc[1], int):
         return {}
@@ -403,7 +403,7 @@ def _names_at(document: dict[str, Any], loc: tuple[int | str, ...]) -> dict[str,
     return names
 
 
-def _refusal(document: dict[str, Any], error: ErrorDetails) -> str:
+def _refusal(document: Mapping[str, object], error: ErrorDetails) -> str:
     """The reason a file is refused, from pydantic's first error: the place (whose deck, which card, which round)
     and what is wrong there, in the words of the checks that predate the model where there were such."""
     loc = tuple(error["loc"])

@@ -36,7 +36,7 @@ class CardsRepository:
         found: dict[str, Card] = {}
         client = self.table.meta.client
         for start in range(0, len(wanted), _BATCH_GET_LIMIT):
-            request: dict[str, Any] = {
+            request: dict[str, dict[str, object]] = {
                 self.table.name: {"Keys": [{"pk": k} for k in wanted[start : start + _BATCH_GET_LIMIT]]}
             }
             while request:
