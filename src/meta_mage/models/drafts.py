@@ -149,7 +149,6 @@ class DraftPoolInput(BaseModel):
     name_contains: str | None = Field(default=None, max_length=100, description="Name substring (any case)")
 
 
-
 @dataclass(frozen=True)
 class StoredPick:
     """One pick of a pool card as stored: its drafter (``REDACTED`` for an opt-out) and their pick number."""
