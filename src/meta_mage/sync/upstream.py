@@ -97,18 +97,12 @@ class GitHubUpstream:
     def __init__(self, client: GitHubClient, branch: str = "main") -> None:
         self.client = client
         self.branch = branch
-
-    @property
-    def name(self) -> str:
-        return self.client.repository
+        self.name = client.repository
+        self.limits: FetchLimits = client.limits
 
     @property
     def requests(self) -> int:
         return self.client.requests
-
-    @property
-    def limits(self) -> FetchLimits:
-        return self.client.limits
 
     @property
     def where(self) -> str:
