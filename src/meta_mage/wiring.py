@@ -41,7 +41,7 @@ class Wiring:
         self.settings = settings
         self._dynamodb = dynamodb
         self._registry = registry
-        self._clients: dict[str, Any] = {}
+        self._clients: dict[str, object] = {}
 
     @cached_property
     def dynamodb(self) -> Any:

@@ -4,7 +4,7 @@ matchup, and optimising the mainboard and the sideboard."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from meta_mage.models.archetype_page import ArchetypePageInput, ArchetypePageOutput
 from meta_mage.models.decks import (
@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from meta_mage.tools.context import ToolContext
 
 
-def _enrich(context: ToolContext, params: Any) -> EnrichedDeck:
+def _enrich(context: ToolContext, params: EnrichDeckInput) -> EnrichedDeck:
     from meta_mage.decks.enrich import enrich_deck  # deck tools' code loads when a deck tool runs
 
     return enrich_deck(params.deck, context.cards)
@@ -178,7 +178,7 @@ def _optimiser(
     output: type[R],
     run: Callable[[DeckCoach, OptimizeInput], R],
     summary: Callable[[R], str],
-) -> Tool[R]:
+) -> Tool[R, OptimizeInput]:
     """An optimiser: the user's cards against the archetype's tournament lists over the window."""
     return Tool(
         name,
