@@ -94,9 +94,7 @@ def _query_schema(schema: JsonObject) -> JsonObject:
     return schema
 
 
-def query_parameters(
-    input_model: type[BaseModel], path: set[str] | frozenset[str] = frozenset()
-) -> list[JsonObject]:
+def query_parameters(input_model: type[BaseModel], path: set[str] | frozenset[str] = frozenset()) -> list[JsonObject]:
     """A tool's arguments (its input model's fields, except those in the path) as OpenAPI query parameters."""
     schema = input_model.model_json_schema()
     required = set(schema.get("required", []))
