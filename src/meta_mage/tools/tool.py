@@ -54,7 +54,7 @@ class Tool(Generic[R, P]):
     writes: Callable[[R], JsonObject] | None = None  # the state keys its result sets (JSON values)
     thinking: str = ""  # the "thinking" line when the coach calls it on its own
     only_in: Mapping[str, InWorkflow[R]] = field(default_factory=dict)
-    chart: Callable[[R], JsonObject | None] | None = None  # picture data for the tool_call event
+    chart: Callable[[R], BaseModel | None] | None = None  # picture data for the tool_call event (``charts``)
 
     def output(self, result: BaseModel | JsonObject) -> R:
         """``result`` as this tool's output model (a transport's JSON is validated back into it)."""
@@ -82,7 +82,8 @@ class Tool(Generic[R, P]):
         return self.summary(self.output(result)) if self.summary else "done"
 
     def chart_data(self, result: BaseModel) -> JsonObject | None:
-        return self.chart(self.output(result)) if self.chart else None
+        picture = self.chart(self.output(result)) if self.chart else None
+        return picture.model_dump() if picture is not None else None
 
     def thinking_line(self) -> str:
         return self.thinking or f"Calling {self.name} first."
