@@ -18,13 +18,18 @@ from meta_mage.models.decks import (
 )
 from meta_mage.models.meta import DeckMatchupStatsOutput
 from meta_mage.models.play_plan import PlayPlan
-from meta_mage.tools.catalog.decks import DECK_MATCHUPS, MATCHUP_STRATEGY, OPTIMIZE_MAINBOARD, OPTIMIZE_SIDEBOARD
+from meta_mage.tools.catalog.decks import (
+    DECK_MATCHUPS,
+    MATCHUP_STATS,
+    MATCHUP_STRATEGY,
+    OPTIMIZE_MAINBOARD,
+    OPTIMIZE_SIDEBOARD,
+)
 from meta_mage.tools.rules import (
     ARCHETYPE,
     CARD_DETAILS,
     DAYS,
     DECK_OR_ARCHETYPE,
-    MATCHUP_STATS,
     OPPONENT,
     stats_fit,
 )

@@ -23,7 +23,7 @@ from meta_mage.models.decks import (
 from meta_mage.models.meta import DeckMatchupStatsInput, DeckMatchupStatsOutput, WinRate
 from meta_mage.tools.catalog.charts import spread_chart
 from meta_mage.tools.catalog.meta import WINDOW
-from meta_mage.tools.rules import ARCHETYPE, CARD_DETAILS, DAYS, DECK_TEXT, FORMAT, MATCHUP_STATS, OPPONENT
+from meta_mage.tools.rules import ARCHETYPE, CARD_DETAILS, DAYS, DECK_TEXT, FORMAT, OPPONENT, Rule, stats_fit
 from meta_mage.tools.tool import DECK_COACHING, META_RESEARCH, InWorkflow, R, Tool
 
 if TYPE_CHECKING:
@@ -121,6 +121,15 @@ DECK_MATCHUPS = Tool(
             writes=lambda r: {"matchup_stats": r.model_dump(mode="json"), "archetype": r.archetype},
         )
     },
+)
+
+# Coaching a matchup needs the deck's statistics: the guard fetches them with DECK_MATCHUPS instead of asking.
+MATCHUP_STATS = Rule(
+    "archetype",
+    stats_fit,
+    "not run yet: your deck's matchup statistics come first",
+    fetch=DECK_MATCHUPS.name,
+    fetch_failed="I could not get matchup statistics for your deck: {error}",
 )
 
 MATCHUP_STRATEGY = Tool(
