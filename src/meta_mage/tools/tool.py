@@ -90,3 +90,45 @@ class Tool(Generic[R, P]):
 
     def _in(self, workflow: str) -> InWorkflow[R]:
         return self.only_in.get(workflow) or InWorkflow()
+
+
+@dataclass(frozen=True)
+class ToolKind:
+    """What the tools of one kind share (their workflows, blocking rules, state-owned arguments and CPU cost);
+    ``tool`` makes one of them, which may name its own ``from_state`` or ``requires``."""
+
+    workflows: tuple[str, ...]
+    requires: tuple[Rule, ...] = ()
+    from_state: Mapping[str, str] = field(default_factory=dict)
+    cpu_heavy: bool = False
+
+    def tool(
+        self,
+        name: str,
+        description: str,
+        input_model: type[P],
+        output_model: type[R],
+        run: Callable[[ToolContext, P], R],
+        summary: Callable[[R], str],
+        *,
+        from_state: Mapping[str, str] | None = None,
+        requires: tuple[Rule, ...] | None = None,
+        writes: Callable[[R], JsonObject] | None = None,
+        thinking: str = "",
+        chart: Callable[[R], BaseModel | None] | None = None,
+    ) -> Tool[R, P]:
+        return Tool(
+            name,
+            description,
+            input_model,
+            output_model,
+            run,
+            cpu_heavy=self.cpu_heavy,
+            workflows=self.workflows,
+            summary=summary,
+            from_state=self.from_state if from_state is None else from_state,
+            requires=self.requires if requires is None else requires,
+            writes=writes,
+            thinking=thinking,
+            chart=chart,
+        )
