@@ -35,6 +35,12 @@ def tool_arguments(input_model: type[BaseModel], *path: str) -> ToolRouteDocs:
     return {"responses": error_responses(400, 404), "openapi_extra": {"parameters": parameters}}
 
 
+@router.get("/formats", responses=error_responses(400))
+def formats(query: QueryDep, reads: ReadsDep) -> FormatsBody:
+    """The formats with data, and their date ranges and counts."""
+    return reads.formats(query)
+
+
 @router.get("/welcome", responses=error_responses(400, 503))
 async def welcome(
     query: QueryDep, reads: ReadsDep, conversations: ConversationsDep, settings: SettingsDep
@@ -47,23 +53,17 @@ async def welcome(
     return NewConversation.opened(conversation_id, payload)
 
 
-@router.get("/formats", responses=error_responses(400))
-def formats(query: QueryDep, reads: ReadsDep) -> FormatsBody:
-    """The formats with data, and their date ranges and counts."""
-    return reads.formats(query)
+@router.get("/archetypes/{archetype}/page", **tool_arguments(ArchetypePageInput, "archetype"))
+def archetype_page(archetype: str, query: QueryDep, reads: ReadsDep) -> ArchetypePageOutput:
+    """An archetype's page: its stock list (Frank Karsten's aggregate), its best-finishing list, its playbook,
+    its record and matchups, and both lists as MTGO / Arena text (``get_archetype_page``)."""
+    return reads.archetype_page(archetype, query)
 
 
 @router.get("/archetypes", **tool_arguments(ArchetypesInput))
 def archetypes(query: QueryDep, reads: ReadsDep) -> ArchetypesOutput:
     """A format's archetypes with their meta share in a window."""
     return reads.archetypes(query)
-
-
-@router.get("/archetypes/{archetype}/page", **tool_arguments(ArchetypePageInput, "archetype"))
-def archetype_page(archetype: str, query: QueryDep, reads: ReadsDep) -> ArchetypePageOutput:
-    """An archetype's page: its stock list (Frank Karsten's aggregate), its best-finishing list, its playbook,
-    its record and matchups, and both lists as MTGO / Arena text (``get_archetype_page``)."""
-    return reads.archetype_page(archetype, query)
 
 
 @router.get("/drafts", responses=error_responses(400))
