@@ -42,10 +42,12 @@ class WelcomeBody(BaseModel):
     mode: Literal["llm", "offline"]
 
 
-class NewConversation(WelcomeBody):
-    """``GET /welcome``: a new conversation's id with its welcome."""
-
+class ConversationId(BaseModel):
     conversation_id: str
+
+
+class NewConversation(WelcomeBody, ConversationId):  # pydantic takes the later base first: the id leads the body
+    """``GET /welcome``: a new conversation's id with its welcome."""
 
     @classmethod
     def opened(cls, conversation_id: str, welcome: WelcomeBody) -> NewConversation:
