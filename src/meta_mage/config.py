@@ -120,13 +120,16 @@ class Settings(BaseSettings):
 
     def table_names(self) -> dict[str, str]:
         """Map each ``template.yaml`` table logical id to its physical name."""
-        return {
-            "MetaTable": self.meta_table,
-            "CardsTable": self.cards_table,
-            "DraftsTable": self.drafts_table,
-            "CheckpointTable": self.checkpoint_table,
-            "LocksTable": self.locks_table,
-        }
+        return {logical_id: str(getattr(self, setting)) for logical_id, setting in TABLE_SETTINGS.items()}
+
+
+TABLE_SETTINGS = {  # each ``template.yaml`` table's logical id -> the setting that names the table
+    "MetaTable": "meta_table",
+    "CardsTable": "cards_table",
+    "DraftsTable": "drafts_table",
+    "CheckpointTable": "checkpoint_table",
+    "LocksTable": "locks_table",
+}
 
 
 @lru_cache(maxsize=1)

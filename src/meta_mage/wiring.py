@@ -10,8 +10,9 @@ LangGraph) only by ``executor`` and ``coach``.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import cached_property
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from meta_mage.archetypes.classifier import get_classifier
 from meta_mage.config import Settings
@@ -34,14 +35,36 @@ if TYPE_CHECKING:
     from meta_mage.tools.registry import ToolRegistry
 
 
+T = TypeVar("T")
+
+
+def _over_table(repository: Callable[[Any], T], setting: str) -> cached_property[T]:
+    """A collaborator made on first use: ``repository`` over the table the setting ``setting`` names."""
+    return cached_property(lambda wiring: repository(wiring.dynamodb.Table(getattr(wiring.settings, setting))))
+
+
+def _client(service: str) -> cached_property[Any]:
+    """This wiring's boto3 client for ``service``, made on first use."""
+    return cached_property(lambda wiring: wiring.aws_client(service))
+
+
 class Wiring:
     """One process's collaborators over ``settings``; ``dynamodb`` and ``registry`` override (tests)."""
+
+    meta = _over_table(MetaRepository, "meta_table")
+    cards = _over_table(CardsRepository, "cards_table")
+    drafts = _over_table(DraftsRepository, "drafts_table")
+    locks = _over_table(LocksRepository, "locks_table")
+    welcome_messages = _over_table(WelcomeMessages, "locks_table")  # the LLM's welcomes, per model, day and catalog
+    issued = _over_table(IssuedConversations, "locks_table")  # the conversation ids ``/welcome`` handed out
+    s3 = _client("s3")  # the drop zone's uploads and reads
+    sqs = _client("sqs")  # the ingest drop zone's failure queue
 
     def __init__(self, settings: Settings, dynamodb: Any | None = None, registry: ToolRegistry | None = None) -> None:
         self.settings = settings
         self._dynamodb = dynamodb
         self._registry = registry
-        self._clients: dict[str, Any] = {}
+        self._clients: dict[str, object] = {}
 
     @cached_property
     def dynamodb(self) -> Any:
@@ -53,16 +76,6 @@ class Wiring:
         if service not in self._clients:
             self._clients[service] = aws_client(self.settings, service)
         return self._clients[service]
-
-    @cached_property
-    def s3(self) -> Any:
-        """An S3 client (the drop zone's uploads and reads)."""
-        return self.aws_client("s3")
-
-    @cached_property
-    def sqs(self) -> Any:
-        """An SQS client (the ingest drop zone's failure queue)."""
-        return self.aws_client("sqs")
 
     @cached_property
     def drop_zone_bucket(self) -> DropZoneBucket:
@@ -79,32 +92,6 @@ class Wiring:
         from meta_mage.tools.registry import build_registry
 
         return self._registry or build_registry()
-
-    @cached_property
-    def meta(self) -> MetaRepository:
-        return MetaRepository(self.dynamodb.Table(self.settings.meta_table))
-
-    @cached_property
-    def cards(self) -> CardsRepository:
-        return CardsRepository(self.dynamodb.Table(self.settings.cards_table))
-
-    @cached_property
-    def drafts(self) -> DraftsRepository:
-        return DraftsRepository(self.dynamodb.Table(self.settings.drafts_table))
-
-    @cached_property
-    def locks(self) -> LocksRepository:
-        return LocksRepository(self.dynamodb.Table(self.settings.locks_table))
-
-    @cached_property
-    def welcome_messages(self) -> WelcomeMessages:
-        """The LLM-written welcome messages, one per model, day and catalog (in the LocksTable)."""
-        return WelcomeMessages(self.dynamodb.Table(self.settings.locks_table))
-
-    @cached_property
-    def issued(self) -> IssuedConversations:
-        """Conversation ids ``/welcome`` handed out (in the LocksTable)."""
-        return IssuedConversations(self.dynamodb.Table(self.settings.locks_table))
 
     def ingest_targets(self) -> Targets:
         """Fresh repositories for one ingest (the cards repository caches the name index another run may change)."""

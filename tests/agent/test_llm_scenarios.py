@@ -171,19 +171,19 @@ async def test_welcome_payload_from_registry_and_data(modern_world: dict[str, An
     catalog = modern_world["registry"].catalog()
     formats = [f["format"] for f in call(modern_world, "list_formats")["formats"]]
     offline = build_welcome(catalog, formats)
-    assert offline["available_formats"] == ["Modern"] and offline["tool_count"] == 14
-    assert "offline mode" in offline["message"]
-    names = {w["name"]: [t["name"] for t in w["tool_details"]] for w in offline["workflows"]}
+    assert offline.available_formats == ["Modern"] and offline.tool_count == 14
+    assert "offline mode" in offline.message
+    names = {w.name: [t.name for t in w.tool_details] for w in offline.workflows}
     assert names["meta_research"][:1] == ["list_formats"] and "optimize_sideboard" in names["deck_coaching"]
     assert names["cube_draft"] == ["list_drafts", "get_draft_pool"]
 
     written = build_welcome(catalog, formats, ScriptedChatModel.of("Welcome, planeswalker! Ask me about Modern."))
-    assert written["message"] == "Welcome, planeswalker! Ask me about Modern." and written["mode"] == "llm"
+    assert written.message == "Welcome, planeswalker! Ask me about Modern." and written.mode == "llm"
 
     conversations = coach_from_settings(modern_world["settings"], dynamodb=modern_world["db"])
-    cid = await conversations.start(written)
+    cid = await conversations.start(written.model_dump(mode="json"))
     view = await conversations.view(cid)
-    assert view["messages"] == [{"role": "assistant", "content": written["message"]}]
+    assert view["messages"] == [{"role": "assistant", "content": written.message}]
     state = await conversations.load(cid)
     assert state["available_formats"] == ["Modern"] and "tool_catalog" not in state  # nothing read the catalog
 

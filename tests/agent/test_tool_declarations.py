@@ -128,12 +128,12 @@ def test_get_deck_matchup_stats_serves_meta_research_and_deck_coaching() -> None
         "get_deck_matchup_stats", ConversationState(format="Modern", days=30), "deck_coaching"
     ) == ("not run yet: your deck's archetype is not confirmed")
     catalog = build_registry().catalog()
-    listed = {w["name"]: [t["name"] for t in w["tool_details"]] for w in workflows_with_tools(catalog)}
+    listed = {w.name: [t.name for t in w.tool_details] for w in workflows_with_tools(catalog)}
     assert "get_deck_matchup_stats" in listed["meta_research"] and "get_deck_matchup_stats" in listed["deck_coaching"]
 
 
 def test_every_tool_serves_a_workflow_and_the_state_fills_only_its_arguments() -> None:
-    assert [w["name"] for w in SHOWN_WORKFLOWS] == list(WORKFLOWS)
+    assert [w.name for w in SHOWN_WORKFLOWS] == list(WORKFLOWS)
     for tool in TOOLS.values():
         assert tool.workflows and set(tool.workflows) <= set(WORKFLOWS), tool.name
         assert set(tool.only_in) <= set(tool.workflows), tool.name

@@ -52,11 +52,6 @@ KNOWN_SPELLINGS: dict[tuple[str, str], tuple[int, str]] = {
             "get_draft_pool",
         )
     },
-    ("meta_mage.tools.rules", "get_deck_matchup_stats"): (
-        1,
-        "MATCHUP_STATS names the tool that fetches what it needs, and that tool's record requires the rule: "
-        "reading the name from the record would be an import circle",
-    ),
     ("meta_mage.agent.explain", "optimize_mainboard"): (1, AGENT_REWORK),
     ("meta_mage.agent.explain", "optimize_sideboard"): (1, AGENT_REWORK),
     ("meta_mage.agent.guards", "classify_deck"): (2, AGENT_REWORK),

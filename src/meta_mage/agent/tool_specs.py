@@ -16,6 +16,7 @@ from typing import Any
 from meta_mage.agent.tasks import DEFAULT_TASK, TASKS, WORKFLOW_TASKS
 from meta_mage.agent.tasks.task import WORKFLOW_NEEDS, TaskSpec
 from meta_mage.tools.catalog import TOOLS, workflow_tools
+from meta_mage.tools.catalog.decks import MATCHUP_STATS
 from meta_mage.tools.rules import (
     ARCHETYPE,
     CARD_DETAILS,
@@ -25,7 +26,6 @@ from meta_mage.tools.rules import (
     DECK_TEXT,
     DRAFT_ID,
     FORMAT,
-    MATCHUP_STATS,
     OPPONENT,
     Rule,
     format_question,

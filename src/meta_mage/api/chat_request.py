@@ -7,7 +7,6 @@ limit; FastAPI's own body validation would answer 422 and accept what ``load_jso
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
@@ -17,6 +16,7 @@ from meta_mage.api.errors import PayloadTooLarge
 from meta_mage.api.request_body import load_json
 from meta_mage.config import Settings
 from meta_mage.errors import InvalidArgument, clip
+from meta_mage.models.json import JsonObject
 
 CONTEXT_FIELDS = sorted(TurnContext.model_fields)
 
@@ -63,7 +63,7 @@ def _is_unicode(text: str) -> bool:
     return True
 
 
-def _check_context(context: dict[str, Any]) -> None:
+def _check_context(context: JsonObject) -> None:
     """Refuse what the dropdown context's model would silently drop or coerce."""
     unknown = sorted(set(context) - set(CONTEXT_FIELDS))
     if unknown:

@@ -13,6 +13,7 @@ from starlette.datastructures import Headers, MutableHeaders
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from meta_mage.api.middleware import HttpMiddleware
 from meta_mage.config import Settings
 from meta_mage.errors import MetaMageError, clip
 
@@ -76,14 +77,14 @@ def _refusal(status: int, error: MetaMageError) -> JSONResponse:
     return JSONResponse(error.to_dict(), status_code=status, headers={"x-content-type-options": "nosniff"})
 
 
-class OwnOriginOnly:
+class OwnOriginOnly(HttpMiddleware):
     """Refuse, before the app runs, a request whose ``Host`` is not one of the server's own (421: DNS
     rebinding) and one whose ``Origin`` is neither the host it was sent to nor ``settings.cors_origin`` (403: a
     page on another site). A request without ``Origin`` (curl, the terminal client) is not a browser's
     cross-site request and passes."""
 
     def __init__(self, app: ASGIApp, *, settings: Settings) -> None:
-        self.app = app
+        super().__init__(app)
         configured = [parse_host(entry, ANY_PORT) for entry in settings.allowed_hosts]
         self.configured_origin = parse_origin(settings.cors_origin) if settings.cors_origin != "*" else None
         self.extra_hosts = [host for host in configured if host is not None]
@@ -95,10 +96,7 @@ class OwnOriginOnly:
         names = dict.fromkeys([*LOOPBACK_NAMES, own.name])
         return [HostPort(name, own.port) for name in names] + self.extra_hosts
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":  # lifespan (the app serves no websockets)
-            await self.app(scope, receive, send)
-            return
+    async def http(self, scope: Scope, receive: Receive, send: Send) -> None:
         refusal = self.refusal(scope)
         if refusal is not None:
             await refusal(scope, receive, send)
@@ -150,18 +148,15 @@ def frame_and_script_headers(csp: str) -> dict[str, str]:
     }
 
 
-class SecurityHeaders:
+class SecurityHeaders(HttpMiddleware):
     """Add ``X-Content-Type-Options: nosniff`` to every response, and ``by_path``'s headers to the responses
     of those paths; a header the route set itself is kept."""
 
     def __init__(self, app: ASGIApp, *, by_path: Mapping[str, Mapping[str, str]]) -> None:
-        self.app = app
+        super().__init__(app)
         self.by_path = by_path
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
+    async def http(self, scope: Scope, receive: Receive, send: Send) -> None:
         extra = {"x-content-type-options": "nosniff", **self.by_path.get(scope["path"], {})}
 
         async def send_with_headers(message: Message) -> None:

@@ -8,26 +8,42 @@ import json
 import os
 import uuid
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl
 
 from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, CORSConfig, Response, content_types
 from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.metrics import MetricUnit
 from aws_lambda_powertools.utilities.typing import LambdaContext
+from pydantic import BaseModel
 
+from meta_mage.api.bodies import FormatsBody, NewConversation
 from meta_mage.api.errors import http_error
 from meta_mage.api.reads import ReadApi, reject_query, single_values
 from meta_mage.bedrock import BedrockText, bedrock_model_id
 from meta_mage.config import get_settings
 from meta_mage.errors import MetaMageError
+from meta_mage.models.json import JsonObject
 from meta_mage.observability import logger, metrics
 from meta_mage.snapstart import RestoreHooks, register_with_runtime
 from meta_mage.storage.locks import IssuedConversations
 from meta_mage.tools.registry import FamilyRegistry
 from meta_mage.wiring import Wiring
 
-app = APIGatewayHttpResolver(cors=CORSConfig(allow_origin=get_settings().cors_origin, max_age=300))
+if TYPE_CHECKING:  # the models load with the tool family that answers
+    from meta_mage.models.drafts import DraftPoolResult, ListDraftsOutput
+    from meta_mage.models.meta import ArchetypesOutput
+
+
+def json_body(body: object) -> str:
+    """A route's answer as JSON: a response model dumped by pydantic (Powertools' own encoder would first import
+    its OpenAPI layer, a cold start's cost)."""
+    return json.dumps(body.model_dump(mode="json") if isinstance(body, BaseModel) else body, separators=(",", ":"))
+
+
+app = APIGatewayHttpResolver(
+    cors=CORSConfig(allow_origin=get_settings().cors_origin, max_age=300), serializer=json_body
+)
 
 
 @lru_cache(maxsize=1)
@@ -82,15 +98,15 @@ if register_with_runtime(snapstart) and os.environ.get("AWS_LAMBDA_INITIALIZATIO
 
 
 @app.get("/welcome")
-def welcome() -> dict[str, Any]:
+def welcome() -> NewConversation:
     """A new conversation id (server-made), the welcome message, formats, workflows and tools."""
     reject_query(_query())
     settings = get_settings()
     payload = reads().welcome(welcome_model(), settings.llm_max_tokens)
     conversation_id = str(uuid.uuid4())
-    kept = {key: payload.get(key) for key in ("message", "available_formats", "workflows", "tool_catalog")}
+    kept = payload.model_dump(mode="json", include={"message", "available_formats", "workflows", "tool_catalog"})
     issued().issue(conversation_id, kept, settings.conversation_ttl_seconds)
-    return {"conversation_id": conversation_id, **payload}
+    return NewConversation.opened(conversation_id, payload)
 
 
 @lru_cache(maxsize=1)
@@ -104,22 +120,22 @@ def welcome_model() -> Any | None:
 
 
 @app.get("/formats")
-def formats() -> dict[str, Any]:
+def formats() -> FormatsBody:
     return reads().formats(_query())
 
 
 @app.get("/archetypes")
-def archetypes() -> dict[str, Any]:
+def archetypes() -> ArchetypesOutput:
     return reads().archetypes(_query())
 
 
 @app.get("/drafts")
-def drafts() -> dict[str, Any]:
+def drafts() -> ListDraftsOutput:
     return reads().drafts(_query())
 
 
 @app.get("/drafts/<draft_id>/pool")
-def draft_pool(draft_id: str) -> dict[str, Any]:
+def draft_pool(draft_id: str) -> DraftPoolResult:
     return reads().draft_pool(draft_id, _query())
 
 
@@ -131,7 +147,7 @@ def domain_error(exc: MetaMageError) -> Response[str]:
 
 @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_HTTP)
 @metrics.log_metrics(capture_cold_start_metric=True)
-def handle(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+def handle(event: JsonObject, context: LambdaContext) -> JsonObject:
     """Entry point of every small function (each is routed only its own paths by the template)."""
     response = app.resolve(event, context)
     response.setdefault("headers", {})["X-Content-Type-Options"] = "nosniff"  # JSON is never sniffed as a page

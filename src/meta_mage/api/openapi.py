@@ -10,6 +10,7 @@ from fastapi import FastAPI
 from pydantic import BaseModel, Field
 
 from meta_mage.api.chat_request import ChatRequest
+from meta_mage.models.json import JsonObject
 
 
 class ErrorBody(BaseModel):
@@ -32,12 +33,12 @@ ERRORS = {
 }
 
 
-def error_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
+def error_responses(*statuses: int) -> dict[int | str, JsonObject]:
     """FastAPI ``responses`` for these error statuses, each with the error body."""
     return {status: {"model": ErrorBody, "description": ERRORS[status]} for status in statuses}
 
 
-def _inline(schema: dict[str, Any]) -> dict[str, Any]:
+def _inline(schema: JsonObject) -> JsonObject:
     """A model's JSON schema with each ``$defs`` reference written in place (a body given through
     ``openapi_extra`` has no ``$defs`` of its own to point at)."""
     defs = schema.pop("$defs", {})
@@ -52,10 +53,10 @@ def _inline(schema: dict[str, Any]) -> dict[str, Any]:
             return [resolve(value) for value in node]
         return node
 
-    return cast(dict[str, Any], resolve(schema))
+    return cast(JsonObject, resolve(schema))
 
 
-def chat_request_body(max_message_chars: int | None = None) -> dict[str, Any]:
+def chat_request_body(max_message_chars: int | None = None) -> JsonObject:
     """The OpenAPI ``requestBody`` of ``POST /chat``: ``ChatRequest``'s schema, its message limit the
     deployment's (``Settings.max_message_chars``, which the model cannot know)."""
     schema = _inline(ChatRequest.model_json_schema())
@@ -69,7 +70,7 @@ def document_message_limit(app: FastAPI, max_message_chars: int) -> None:
     description comes from the model, which cannot know it; the route may serve several apps)."""
     generate = app.openapi
 
-    def openapi() -> dict[str, Any]:
+    def openapi() -> JsonObject:
         if app.openapi_schema is not None:
             return app.openapi_schema
         document = generate()  # FastAPI's, kept as app.openapi_schema: changed in place once
@@ -80,7 +81,7 @@ def document_message_limit(app: FastAPI, max_message_chars: int) -> None:
     app.openapi = openapi  # type: ignore[method-assign]  # FastAPI's way to extend the document
 
 
-def _query_schema(schema: dict[str, Any]) -> dict[str, Any]:
+def _query_schema(schema: JsonObject) -> JsonObject:
     """A tool argument's schema as a query parameter's: no null branch, no null default, no title."""
     schema = {k: v for k, v in schema.items() if k not in {"title", "description"}}
     branches = [b for b in schema.pop("anyOf", []) if b.get("type") != "null"]
@@ -93,9 +94,7 @@ def _query_schema(schema: dict[str, Any]) -> dict[str, Any]:
     return schema
 
 
-def query_parameters(
-    input_model: type[BaseModel], path: set[str] | frozenset[str] = frozenset()
-) -> list[dict[str, Any]]:
+def query_parameters(input_model: type[BaseModel], path: set[str] | frozenset[str] = frozenset()) -> list[JsonObject]:
     """A tool's arguments (its input model's fields, except those in the path) as OpenAPI query parameters."""
     schema = input_model.model_json_schema()
     required = set(schema.get("required", []))

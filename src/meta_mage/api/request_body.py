@@ -17,6 +17,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from meta_mage.api.errors import PayloadTooLarge, RequestTimeout, UnsupportedMediaType
+from meta_mage.api.middleware import HttpMiddleware
 from meta_mage.errors import InvalidArgument, MetaMageError, clip
 
 logger = logging.getLogger(__name__)
@@ -148,21 +149,18 @@ def _content_length(scope: Scope) -> int | None:
     return None
 
 
-class BodyLimit:
+class BodyLimit(HttpMiddleware):
     """Refuse a request body over ``max_bytes`` as it streams in (413; at once when its Content-Length says
     so), or one that has not all arrived ``timeout`` seconds after the request started (408); log a client
     that disconnects before its response is complete as one INFO line. ``refusal`` renders a refusal."""
 
     def __init__(self, app: ASGIApp, *, max_bytes: int, timeout: float, refusal: Refusal = json_refusal) -> None:
-        self.app = app
+        super().__init__(app)
         self.max_bytes = max_bytes
         self.timeout = timeout
         self.refusal = refusal
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
+    async def http(self, scope: Scope, receive: Receive, send: Send) -> None:
         declared = _content_length(scope)
         if declared is not None and declared > self.max_bytes:
             error = PayloadTooLarge(f"request body is {declared} bytes; the limit is {self.max_bytes}")

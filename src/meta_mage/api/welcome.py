@@ -16,6 +16,8 @@ import time
 from collections.abc import Callable
 from typing import Any, Protocol
 
+from meta_mage.api.bodies import ToolDetail, WelcomeBody, WorkflowCard
+from meta_mage.models.json import JsonObject
 from meta_mage.tools.catalog import workflow_tools
 from meta_mage.tools.workflows import WORKFLOWS
 
@@ -29,18 +31,20 @@ Workflows: {workflows}
 Formats: {formats}"""
 
 
-def workflows_with_tools(catalog: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def workflows_with_tools(catalog: list[JsonObject]) -> list[WorkflowCard]:
     """The workflows, each with the name and description of its tools from ``catalog`` (the tools their
     records in ``tools.catalog`` let it call: get_deck_matchup_stats is listed under both)."""
     return [
-        {
-            **workflow,
-            "tool_details": [
-                {"name": tool["name"], "description": tool["description"]}
+        WorkflowCard(
+            name=workflow.name,
+            description=workflow.description,
+            example_queries=list(workflow.example_queries),
+            tool_details=[
+                ToolDetail(name=tool["name"], description=tool["description"])
                 for tool in catalog
-                if tool["name"] in workflow_tools(workflow["name"])
+                if tool["name"] in workflow_tools(workflow.name)
             ],
-        }
+        )
         for workflow in WORKFLOWS
     ]
 
@@ -59,9 +63,9 @@ def templated_message(formats: list[str], tool_count: int, offline: bool) -> str
     return text
 
 
-def welcome_prompt(workflows: list[dict[str, Any]], formats: list[str]) -> str:
+def welcome_prompt(workflows: list[WorkflowCard], formats: list[str]) -> str:
     """The prompt asking the LLM for the welcome message."""
-    brief = [{"name": w["name"], "description": w["description"], "examples": w["example_queries"]} for w in workflows]
+    brief = [{"name": w.name, "description": w.description, "examples": w.example_queries} for w in workflows]
     return WELCOME_PROMPT.format(workflows=json.dumps(brief, ensure_ascii=False), formats=", ".join(formats))
 
 
@@ -86,7 +90,7 @@ def forget_written() -> None:
     _failed.clear()
 
 
-def message_key(model: Any, prompt: str, catalog: list[dict[str, Any]], day: str) -> str:
+def message_key(model: Any, prompt: str, catalog: list[JsonObject], day: str) -> str:
     """One model's welcome for one day and one catalog (the prompt holds the workflows and formats)."""
     model_name = str(getattr(model, "model_id", None) or getattr(model, "model", None) or type(model).__name__)
     tools = json.dumps(sorted(tool["name"] for tool in catalog))
@@ -129,14 +133,14 @@ def _ask(model: Any, prompt: str) -> str:
 
 
 def build_welcome(
-    catalog: list[dict[str, Any]],
+    catalog: list[JsonObject],
     formats: list[str],
     model: Any | None = None,
     *,
     max_tokens: int = 300,
     store: MessageStore | None = None,
     day: str | None = None,
-) -> dict[str, Any]:
+) -> WelcomeBody:
     """The spec's /welcome body (without ``conversation_id``, which the caller adds). With a model, its message is
     written once per model, ``day`` (default: today, UTC) and catalog, and served to every visitor."""
     workflows = workflows_with_tools(catalog)
@@ -145,11 +149,11 @@ def build_welcome(
         prompt = welcome_prompt(workflows, formats)
         today = day or dt.datetime.now(dt.UTC).date().isoformat()
         message = written_message(model, prompt, message_key(model, prompt, catalog, today), store)
-    return {
-        "message": message or templated_message(formats, len(catalog), offline=model is None),
-        "available_formats": formats,
-        "workflows": workflows,
-        "tool_count": len(catalog),
-        "tool_catalog": catalog,
-        "mode": "llm" if model is not None else "offline",
-    }
+    return WelcomeBody(
+        message=message or templated_message(formats, len(catalog), offline=model is None),
+        available_formats=formats,
+        workflows=workflows,
+        tool_count=len(catalog),
+        tool_catalog=catalog,
+        mode="llm" if model is not None else "offline",
+    )

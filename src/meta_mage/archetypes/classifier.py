@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from meta_mage.models.cards import WUBRG, card_key
+from meta_mage.models.json import JsonObject
 
 UNKNOWN = "Unknown"
 FALLBACK_MIN_OVERLAP = 0.10
@@ -156,7 +157,7 @@ class Classification:
     candidates: tuple[str, ...] = ()
 
 
-def _strategy(raw: dict[str, Any], name: str, default: str = "unknown") -> str:
+def _strategy(raw: JsonObject, name: str, default: str = "unknown") -> str:
     value = str(raw.get("Strategy") or "").lower()
     if value in STRATEGIES:
         return value
@@ -167,7 +168,7 @@ def _strategy(raw: dict[str, Any], name: str, default: str = "unknown") -> str:
     return default
 
 
-def parse_rule(raw: dict[str, Any], source: str, parent_strategy: str = "unknown") -> ArchetypeRule:
+def parse_rule(raw: JsonObject, source: str, parent_strategy: str = "unknown") -> ArchetypeRule:
     """An archetype rule file's body (``Archetypes/*.json``) as the classifier reads it; ``source`` names it in
     errors (``RuleFileError``)."""
     if not isinstance(raw, dict) or "Name" not in raw:

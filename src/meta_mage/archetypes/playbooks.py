@@ -302,16 +302,11 @@ class PlaybookCheck:
 
 
 def check_playbooks(
-    meta: MetaService,
-    rules_dir: Path,
-    fmt: str,
-    days: int = 30,
-    today: dt.date | None = None,
-    min_share: float = MIN_SHARE,
+    meta: MetaService, rules_dir: Path, fmt: str, days: int = 30, today: dt.date | None = None
 ) -> PlaybookCheck:
     """``fmt``'s playbooks against the stored aggregates of ``days`` days ending at the format's newest date (or
     ``today``): each playbook's staleness by its archetype's current inclusion per card, and the archetypes of
-    ``min_share``+ of the lists (catch-all fallbacks and "Unknown" aside) that have no playbook. One Query for
+    ``MIN_SHARE``+ of the lists (catch-all fallbacks and "Unknown" aside) that have no playbook. One Query for
     the format's totals, then one per playbook archetype with lists."""
     from meta_mage.archetypes.catch_alls import unnamed_names
     from meta_mage.archetypes.classifier import get_classifier
@@ -329,7 +324,7 @@ def check_playbooks(
         statuses.append(PlaybookStatus(book, lists, lists / decks if decks else 0.0, judged))
     catch_alls = unnamed_names(get_classifier(Path(rules_dir)).rules_for(info.format), set(by_name)) | {UNKNOWN}
     missing = sorted(
-        ((name, n / decks) for name, n in by_name.items() if decks and n / decks >= min_share),
+        ((name, n / decks) for name, n in by_name.items() if decks and n / decks >= MIN_SHARE),
         key=lambda item: (-item[1], item[0]),
     )
     return PlaybookCheck(

@@ -9,13 +9,14 @@ to play, a pasted list's classification, the sync's report) shows the marker wit
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
 
 from meta_mage.archetypes.classifier import ArchetypeRule, parse_rule
+from meta_mage.models.json import JsonObject
 from meta_mage.storage.meta import MetaRepository
 
 PROVISIONAL_MARKER = " (provisional)"
@@ -57,7 +58,7 @@ class ProvisionalArchetype:
 
     format: str
     name: str  # with PROVISIONAL_MARKER
-    rule: dict[str, Any]  # the ``Archetypes/*.json`` body, its Name being ``name``
+    rule: JsonObject  # the ``Archetypes/*.json`` body, its Name being ``name``
     lists: int
     events: int
     players: int
@@ -75,20 +76,14 @@ class ProvisionalArchetype:
             f"{_count(self.wins, 'event win')}"
         )
 
-    def to_row(self) -> dict[str, Any]:
-        """The row stored in the format's provisional item."""
-        return {
-            "name": self.name,
-            "rule": self.rule,
-            "lists": self.lists,
-            "events": self.events,
-            "players": self.players,
-            "wins": self.wins,
-            "since": self.since,
-        }
+    def to_row(self) -> JsonObject:
+        """The row stored (as JSON) in the format's provisional item: every field but the format, the item's key."""
+        row = dataclasses.asdict(self)
+        del row["format"]
+        return row
 
     @classmethod
-    def of_row(cls, fmt: str, row: dict[str, Any]) -> ProvisionalArchetype:
+    def of_row(cls, fmt: str, row: JsonObject) -> ProvisionalArchetype:
         name = provisional_name(str(row["name"]))
         return cls(
             format=fmt,

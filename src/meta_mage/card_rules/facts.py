@@ -68,6 +68,16 @@ _SYMBOL = re.compile(r"\{([^}]+)\}")
 _EXILED_FOR_MANA = re.compile(r"^exile this (?:card|creature) from your hand: add\b", re.I | re.M)
 
 
+def _text_matches(pattern: re.Pattern[str]) -> cached_property[bool]:
+    """A flag of the card: whether its rules text (without reminder text) matches ``pattern``."""
+    return cached_property(lambda facts: pattern.search(facts.text) is not None)
+
+
+def _keyword(word: str) -> cached_property[bool]:
+    """A flag of the card: whether it has the keyword ``word`` (on a line of keywords)."""
+    return _text_matches(re.compile(rf"^(?:[\w ]+, )*{word}\b", re.I | re.M))
+
+
 @dataclass(frozen=True)
 class CardFacts:
     """A card as the rules see it: its type line, colours, mana value, power, toughness, loyalty and text."""
@@ -133,9 +143,7 @@ class CardFacts:
                 unpaid.append(coloured)
         return unpaid
 
-    @property
-    def devoid(self) -> bool:
-        return self._keyword("devoid")
+    devoid = _keyword("devoid")
 
     @cached_property
     def _static_text(self) -> str:
@@ -181,16 +189,8 @@ class CardFacts:
         """The text without the abilities it grants to other objects (in quotes: tokens, emblems)."""
         return _QUOTED.sub("", self.text)
 
-    def _keyword(self, word: str) -> bool:
-        return re.search(rf"^(?:[\w ]+, )*{word}\b", self.text, re.I | re.M) is not None
-
-    @property
-    def indestructible(self) -> bool:
-        return self._keyword("indestructible")
-
-    @property
-    def uncounterable(self) -> bool:
-        return re.search(r"(?:this spell|it) can't be countered", self.text, re.I) is not None
+    indestructible = _keyword("indestructible")
+    uncounterable = _text_matches(re.compile(r"(?:this spell|it) can't be countered", re.I))
 
     @property
     def graveyard_cast_or_reanimate(self) -> bool:
@@ -198,10 +198,7 @@ class CardFacts:
         Cage stops), not exiling them first as Living End does."""
         return bool(_GRAVEYARD_CAST.search(self.text) or _REANIMATES.search(self.text))
 
-    @property
-    def puts_onto_battlefield(self) -> bool:
-        """Puts creatures onto the battlefield without casting them (reanimation, blink, Aether Vial)."""
-        return _CHEATS_IN.search(self.text) is not None
+    puts_onto_battlefield = _text_matches(_CHEATS_IN)  # without casting them: reanimation, blink, Aether Vial
 
     @property
     def exiled_for_mana(self) -> bool:
@@ -216,9 +213,7 @@ class CardFacts:
     def is_permanent(self) -> bool:
         return bool(self.types & set(PERMANENT_TYPES))
 
-    @property
-    def triggered(self) -> bool:
-        return _TRIGGERED.search(self.text) is not None
+    triggered = _text_matches(_TRIGGERED)
 
     @property
     def enters_trigger(self) -> bool:
@@ -290,25 +285,11 @@ class CardFacts:
         """A land that sacrifices itself to search for another: cracked in response to any answer."""
         return self.is_land and _FETCH.search(self.text) is not None
 
-    @property
-    def uses_graveyard(self) -> bool:
-        return _GRAVEYARD_USE.search(self.text) is not None
-
-    @property
-    def casts_many(self) -> bool:
-        return _CASTS_MANY.search(self.text) is not None
-
-    @property
-    def flying(self) -> bool:
-        return self._keyword("flying")
-
-    @property
-    def has_flash(self) -> bool:
-        return self._keyword("flash")
-
-    @property
-    def deathtouch(self) -> bool:
-        return self._keyword("deathtouch")
+    uses_graveyard = _text_matches(_GRAVEYARD_USE)
+    casts_many = _text_matches(_CASTS_MANY)
+    flying = _keyword("flying")
+    has_flash = _keyword("flash")
+    deathtouch = _keyword("deathtouch")
 
     def number(self, name: str) -> int | None:
         """A printed number ("power", "toughness", "loyalty"); None for "*", "X" or missing."""

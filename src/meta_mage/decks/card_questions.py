@@ -3,8 +3,9 @@ cards (or the top decks'), and how the most played archetypes' lists with it did
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable
-from typing import Any
+from dataclasses import dataclass, replace
 
 from meta_mage.analytics.stats import FEW_MATCHES
 from meta_mage.card_rules.answers import role_labels
@@ -79,9 +80,21 @@ def _land_shares(them: Opponent, how: dict[str, str]) -> dict[str, float]:
     return {front[_front(c)]: pct(r.decks, them.lists) for c, r in rows if _front(c) in front}
 
 
+@dataclass(frozen=True)
+class WhatItAnswers:
+    """What a card answers, among one opponent's key cards or the top decks' (the output's fields of these names)."""
+
+    answers: list[AnsweredCard]
+    opponent_lists: int = 0
+    opponent_key_cards: int = 0
+    answered_share: float = 0.0
+    top_decks_answered: dict[str, list[str]] = dataclasses.field(default_factory=dict)
+    decision: str = ""
+
+
 def _against_opponent(
     ctx: CoachContext, fmt: str, detail: CardDetail, opponent: str, win: Window, deck: list[CardDetail]
-) -> dict[str, Any]:
+) -> WhatItAnswers:
     """What the card answers among ``opponent``'s key cards, with each one's share of their lists, and the
     answered share of their key spells weighted by those shares; read with the player's main deck when it is
     known, as the guide reads it (a sweeper that kills half the deck's own creatures answers nothing)."""
@@ -91,25 +104,25 @@ def _against_opponent(
     weight = weights(them.key_cards)
     spells = {t.name for t in them.targets if not t.is_land}
     shares = {k.name: k.inclusion_rate for k in them.key_cards} | _land_shares(them, how)
-    return {
-        "opponent_lists": them.lists,
-        "opponent_key_cards": len(them.key_cards),
-        "answers": [
+    return WhatItAnswers(
+        opponent_lists=them.lists,
+        opponent_key_cards=len(them.key_cards),
+        answers=[
             AnsweredCard(name=name, inclusion_rate=shares.get(name, 0.0), how=way, is_land=name not in spells)
             for name, way in how.items()
         ],
-        "answered_share": pct(
+        answered_share=pct(
             round(100 * sum(weight.get(n, 0) for n in how if n in spells)),
             round(100 * sum(weight.get(n, 0) for n in spells)),
         ),
-    }
+    )
 
 
-def _against_top(ctx: CoachContext, fmt: str, detail: CardDetail, field: FormatStats, win: Window) -> dict[str, Any]:
+def _against_top(ctx: CoachContext, fmt: str, detail: CardDetail, stats: FormatStats, win: Window) -> WhatItAnswers:
     """The top decks whose key cards the card answers, with the ones it answers."""
-    top = read_opponents(ctx, fmt, most_played(field, (), TOP_DECKS), win.start, win.end)
+    top = read_opponents(ctx, fmt, most_played(stats, (), TOP_DECKS), win.start, win.end)
     answered = {name: answers(detail, matchup_for(ctx.classifier, fmt, them, [])) for name, them in top.items()}
-    return {"answers": [], "top_decks_answered": {name: list(how) for name, how in answered.items() if how}}
+    return WhatItAnswers(answers=[], top_decks_answered={name: list(how) for name, how in answered.items() if how})
 
 
 def _card_record(own: ArchetypeEvidence, section: Section, card: str, opponent: str | None) -> CardRecord | None:
@@ -233,11 +246,10 @@ def card_evidence(ctx: CoachContext, params: CardEvidenceInput) -> CardEvidenceO
     detail = card_detail(card, 1, "mainboard")
     resolve = ctx.meta.resolve_archetype
     opponent = resolve(params.opponent_archetype, field.archetype_decks) if params.opponent_archetype else None
-    found: dict[str, Any]
     deck = params.card_details or []
     if opponent:
-        found = {"top_decks_answered": {}, **_against_opponent(ctx, fmt, detail, opponent, win, deck)}
-        found["decision"] = _decision(ctx, params, opponent, card.name)
+        found = _against_opponent(ctx, fmt, detail, opponent, win, deck)
+        found = replace(found, decision=_decision(ctx, params, opponent, card.name))
     else:
         found = _against_top(ctx, fmt, detail, field, win)
     subjects = _subjects(ctx, params, field, opponent)
@@ -259,5 +271,5 @@ def card_evidence(ctx: CoachContext, params: CardEvidenceInput) -> CardEvidenceO
         matches_total=_matches_against(field, opponent),
         archetypes_checked=len(subjects),
         metadata=StrategyMetadata(period=win),
-        **found,
+        **vars(found),
     )

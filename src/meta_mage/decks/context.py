@@ -7,14 +7,13 @@ import datetime as dt
 from collections.abc import Mapping
 from dataclasses import dataclass
 from dataclasses import field as default
-from typing import Any
 
 from meta_mage.analytics.matchup_rates import pair_rate
 from meta_mage.analytics.meta import MetaService, window
 from meta_mage.archetypes.classifier import ArchetypeClassifier
 from meta_mage.decks.evidence import ArchetypeEvidence, most_played, pct, win_rate
 from meta_mage.errors import NotFound
-from meta_mage.models.decks import OptimizeInput
+from meta_mage.models.decks import OptimizeInput, TopArchetype
 from meta_mage.models.evidence import FormatStats
 from meta_mage.models.meta import Window, WinRate
 from meta_mage.storage.cards import CardsRepository
@@ -32,16 +31,16 @@ class Scope:
     own: ArchetypeEvidence
     matchups: Mapping[str, WinRate] = default(default_factory=dict)
 
-    def top(self, top_n: int) -> list[dict[str, Any]]:
+    def top(self, top_n: int) -> list[TopArchetype]:
         """The ``top_n`` most played other archetypes, each with its share and the archetype's record against it."""
         return [
-            {
-                "archetype": opponent,
-                "meta_share": pct(self.field.archetype_decks[opponent], self.field.decks),
-                "your_archetype_vs_it": (
+            TopArchetype(
+                archetype=opponent,
+                meta_share=pct(self.field.archetype_decks[opponent], self.field.decks),
+                your_archetype_vs_it=(
                     self.matchups.get(opponent) or win_rate(self.own.versus(opponent), self.own.min_sample)
-                ).model_dump(),
-            }
+                ),
+            )
             for opponent in most_played(self.field, (self.own.name,), top_n)
         ]
 

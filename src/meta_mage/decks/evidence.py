@@ -99,10 +99,12 @@ class ArchetypeEvidence:
 
     @property
     def lists(self) -> int:
+        """Its lists in the window."""
         return self.stats.decks
 
     @property
     def record(self) -> Record:
+        """Its record against the field (mirrors excluded)."""
         return self.stats.record
 
     @cached_property

@@ -144,7 +144,7 @@ def optimize_mainboard(ctx: CoachContext, params: OptimizeInput) -> OptimizeMain
     core = sorted((u for u in yours if u.inclusion_rate >= CORE_INCLUSION), key=lambda u: -u.inclusion_rate)
     flex = sorted((u for u in yours if u.inclusion_rate < FLEX_INCLUSION), key=lambda u: (u.inclusion_rate, u.name))
     top = scope.top(params.top_n)
-    bases = {t["archetype"]: WinRate.model_validate(t["your_archetype_vs_it"]) for t in top}
+    bases = {t.archetype: t.your_archetype_vs_it for t in top}
     _mark_kept(flex, mine, _matchups(ctx, scope, list(bases), list(mine.values())), bases, own)
     candidates = _candidates(own, mine)
     return OptimizeMainboardOutput(

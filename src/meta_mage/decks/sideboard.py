@@ -4,7 +4,6 @@ first, the rest from what the archetype's lists play most, every cut with its re
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from meta_mage.decks.cards import answer_kinds, facts_of_detail, section_of, wished_by
 from meta_mage.decks.context import CoachContext, Scope
@@ -21,6 +20,7 @@ from meta_mage.models.decks import (
     SideboardGuide,
     SideboardMetadata,
     SideboardSlot,
+    TopArchetype,
 )
 from meta_mage.models.meta import WinRate
 
@@ -202,8 +202,8 @@ def _final_cards(ctx: CoachContext, final: list[SideboardSlot]) -> list[CardDeta
     ]
 
 
-def _new_sideboard(ctx: CoachContext, scope: Scope, top: list[dict[str, Any]], params: OptimizeInput) -> Sideboard:
-    opponents = [(t["archetype"], WinRate.model_validate(t["your_archetype_vs_it"])) for t in top]
+def _new_sideboard(ctx: CoachContext, scope: Scope, top: list[TopArchetype], params: OptimizeInput) -> Sideboard:
+    opponents = [(t.archetype, t.your_archetype_vs_it) for t in top]
     win = scope.window
     profiles = read_opponents(ctx, scope.format, [opp for opp, _ in opponents], win.start, win.end)
     mine = section_of(params.card_details, "sideboard")

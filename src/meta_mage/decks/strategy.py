@@ -3,8 +3,6 @@ cards that answer them (by the rules, or by their lists' record) and the sideboa
 
 from __future__ import annotations
 
-from typing import Any
-
 from pydantic import ValidationError
 
 from meta_mage.card_rules.answers import role_labels
@@ -17,12 +15,20 @@ from meta_mage.decks.matchup import Matchup, Opponent, answers, group_ways, matc
 from meta_mage.decks.play_plan import FAST_MANA_SHARE, Knowledge, TheirCard, YourCard, play_plan
 from meta_mage.errors import InvalidArgument
 from meta_mage.models.cards import card_key
-from meta_mage.models.decks import CardDetail, SideboardAnswer, StrategyFacts, StrategyInput, StrategyMetadata
+from meta_mage.models.decks import (
+    CardDetail,
+    DeckProfile,
+    SideboardAnswer,
+    StrategyFacts,
+    StrategyInput,
+    StrategyMetadata,
+)
+from meta_mage.models.json import JsonObject
 from meta_mage.models.meta import Window, WinRate
 from meta_mage.models.play_plan import PlayPlan
 
 
-def _stats_period(stats: dict[str, Any]) -> Window | None:
+def _stats_period(stats: JsonObject) -> Window | None:
     """The window of a get_deck_matchup_stats output (``metadata.period``), or None when it has none."""
     metadata = stats.get("metadata")
     try:
@@ -31,7 +37,7 @@ def _stats_period(stats: dict[str, Any]) -> Window | None:
         return None
 
 
-def _cell(stats: dict[str, Any], opponent: str) -> dict[str, Any] | None:
+def _cell(stats: JsonObject, opponent: str) -> JsonObject | None:
     """The matchup row of ``stats`` against ``opponent`` (its name in any case), or None."""
     rows = stats.get("matchups", [])
     return next((m for m in rows if str(m.get("opponent", "")).lower() == opponent.lower()), None)
@@ -66,17 +72,17 @@ def _answer(
     )
 
 
-def deck_profile(main: list[CardDetail]) -> dict[str, Any]:
+def deck_profile(main: list[CardDetail]) -> DeckProfile:
     """The player's main deck in numbers: cards, lands, creatures and average nonland mana value."""
     spells = [c for c in main if not is_land(c)]
-    return {
-        "mainboard_cards": sum(c.quantity for c in main),
-        "lands": sum(c.quantity for c in main if is_land(c)),
-        "creatures": sum(c.quantity for c in main if is_creature(c)),
-        "average_mana_value": round(
+    return DeckProfile(
+        mainboard_cards=sum(c.quantity for c in main),
+        lands=sum(c.quantity for c in main if is_land(c)),
+        creatures=sum(c.quantity for c in main if is_creature(c)),
+        average_mana_value=round(
             sum((c.cmc or 0) * c.quantity for c in spells) / max(1, sum(c.quantity for c in spells)), 2
         ),
-    }
+    )
 
 
 def _own_record(them: Opponent, card: str, archetype: str, overall: WinRate | None) -> WinRate | None:

@@ -19,6 +19,7 @@ from langchain_core.tracers.context import register_configure_hook
 
 from meta_mage.agent.conversation import Conversations
 from meta_mage.bedrock import BEDROCK_ERRORS, bedrock_error_reason, model_access
+from meta_mage.models.json import JsonObject
 
 QUESTION = "What are the top decks in {format} over the last 30 days?"
 
@@ -45,7 +46,7 @@ class ModelRequests(UsageMetadataCallbackHandler):
         super().__init__()
         self.requests = 0
 
-    def on_chat_model_start(self, serialized: dict[str, Any], messages: Any, **kwargs: Any) -> None:
+    def on_chat_model_start(self, serialized: JsonObject, messages: Any, **kwargs: Any) -> None:
         self.requests += 1
 
 
@@ -69,7 +70,7 @@ async def streamed_answer(
     """One turn through the coach and its model: the answer as it streams, then what it cost."""
     timing, counter = Timing(), ModelRequests()
     tools: list[str] = []
-    seen: dict[str, Any] = {}
+    seen: dict[str, JsonObject] = {}
     token = _counting.set(counter)
     try:
         async for event in conversations.turn(question, None, None):
@@ -93,7 +94,7 @@ async def streamed_answer(
     )
 
 
-def _judge(report: CheckReport, tools: list[str], seen: dict[str, Any]) -> None:
+def _judge(report: CheckReport, tools: list[str], seen: dict[str, JsonObject]) -> None:
     problem = seen.get("error") or seen.get("thinking")
     if problem is not None:
         report.failed(f"the model did not answer: {problem.get('message') or problem.get('content')}")

@@ -12,6 +12,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from meta_mage.models.json import JsonObject
+
 _MOTO_DYNAMODB = threading.Lock()
 _running_url: str | None = None  # the URL of the embedded server this process runs, while it runs
 
@@ -37,7 +39,7 @@ def serialise_moto_dynamodb() -> None:
         with _MOTO_DYNAMODB:
             return unlocked(self)
 
-    def transact_write_items(self: Any, transact_items: list[dict[str, Any]]) -> None:
+    def transact_write_items(self: Any, transact_items: list[JsonObject]) -> None:
         before = _touched_items(self, transact_items)
         try:  # moto's only copy there is the rollback copy of each table touched: restored item by item instead
             with _no_deep_copies(models):
@@ -56,7 +58,7 @@ def serialise_moto_dynamodb() -> None:
 _Touched = tuple[Any, Any, Any, Any]  # table, hash key, range key, the item before (None: there was none)
 
 
-def _touched_items(backend: Any, transact_items: list[dict[str, Any]]) -> list[_Touched]:
+def _touched_items(backend: Any, transact_items: list[JsonObject]) -> list[_Touched]:
     """A copy of each item a transaction names, as it is before the transaction. moto has parsed the request
     against the API's shapes by now; a key it would refuse is skipped (moto refuses it before writing)."""
     from moto.dynamodb.models.dynamo_type import DynamoType
@@ -264,7 +266,7 @@ def embedded_dynamodb(port: int = 0) -> Iterator[str]:
                 os.environ[key] = value
 
 
-def bulk_load(region: str, names: dict[str, str], items: dict[str, list[dict[str, Any]]]) -> bool:
+def bulk_load(region: str, names: dict[str, str], items: dict[str, list[JsonObject]]) -> bool:
     """Put items (DynamoDB's typed JSON, binaries as base64: the wire format) straight into the embedded
     server's tables when boto3 points at the one this process runs; False when it does not.
 
@@ -277,7 +279,7 @@ def bulk_load(region: str, names: dict[str, str], items: dict[str, list[dict[str
     return put_into_moto(region, names, items)
 
 
-def put_into_moto(region: str, names: dict[str, str], items: dict[str, list[dict[str, Any]]]) -> bool:
+def put_into_moto(region: str, names: dict[str, str], items: dict[str, list[JsonObject]]) -> bool:
     """Put items straight into the tables of this process's moto (``names``: logical id to table name);
     False, putting nothing, when one of the tables is not there."""
     from moto.core.models import DEFAULT_ACCOUNT_ID
@@ -293,7 +295,7 @@ def put_into_moto(region: str, names: dict[str, str], items: dict[str, list[dict
     return True
 
 
-def _as_parsed(value: dict[str, Any]) -> dict[str, Any]:
+def _as_parsed(value: JsonObject) -> JsonObject:
     """A DynamoDB JSON value as moto holds one a request put: binaries as bytes, not base64 text."""
     (kind, inner), *_ = value.items()
     if kind == "B" and isinstance(inner, str):

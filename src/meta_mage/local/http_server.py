@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from typing import Any
+from typing import Any, TypedDict
 
 import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
@@ -139,7 +139,16 @@ def deadline_protocol(header_timeout: float, drain_timeout: float) -> type[Deadl
     )
 
 
-def server_options(settings: Settings) -> dict[str, Any]:
+class ServerOptions(TypedDict):
+    """The keyword arguments ``server_options`` gives ``uvicorn.Config`` / ``uvicorn.run``."""
+
+    http: type[H11Protocol]
+    timeout_keep_alive: int
+    limit_concurrency: int
+    h11_max_incomplete_event_size: int
+
+
+def server_options(settings: Settings) -> ServerOptions:
     """``uvicorn.Config`` / ``uvicorn.run`` keyword arguments for a local server under ``settings``."""
     return {
         "http": deadline_protocol(settings.header_timeout_seconds, settings.keep_alive_seconds),

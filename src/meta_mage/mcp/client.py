@@ -19,6 +19,7 @@ from langchain_mcp_adapters.client import MultiServerMCPClient
 from langchain_mcp_adapters.sessions import StreamableHttpConnection
 
 from meta_mage.errors import InvalidArgument, MetaMageError, NotFound
+from meta_mage.models.json import JsonObject
 
 SERVER = "meta_mage"
 _ERRORS: dict[str, type[MetaMageError]] = {cls.code: cls for cls in (InvalidArgument, NotFound)}
@@ -134,7 +135,7 @@ class McpToolExecutor:
             self._tools = {tool.name: tool for tool in listed}
         return self._tools
 
-    async def catalog(self) -> list[dict[str, Any]]:
+    async def catalog(self) -> list[JsonObject]:
         """The registry's ``catalog()`` entries, as the MCP server lists them."""
         return [
             {
@@ -145,11 +146,11 @@ class McpToolExecutor:
             for tool in (await self.tools()).values()
         ]
 
-    def catalog_sync(self) -> list[dict[str, Any]]:
+    def catalog_sync(self) -> list[JsonObject]:
         """``catalog()`` for synchronous callers (a worker thread, never the event loop's own)."""
         return asyncio.run(self.catalog())
 
-    async def __call__(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    async def __call__(self, name: str, arguments: JsonObject) -> JsonObject:
         tools = await self.tools()
         if name not in tools:
             listed = ", ".join(tools)
@@ -164,9 +165,9 @@ class McpToolExecutor:
         return self._result(message)
 
     @staticmethod
-    def _result(message: Any) -> dict[str, Any]:
+    def _result(message: Any) -> JsonObject:
         artifact = getattr(message, "artifact", None) if isinstance(message, ToolMessage) else None
         if artifact and isinstance(artifact.get("structured_content"), dict):
-            result: dict[str, Any] = artifact["structured_content"]
+            result: JsonObject = artifact["structured_content"]
             return result
         raise ToolFailed(f"the MCP tool server answered without structured content: {str(message)[:200]}")

@@ -28,6 +28,7 @@ from meta_mage.api.routes import snapstart
 from meta_mage.config import Settings
 from meta_mage.errors import InvalidArgument, MetaMageError, echo
 from meta_mage.mcp import MCP_PATH
+from meta_mage.models.json import JsonObject
 from meta_mage.snapstart import RestoreHooks
 from meta_mage.tools.context import ToolContext
 from meta_mage.tools.registry import Tool, ToolRegistry
@@ -77,7 +78,7 @@ def build_mcp_server(registry: ToolRegistry, context: Callable[[], ToolContext])
 
     # validate_input=False: the registry validates like user input, with messages naming the field
     @server.call_tool(validate_input=False)  # type: ignore[untyped-decorator]
-    async def call_tool(name: str, arguments: dict[str, Any]) -> types.CallToolResult:
+    async def call_tool(name: str, arguments: JsonObject) -> types.CallToolResult:
         try:  # in a worker thread, CPU-heavy tools under the CPU limit, under the context's deadline
             result = (await run_tool(registry, name, arguments, context())).model_dump(mode="json")
         except Exception as exc:  # every failure is a tool error; the server keeps serving

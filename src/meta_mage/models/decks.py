@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from typing import Any, Literal
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, Field, ValidationInfo, field_validator
+from pydantic import BaseModel, BeforeValidator, Field, ValidationInfo, field_validator
 
+from meta_mage.models.json import JsonObject
 from meta_mage.models.meta import MAX_DAYS, FormatInput, ToolInput, WholeNumber, Window, WinRate, normalise_format
 from meta_mage.models.play_plan import PlayPlan
 
@@ -17,6 +18,7 @@ def _archetype_key(name: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")
 
 
+FormatName = Annotated[str, BeforeValidator(normalise_format)]  # a format as players write it, read as its name
 DeckText = Field(min_length=1, max_length=20_000, description="Decklist text (MTGO .txt or Arena export)")
 
 
@@ -56,12 +58,7 @@ class EnrichedDeck(BaseModel):
 
 class ClassifyDeckInput(ToolInput):
     deck: str = DeckText
-    format: str
-
-    @field_validator("format", mode="before")
-    @classmethod
-    def _format(cls, value: object) -> str:
-        return normalise_format(value)
+    format: FormatName
 
 
 class ClassifyDeckOutput(BaseModel):
@@ -73,6 +70,23 @@ class ClassifyDeckOutput(BaseModel):
     candidates: list[str]
     mainboard_cards: int
     sideboard_cards: int
+
+
+class TopArchetype(BaseModel):
+    """One of the most played other archetypes: its meta share and the player's archetype's record against it."""
+
+    archetype: str
+    meta_share: float
+    your_archetype_vs_it: WinRate
+
+
+class DeckProfile(BaseModel):
+    """The player's main deck in numbers."""
+
+    mainboard_cards: int
+    lands: int
+    creatures: int
+    average_mana_value: float
 
 
 class OptimizeInput(FormatInput):
@@ -127,7 +141,7 @@ class OptimizeMainboardOutput(BaseModel):
     flex_spots: list[CardUsage]
     candidates: list[CardUsage]
     swaps: list[Swap]
-    top_matchups: list[dict[str, Any]]
+    top_matchups: list[TopArchetype]
     metadata: MainboardMetadata
 
 
@@ -177,7 +191,7 @@ class OptimizeSideboardOutput(BaseModel):
     format: str
     archetype: str
     lists_compared: int
-    top_archetypes: list[dict[str, Any]]
+    top_archetypes: list[TopArchetype]
     final_sideboard: list[SideboardSlot]
     total_cards: int
     adds: list[str]
@@ -195,13 +209,13 @@ class StrategyInput(ToolInput):
     card_details: list[CardDetail] = Field(min_length=1, max_length=150)
     archetype: str = Field(min_length=1, max_length=100)
     opponent_archetype: str = Field(min_length=1, max_length=100)
-    matchup_stats: dict[str, Any] = Field(description="The output of get_deck_matchup_stats")
+    matchup_stats: JsonObject = Field(description="The output of get_deck_matchup_stats")  # as the model passes it
     format: str | None = None
     as_of: dt.date | None = None
 
     @field_validator("matchup_stats")
     @classmethod
-    def _same_archetype(cls, stats: dict[str, Any], info: ValidationInfo) -> dict[str, Any]:
+    def _same_archetype(cls, stats: JsonObject, info: ValidationInfo) -> JsonObject:
         """The stats must be the archetype's own: the facts are built from ``matchup_stats.archetype``."""
         theirs, ours = stats.get("archetype"), info.data.get("archetype")
         if isinstance(theirs, str) and isinstance(ours, str) and _archetype_key(theirs) != _archetype_key(ours):
@@ -257,7 +271,7 @@ class StrategyFacts(BaseModel):
     play_plan: PlayPlan | None = Field(
         default=None, description="Who is faster, their cards that decide games with your answers, what to keep"
     )
-    your_deck_profile: dict[str, Any]
+    your_deck_profile: DeckProfile
     metadata: StrategyMetadata
 
 

@@ -8,6 +8,7 @@ from pydantic import BaseModel, ValidationError
 
 from meta_mage.deadline import check_deadline
 from meta_mage.errors import InvalidArgument
+from meta_mage.models.json import JsonObject
 from meta_mage.tools.context import ToolContext
 from meta_mage.tools.tool import Tool
 
@@ -42,14 +43,14 @@ class ToolRegistry:
             )
         return self.tools[name]
 
-    def catalog(self) -> list[dict[str, Any]]:
+    def catalog(self) -> list[JsonObject]:
         return [tool.catalog_entry() for tool in self.tools.values()]
 
-    def call(self, name: str, arguments: dict[str, Any] | None, context: ToolContext) -> dict[str, Any]:
+    def call(self, name: str, arguments: JsonObject | None, context: ToolContext) -> JsonObject:
         """Validate ``arguments`` like user input, run the tool, return its JSON-able output."""
         return self.run(name, arguments, context).model_dump(mode="json")
 
-    def run(self, name: str, arguments: dict[str, Any] | None, context: ToolContext) -> BaseModel:
+    def run(self, name: str, arguments: JsonObject | None, context: ToolContext) -> BaseModel:
         """Validate ``arguments`` like user input, run the tool, return its output model (in process; JSON
         only at the MCP and HTTP boundaries)."""
         tool = self.get(name)
@@ -107,6 +108,6 @@ class FamilyRegistry(ToolRegistry):
         self._load_all()
         return super().names()
 
-    def catalog(self) -> list[dict[str, Any]]:
+    def catalog(self) -> list[JsonObject]:
         self._load_all()
         return super().catalog()

@@ -17,20 +17,14 @@ from meta_mage.models.meta import DeckMatchupStatsOutput
 class Known(Protocol):
     """What the conversation knows, as far as the rules read it (the agent's state fits)."""
 
-    @property
-    def format(self) -> str | None: ...
-    @property
-    def days(self) -> int | None: ...
-    @property
-    def archetype(self) -> str | None: ...
-    @property
-    def opponent_archetype(self) -> str | None: ...
-    @property
-    def deck_text(self) -> str | None: ...
-    @property
-    def draft_id(self) -> str | None: ...
-    @property
-    def matchup_stats(self) -> DeckMatchupStatsOutput | None: ...
+    format: str | None
+    days: int | None
+    archetype: str | None
+    opponent_archetype: str | None
+    deck_text: str | None
+    draft_id: str | None
+    matchup_stats: DeckMatchupStatsOutput | None
+
     @property
     def deck_read(self) -> bool: ...
 
@@ -99,7 +93,8 @@ class Rule:
     """A blocking rule: what must hold, what the model is told when a tool call breaks it (``blocked``),
     and what the user is asked when a task needs it (``question``, on the slot ``missing``; an empty
     question is written by the graph with the choices listed). A rule a tool can satisfy names it in
-    ``fetch``: the guard calls it instead of asking, and asks ``fetch_failed`` if that call failed."""
+    ``fetch``: the guard calls it instead of asking, and asks ``fetch_failed`` if that call failed (such a rule
+    is declared beside that tool's record, as ``tools.catalog.decks.MATCHUP_STATS`` is)."""
 
     missing: str
     holds: Callable[[Known], bool]
@@ -141,13 +136,6 @@ OPPONENT = Rule(
     lambda known: bool(known.opponent_archetype),
     "not run yet: the opponent's archetype is not known",
     "Which archetype are you playing against?",
-)
-MATCHUP_STATS = Rule(
-    "archetype",
-    stats_fit,
-    "not run yet: your deck's matchup statistics come first",
-    fetch="get_deck_matchup_stats",
-    fetch_failed="I could not get matchup statistics for your deck: {error}",
 )
 DECK_TEXT = Rule(
     "deck",

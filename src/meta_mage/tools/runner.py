@@ -11,11 +11,11 @@ import functools
 import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
 
 from pydantic import BaseModel
 
 from meta_mage.deadline import ToolTimeout, deadline
+from meta_mage.models.json import JsonObject
 from meta_mage.tools.context import ToolContext
 from meta_mage.tools.registry import ToolRegistry
 
@@ -40,7 +40,7 @@ def cpu_pool(slots: int) -> ThreadPoolExecutor:
 async def run_tool(
     registry: ToolRegistry,
     name: str,
-    arguments: dict[str, Any] | None,
+    arguments: JsonObject | None,
     context: ToolContext,
     *,
     timeout_seconds: float | None = None,

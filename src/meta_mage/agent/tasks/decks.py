@@ -18,13 +18,18 @@ from meta_mage.models.decks import (
 )
 from meta_mage.models.meta import DeckMatchupStatsOutput
 from meta_mage.models.play_plan import PlayPlan
-from meta_mage.tools.catalog.decks import DECK_MATCHUPS, MATCHUP_STRATEGY, OPTIMIZE_MAINBOARD, OPTIMIZE_SIDEBOARD
+from meta_mage.tools.catalog.decks import (
+    DECK_MATCHUPS,
+    MATCHUP_STATS,
+    MATCHUP_STRATEGY,
+    OPTIMIZE_MAINBOARD,
+    OPTIMIZE_SIDEBOARD,
+)
 from meta_mage.tools.rules import (
     ARCHETYPE,
     CARD_DETAILS,
     DAYS,
     DECK_OR_ARCHETYPE,
-    MATCHUP_STATS,
     OPPONENT,
     stats_fit,
 )
@@ -88,8 +93,8 @@ def strategy(route: Route, known: ConversationState, done: Results) -> str:
         lines += ["", *_guide_lines(facts.sideboard_guide)]
     lines += [
         "",
-        f"**Your deck**: {profile['mainboard_cards']} mainboard cards, {profile['lands']} lands, "
-        f"{profile['creatures']} creatures, average mana value {profile['average_mana_value']}.",
+        f"**Your deck**: {profile.mainboard_cards} mainboard cards, {profile.lands} lands, "
+        f"{profile.creatures} creatures, average mana value {profile.average_mana_value}.",
     ]
     if facts.play_plan is not None:
         lines += ["", *_plan_lines(facts.play_plan)]
@@ -182,7 +187,7 @@ def optimize_sideboard(route: Route, known: ConversationState, done: Results) ->
     result = done.get(OptimizeSideboardOutput)
     if result is None:
         return ""
-    tops = ", ".join(plain(str(t.get("name") or t.get("archetype"))) for t in result.top_archetypes)
+    tops = ", ".join(plain(t.archetype) for t in result.top_archetypes)
     lines = [
         f"**Sideboard for {plain(result.archetype)}** in {result.format} against the top decks ({tops}), from "
         f"{result.lists_compared} lists from {dates(result.metadata.period)}. The {result.total_cards} cards:",

@@ -4,7 +4,7 @@ matchup, and optimising the mainboard and the sideboard."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from meta_mage.models.archetype_page import ArchetypePageInput, ArchetypePageOutput
 from meta_mage.models.decks import (
@@ -22,16 +22,16 @@ from meta_mage.models.decks import (
 )
 from meta_mage.models.meta import DeckMatchupStatsInput, DeckMatchupStatsOutput, WinRate
 from meta_mage.tools.catalog.charts import spread_chart
-from meta_mage.tools.catalog.meta import WINDOW
-from meta_mage.tools.rules import ARCHETYPE, CARD_DETAILS, DAYS, DECK_TEXT, FORMAT, MATCHUP_STATS, OPPONENT
-from meta_mage.tools.tool import DECK_COACHING, META_RESEARCH, InWorkflow, R, Tool
+from meta_mage.tools.catalog.meta import FORMAT_READ, WINDOW
+from meta_mage.tools.rules import ARCHETYPE, CARD_DETAILS, DAYS, DECK_TEXT, FORMAT, OPPONENT, Rule, stats_fit
+from meta_mage.tools.tool import DECK_COACHING, META_RESEARCH, InWorkflow, R, Tool, ToolKind
 
 if TYPE_CHECKING:
     from meta_mage.decks.coach import DeckCoach
     from meta_mage.tools.context import ToolContext
 
 
-def _enrich(context: ToolContext, params: Any) -> EnrichedDeck:
+def _enrich(context: ToolContext, params: EnrichDeckInput) -> EnrichedDeck:
     from meta_mage.decks.enrich import enrich_deck  # deck tools' code loads when a deck tool runs
 
     return enrich_deck(params.deck, context.cards)
@@ -81,16 +81,17 @@ ENRICHED_DECK = Tool(
     thinking="Reading your decklist card by card first.",
 )
 
-CLASSIFY_DECK = Tool(
+
+COACHING = ToolKind((DECK_COACHING,), cpu_heavy=True)  # the deck coach's tools: they read and match cards
+
+CLASSIFY_DECK = COACHING.tool(
     "classify_deck",
     "Classify a pasted decklist into the format's archetype with the same rules used for "
     "tournament decks. Suggest the result to the user and ask them to confirm.",
     ClassifyDeckInput,
     ClassifyDeckOutput,
     lambda c, p: c.coach.classify(p),
-    cpu_heavy=True,
-    workflows=(DECK_COACHING,),
-    summary=lambda r: f"looks like {r.archetype} ({r.matched_by})",
+    lambda r: f"looks like {r.archetype} ({r.matched_by})",
     from_state=_DECK_ARGS,
     requires=(FORMAT, DECK_TEXT),
     writes=lambda r: {"suggested_archetype": r.archetype} if r.matched_by != "unknown" else {},
@@ -123,7 +124,16 @@ DECK_MATCHUPS = Tool(
     },
 )
 
-MATCHUP_STRATEGY = Tool(
+# Coaching a matchup needs the deck's statistics: the guard fetches them with DECK_MATCHUPS instead of asking.
+MATCHUP_STATS = Rule(
+    "archetype",
+    stats_fit,
+    "not run yet: your deck's matchup statistics come first",
+    fetch=DECK_MATCHUPS.name,
+    fetch_failed="I could not get matchup statistics for your deck: {error}",
+)
+
+MATCHUP_STRATEGY = COACHING.tool(
     "generate_deck_matchup_strategy",
     "Gather the facts for coaching a specific matchup given the user's deck: the record "
     "against the opponent, the opponent's key cards by inclusion rate (with rules text), "
@@ -132,9 +142,7 @@ MATCHUP_STRATEGY = Tool(
     StrategyInput,
     StrategyFacts,
     lambda c, p: c.coach.matchup_facts(p),
-    cpu_heavy=True,
-    workflows=(DECK_COACHING,),
-    summary=_strategy_summary,
+    _strategy_summary,
     from_state={
         "format": "format",
         "archetype": "archetype",
@@ -178,17 +186,15 @@ def _optimiser(
     output: type[R],
     run: Callable[[DeckCoach, OptimizeInput], R],
     summary: Callable[[R], str],
-) -> Tool[R]:
+) -> Tool[R, OptimizeInput]:
     """An optimiser: the user's cards against the archetype's tournament lists over the window."""
-    return Tool(
+    return COACHING.tool(
         name,
         description,
         OptimizeInput,
         output,
         lambda c, p: run(c.coach, p),
-        cpu_heavy=True,
-        workflows=(DECK_COACHING,),
-        summary=summary,
+        summary,
         from_state=_COACHING,
         requires=(FORMAT, DAYS, CARD_DETAILS, ARCHETYPE),
     )
@@ -230,7 +236,7 @@ def _page_summary(result: ArchetypePageOutput) -> str:
 
 
 # "Tell me about Boros Energy": the deck's page, a meta question (the model names the archetype).
-ARCHETYPE_PAGE = Tool(
+ARCHETYPE_PAGE = FORMAT_READ.tool(
     "get_archetype_page",
     "One archetype's page over a window: its stock list (Frank Karsten's aggregate of the window's lists: main deck "
     "and sideboard, each card with its inclusion, average copies and flex copies), its best-finishing list (player, "
@@ -239,10 +245,7 @@ ARCHETYPE_PAGE = Tool(
     ArchetypePageInput,
     ArchetypePageOutput,
     _page,
-    workflows=(META_RESEARCH,),
-    summary=_page_summary,
-    from_state=WINDOW,
-    requires=(FORMAT, DAYS),
+    _page_summary,
     thinking="Aggregating the archetype's lists of the window into its stock list.",
 )
 

@@ -14,11 +14,12 @@ from meta_mage.models.meta import (
 )
 from meta_mage.tools.catalog.charts import grid_chart, rankings_chart
 from meta_mage.tools.rules import DAYS, FORMAT
-from meta_mage.tools.tool import META_RESEARCH, Tool
+from meta_mage.tools.tool import META_RESEARCH, Tool, ToolKind
 
 # The state-owned arguments of a tool over one window, and over the current and the previous window.
 WINDOW = {"format": "format", "days": "days"}
 TWO_WINDOWS = {"format": "format", "current_days": "days", "previous_days": "days"}
+FORMAT_READ = ToolKind((META_RESEARCH,), (FORMAT, DAYS), WINDOW)  # a read of one format over a window
 
 
 def _rankings_summary(result: MetaRankingsOutput) -> str:
@@ -44,7 +45,7 @@ LIST_FORMATS = Tool(
     summary=lambda r: f"{len(r.formats)} formats with data",
 )
 
-META_RANKINGS = Tool(
+META_RANKINGS = FORMAT_READ.tool(
     "get_format_meta_rankings",
     "Get format-wide meta rankings: each archetype's meta share and match win rate (with "
     "match counts, players, 95% interval, the matchup model's expected win rate against the field, a verdict "
@@ -55,14 +56,12 @@ META_RANKINGS = Tool(
     MetaRankingsInput,
     MetaRankingsOutput,
     lambda c, p: c.meta.rankings(p),
-    workflows=(META_RESEARCH,),
-    summary=_rankings_summary,
+    _rankings_summary,
     from_state=TWO_WINDOWS,
-    requires=(FORMAT, DAYS),
     chart=rankings_chart,
 )
 
-FORMAT_MATCHUPS = Tool(
+FORMAT_MATCHUPS = FORMAT_READ.tool(
     "get_format_matchup_stats",
     "Get format-wide head-to-head matchup statistics: for every archetype its overall "
     "record and its win rate against each other archetype with match counts, players, 95% "
@@ -72,24 +71,18 @@ FORMAT_MATCHUPS = Tool(
     MatchupStatsInput,
     MatchupStatsOutput,
     lambda c, p: c.meta.matchups(p),
-    workflows=(META_RESEARCH,),
-    summary=_matchups_summary,
-    from_state=WINDOW,
-    requires=(FORMAT, DAYS),
+    _matchups_summary,
     chart=grid_chart,
 )
 
-ARCHETYPES = Tool(
+ARCHETYPES = FORMAT_READ.tool(
     "get_format_archetypes",
     "Get all archetypes competing in a format with their ids, names, meta shares, colour "
     "identity and strategy, sorted by meta share (default window 30 days).",
     ArchetypesInput,
     ArchetypesOutput,
     lambda c, p: c.meta.archetypes(p),
-    workflows=(META_RESEARCH,),
-    summary=lambda r: f"{len(r.archetypes)} archetypes",
-    from_state=WINDOW,
-    requires=(FORMAT, DAYS),
+    lambda r: f"{len(r.archetypes)} archetypes",
 )
 
 TOOLS = (LIST_FORMATS, META_RANKINGS, FORMAT_MATCHUPS, ARCHETYPES)
