@@ -1,4 +1,4 @@
-"""The summed windows a process keeps (``storage/meta.py``'s ``_total_of``) are shared by every tool call: no
+"""The summed windows a process keeps (``storage/meta/reads.py``'s ``_total_of``) are shared by every tool call: no
 reader may change them, and a rewrite of a day is read afresh."""
 
 from __future__ import annotations
@@ -11,7 +11,8 @@ from meta_mage.agent.conversation import Conversations
 from meta_mage.analytics.matchup_fit import window_start
 from meta_mage.config import Settings
 from meta_mage.storage.dynamo import pack
-from meta_mage.storage.meta import MetaRepository, _total_of
+from meta_mage.storage.meta import MetaRepository
+from meta_mage.storage.meta.reads import _total_of
 from tests.agent.conftest import modern_deck, run_turn
 
 WINDOW = ("2025-10-01", "2025-12-31")  # every demo Modern day

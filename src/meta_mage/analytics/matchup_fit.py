@@ -21,6 +21,7 @@ from meta_mage.analytics.aggregate import NO_DECKLIST
 from meta_mage.analytics.clustering import PLAYER_CORRELATION, pair_effective_matches
 from meta_mage.analytics.lookalikes import refresh_lookalikes
 from meta_mage.analytics.matchup_model import MatchupModel, PairRecord, fit_pairs
+from meta_mage.models.meta import FittedModel, PairFit, WindowFit
 from meta_mage.storage.meta import MetaRepository
 
 FITTED_WINDOWS = (7, 14, 30, 60)
@@ -53,30 +54,27 @@ def fingerprint(total: Mapping[str, Any]) -> str:
     return hashlib.sha256(json.dumps(figures, sort_keys=True, separators=(",", ":")).encode()).hexdigest()[:32]
 
 
-def model_to_json(model: MatchupModel) -> dict[str, Any]:
-    return {
-        "tau": model.tau,
-        "strengths": {
-            name: [value, model.strength_variances.get(name, 0.0)] for name, value in model.strengths.items()
-        },
-        "pairs": [
-            [a, b, value, model.deviation_variances.get((a, b), 0.0), model.pair_matches.get((a, b), 0)]
+def model_to_fit(model: MatchupModel) -> FittedModel:
+    """The model as stored."""
+    return FittedModel(
+        tau=model.tau,
+        strengths={name: (value, model.strength_variances.get(name, 0.0)) for name, value in model.strengths.items()},
+        pairs=tuple(
+            PairFit(a, b, value, model.deviation_variances.get((a, b), 0.0), model.pair_matches.get((a, b), 0))
             for (a, b), value in sorted(model.deviations.items())
-        ],
-    }
+        ),
+    )
 
 
-def model_from_json(data: Mapping[str, Any]) -> MatchupModel:
-    strengths = {name: float(pair[0]) for name, pair in data["strengths"].items()}
-    variances = {name: float(pair[1]) for name, pair in data["strengths"].items()}
-    deviations = {(a, b): float(value) for a, b, value, _var, _n in data["pairs"]}
+def model_from_fit(fit: FittedModel) -> MatchupModel:
+    """A stored model, ready to read."""
     return MatchupModel(
-        strengths=MappingProxyType(strengths),
-        deviations=MappingProxyType(deviations),
-        pair_matches=MappingProxyType({(a, b): int(n) for a, b, _v, _var, n in data["pairs"]}),
-        tau=float(data["tau"]),
-        strength_variances=MappingProxyType(variances),
-        deviation_variances=MappingProxyType({(a, b): float(var) for a, b, _v, var, _n in data["pairs"]}),
+        strengths=MappingProxyType({name: pair[0] for name, pair in fit.strengths.items()}),
+        deviations=MappingProxyType({(p.a, p.b): p.deviation for p in fit.pairs}),
+        pair_matches=MappingProxyType({(p.a, p.b): p.matches for p in fit.pairs}),
+        tau=fit.tau,
+        strength_variances=MappingProxyType({name: pair[1] for name, pair in fit.strengths.items()}),
+        deviation_variances=MappingProxyType({(p.a, p.b): p.variance for p in fit.pairs}),
     )
 
 
@@ -118,7 +116,7 @@ def refresh_matchup_models(repository: MetaRepository, fmt: str) -> int:
     for days, total in zip(FITTED_WINDOWS, repository.format_totals(fmt, *spans), strict=True):
         key = fingerprint(total)
         if stored.get(days) != (end.isoformat(), key):
-            fits.append((days, key, model_to_json(fit_window(total))))
+            fits.append(WindowFit(days, key, model_to_fit(fit_window(total))))
     if fits:
         repository.put_matchup_models(fmt, end.isoformat(), fits)
         refresh_lookalikes(repository, fmt, end, max(FITTED_WINDOWS))
@@ -135,7 +133,7 @@ def window_model(
         return model
     stored = repository.matchup_model(fmt, days, end.isoformat(), key) if days in FITTED_WINDOWS else None
     if stored is not None:
-        model = model_from_json(stored)
+        model = model_from_fit(stored)
         remember(total, model)
         return model
     return fit_window(total)

@@ -221,7 +221,7 @@ class MetaService:
 
     def lookalikes(self, fmt: str, names: set[str]) -> list[Lookalike]:
         """The format's archetypes that are possibly one deck, both of them in ``names``."""
-        rows = [Lookalike.model_validate(row) for row in self.repository.lookalikes(fmt)]
+        rows = self.repository.lookalikes(fmt)
         return [row for row in rows if set(row.archetypes) <= names]
 
     def _current_rate(self, name: str, wld: list[int], total: dict[str, Any], model: MatchupModel | None) -> WinRate:
