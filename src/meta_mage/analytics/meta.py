@@ -11,9 +11,8 @@ from meta_mage.analytics.aggregate import NO_DECKLIST
 from meta_mage.analytics.field import expected_vs_field
 from meta_mage.analytics.matchup_fit import window_model
 from meta_mage.analytics.matchup_model import MatchupModel
-from meta_mage.analytics.matchup_rates import overall_rate, pair_rate
+from meta_mage.analytics.matchup_rates import overall_rate, pair_rate, record
 from meta_mage.analytics.sources import describe_sources
-from meta_mage.analytics.stats import shrunk_rate, verdict, wilson_interval, win_rate
 from meta_mage.errors import NotFound
 from meta_mage.models.aggregates import merge
 from meta_mage.models.meta import (
@@ -55,24 +54,6 @@ def window(end: dt.date, days: int, offset_days: int = 0) -> Window:
     last = end - dt.timedelta(days=offset_days)
     first = last - dt.timedelta(days=days - 1)
     return Window(start=first.isoformat(), end=last.isoformat(), days=days)
-
-
-def record(wins: int, losses: int, draws: int, min_sample: int) -> WinRate:
-    """A :class:`WinRate` with interval, the low-sample flag, the shrunk estimate and the verdict."""
-    interval = wilson_interval(wins, losses)
-    estimate = shrunk_rate(wins, losses)
-    return WinRate(
-        estimate=estimate,
-        verdict=verdict(wins, losses, interval, estimate),
-        wins=wins,
-        losses=losses,
-        draws=draws,
-        matches=wins + losses + draws,
-        win_rate=win_rate(wins, losses),
-        ci_low=interval[0] if interval else None,
-        ci_high=interval[1] if interval else None,
-        low_sample=wins + losses < min_sample,
-    )
 
 
 def _difference(now: float | None, before: float | None) -> float | None:
