@@ -11,13 +11,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from meta_mage.analytics.aggregate import NO_DECKLIST
 from meta_mage.analytics.clustering import effective_matches, pair_effective_matches
 from meta_mage.analytics.field import expectation
 from meta_mage.analytics.matchup_model import MatchupModel
 from meta_mage.analytics.stats import Estimate, effective_wilson, shrunk_rate, verdict_of, win_rate
+from meta_mage.models.aggregates import FormatTotals
 from meta_mage.models.meta import WinRate
 
 
@@ -81,12 +81,11 @@ def _players(sides: list[Mapping[str, int]], decided: int) -> int | None:
     return None
 
 
-def pair_rate(a: str, b: str, total: Mapping[str, Any], model: MatchupModel, min_sample: int) -> WinRate:
+def pair_rate(a: str, b: str, total: FormatTotals, model: MatchupModel, min_sample: int) -> WinRate:
     """A's rate against B in the window."""
-    wld = list(total.get("results", {}).get(a, {}).get(b, [0, 0, 0]))
-    decided = wld[0] + wld[1]
-    players = total.get("players", {})
-    side_a, side_b = players.get(a, {}).get(b, {}), players.get(b, {}).get(a, {})
+    record = total.record(a, b)
+    wld, decided = [record.wins, record.losses, record.draws], record.decided
+    side_a, side_b = total.pilots(a, b), total.pilots(b, a)
     effective = pair_effective_matches(side_a, side_b) if side_a and side_b else float(decided)
     estimate = None
     if model.knows(a) and model.knows(b):
@@ -96,14 +95,14 @@ def pair_rate(a: str, b: str, total: Mapping[str, Any], model: MatchupModel, min
     return rate(wld, min_sample, ModelView(estimate, basis, _players([side_a, side_b], decided), effective))
 
 
-def field_expectation(a: str, total: Mapping[str, Any], model: MatchupModel) -> Estimate | None:
+def field_expectation(a: str, total: FormatTotals, model: MatchupModel) -> Estimate | None:
     """The model's expected win rate of A against the window's field as played (mirrors and unlisted
     opponents left out) with its interval (``field.expectation``); None when the model does not know A."""
     if not model.knows(a):
         return None
     decks = {
-        name: entry.get("decks", 0)
-        for name, entry in total.get("archetypes", {}).items()
+        name: entry.decks
+        for name, entry in total.archetypes.items()
         if name not in (a, NO_DECKLIST, "Unknown") and model.knows(name)
     }
     weight = sum(decks.values())
@@ -113,11 +112,11 @@ def field_expectation(a: str, total: Mapping[str, Any], model: MatchupModel) -> 
     return round(mean, 2), round(low, 2), round(high, 2)
 
 
-def overall_rate(a: str, wld: list[int], total: Mapping[str, Any], model: MatchupModel, min_sample: int) -> WinRate:
+def overall_rate(a: str, wld: list[int], total: FormatTotals, model: MatchupModel, min_sample: int) -> WinRate:
     """A's record against the field with the model's expectation against the field."""
     decided = wld[0] + wld[1]
     clusters: dict[str, int] = {}
-    for opponent, who in total.get("players", {}).get(a, {}).items():
+    for opponent, who in total.players.get(a, {}).items():
         if opponent != a:
             for player, count in who.items():
                 clusters[player] = clusters.get(player, 0) + count

@@ -15,7 +15,7 @@ from meta_mage.storage.meta.reads import (
     DayAggregate,
     WindowReads,
     archetype_stats_of,
-    format_stats_of,
+    format_totals_of,
     stored_deck,
 )
 from meta_mage.storage.meta.records import (
@@ -53,7 +53,7 @@ __all__ = [
     "StoredEvent",
     "WriteIntent",
     "archetype_stats_of",
-    "format_stats_of",
+    "format_totals_of",
     "item_size",
     "registry_summary",
     "stored_deck",

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from boto3.dynamodb.conditions import Key
 
-from meta_mage.models.aggregates import merge
+from meta_mage.models.aggregates import ArchetypeEntry, FormatTotals, SourceCount, merge
 from meta_mage.models.evidence import ArchetypeStats, CardRow, FormatStats, Record
 from meta_mage.storage.dynamo import Item, binary_bytes, query_all, storage_operation, unpack
 from meta_mage.storage.meta.keys import HEADER_SK, archetype_pk, day_pk, event_pk, events_pk
@@ -46,20 +46,22 @@ class WindowReads(TableAccess):
 
     @storage_operation
     def format_stats(self, fmt: str, start: str, end: str) -> FormatStats:
-        """A format's totals summed over the window, typed (one Query)."""
-        return format_stats_of(self.format_total(fmt, start, end))
+        """A format's list counts and results summed over the window (one Query)."""
+        return self.format_total(fmt, start, end).stats()
 
     @storage_operation
-    def format_total(self, fmt: str, start: str, end: str) -> Item:
-        """A format's day aggregates with ``start <= date <= end`` summed (one Query). Shared with every read of
-        the same stored days: read it, never change it."""
-        return _total_of(self._day_items(day_pk(fmt), start, end))
+    def format_total(self, fmt: str, start: str, end: str) -> FormatTotals:
+        """A format's day aggregates with ``start <= date <= end`` summed, typed (one Query). Shared with every
+        read of the same stored days: read it, never change it."""
+        return _format_total_of(self._day_items(day_pk(fmt), start, end))
 
     @storage_operation
-    def format_totals(self, fmt: str, *spans: tuple[str, str]) -> list[Item]:
+    def format_totals(self, fmt: str, *spans: tuple[str, str]) -> list[FormatTotals]:
         """:meth:`format_total` of each ``(start, end)`` span, read in one Query."""
         items = self._day_items(day_pk(fmt), min(start for start, _ in spans), max(end for _, end in spans))
-        return [_total_of(tuple(item for item in items if start <= item[0][4:14] <= end)) for start, end in spans]
+        return [
+            _format_total_of(tuple(item for item in items if start <= item[0][4:14] <= end)) for start, end in spans
+        ]
 
     @storage_operation
     def format_decks(self, fmt: str, start: str, end: str) -> list[StoredDeck]:
@@ -119,6 +121,12 @@ def _total_of(items: DayItems) -> Item:
     return total
 
 
+@functools.lru_cache(maxsize=64)
+def _format_total_of(items: DayItems) -> FormatTotals:
+    """A format's window summed and typed (kept as :func:`_total_of` keeps its sum)."""
+    return format_totals_of(_total_of(items))
+
+
 def _versus(section: dict[str, dict[str, list[int]]]) -> dict[str, dict[str, Record]]:
     """``{name: {opponent: [wins, losses(, draws)]}}`` as records."""
     return {name: {opponent: Record(*wl) for opponent, wl in rows.items()} for name, rows in section.items()}
@@ -137,12 +145,32 @@ def archetype_stats_of(data: Item) -> ArchetypeStats:
     )
 
 
-def format_stats_of(data: Item) -> FormatStats:
-    """A format aggregate's JSON (``format_part``) as typed records: list counts and results."""
-    return FormatStats(
+def format_totals_of(data: Item) -> FormatTotals:
+    """A format aggregate's JSON (``format_part``, or its sum) as typed records."""
+    return FormatTotals(
+        tournaments=data.get("tournaments", 0),
         decks=data.get("decks", 0),
-        archetype_decks={name: entry["decks"] for name, entry in data.get("archetypes", {}).items()},
+        decks_without_list=data.get("decks_without_list", 0),
+        matches=data.get("matches", 0),
+        draws=data.get("draws", 0),
+        byes=data.get("byes", 0),
+        assigned_losses=data.get("assigned_losses", 0),
+        unreported=data.get("unreported", 0),
+        archetypes={name: _archetype_entry(entry) for name, entry in data.get("archetypes", {}).items()},
         results=_versus(data.get("results", {})),
+        players=data.get("players", {}),
+        sources={
+            kind: SourceCount(n.get("events", 0), n.get("matches", 0)) for kind, n in data.get("sources", {}).items()
+        },
+    )
+
+
+def _archetype_entry(entry: Item) -> ArchetypeEntry:
+    return ArchetypeEntry(
+        decks=entry.get("decks", 0),
+        colors=entry.get("colors", {}),
+        strategy=entry.get("strategy"),
+        pilots=entry.get("pilots", {}),
     )
 
 
