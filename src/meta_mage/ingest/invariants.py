@@ -23,6 +23,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from meta_mage.analytics.day_totals import day_totals
 from meta_mage.models.meta import FormatSummary
 from meta_mage.models.tournaments import FORMATS
 from meta_mage.storage.meta import DayState, MetaRepository, StoredAggregate, WriteIntent, registry_summary
@@ -245,17 +246,18 @@ def _total_violations(repository: MetaRepository, fmt: str, date: str, state: Da
     """Invariant 6: the day's totals, statistics and archetypes against its events' aggregates summed afresh."""
     if state is None:
         return []
-    recount = repository.recount_day(fmt, date, state.events)
-    stored = {"tournaments": state.tournaments, "decks": state.decks, "matches": state.matches}
+    events = repository.counted_events(fmt, date, state.events)
+    recount = day_totals(events)
+    archetypes = frozenset(recount.archetypes)
     problems = [
-        f"{key} {stored[key]:,} (its events say {int(recount.data.get(key, 0)):,})"
+        f"{key} {getattr(state, key):,} (its events say {getattr(recount.format, key):,})"
         for key in _TOTALS
-        if stored[key] != recount.data.get(key, 0)
+        if getattr(state, key) != getattr(recount.format, key)
     ]
-    if repository.stored_day_data(fmt, date) != recount.data:
+    if repository.stored_day_data(fmt, date) != recount.format:
         problems.append("its statistics are not the sum of its events'")
-    if state.archetypes != recount.archetypes:
-        listed, expected = state.archetypes - recount.archetypes, recount.archetypes - state.archetypes
+    if state.archetypes != archetypes:
+        listed, expected = state.archetypes - archetypes, archetypes - state.archetypes
         problems.append(
             "its archetypes differ from its events' ("
             + "; ".join(

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
+from meta_mage.analytics.day_totals import day_totals
 from meta_mage.analytics.matchup_fit import refresh_matchup_models
 from meta_mage.errors import StorageUnavailable
 from meta_mage.ingest.invariants import (
@@ -120,7 +121,9 @@ def _finish_or_remove(repository: MetaRepository, violation: Violation, report: 
         event = repository.stored_event(violation.event_key)
         if event.deck_versions.get(violation.digest, 0) == aggregate.decks:
             report.rebuilt.append(
-                repository.rebuild_day(violation.format, violation.date, including={violation.event_key})
+                repository.rebuild_day(
+                    violation.format, violation.date, including={violation.event_key}, summed=day_totals
+                )
             )
             outcome = repository.commit_stored_version(aggregate)
             return f"committed the version stored whole ({outcome})"
@@ -191,7 +194,7 @@ def _recount_day(repository: MetaRepository, violation: Violation, report: Repai
     if (violation.format, violation.date) in report.recounted:
         return "recounted with the day's other violations"
     report.recounted.add((violation.format, violation.date))
-    rebuilt = repository.rebuild_day(violation.format, violation.date, committed_only=True)
+    rebuilt = repository.rebuild_day(violation.format, violation.date, committed_only=True, summed=day_totals)
     report.rebuilt.append(rebuilt)
     before = rebuilt.before
     was = (before.tournaments, before.decks) if before else (0, 0)

@@ -8,6 +8,7 @@ from functools import partial
 from pathlib import Path
 
 from meta_mage.analytics.aggregate import summarise_event
+from meta_mage.analytics.day_totals import day_totals
 from meta_mage.analytics.matchup_fit import refresh_matchup_models
 from meta_mage.archetypes.classifier import ArchetypeClassifier, Classification
 from meta_mage.archetypes.provisional import rules_by_format, stored_provisional
@@ -272,7 +273,9 @@ class _IngestRun:
         """Rebuild each day written to, then commit its events; a day that fails never stops the others."""
         for (fmt, date), events in sorted(self.pending.items()):
             try:
-                self.repository.rebuild_day(fmt, date, including={event.tournament.event_key for event in events})
+                self.repository.rebuild_day(
+                    fmt, date, including={event.tournament.event_key for event in events}, summed=day_totals
+                )
             except StorageUnavailable as exc:
                 for event in events:
                     self._storage_failure(event.tournament.source_file, exc, f" while updating {fmt} {date}")

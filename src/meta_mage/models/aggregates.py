@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from meta_mage.models.evidence import FormatStats, Record, Versus
+from meta_mage.models.evidence import ArchetypeStats, FormatStats, Record, Versus
 
 
 def add_counts(target: list[int], values: list[int]) -> None:
@@ -104,3 +104,11 @@ class FormatTotals:
             archetype_decks={name: entry.decks for name, entry in self.archetypes.items()},
             results=self.results,
         )
+
+
+@dataclass(frozen=True)
+class EventAggregate:
+    """One event's aggregates, or a day's sum of them: the format's totals and each archetype's card statistics."""
+
+    format: FormatTotals = FormatTotals()
+    archetypes: Mapping[str, ArchetypeStats] = field(default_factory=dict)

@@ -8,21 +8,15 @@ and how ``meta-mage repair --check`` proves them, are in ``ingest/invariants.py`
 
 from __future__ import annotations
 
+from meta_mage.storage.meta.aggregate_items import archetype_stats_of, format_totals_of
 from meta_mage.storage.meta.days import DayWrites
 from meta_mage.storage.meta.fits import Fits
 from meta_mage.storage.meta.keys import MAX_EVENTS_PER_DAY, MAX_ITEM_BYTES, item_size
-from meta_mage.storage.meta.reads import (
-    DayAggregate,
-    WindowReads,
-    archetype_stats_of,
-    format_totals_of,
-    stored_deck,
-)
+from meta_mage.storage.meta.reads import DayAggregate, WindowReads, stored_deck
 from meta_mage.storage.meta.records import (
     CommitOutcome,
     DayFull,
     DayRebuild,
-    DayRecount,
     DayState,
     EventHeader,
     EventVersion,
@@ -42,7 +36,6 @@ __all__ = [
     "DayAggregate",
     "DayFull",
     "DayRebuild",
-    "DayRecount",
     "DayState",
     "EventHeader",
     "EventVersion",

@@ -5,14 +5,15 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 
 from boto3.dynamodb.conditions import Attr, Key
 from botocore.exceptions import ClientError
 
 from meta_mage.errors import StorageUnavailable
-from meta_mage.models.aggregates import merge
+from meta_mage.models.aggregates import EventAggregate, FormatTotals
 from meta_mage.storage.dynamo import Item, all_pages, binary_bytes, query_all, storage_operation, unpack
+from meta_mage.storage.meta.aggregate_items import archetype_json, event_aggregate_of, format_json, format_totals_of
 from meta_mage.storage.meta.events import EventWrites
 from meta_mage.storage.meta.keys import (
     DAY_STATE,
@@ -29,7 +30,7 @@ from meta_mage.storage.meta.keys import (
     part_sk,
 )
 from meta_mage.storage.meta.reads import days_of
-from meta_mage.storage.meta.records import DayRebuild, DayRecount, DayState
+from meta_mage.storage.meta.records import DayRebuild, DayState
 from meta_mage.storage.meta.writes import (
     WRITE_ATTEMPTS,
     cancelled_by_condition,
@@ -39,6 +40,9 @@ from meta_mage.storage.meta.writes import (
     unchanged_since,
 )
 from meta_mage.storage.shards import CARD_LISTS, CARD_SECTIONS, split_aggregate
+
+DaySum = Callable[[list[EventAggregate]], EventAggregate]
+"""Adds a day's counted event aggregates up (``analytics/day_totals.py``): storage only reads and writes them."""
 
 
 class DayWrites(EventWrites):
@@ -73,10 +77,16 @@ class DayWrites(EventWrites):
 
     @storage_operation
     def rebuild_day(
-        self, fmt: str, date: str, including: Collection[str] = (), committed_only: bool = False
+        self,
+        fmt: str,
+        date: str,
+        including: Collection[str] = (),
+        committed_only: bool = False,
+        *,
+        summed: DaySum,
     ) -> DayRebuild:
-        """Recompute a day's aggregates from the event aggregates stored for that day; safe against
-        concurrent writers of the same day.
+        """Recompute a day's aggregates from the event aggregates stored for that day, added up by ``summed``;
+        safe against concurrent writers of the same day.
 
         The day counts the events it counted before, the committed ones (with a header) and
         ``including`` (the events this ingest commits next). Its write is conditional on the version
@@ -92,16 +102,15 @@ class DayWrites(EventWrites):
             kept = set() if committed_only or before is None else set(before.events)
             counted = (set(including) | kept) & keys
             counted |= set(self.committed_events(keys - counted))
-            day_format: Item = {}
-            day_cards: dict[str, Item] = {}
-            digests: dict[str, str] = {}
-            for event_key, digest, data in _events_of(stored, counted):
-                digests[event_key] = digest
-                merge(day_format, data["format"], owned=True)
-                for arch, stats in data["cards"].items():
-                    merge(day_cards.setdefault(arch, {}), stats, owned=True)
+            events = _events_of(stored, counted)
+            digests = {event_key: digest for event_key, digest, _ in events}
+            day = summed([aggregate for _, _, aggregate in events])
+            day_format = format_json(day.format) if events else {}
+            card_parts = {
+                arch: split_aggregate(archetype_json(stats), CARD_SECTIONS, CARD_LISTS)
+                for arch, stats in day.archetypes.items()
+            }
             version = (before.version if before else 0) + 1
-            card_parts = {arch: split_aggregate(stats, CARD_SECTIONS, CARD_LISTS) for arch, stats in day_cards.items()}
             item, format_parts = day_item(fmt, date, version, digests, day_format, card_parts)
             try:
                 self._put_day(item, format_parts[1:], before)
@@ -218,18 +227,13 @@ class DayWrites(EventWrites):
         return {"pk": archetype_pk(fmt, archetype), "sk": part_sk(f"DAY#{date}", part)}
 
     @storage_operation
-    def recount_day(self, fmt: str, date: str, events: Collection[str]) -> DayRecount:
-        """What a day counting ``events`` holds, summed afresh from their stored aggregates (one Query): the
-        check compares a day's totals, data and archetypes with it."""
-        day_format: Item = {}
-        archetypes: set[str] = set()
-        for _, _, data in _events_of(self._event_items(fmt, date), set(events)):
-            merge(day_format, data["format"], owned=True)
-            archetypes |= set(data["cards"])
-        return DayRecount(day_format, frozenset(archetypes))
+    def counted_events(self, fmt: str, date: str, events: Collection[str]) -> list[EventAggregate]:
+        """The stored aggregates of a day's ``events`` (one Query): the check sums them afresh and compares a
+        day's totals, data and archetypes with their sum."""
+        return [aggregate for _, _, aggregate in _events_of(self._event_items(fmt, date), set(events))]
 
     @storage_operation
-    def stored_day_data(self, fmt: str, date: str) -> Item:
+    def stored_day_data(self, fmt: str, date: str) -> FormatTotals:
         """A day's format data as stored, its parts summed (a consistent Query)."""
         items = query_all(
             self.table,
@@ -239,7 +243,7 @@ class DayWrites(EventWrites):
             ConsistentRead=True,
         )
         days = days_of(tuple((item["sk"], binary_bytes(item["data"])) for item in items if "data" in item))
-        return days[0].data if days else {}
+        return format_totals_of(days[0].data if days else {})
 
     @storage_operation
     def archetype_items(self, since: str = "") -> dict[tuple[str, str], dict[str, set[int]]]:
@@ -293,11 +297,11 @@ def _day_condition(before: DayState | None) -> Item:
     return {"ConditionExpression": "version = :v", "ExpressionAttributeValues": {":v": before.version}}
 
 
-def _events_of(stored: list[Item], counted: Collection[str]) -> list[tuple[str, str, Item]]:
-    """The event key, version and unpacked data of each stored aggregate ``counted`` names, in key order."""
+def _events_of(stored: list[Item], counted: Collection[str]) -> list[tuple[str, str, EventAggregate]]:
+    """The event key, version and typed data of each stored aggregate ``counted`` names, in key order."""
     found = []
     for item in stored:
         event_key = item["sk"].split("#", 1)[1]
         if event_key in counted:
-            found.append((event_key, str(item.get("digest", "")), unpack(item["data"])))
+            found.append((event_key, str(item.get("digest", "")), event_aggregate_of(unpack(item["data"]))))
     return found

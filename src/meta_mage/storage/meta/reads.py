@@ -9,9 +9,10 @@ from dataclasses import dataclass
 
 from boto3.dynamodb.conditions import Key
 
-from meta_mage.models.aggregates import ArchetypeEntry, FormatTotals, SourceCount, merge
-from meta_mage.models.evidence import ArchetypeStats, CardRow, FormatStats, Record
+from meta_mage.models.aggregates import FormatTotals, merge
+from meta_mage.models.evidence import ArchetypeStats, FormatStats
 from meta_mage.storage.dynamo import Item, binary_bytes, query_all, storage_operation, unpack
+from meta_mage.storage.meta.aggregate_items import archetype_stats_of, format_totals_of
 from meta_mage.storage.meta.keys import HEADER_SK, archetype_pk, day_pk, event_pk, events_pk
 from meta_mage.storage.meta.records import StoredDeck
 from meta_mage.storage.meta.writes import TableAccess
@@ -125,53 +126,6 @@ def _total_of(items: DayItems) -> Item:
 def _format_total_of(items: DayItems) -> FormatTotals:
     """A format's window summed and typed (kept as :func:`_total_of` keeps its sum)."""
     return format_totals_of(_total_of(items))
-
-
-def _versus(section: dict[str, dict[str, list[int]]]) -> dict[str, dict[str, Record]]:
-    """``{name: {opponent: [wins, losses(, draws)]}}`` as records."""
-    return {name: {opponent: Record(*wl) for opponent, wl in rows.items()} for name, rows in section.items()}
-
-
-def archetype_stats_of(data: Item) -> ArchetypeStats:
-    """An archetype aggregate's JSON (``analytics/aggregate.py``'s ``card_part``) as typed records."""
-    return ArchetypeStats(
-        decks=data.get("decks", 0),
-        record=Record(*data.get("record", [0, 0, 0])),
-        main={card: CardRow(*row) for card, row in data.get("main", {}).items()},
-        side={card: CardRow(*row) for card, row in data.get("side", {}).items()},
-        main_vs=_versus(data.get("main_vs", {})),
-        side_vs=_versus(data.get("side_vs", {})),
-        lands=tuple(data.get("lands", [])),
-    )
-
-
-def format_totals_of(data: Item) -> FormatTotals:
-    """A format aggregate's JSON (``format_part``, or its sum) as typed records."""
-    return FormatTotals(
-        tournaments=data.get("tournaments", 0),
-        decks=data.get("decks", 0),
-        decks_without_list=data.get("decks_without_list", 0),
-        matches=data.get("matches", 0),
-        draws=data.get("draws", 0),
-        byes=data.get("byes", 0),
-        assigned_losses=data.get("assigned_losses", 0),
-        unreported=data.get("unreported", 0),
-        archetypes={name: _archetype_entry(entry) for name, entry in data.get("archetypes", {}).items()},
-        results=_versus(data.get("results", {})),
-        players=data.get("players", {}),
-        sources={
-            kind: SourceCount(n.get("events", 0), n.get("matches", 0)) for kind, n in data.get("sources", {}).items()
-        },
-    )
-
-
-def _archetype_entry(entry: Item) -> ArchetypeEntry:
-    return ArchetypeEntry(
-        decks=entry.get("decks", 0),
-        colors=entry.get("colors", {}),
-        strategy=entry.get("strategy"),
-        pilots=entry.get("pilots", {}),
-    )
 
 
 _DECK_FIELDS = ("player", "placing", "archetype", "colors")

@@ -6,7 +6,6 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from meta_mage.errors import MetaMageError
-from meta_mage.storage.dynamo import Item
 
 
 class ItemTooLarge(MetaMageError):
@@ -59,14 +58,6 @@ class DayRebuild:
             self.tournaments,
             self.decks,
         )
-
-
-@dataclass(frozen=True)
-class DayRecount:
-    """A day's format data and archetypes summed afresh from the event aggregates it counts."""
-
-    data: Item
-    archetypes: frozenset[str]
 
 
 @dataclass(frozen=True)
