@@ -68,6 +68,7 @@ from meta_mage.ingest.rule_suggestions import unnamed_names
 from meta_mage.ingest.tournaments import parse_tournament
 from meta_mage.models.aggregates import merge
 from meta_mage.storage.meta import format_totals_of
+from meta_mage.storage.meta.aggregate_items import format_json
 
 WEEK = 7
 SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "tournaments"
@@ -117,7 +118,7 @@ def read_events(source: Path) -> list[Event]:
         except InputFileError:
             continue
         if tournament.event_key not in events:
-            part, _cards = summarise_event(tournament, lambda _card: False)
+            part = format_json(summarise_event(tournament, lambda _card: False).format)
             date = dt.date.fromisoformat(tournament.date[:10])
             events[tournament.event_key] = Event(tournament.event_key, tournament.format, date, part)
     return sorted(events.values(), key=lambda e: (e.date, e.key))

@@ -18,6 +18,7 @@ from meta_mage.analytics.field import expectation
 from meta_mage.analytics.matchup_model import MatchupModel
 from meta_mage.analytics.stats import Estimate, effective_wilson, shrunk_rate, verdict_of, win_rate
 from meta_mage.models.aggregates import FormatTotals
+from meta_mage.models.evidence import Record
 from meta_mage.models.meta import WinRate
 
 
@@ -36,10 +37,10 @@ class ModelView:
     effective: float
 
 
-def rate(wld: list[int], min_sample: int, model: ModelView | None = None) -> WinRate:
+def rate(counts: Record, min_sample: int, model: ModelView | None = None) -> WinRate:
     """The one :class:`WinRate` builder: the record with its interval, the low-sample flag, the estimate (the
     model's, else the shrunk record) and the verdict (``MATCHUP_VERDICTS``)."""
-    wins, losses, draws = wld
+    wins, losses, draws = counts.wins, counts.losses, counts.draws
     decided = wins + losses
     interval = effective_wilson(wins, losses, model.effective if model else decided)
     if model is None:
@@ -70,7 +71,7 @@ def rate(wld: list[int], min_sample: int, model: ModelView | None = None) -> Win
 
 def record(wins: int, losses: int, draws: int, min_sample: int) -> WinRate:
     """A plain record as a :class:`WinRate`: its shrunk estimate, judged on its own interval."""
-    return rate([wins, losses, draws], min_sample)
+    return rate(Record(wins, losses, draws), min_sample)
 
 
 def _players(sides: list[Mapping[str, int]], decided: int) -> int | None:
@@ -84,7 +85,7 @@ def _players(sides: list[Mapping[str, int]], decided: int) -> int | None:
 def pair_rate(a: str, b: str, total: FormatTotals, model: MatchupModel, min_sample: int) -> WinRate:
     """A's rate against B in the window."""
     record = total.record(a, b)
-    wld, decided = [record.wins, record.losses, record.draws], record.decided
+    decided = record.decided
     side_a, side_b = total.pilots(a, b), total.pilots(b, a)
     effective = pair_effective_matches(side_a, side_b) if side_a and side_b else float(decided)
     estimate = None
@@ -92,7 +93,7 @@ def pair_rate(a: str, b: str, total: FormatTotals, model: MatchupModel, min_samp
         low, high = model.interval(a, b)
         estimate = (_percent(model.probability(a, b)), _percent(low), _percent(high))
     basis = "model" if decided else "model: strengths only"
-    return rate(wld, min_sample, ModelView(estimate, basis, _players([side_a, side_b], decided), effective))
+    return rate(record, min_sample, ModelView(estimate, basis, _players([side_a, side_b], decided), effective))
 
 
 def field_expectation(a: str, total: FormatTotals, model: MatchupModel) -> Estimate | None:
@@ -112,9 +113,9 @@ def field_expectation(a: str, total: FormatTotals, model: MatchupModel) -> Estim
     return round(mean, 2), round(low, 2), round(high, 2)
 
 
-def overall_rate(a: str, wld: list[int], total: FormatTotals, model: MatchupModel, min_sample: int) -> WinRate:
+def overall_rate(a: str, record: Record, total: FormatTotals, model: MatchupModel, min_sample: int) -> WinRate:
     """A's record against the field with the model's expectation against the field."""
-    decided = wld[0] + wld[1]
+    decided = record.decided
     clusters: dict[str, int] = {}
     for opponent, who in total.players.get(a, {}).items():
         if opponent != a:
@@ -122,4 +123,4 @@ def overall_rate(a: str, wld: list[int], total: FormatTotals, model: MatchupMode
                 clusters[player] = clusters.get(player, 0) + count
     effective = effective_matches(clusters.values()) if clusters else float(decided)
     estimate = field_expectation(a, total, model) if decided else None
-    return rate(list(wld), min_sample, ModelView(estimate, "model", _players([clusters], decided), effective))
+    return rate(record, min_sample, ModelView(estimate, "model", _players([clusters], decided), effective))

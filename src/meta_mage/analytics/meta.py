@@ -11,7 +11,7 @@ from meta_mage.analytics.aggregate import NO_DECKLIST
 from meta_mage.analytics.field import expected_vs_field
 from meta_mage.analytics.matchup_fit import window_model
 from meta_mage.analytics.matchup_model import MatchupModel
-from meta_mage.analytics.matchup_rates import overall_rate, pair_rate, record
+from meta_mage.analytics.matchup_rates import overall_rate, pair_rate, rate
 from meta_mage.analytics.sources import describe_sources
 from meta_mage.errors import NotFound
 from meta_mage.models.aggregates import FormatTotals
@@ -73,14 +73,14 @@ class _Group:
     and their lists by colours and by strategy."""
 
     decks: int = 0
-    wld: list[int] = field(default_factory=lambda: [0, 0, 0])
+    record: Record = field(default_factory=Record)
     mirrors: int = 0
     colors: dict[str, int] = field(default_factory=dict)
     strategies: dict[str, int] = field(default_factory=dict)
 
-    def add(self, decks: int, wld: list[int], mirrors: int, colors: str, strategy: str) -> None:
+    def add(self, decks: int, record: Record, mirrors: int, colors: str, strategy: str) -> None:
         self.decks += decks
-        self.wld = [a + b for a, b in zip(self.wld, wld, strict=True)]
+        self.record += record
         self.mirrors += mirrors
         self.colors[colors] = self.colors.get(colors, 0) + decks
         self.strategies[strategy] = self.strategies.get(strategy, 0) + decks
@@ -99,8 +99,8 @@ class MetaService:
         self.min_sample = min_sample
         self.catch_alls = catch_alls  # which of a format's names are no one deck ("Unknown" always is)
 
-    def _record(self, wld: list[int]) -> WinRate:
-        return record(wld[0], wld[1], wld[2], self.min_sample)
+    def _record(self, counts: Record) -> WinRate:
+        return rate(counts, self.min_sample)
 
     def list_formats(self) -> ListFormatsOutput:
         infos = sorted(self.repository.list_formats(), key=lambda f: -f.decks)
@@ -132,11 +132,11 @@ class MetaService:
         )
 
     @staticmethod
-    def _overall(results: Mapping[str, Record], archetype: str) -> tuple[list[int], int]:
+    def _overall(results: Mapping[str, Record], archetype: str) -> tuple[Record, int]:
         """The archetype's record against the field (mirrors aside) and its mirror matches."""
-        field = sum((record for opponent, record in results.items() if opponent != archetype), Record())
+        against = sum((record for opponent, record in results.items() if opponent != archetype), Record())
         mirror = results.get(archetype, Record())
-        return [field.wins, field.losses, field.draws], mirror.wins + mirror.draws
+        return against, mirror.wins + mirror.draws
 
     def rankings(self, params: MetaRankingsInput) -> MetaRankingsOutput:
         """Meta share and win rate per archetype (or colour / strategy group), both windows."""
@@ -156,8 +156,8 @@ class MetaService:
             p = prev_groups.get(key, _Group())
             share = round(100 * g.decks / cur_total, 2) if cur_total else 0.0
             prev_share = round(100 * p.decks / prev_total, 2) if prev_total else None  # no data is not 0%
-            now = self._current_rate(key, g.wld, cur, model)
-            before = self._record(p.wld)
+            now = self._current_rate(key, g.record, cur, model)
+            before = self._record(p.record)
             trend = _difference(now.win_rate, before.win_rate)
             rows.append(
                 RankingRow(
@@ -207,8 +207,8 @@ class MetaService:
             if params.strategy and strategy != params.strategy:
                 continue
             key = {"color_identity": colors, "strategy": strategy}.get(params.group_by or "", name)
-            wld, mirrors = self._overall(total.results.get(name, {}), name)
-            out.setdefault(key, _Group()).add(arch.decks, wld, mirrors, colors, strategy)
+            overall, mirrors = self._overall(total.results.get(name, {}), name)
+            out.setdefault(key, _Group()).add(arch.decks, overall, mirrors, colors, strategy)
         return out
 
     def lookalikes(self, fmt: str, names: set[str]) -> list[Lookalike]:
@@ -216,9 +216,9 @@ class MetaService:
         rows = self.repository.lookalikes(fmt)
         return [row for row in rows if set(row.archetypes) <= names]
 
-    def _current_rate(self, name: str, wld: list[int], total: FormatTotals, model: MatchupModel | None) -> WinRate:
+    def _current_rate(self, name: str, counts: Record, total: FormatTotals, model: MatchupModel | None) -> WinRate:
         """An archetype's rate in the window with the model's estimate (a group's without: it is no archetype)."""
-        return overall_rate(name, wld, total, model, self.min_sample) if model else self._record(wld)
+        return overall_rate(name, counts, total, model, self.min_sample) if model else self._record(counts)
 
     def model_of(self, fmt: str, win: Window, total: FormatTotals) -> MatchupModel:
         """The matchup model of a summed window (stored when data was written, else fitted now)."""
@@ -237,8 +237,8 @@ class MetaService:
     def _row(self, name: str, total: FormatTotals, include: set[str] | None, model: MatchupModel) -> MatchupRow:
         results = total.results.get(name, {})
         decks = total.decks_of(name)
-        wld, mirrors = self._overall(results, name)
-        overall = overall_rate(name, wld, total, model, self.min_sample)
+        field_record, mirrors = self._overall(results, name)
+        overall = overall_rate(name, field_record, total, model, self.min_sample)
         cells = [
             MatchupCell(opponent=opp, **pair_rate(name, opp, total, model, self.min_sample).model_dump())
             for opp in results

@@ -231,11 +231,11 @@ class _IngestRun:
             return
         self._check_room(day, tournament.event_key)
         lands = self.classifier.rules_for(tournament.format).land_colors
-        format_part, card_parts = summarise_event(tournament, partial(_is_land, lands))
-        self.repository.write_event(tournament, digest, format_part, card_parts)
+        aggregate = summarise_event(tournament, partial(_is_land, lands))
+        self.repository.write_event(tournament, digest, aggregate)
         self._queue(day, _Pending(tournament, digest, replacing=header is not None, write=True))
         self.report.totals["decks"] += len(tournament.decks)
-        self.report.totals["matches with a result"] += format_part["matches"]
+        self.report.totals["matches with a result"] += aggregate.format.matches
 
     def _check_room(self, day: tuple[str, str], event_key: str) -> None:
         """``DayFull`` unless the day can take the event: those it counts, and those this run adds to it,

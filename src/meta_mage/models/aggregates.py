@@ -1,6 +1,6 @@
-"""Summing stored aggregates: plain JSON whose numbers and number lists add up, so per-event aggregates
-sum into per-day items and days into a window (storage) without knowing their shape; and a window's format
-totals as typed records (:class:`FormatTotals`), as storage returns them."""
+"""Aggregates of tournaments as typed records (:class:`EventAggregate`, :class:`FormatTotals`), as analytics
+builds and adds them and storage returns them; and :func:`merge`, which sums their stored JSON (a day's parts,
+a window's days) without knowing its shape."""
 
 from __future__ import annotations
 

@@ -58,6 +58,14 @@ def event_aggregate_of(data: Item) -> EventAggregate:
     return EventAggregate(format_totals_of(data["format"]), {name: archetype_stats_of(cards[name]) for name in cards})
 
 
+def event_json(aggregate: EventAggregate) -> Item:
+    """An event aggregate as stored (the inverse of :func:`event_aggregate_of`)."""
+    return {
+        "format": format_json(aggregate.format),
+        "cards": {name: archetype_json(stats) for name, stats in aggregate.archetypes.items()},
+    }
+
+
 def format_json(totals: FormatTotals) -> Item:
     """Format totals as stored (the inverse of :func:`format_totals_of`)."""
     return {name: getattr(totals, name) for name in _COUNTS} | {

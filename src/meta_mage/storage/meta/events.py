@@ -7,8 +7,10 @@ from collections.abc import Collection
 from boto3.dynamodb.conditions import Key
 from botocore.exceptions import ClientError
 
+from meta_mage.models.aggregates import EventAggregate
 from meta_mage.models.tournaments import ParsedDeck, ParsedTournament
 from meta_mage.storage.dynamo import Item, pack, query_all, storage_operation
+from meta_mage.storage.meta.aggregate_items import event_json
 from meta_mage.storage.meta.keys import (
     BATCH_GET_LIMIT,
     HEADER_SK,
@@ -46,9 +48,7 @@ class EventWrites(TableAccess):
         return dict(item) if item else None
 
     @storage_operation
-    def write_event(
-        self, tournament: ParsedTournament, digest: str, format_part: Item, card_parts: dict[str, Item]
-    ) -> None:
+    def write_event(self, tournament: ParsedTournament, digest: str, aggregate: EventAggregate) -> None:
         """Write one version of an event: its intent, its decks, then its aggregate (not yet its header).
 
         ``ItemTooLarge`` before writing anything when one of its items would pass DynamoDB's item size limit.
@@ -56,13 +56,13 @@ class EventWrites(TableAccess):
         written last, so a stored aggregate means every deck of its version is stored."""
         pk = event_pk(tournament.event_key)
         decks = [deck_item(pk, digest, index, deck) for index, deck in enumerate(tournament.decks, start=1)]
-        aggregate = {
+        stored = {
             **aggregate_key(tournament.format, tournament.date, tournament.event_key),
             "digest": digest,
             **event_identity(tournament),
-            "data": pack({"format": format_part, "cards": card_parts}),
+            "data": pack(event_json(aggregate)),
         }
-        named = [(f"the deck of {deck['player']!r}", deck) for deck in decks] + [("its aggregate", aggregate)]
+        named = [(f"the deck of {deck['player']!r}", deck) for deck in decks] + [("its aggregate", stored)]
         for what, item in named:
             if (size := item_size(item)) > MAX_ITEM_BYTES:
                 raise ItemTooLarge(
@@ -74,7 +74,7 @@ class EventWrites(TableAccess):
         with self.table.batch_writer(overwrite_by_pkeys=["pk", "sk"]) as batch:
             for deck in decks:
                 batch.put_item(Item=deck)
-        self.table.put_item(Item=aggregate)
+        self.table.put_item(Item=stored)
 
     @storage_operation
     def commit_event(self, tournament: ParsedTournament, digest: str) -> CommitOutcome:

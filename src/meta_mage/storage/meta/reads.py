@@ -23,6 +23,8 @@ DayItems = tuple[tuple[str, bytes], ...]
 
 @dataclass(frozen=True)
 class DayAggregate:
+    """One day's stored data, its parts summed, as stored (tests and offline tools read it)."""
+
     date: str
     data: Item
 
