@@ -112,36 +112,30 @@ class _CardTally:
     """One archetype's card statistics as its decks are counted (``card_part``)."""
 
     decks: int = 0
-    record: list[int] = field(default_factory=lambda: [0, 0, 0])
-    main: dict[str, list[int]] = field(default_factory=dict)
-    side: dict[str, list[int]] = field(default_factory=dict)
-    side_vs: dict[str, dict[str, list[int]]] = field(default_factory=dict)
-    main_vs: dict[str, dict[str, list[int]]] = field(default_factory=dict)
+    record: Record = field(default_factory=Record)
+    main: dict[str, CardRow] = field(default_factory=dict)
+    side: dict[str, CardRow] = field(default_factory=dict)
+    main_vs: dict[str, dict[str, Record]] = field(default_factory=dict)
+    side_vs: dict[str, dict[str, Record]] = field(default_factory=dict)
 
     def add(self, deck: ParsedDeck, tally: _MatchTally) -> None:
         """Count one deck: every card with the deck's record, and per opponent."""
-        record = tally.deck_records.get(id(deck), [0, 0, 0])
+        wins, losses, draws = tally.deck_records.get(id(deck), [0, 0, 0])
         self.decks += 1
-        add_counts(self.record, record)
+        self.record += Record(wins, losses, draws)
         for rows, pile in ((self.main, deck.mainboard), (self.side, deck.sideboard)):
             for card, count in pile.items():
-                add_counts(rows.setdefault(card, [0, 0, 0, 0]), [1, count, record[0], record[1]])
+                rows[card] = rows.get(card, CardRow()) + CardRow(1, count, wins, losses)
         against = tally.deck_vs.get(id(deck), {})
         for versus, pile in ((self.side_vs, deck.sideboard), (self.main_vs, deck.mainboard)):
             for card in pile:
-                for opponent, wl in against.items():
-                    add_counts(versus.setdefault(card, {}).setdefault(opponent, [0, 0]), wl)
+                for opponent, (won, lost) in against.items():
+                    row = versus.setdefault(card, {})
+                    row[opponent] = row.get(opponent, Record()) + Record(won, lost)
 
     def stats(self, is_land: Callable[[str], bool]) -> ArchetypeStats:
-        return ArchetypeStats(
-            decks=self.decks,
-            record=Record(*self.record),
-            main={card: CardRow(*row) for card, row in self.main.items()},
-            side={card: CardRow(*row) for card, row in self.side.items()},
-            main_vs=_records(self.main_vs),
-            side_vs=_records(self.side_vs),
-            lands=tuple(sorted(card for card in self.main if is_land(card))),
-        )
+        lands = tuple(sorted(card for card in self.main if is_land(card)))
+        return ArchetypeStats(self.decks, self.record, self.main, self.side, self.main_vs, self.side_vs, lands)
 
 
 @dataclass
@@ -161,10 +155,6 @@ class _ArchetypeTally:
 
     def entry(self) -> ArchetypeEntry:
         return ArchetypeEntry(decks=self.decks, colors=self.colors, strategy=self.strategy, pilots=self.pilots)
-
-
-def _records(rows: dict[str, dict[str, list[int]]]) -> dict[str, dict[str, Record]]:
-    return {name: {opponent: Record(*counts) for opponent, counts in row.items()} for name, row in rows.items()}
 
 
 def summarise_event(tournament: ParsedTournament, is_land: Callable[[str], bool]) -> EventAggregate:
@@ -189,7 +179,7 @@ def summarise_event(tournament: ParsedTournament, is_land: Callable[[str], bool]
         assigned_losses=totals["assigned_losses"],
         unreported=totals["unreported"],
         archetypes={name: entry.entry() for name, entry in archetypes.items()},
-        results=_records(tally.results),
+        results={a: {b: Record(*counts) for b, counts in row.items()} for a, row in tally.results.items()},
         players={a: {b: dict(who) for b, who in row.items()} for a, row in tally.players.items()},
         sources={tournament.source: SourceCount(events=1, matches=totals["matches"])},
     )
