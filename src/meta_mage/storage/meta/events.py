@@ -29,7 +29,6 @@ from meta_mage.storage.meta.keys import (
 )
 from meta_mage.storage.meta.records import (
     CommitOutcome,
-    EventHeader,
     EventVersion,
     ItemTooLarge,
     StoredAggregate,
@@ -198,7 +197,14 @@ class EventWrites(TableAccess):
             ExpressionAttributeNames={"#f": "format", "#d": "date"},
             ConsistentRead=True,
         )
-        header = next((_header_of(event_key, item) for item in items if item["sk"] == HEADER_SK), None)
+        header = next(
+            (
+                version_of(item, item.get("format", ""), item.get("date", ""), event_key, 0)
+                for item in items
+                if item["sk"] == HEADER_SK
+            ),
+            None,
+        )
         versions: dict[str, int] = {}
         for item in items:
             if item["sk"].startswith("DECK#"):
@@ -251,19 +257,7 @@ class EventWrites(TableAccess):
             ProjectionExpression="digest, decks, #n, uri, #s, source_file",
             ExpressionAttributeNames={"#n": "name", "#s": "source"},
         ).get("Item")
-        if item is None:
-            return None
-        return EventVersion(
-            format=fmt,
-            date=date,
-            event_key=event_key,
-            digest=str(item.get("digest", "")),
-            decks=int(item.get("decks", -1)),
-            name=str(item.get("name", "")),
-            uri=str(item.get("uri", "")),
-            source=str(item.get("source", "other")),
-            source_file=str(item.get("source_file", "")),
-        )
+        return None if item is None else version_of(item, fmt, date, event_key, -1)
 
     @storage_operation
     def commit_stored_version(self, aggregate: EventVersion) -> CommitOutcome:
@@ -309,12 +303,10 @@ class EventWrites(TableAccess):
         self.table.delete_item(Key=intent_key(fmt, date, event_key, digest))
 
 
-def _header_of(event_key: str, item: Item) -> EventHeader:
-    return EventHeader(
-        event_key=event_key,
-        digest=str(item.get("digest", "")),
-        format=str(item.get("format", "")),
-        date=str(item.get("date", "")),
-        decks=int(item.get("decks", 0)),
-        source_file=str(item.get("source_file", "")),
-    )
+_VERSION_TEXTS = {"digest": "", "name": "", "uri": "", "source": "other", "source_file": ""}
+
+
+def version_of(item: Item, fmt: str, date: str, event_key: str, no_decks: int) -> EventVersion:
+    """The version an aggregate or header item names (``no_decks``: its deck count when it holds none)."""
+    texts = {name: str(item.get(name, default)) for name, default in _VERSION_TEXTS.items()}
+    return EventVersion(fmt, date, event_key, decks=int(item.get("decks", no_decks)), **texts)

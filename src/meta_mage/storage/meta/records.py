@@ -88,29 +88,18 @@ class StoredAggregate:
 
 @dataclass(frozen=True)
 class EventVersion:
-    """A stored event aggregate's identity and version (``repair`` commits an interrupted write from it)."""
+    """A stored event version's identity: what an event aggregate carries (``repair`` commits an interrupted
+    write from it) and a header commits."""
 
     format: str
     date: str
     event_key: str
     digest: str
-    decks: int  # -1: not stored
+    decks: int  # -1: not stored (an aggregate)
     name: str = ""
     uri: str = ""
     source: str = "other"
     source_file: str = ""
-
-
-@dataclass(frozen=True)
-class EventHeader:
-    """An event's commit marker: the version it commits and the event's identity."""
-
-    event_key: str
-    digest: str
-    format: str
-    date: str
-    decks: int
-    source_file: str
 
 
 @dataclass(frozen=True)
@@ -130,7 +119,7 @@ class StoredEvent:
     """What ``EVENT#<key>`` holds: its header (if committed) and the versions of its deck items."""
 
     event_key: str
-    header: EventHeader | None
+    header: EventVersion | None  # what its header commits
     deck_versions: dict[str, int]  # digest ("" for decks written before versions) -> deck items
 
 
