@@ -67,6 +67,8 @@ from meta_mage.ingest.errors import InputFileError
 from meta_mage.ingest.rule_suggestions import unnamed_names
 from meta_mage.ingest.tournaments import parse_tournament
 from meta_mage.models.aggregates import merge
+from meta_mage.storage.meta import format_totals_of
+from meta_mage.storage.meta.aggregate_items import format_json
 
 WEEK = 7
 SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "tournaments"
@@ -116,7 +118,7 @@ def read_events(source: Path) -> list[Event]:
         except InputFileError:
             continue
         if tournament.event_key not in events:
-            part, _cards = summarise_event(tournament, lambda _card: False)
+            part = format_json(summarise_event(tournament, lambda _card: False).format)
             date = dt.date.fromisoformat(tournament.date[:10])
             events[tournament.event_key] = Event(tournament.event_key, tournament.format, date, part)
     return sorted(events.values(), key=lambda e: (e.date, e.key))
@@ -162,7 +164,7 @@ def cases(events: list[Event], train_days: int, first: dt.date, last: dt.date, f
             case = Case(fmt, day, train, test, summed(train), summed(test))
             if any(outcomes(case.total)) and any(outcomes(case.week)):
                 if fit:
-                    case.model = fit_pairs(pair_records_of(case.total))
+                    case.model = fit_pairs(pair_records_of(format_totals_of(case.total)))
                 found.append(case)
         day += dt.timedelta(days=1)
     return found
@@ -196,7 +198,9 @@ def bt_event_cv(case: Case) -> MatchupModel:
     for k in range(CV_FOLDS):
         held = _records(summed(folds[k]))
         if held:
-            training = pair_records_of(summed([e for j, fold in enumerate(folds) if j != k for e in fold]))
+            training = pair_records_of(
+                format_totals_of(summed([e for j, fold in enumerate(folds) if j != k for e in fold]))
+            )
             splits.append((training, held, sum(r.wins + r.losses for r in held)))
 
     def cv_loss(scales: tuple[float, float]) -> float:
@@ -205,7 +209,7 @@ def bt_event_cv(case: Case) -> MatchupModel:
         return total / max(1, sum(n for _, _, n in splits))
 
     sd, tau = min(BT_GRID, key=lambda scales: (round(cv_loss(scales), 12), scales))
-    return fit_pairs(pair_records_of(case.total), tau, sd)
+    return fit_pairs(pair_records_of(format_totals_of(case.total)), tau, sd)
 
 
 def predictors(case: Case) -> dict[str, Predictor]:
@@ -311,7 +315,7 @@ def verdict_outcomes(all_cases: list[Case]) -> dict[str, list[int]]:
     for case in all_cases:
         week = case.week.get("results", {})
         for a, b, _wins, _losses in outcomes(case.total):
-            word = pair_rate(a, b, case.total, case.model, 20).verdict.split(":")[0]
+            word = pair_rate(a, b, format_totals_of(case.total), case.model, 20).verdict.split(":")[0]
             side, other = (b, a) if word in _FLIPPED else (a, b)
             word = _FLIPPED.get(word, word)
             if case.model.probability(side, other) < 0.5 and word not in VERDICT_PROMISES:
@@ -335,7 +339,7 @@ def lean_sweep(all_cases: list[Case]) -> dict[float, list[int]]:
     for case in all_cases:
         week = case.week.get("results", {})
         for a, b, _w, _l in outcomes(case.total):
-            rate = pair_rate(a, b, case.total, case.model, 20)
+            rate = pair_rate(a, b, format_totals_of(case.total), case.model, 20)
             if rate.verdict != "too close to call" or rate.estimate is None:
                 continue
             if against_its_record(rate.estimate, rate.wins - rate.losses):
@@ -411,7 +415,7 @@ def pick_tally(all_cases: list[Case], rules_of: Callable[[str, set[str]], set[st
     tally = PickTally()
     for case in all_cases:
         names = set(case.total.get("archetypes", {}))
-        ranked = expected_vs_field(case.total, case.model, rules_of(case.format, names) | {"Unknown"})
+        ranked = expected_vs_field(format_totals_of(case.total), case.model, rules_of(case.format, names) | {"Unknown"})
         decision = choose_pick(ranked)
         if not decision.eligible:
             continue
@@ -479,7 +483,7 @@ def tune(all_cases: list[Case]) -> Table:
         favourites: list[float] = []
         count = 0
         for case in all_cases:
-            model = fit_pairs(pair_records_of(case.total), scales[1], scales[0])
+            model = fit_pairs(pair_records_of(format_totals_of(case.total)), scales[1], scales[0])
             for event in case.test:
                 for a, b, wins, losses_ in outcomes(event.part):
                     p = model.probability(a, b)

@@ -401,7 +401,7 @@ def field_expectation(world: dict[str, Any], archetype: str) -> float:
     info = meta.format_info("Modern")
     period, total = meta.total_of(info, 30, None)
     model = meta.model_of("Modern", period, total)
-    decks = {name: a["decks"] for name, a in total["archetypes"].items() if name != "Unknown"}
+    decks = {name: a.decks for name, a in total.archetypes.items() if name != "Unknown"}
     mean = sum(n * (0.5 if name == archetype else model.probability(archetype, name)) for name, n in decks.items())
     return 100 * mean / sum(decks.values())
 

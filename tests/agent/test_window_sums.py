@@ -1,4 +1,4 @@
-"""The summed windows a process keeps (``storage/meta.py``'s ``_total_of``) are shared by every tool call: no
+"""The summed windows a process keeps (``storage/meta/reads.py``'s ``_total_of``) are shared by every tool call: no
 reader may change them, and a rewrite of a day is read afresh."""
 
 from __future__ import annotations
@@ -11,7 +11,8 @@ from meta_mage.agent.conversation import Conversations
 from meta_mage.analytics.matchup_fit import window_start
 from meta_mage.config import Settings
 from meta_mage.storage.dynamo import pack
-from meta_mage.storage.meta import MetaRepository, _total_of
+from meta_mage.storage.meta import MetaRepository
+from meta_mage.storage.meta.reads import _total_of
 from tests.agent.conftest import modern_deck, run_turn
 
 WINDOW = ("2025-10-01", "2025-12-31")  # every demo Modern day
@@ -54,17 +55,15 @@ def test_a_rewritten_day_is_summed_afresh(dynamodb: Any, settings: Settings) -> 
     meta = MetaRepository(table)
     # Given a day summed once
     table.put_item(Item={"pk": "FMT#Modern", "sk": "DAY#2025-11-01", "data": pack({"decks": 3})})
-    assert meta.format_total("Modern", "2025-11-01", "2025-11-01") == {"decks": 3}
+    assert meta.format_total("Modern", "2025-11-01", "2025-11-01").decks == 3
     # When the day is rewritten (by an ingest, or in another table with the same keys)
     table.put_item(Item={"pk": "FMT#Modern", "sk": "DAY#2025-11-01", "data": pack({"decks": 5})})
     # Then the next read sums what is stored now
-    assert meta.format_total("Modern", "2025-11-01", "2025-11-01") == {"decks": 5}
+    assert meta.format_total("Modern", "2025-11-01", "2025-11-01").decks == 5
     # and a second part of the day adds to it
     table.put_item(Item={"pk": "FMT#Modern", "sk": "DAY#2025-11-01#2", "data": pack({"decks": 1})})
-    assert meta.format_total("Modern", "2025-11-01", "2025-11-01") == {"decks": 6}
+    assert meta.format_total("Modern", "2025-11-01", "2025-11-01").decks == 6
     # and spans read together sum apart
     table.put_item(Item={"pk": "FMT#Modern", "sk": "DAY#2025-11-03", "data": pack({"decks": 7})})
-    assert meta.format_totals("Modern", ("2025-11-02", "2025-11-03"), ("2025-11-01", "2025-11-01")) == [
-        {"decks": 7},
-        {"decks": 6},
-    ]
+    spans = meta.format_totals("Modern", ("2025-11-02", "2025-11-03"), ("2025-11-01", "2025-11-01"))
+    assert [total.decks for total in spans] == [7, 6]

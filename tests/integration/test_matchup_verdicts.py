@@ -179,7 +179,7 @@ def test_the_model_is_fitted_where_data_is_written_and_read_back(world: dict[str
             _, total = meta.total_of(info, days, None)
             stored = meta.repository.matchup_model(fmt, days, end.isoformat(), fingerprint(total))
             assert stored is not None, (fmt, days)  # fitted at ingest, of exactly the figures read now
-            assert set(stored["strengths"]) <= set(total["archetypes"])
+            assert set(stored.strengths) <= set(total.archetypes)
 
 
 async def test_archetypes_split_by_one_or_two_cards_are_flagged_as_possibly_one_deck(world: dict[str, Any]) -> None:

@@ -102,7 +102,7 @@ def test_an_event_stored_with_its_draws_listed_twice_is_rewritten_by_a_reingest_
     assert ingest_tournament_sources([member], repository, classifier).ok
     monkeypatch.undo()
     day = repository.format_total("Pauper", "2025-11-03", "2025-11-03")
-    assert (day["matches"], day["draws"]) == (59, 8)
+    assert (day.matches, day.draws) == (59, 8)
 
     # When the file is ingested again
     report = ingest_tournament_sources([member], repository, classifier)
@@ -110,7 +110,7 @@ def test_an_event_stored_with_its_draws_listed_twice_is_rewritten_by_a_reingest_
     # Then the stored event is replaced: its day and its format count each match once
     assert report.ok and report.outcomes["replaced"] == 1, report.summary()
     day = repository.format_total("Pauper", "2025-11-03", "2025-11-03")
-    assert (day["matches"], day["draws"]) == (55, 4)
+    assert (day.matches, day.draws) == (55, 4)
     assert repository.get_format("Pauper").matches == 55  # type: ignore[union-attr]
     # and `repair --check` finds the header, the aggregate, the decks, the day and the registry in agreement
     capsys.readouterr()

@@ -28,7 +28,7 @@ from meta_mage.ingest.rule_suggestions import (
 from meta_mage.ingest.tournament_ingest import ingest_tournaments
 from meta_mage.models.aggregates import merge
 from meta_mage.storage.dynamo import dynamodb_resource
-from meta_mage.storage.meta import MetaRepository, StoredDeck, _stored_deck
+from meta_mage.storage.meta import MetaRepository, StoredDeck, stored_deck
 from meta_mage.storage.tables import create_tables
 from tests.conftest import archive_of, demo_members, prefixed_settings
 
@@ -43,7 +43,7 @@ ENERGY_CARDS = set(
 
 
 def _stored(header: dict[str, Any], item: dict[str, Any]) -> StoredDeck:
-    return _stored_deck(header, item)
+    return stored_deck(header, item)
 
 
 class ScannedDecks:

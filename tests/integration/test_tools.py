@@ -127,7 +127,7 @@ def test_every_formats_matches_and_draws_equal_a_recount_of_distinct_matches(dem
     for name, entry in formats.items():
         total = repository.format_total(name, entry["first_date"], entry["last_date"])
         # Then each format's matches and draws are the distinct matches (a draw listed twice counted once)
-        assert (entry["matches"], total["matches"], total["draws"]) == (
+        assert (entry["matches"], total.matches, total.draws) == (
             counts[name]["matches"],
             counts[name]["matches"],
             counts[name]["draws"],

@@ -10,7 +10,9 @@ from meta_mage.analytics.field import PICK_MARGIN, choose_pick, expectation, exp
 from meta_mage.analytics.matchup_fit import fit_window, pair_records_of
 from meta_mage.analytics.matchup_model import Z95, fit_pairs
 from meta_mage.analytics.matchup_rates import field_expectation, pair_rate
+from meta_mage.models.aggregates import FormatTotals
 from meta_mage.models.meta import FieldExpectation
+from meta_mage.storage.meta import format_totals_of
 
 OPPONENTS = [f"Deck {i}" for i in range(12)]
 
@@ -32,6 +34,11 @@ def add(
         entry["decks"] = len(entry["pilots"])
 
 
+def typed(total: dict[str, Any]) -> FormatTotals:
+    """A window's JSON as storage returns it."""
+    return format_totals_of(total)
+
+
 def base_field() -> dict[str, Any]:
     """Twelve archetypes of five pilots each, every pair 5-5."""
     total: dict[str, Any] = {}
@@ -50,7 +57,7 @@ def test_a_deck_one_player_piloted_does_not_outrank_a_measured_deck() -> None:
         w, l = (9, 6) if i < 8 else (7, 8)
         add(total, "Established", opponent, w, l, [f"e{k}" for k in range(30)], [f"{opponent} p{k}" for k in range(5)])
     # When the field is ranked on the model
-    ranked = expected_vs_field(total, fit_window(total))
+    ranked = expected_vs_field(typed(total), fit_window(typed(total)))
     order = [f.archetype for f in ranked]
     fringe = ranked[order.index("Fringe")]
     # Then the fringe deck is named as one player's and ranks below the established deck
@@ -76,8 +83,8 @@ def test_five_matches_by_one_player_get_no_verdict_while_five_players_can() -> N
     # Given the same 5-0 record, once all by one player and once by five players
     by_one, by_five = five_nil(["solo"]), five_nil([f"p{k}" for k in range(5)])
     # When the matchup is judged with the model fitted at a τ that lets a pair move (not the data's choice)
-    one = pair_rate("Tempo", "Energy", by_one, fit_pairs(pair_records_of(by_one), tau=1.0), 20)
-    five = pair_rate("Tempo", "Energy", by_five, fit_pairs(pair_records_of(by_five), tau=1.0), 20)
+    one = pair_rate("Tempo", "Energy", typed(by_one), fit_pairs(pair_records_of(typed(by_one)), tau=1.0), 20)
+    five = pair_rate("Tempo", "Energy", typed(by_five), fit_pairs(pair_records_of(typed(by_five)), tau=1.0), 20)
     # Then one player's 5-0 is an anecdote, said as such, and five players' 5-0 gets a verdict word
     assert one.verdict == "anecdote: 5 matches all by one player" and one.players == 1
     assert five.players == 5 and five.verdict in ("favoured", "too close to call")  # judged, not an anecdote
@@ -92,7 +99,7 @@ def test_five_matches_by_one_player_get_no_verdict_while_five_players_can() -> N
 def test_a_pair_without_matches_gets_the_strengths_estimate_labelled() -> None:
     total = base_field()
     add(total, "Strong", OPPONENTS[0], 30, 10, [f"s{k}" for k in range(8)], [f"{OPPONENTS[0]} p{k}" for k in range(5)])
-    rate = pair_rate("Strong", OPPONENTS[5], total, fit_window(total), 20)
+    rate = pair_rate("Strong", OPPONENTS[5], typed(total), fit_window(typed(total)), 20)
     assert rate.basis == "model: strengths only" and rate.verdict == "no decided matches"
     assert rate.estimate is not None and rate.estimate > 50 and rate.wins + rate.losses == 0
 
@@ -115,9 +122,9 @@ def test_a_short_clean_record_is_never_called_more_favoured_than_a_long_strong_o
         for opponent in OPPONENTS[:6]:
             add(total, name, opponent, 3, 3, [f"{name} {k}" for k in range(3)], [f"{opponent} p{k}" for k in range(3)])
     for tau in (0.3, 1.0):
-        model = fit_pairs(pair_records_of(total), tau=tau)
-        short = pair_rate("Infect", "Painter", total, model, 20)
-        long = pair_rate("Burn", "Painter", total, model, 20)
+        model = fit_pairs(pair_records_of(typed(total)), tau=tau)
+        short = pair_rate("Infect", "Painter", typed(total), model, 20)
+        long = pair_rate("Burn", "Painter", typed(total), model, 20)
         # Then the short record is never called more favoured than the long one, nor favoured outright
         assert VERDICT_RANK[short.verdict] <= VERDICT_RANK[long.verdict], (tau, short, long)
         assert short.verdict != "favoured"
@@ -135,10 +142,10 @@ def test_players_are_those_behind_the_decided_matches_not_the_pilots_of_the_list
     total["archetypes"]["Niche"]["pilots"] |= {f"listed only {k}": 1 for k in range(7)}
     total["archetypes"]["Niche"]["decks"] = 8
     # When the field is ranked
-    niche = next(f for f in expected_vs_field(total, fit_window(total)) if f.archetype == "Niche")
+    niche = next(f for f in expected_vs_field(typed(total), fit_window(typed(total))) if f.archetype == "Niche")
     # Then it stands on one player's results, and so is no pick
     assert niche.players == 1 and niche.decided == 36
-    assert "Niche" not in choose_pick(expected_vs_field(total, fit_window(total))).leaders
+    assert "Niche" not in choose_pick(expected_vs_field(typed(total), fit_window(typed(total)))).leaders
 
 
 def _row(name: str, low: float, players: int = 5, catch_all: bool = False) -> FieldExpectation:
@@ -178,10 +185,10 @@ def test_one_pick_only_when_its_low_end_clears_the_next_by_the_margin() -> None:
 def test_the_rankings_estimate_interval_counts_each_matchups_uncertainty_not_only_the_strengths() -> None:
     # Given a field of twelve archetypes, every pair 5-5
     total = base_field()
-    model = fit_window(total)
+    model = fit_window(typed(total))
     name = OPPONENTS[0]
     # When the rankings state an archetype's expected win rate against the field
-    estimate = field_expectation(name, total, model)
+    estimate = field_expectation(name, typed(total), model)
     assert estimate is not None
     centre, low, high = estimate
     # Then its interval is the delta method over the strength and every pair's deviation, as what-to-play's is

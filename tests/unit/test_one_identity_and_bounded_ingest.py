@@ -115,19 +115,18 @@ def test_two_players_spelled_two_thousand_ways_in_one_round_are_one_match_of_two
     document["Decks"] += [{**first_deck, "Player": name} for name in spellings(one, 301)[1:]]
     # When it is read
     parsed = parse(document)
-    before, _ = summarise_event(parse(original), not_land)
-    after, _ = summarise_event(parsed, not_land)
+    before, after = summarise_event(parse(original), not_land).format, summarise_event(parsed, not_land).format
     # Then the round is one match between two players (it was 2,000 matches), its winner credited once
     added = [m for m in parsed.matches if m.round_name == "Extra"]
     assert [(player_identity(m.player1), player_identity(m.player2)) for m in added] == [
         (player_identity(one), player_identity(other))
     ]
-    assert after["matches"] == before["matches"] + 1
+    assert after.matches == before.matches + 1
     # and the player has one deck (it was 301), their archetype one pilot more than none
     assert len(parsed.decks) == len(original["Decks"])
     arch = next(d.archetype for d in parsed.decks if d.player == one)
-    assert after["archetypes"][arch]["decks"] == before["archetypes"][arch]["decks"]
-    assert after["archetypes"][arch]["pilots"] == before["archetypes"][arch]["pilots"]
+    assert after.archetypes[arch].decks == before.archetypes[arch].decks
+    assert after.archetypes[arch].pilots == before.archetypes[arch].pilots
     assert f"player {json.dumps(one)[1:-1]!r} has 301 decks in this file, all one list; it is kept once" in (
         parsed.warnings
     )

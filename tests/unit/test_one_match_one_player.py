@@ -59,8 +59,8 @@ def test_a_draw_melee_lists_for_each_player_is_one_match() -> None:
     assert (rows, len(parsed.matches), outcomes["draw"]) == (59, 55, 4)
     assert sum(row["Draws"] for row in document["Standings"]) == 2 * outcomes["draw"]
     # and so do its aggregates
-    fmt, _ = summarise_event(parsed, not_land)
-    assert (fmt["matches"], fmt["draws"]) == (55, 4)
+    fmt = summarise_event(parsed, not_land).format
+    assert (fmt.matches, fmt.draws) == (55, 4)
     assert parsed.warnings == []
 
 

@@ -8,6 +8,7 @@ from meta_mage.analytics.aggregate import NO_DECKLIST, summarise_event
 from meta_mage.archetypes.classifier import Classification
 from meta_mage.ingest.errors import InputFileError
 from meta_mage.ingest.tournaments import event_key, parse_tournament
+from meta_mage.models.evidence import CardRow, Record
 from meta_mage.models.tournaments import FORMATS
 
 
@@ -74,16 +75,17 @@ def test_byes_draws_unreported_and_names_with_bye() -> None:
     assert parsed.decks[2].mainboard == {"Urza's Tower": 4, "Marang River Regent": 2}
     assert parsed.decks[3].archetype is None
 
-    fmt, cards = summarise_event(parsed, lambda name: name in {"Mountain", "Urza's Tower"})
-    assert (fmt["matches"], fmt["draws"], fmt["byes"], fmt["assigned_losses"], fmt["unreported"]) == (3, 1, 1, 1, 1)
-    assert fmt["results"]["Burn"] == {"Tron": [1, 0, 0], "Burn": [1, 1, 0]}
-    assert fmt["results"]["Tron"] == {"Burn": [0, 1, 0], NO_DECKLIST: [0, 0, 1]}
-    assert fmt["archetypes"]["Burn"]["decks"] == 2 and fmt["decks"] == 3 and fmt["decks_without_list"] == 1
+    aggregate = summarise_event(parsed, lambda name: name in {"Mountain", "Urza's Tower"})
+    fmt, cards = aggregate.format, aggregate.archetypes
+    assert (fmt.matches, fmt.draws, fmt.byes, fmt.assigned_losses, fmt.unreported) == (3, 1, 1, 1, 1)
+    assert fmt.results["Burn"] == {"Tron": Record(1, 0, 0), "Burn": Record(1, 1, 0)}
+    assert fmt.results["Tron"] == {"Burn": Record(0, 1, 0), NO_DECKLIST: Record(0, 0, 1)}
+    assert fmt.archetypes["Burn"].decks == 2 and fmt.decks == 3 and fmt.decks_without_list == 1
     # Card stats exclude the mirror: Ann's one non-mirror win counts, Bea has no non-mirror match.
-    assert cards["Burn"]["main"]["Lightning Bolt"] == [2, 8, 1, 0]
-    assert cards["Burn"]["side_vs"]["Smash to Smithereens"] == {"Tron": [1, 0]}
-    assert cards["Burn"]["main_vs"]["Lightning Bolt"] == {"Tron": [1, 0]}  # the mirror is left out here too
-    assert cards["Burn"]["lands"] == ["Mountain"]
+    assert cards["Burn"].main["Lightning Bolt"] == CardRow(2, 8, 1, 0)
+    assert cards["Burn"].side_vs["Smash to Smithereens"] == {"Tron": Record(1, 0)}
+    assert cards["Burn"].main_vs["Lightning Bolt"] == {"Tron": Record(1, 0)}  # the mirror is left out here too
+    assert cards["Burn"].lands == ("Mountain",)
 
 
 def test_redated_duplicates_share_an_event_key() -> None:

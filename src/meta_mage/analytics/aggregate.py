@@ -1,6 +1,5 @@
-"""Per-event aggregates computed at ingest time, and their summation into per-day items.
-
-An aggregate is plain JSON so it can be stored compressed and summed without knowing its shape:
+"""Per-event aggregates computed at ingest time, typed (:class:`EventAggregate`); storage packs them as JSON
+(``storage/meta/aggregate_items.py``), which sums without knowing its shape:
 
 ``format_part``: tournaments / decks / match totals, ``archetypes[A] = {decks, colors{WR: n},
 strategy, pilots{player: decks}}``, ``results[A][B] = [wins, losses, draws]`` (A's record against B; B may be
@@ -22,9 +21,9 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 
-from meta_mage.models.aggregates import add_counts
+from meta_mage.models.aggregates import ArchetypeEntry, EventAggregate, FormatTotals, SourceCount, add_counts
+from meta_mage.models.evidence import ArchetypeStats, CardRow, Record
 from meta_mage.models.names import player_identity
 from meta_mage.models.tournaments import ParsedDeck, ParsedMatch, ParsedTournament
 
@@ -108,63 +107,80 @@ class _MatchTally:
                 self.players[arch][opponent][player_identity(deck.player)] += 1
 
 
-def _new_card_stats() -> dict[str, Any]:
-    return {"decks": 0, "record": [0, 0, 0], "main": {}, "side": {}, "side_vs": {}, "main_vs": {}, "lands": []}
+@dataclass
+class _CardTally:
+    """One archetype's card statistics as its decks are counted (``card_part``)."""
+
+    decks: int = 0
+    record: Record = field(default_factory=Record)
+    main: dict[str, CardRow] = field(default_factory=dict)
+    side: dict[str, CardRow] = field(default_factory=dict)
+    main_vs: dict[str, dict[str, Record]] = field(default_factory=dict)
+    side_vs: dict[str, dict[str, Record]] = field(default_factory=dict)
+
+    def add(self, deck: ParsedDeck, tally: _MatchTally) -> None:
+        """Count one deck: every card with the deck's record, and per opponent."""
+        wins, losses, draws = tally.deck_records.get(id(deck), [0, 0, 0])
+        self.decks += 1
+        self.record += Record(wins, losses, draws)
+        for rows, pile in ((self.main, deck.mainboard), (self.side, deck.sideboard)):
+            for card, count in pile.items():
+                rows[card] = rows.get(card, CardRow()) + CardRow(1, count, wins, losses)
+        against = tally.deck_vs.get(id(deck), {})
+        for versus, pile in ((self.side_vs, deck.sideboard), (self.main_vs, deck.mainboard)):
+            for card in pile:
+                for opponent, (won, lost) in against.items():
+                    row = versus.setdefault(card, {})
+                    row[opponent] = row.get(opponent, Record()) + Record(won, lost)
+
+    def stats(self, is_land: Callable[[str], bool]) -> ArchetypeStats:
+        lands = tuple(sorted(card for card in self.main if is_land(card)))
+        return ArchetypeStats(self.decks, self.record, self.main, self.side, self.main_vs, self.side_vs, lands)
 
 
-def _add_deck_cards(stats: dict[str, Any], deck: ParsedDeck, tally: _MatchTally) -> None:
-    """Count one deck into its archetype's card aggregate: every card with the deck's record, and per opponent."""
-    record = tally.deck_records.get(id(deck), [0, 0, 0])
-    stats["decks"] += 1
-    add_counts(stats["record"], record)
-    for section, pile in (("main", deck.mainboard), ("side", deck.sideboard)):
-        for card, count in pile.items():
-            row = stats[section].setdefault(card, [0, 0, 0, 0])
-            add_counts(row, [1, count, record[0], record[1]])
-    against = tally.deck_vs.get(id(deck), {})
-    for section, pile in (("side_vs", deck.sideboard), ("main_vs", deck.mainboard)):
-        for card in pile:
-            for opponent, wl in against.items():
-                add_counts(stats[section].setdefault(card, {}).setdefault(opponent, [0, 0]), wl)
+@dataclass
+class _ArchetypeTally:
+    """One archetype's lists as they are counted: how many, their colours and pilots, its strategy."""
 
+    strategy: str | None
+    decks: int = 0
+    colors: dict[str, int] = field(default_factory=dict)
+    pilots: dict[str, int] = field(default_factory=dict)
 
-def _deck_parts(
-    tournament: ParsedTournament, tally: _MatchTally, is_land: Callable[[str], bool]
-) -> tuple[dict[str, dict[str, Any]], dict[str, dict[str, Any]]]:
-    """Per archetype: its decks, colours and strategy; and its card aggregate."""
-    archetypes: dict[str, dict[str, Any]] = {}
-    cards: dict[str, dict[str, Any]] = {}
-    for deck in tournament.decks:
-        arch = deck.archetype
-        if not arch:
-            continue
-        entry = archetypes.setdefault(arch, {"decks": 0, "colors": {}, "strategy": deck.strategy, "pilots": {}})
-        entry["decks"] += 1
+    def add(self, deck: ParsedDeck) -> None:
+        self.decks += 1
         pilot = player_identity(deck.player)
-        entry["pilots"][pilot] = entry["pilots"].get(pilot, 0) + 1
-        entry["colors"][deck.colors] = entry["colors"].get(deck.colors, 0) + 1
-        _add_deck_cards(cards.setdefault(arch, _new_card_stats()), deck, tally)
-    for stats in cards.values():
-        stats["lands"] = sorted(c for c in stats["main"] if is_land(c))
-    return archetypes, cards
+        self.pilots[pilot] = self.pilots.get(pilot, 0) + 1
+        self.colors[deck.colors] = self.colors.get(deck.colors, 0) + 1
+
+    def entry(self) -> ArchetypeEntry:
+        return ArchetypeEntry(decks=self.decks, colors=self.colors, strategy=self.strategy, pilots=self.pilots)
 
 
-def summarise_event(
-    tournament: ParsedTournament, is_land: Callable[[str], bool]
-) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
+def summarise_event(tournament: ParsedTournament, is_land: Callable[[str], bool]) -> EventAggregate:
     """The format-level and per-archetype card aggregates of one parsed tournament."""
     tally = _MatchTally(_deck_finder(tournament))
     for match in tournament.matches:
         tally.add(match)
-    archetypes, cards = _deck_parts(tournament, tally, is_land)
-    format_part: dict[str, Any] = {
-        "tournaments": 1,
-        "decks": sum(a["decks"] for a in archetypes.values()),
-        "decks_without_list": sum(1 for d in tournament.decks if not d.archetype),
-        **tally.totals,
-        "archetypes": archetypes,
-        "results": {a: {b: list(r) for b, r in row.items()} for a, row in tally.results.items()},
-        "players": {a: {b: dict(who) for b, who in row.items()} for a, row in tally.players.items()},
-        "sources": {tournament.source: {"events": 1, "matches": tally.totals["matches"]}},
-    }
-    return format_part, cards
+    archetypes: dict[str, _ArchetypeTally] = {}
+    cards: dict[str, _CardTally] = {}
+    for deck in tournament.decks:
+        if deck.archetype:
+            archetypes.setdefault(deck.archetype, _ArchetypeTally(deck.strategy)).add(deck)
+            cards.setdefault(deck.archetype, _CardTally()).add(deck, tally)
+    totals = tally.totals
+    format_part = FormatTotals(
+        tournaments=1,
+        decks=sum(entry.decks for entry in archetypes.values()),
+        decks_without_list=sum(1 for d in tournament.decks if not d.archetype),
+        matches=totals["matches"],
+        draws=totals["draws"],
+        byes=totals["byes"],
+        assigned_losses=totals["assigned_losses"],
+        unreported=totals["unreported"],
+        archetypes={name: entry.entry() for name, entry in archetypes.items()},
+        results={a: {b: Record(*counts) for b, counts in row.items()} for a, row in tally.results.items()},
+        players={a: {b: dict(who) for b, who in row.items()} for a, row in tally.players.items()},
+        sources={tournament.source: SourceCount(events=1, matches=totals["matches"])},
+    )
+    return EventAggregate(format_part, {name: card.stats(is_land) for name, card in cards.items()})

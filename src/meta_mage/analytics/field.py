@@ -20,20 +20,16 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence, Set
 from dataclasses import dataclass
-from typing import Any
 
 from meta_mage.analytics.aggregate import NO_DECKLIST
 from meta_mage.analytics.clustering import MIN_PLAYERS
 from meta_mage.analytics.matchup_model import Z95, MatchupModel
+from meta_mage.models.aggregates import FormatTotals
 from meta_mage.models.meta import FieldDriver, FieldExpectation
 
 
-def _shares(total: Mapping[str, Any]) -> dict[str, float]:
-    archetypes = {
-        name: entry.get("decks", 0)
-        for name, entry in total.get("archetypes", {}).items()
-        if name not in ("Unknown", NO_DECKLIST)
-    }
+def _shares(total: FormatTotals) -> dict[str, float]:
+    archetypes = {name: entry.decks for name, entry in total.archetypes.items() if name not in ("Unknown", NO_DECKLIST)}
     decks = sum(archetypes.values())
     return {name: count / decks for name, count in archetypes.items()} if decks else {}
 
@@ -60,16 +56,17 @@ def expectation(name: str, shares: Mapping[str, float], model: MatchupModel) -> 
 
 
 def _expectation(
-    name: str, shares: Mapping[str, float], total: Mapping[str, Any], model: MatchupModel, drivers: int
+    name: str, shares: Mapping[str, float], total: FormatTotals, model: MatchupModel, drivers: int
 ) -> FieldExpectation:
-    results = total.get("results", {}).get(name, {})
+    results = total.results.get(name, {})
     measured = shares.get(name, 0.0)
     pulls = []
     for opponent, weight in shares.items():
         if opponent == name:
             continue
         p = model.probability(name, opponent)
-        wins, losses, _ = results.get(opponent, [0, 0, 0])
+        record = total.record(name, opponent)
+        wins, losses = record.wins, record.losses
         measured += weight if wins + losses else 0.0
         basis = "model" if wins + losses else "model: strengths only"
         pulls.append(
@@ -84,14 +81,12 @@ def _expectation(
             )
         )
     mean, low, high = expectation(name, shares, model)
-    behind = {
-        player for opponent, who in total.get("players", {}).get(name, {}).items() if opponent != name for player in who
-    }
-    decided = sum(w + l for opponent, (w, l, _d) in results.items() if opponent != name)
+    behind = {player for opponent, who in total.players.get(name, {}).items() if opponent != name for player in who}
+    decided = sum(record.decided for opponent, record in results.items() if opponent != name)
     return FieldExpectation(
         archetype=name,
         meta_share=round(100 * shares[name], 2),
-        decks=total.get("archetypes", {}).get(name, {}).get("decks", 0),
+        decks=total.decks_of(name),
         players=len(behind),
         expected=round(mean, 1),
         ci_low=round(low, 1),
@@ -103,7 +98,7 @@ def _expectation(
 
 
 def expected_vs_field(
-    total: Mapping[str, Any], model: MatchupModel, catch_alls: Set[str] = frozenset(), drivers: int = 3
+    total: FormatTotals, model: MatchupModel, catch_alls: Set[str] = frozenset(), drivers: int = 3
 ) -> list[FieldExpectation]:
     """Every archetype the model knows (it has a decided match), ranked on the low end of its interval;
     ``catch_alls``: the names that are no one deck ("Unknown", the rules' fallbacks), marked so."""

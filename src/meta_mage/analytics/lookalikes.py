@@ -46,5 +46,5 @@ def refresh_lookalikes(repository: MetaRepository, fmt: str, end: dt.date, days:
         if name != "Unknown"
     }
     found = find_lookalikes(cores)
-    repository.put_lookalikes(fmt, [item.model_dump() for item in found])
+    repository.put_lookalikes(fmt, found)
     return found

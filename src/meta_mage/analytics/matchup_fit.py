@@ -13,14 +13,14 @@ import datetime as dt
 import hashlib
 import json
 from collections import OrderedDict
-from collections.abc import Mapping
 from types import MappingProxyType
-from typing import Any
 
 from meta_mage.analytics.aggregate import NO_DECKLIST
 from meta_mage.analytics.clustering import PLAYER_CORRELATION, pair_effective_matches
 from meta_mage.analytics.lookalikes import refresh_lookalikes
 from meta_mage.analytics.matchup_model import MatchupModel, PairRecord, fit_pairs
+from meta_mage.models.aggregates import FormatTotals
+from meta_mage.models.meta import FittedModel, PairFit, WindowFit
 from meta_mage.storage.meta import MetaRepository
 
 FITTED_WINDOWS = (7, 14, 30, 60)
@@ -28,62 +28,57 @@ FITTED_WINDOWS = (7, 14, 30, 60)
 _CACHE_SIZE = 32
 
 
-def pair_records_of(total: Mapping[str, Any], rho: float = PLAYER_CORRELATION) -> list[PairRecord]:
+def pair_records_of(total: FormatTotals, rho: float = PLAYER_CORRELATION) -> list[PairRecord]:
     """One record per sorted pair of archetypes (mirrors and unlisted opponents left out), weighted by its
     effective matches per match."""
-    results = total.get("results", {})
-    players = total.get("players", {})
     records = []
-    for a, row in sorted(results.items()):
-        for b, (wins, losses, _draws) in sorted(row.items()):
-            if not a < b or b == NO_DECKLIST or a == NO_DECKLIST or wins + losses == 0:
+    for a, row in sorted(total.results.items()):
+        for b, record in sorted(row.items()):
+            if not a < b or b == NO_DECKLIST or a == NO_DECKLIST or record.decided == 0:
                 continue
-            side_a = players.get(a, {}).get(b, {})
-            side_b = players.get(b, {}).get(a, {})
+            side_a, side_b = total.pilots(a, b), total.pilots(b, a)
             weight = 1.0
             if side_a and side_b:
-                weight = pair_effective_matches(side_a, side_b, rho) / (wins + losses)
-            records.append(PairRecord(a, b, wins, losses, weight))
+                weight = pair_effective_matches(side_a, side_b, rho) / record.decided
+            records.append(PairRecord(a, b, record.wins, record.losses, weight))
     return records
 
 
-def fingerprint(total: Mapping[str, Any]) -> str:
-    """A digest of the figures a fit reads (results and players)."""
-    figures = {"results": total.get("results", {}), "players": total.get("players", {})}
+def fingerprint(total: FormatTotals) -> str:
+    """A digest of the figures a fit reads (results and players, as stored)."""
+    results = {a: {b: [r.wins, r.losses, r.draws] for b, r in row.items()} for a, row in total.results.items()}
+    figures = {"results": results, "players": total.players}
     return hashlib.sha256(json.dumps(figures, sort_keys=True, separators=(",", ":")).encode()).hexdigest()[:32]
 
 
-def model_to_json(model: MatchupModel) -> dict[str, Any]:
-    return {
-        "tau": model.tau,
-        "strengths": {
-            name: [value, model.strength_variances.get(name, 0.0)] for name, value in model.strengths.items()
-        },
-        "pairs": [
-            [a, b, value, model.deviation_variances.get((a, b), 0.0), model.pair_matches.get((a, b), 0)]
+def model_to_fit(model: MatchupModel) -> FittedModel:
+    """The model as stored."""
+    return FittedModel(
+        tau=model.tau,
+        strengths={name: (value, model.strength_variances.get(name, 0.0)) for name, value in model.strengths.items()},
+        pairs=tuple(
+            PairFit(a, b, value, model.deviation_variances.get((a, b), 0.0), model.pair_matches.get((a, b), 0))
             for (a, b), value in sorted(model.deviations.items())
-        ],
-    }
+        ),
+    )
 
 
-def model_from_json(data: Mapping[str, Any]) -> MatchupModel:
-    strengths = {name: float(pair[0]) for name, pair in data["strengths"].items()}
-    variances = {name: float(pair[1]) for name, pair in data["strengths"].items()}
-    deviations = {(a, b): float(value) for a, b, value, _var, _n in data["pairs"]}
+def model_from_fit(fit: FittedModel) -> MatchupModel:
+    """A stored model, ready to read."""
     return MatchupModel(
-        strengths=MappingProxyType(strengths),
-        deviations=MappingProxyType(deviations),
-        pair_matches=MappingProxyType({(a, b): int(n) for a, b, _v, _var, n in data["pairs"]}),
-        tau=float(data["tau"]),
-        strength_variances=MappingProxyType(variances),
-        deviation_variances=MappingProxyType({(a, b): float(var) for a, b, _v, var, _n in data["pairs"]}),
+        strengths=MappingProxyType({name: pair[0] for name, pair in fit.strengths.items()}),
+        deviations=MappingProxyType({(p.a, p.b): p.deviation for p in fit.pairs}),
+        pair_matches=MappingProxyType({(p.a, p.b): p.matches for p in fit.pairs}),
+        tau=fit.tau,
+        strength_variances=MappingProxyType({name: pair[1] for name, pair in fit.strengths.items()}),
+        deviation_variances=MappingProxyType({(p.a, p.b): p.variance for p in fit.pairs}),
     )
 
 
 _fitted: OrderedDict[str, MatchupModel] = OrderedDict()
 
 
-def fit_window(total: Mapping[str, Any]) -> MatchupModel:
+def fit_window(total: FormatTotals) -> MatchupModel:
     """The model of a summed window (remembered per fingerprint for this process)."""
     key = fingerprint(total)
     model = _fitted.get(key)
@@ -96,7 +91,7 @@ def fit_window(total: Mapping[str, Any]) -> MatchupModel:
     return model
 
 
-def remember(total: Mapping[str, Any], model: MatchupModel) -> None:
+def remember(total: FormatTotals, model: MatchupModel) -> None:
     """Keep a model read from storage for this process."""
     _fitted[fingerprint(total)] = model
 
@@ -118,16 +113,14 @@ def refresh_matchup_models(repository: MetaRepository, fmt: str) -> int:
     for days, total in zip(FITTED_WINDOWS, repository.format_totals(fmt, *spans), strict=True):
         key = fingerprint(total)
         if stored.get(days) != (end.isoformat(), key):
-            fits.append((days, key, model_to_json(fit_window(total))))
+            fits.append(WindowFit(days, key, model_to_fit(fit_window(total))))
     if fits:
         repository.put_matchup_models(fmt, end.isoformat(), fits)
         refresh_lookalikes(repository, fmt, end, max(FITTED_WINDOWS))
     return len(fits)
 
 
-def window_model(
-    repository: MetaRepository, fmt: str, days: int, end: dt.date, total: Mapping[str, Any]
-) -> MatchupModel:
+def window_model(repository: MetaRepository, fmt: str, days: int, end: dt.date, total: FormatTotals) -> MatchupModel:
     """The model of a summed window: this process's, else the stored fit of these figures, else fitted now."""
     key = fingerprint(total)
     model = _fitted.get(key)
@@ -135,7 +128,7 @@ def window_model(
         return model
     stored = repository.matchup_model(fmt, days, end.isoformat(), key) if days in FITTED_WINDOWS else None
     if stored is not None:
-        model = model_from_json(stored)
+        model = model_from_fit(stored)
         remember(total, model)
         return model
     return fit_window(total)

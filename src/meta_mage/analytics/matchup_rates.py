@@ -10,13 +10,15 @@ record against the field, and its estimate the model's expected win rate against
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from dataclasses import dataclass
 
 from meta_mage.analytics.aggregate import NO_DECKLIST
 from meta_mage.analytics.clustering import effective_matches, pair_effective_matches
 from meta_mage.analytics.field import expectation
 from meta_mage.analytics.matchup_model import MatchupModel
-from meta_mage.analytics.stats import MatchupEvidence, effective_wilson, matchup_verdict, win_rate
+from meta_mage.analytics.stats import Estimate, effective_wilson, shrunk_rate, verdict_of, win_rate
+from meta_mage.models.aggregates import FormatTotals
+from meta_mage.models.evidence import Record
 from meta_mage.models.meta import WinRate
 
 
@@ -24,19 +26,30 @@ def _percent(p: float) -> float:
     return round(100 * p, 2)
 
 
-Estimate = tuple[float, float, float]  # percent: the estimate and its 95 % interval
+@dataclass(frozen=True)
+class ModelView:
+    """What the matchup model adds to a record: its estimate, what the record rests on, the players behind it
+    and what its matches are worth as independent ones."""
+
+    estimate: Estimate | None
+    basis: str
+    players: int | None
+    effective: float
 
 
-def _rate(
-    wld: list[int], min_sample: int, effective: float, estimate: Estimate | None, basis: str, players: int | None
-) -> WinRate:
-    """A :class:`WinRate` from the record, what it is worth, the model's estimate and the players behind it."""
-    wins, losses, draws = wld
+def rate(counts: Record, min_sample: int, model: ModelView | None = None) -> WinRate:
+    """The one :class:`WinRate` builder: the record with its interval, the low-sample flag, the estimate (the
+    model's, else the shrunk record) and the verdict (``MATCHUP_VERDICTS``)."""
+    wins, losses, draws = counts.wins, counts.losses, counts.draws
     decided = wins + losses
-    interval = effective_wilson(wins, losses, effective)
-    verdict = "no decided matches"
-    if decided and estimate is not None:
-        verdict = matchup_verdict(MatchupEvidence(decided, players, *estimate, lead=wins - losses))
+    interval = effective_wilson(wins, losses, model.effective if model else decided)
+    if model is None:
+        shrunk = shrunk_rate(wins, losses)
+        judged = None if interval is None or shrunk is None else (shrunk, *interval)
+        shown: tuple[float | None, float | None, float | None] = (shrunk, None, None)
+    else:
+        judged = model.estimate
+        shown = model.estimate or (None, None, None)
     return WinRate(
         wins=wins,
         losses=losses,
@@ -46,14 +59,19 @@ def _rate(
         ci_low=interval[0] if interval else None,
         ci_high=interval[1] if interval else None,
         low_sample=decided < min_sample,
-        estimate=estimate[0] if estimate else None,
-        estimate_low=estimate[1] if estimate else None,
-        estimate_high=estimate[2] if estimate else None,
-        basis=basis if estimate else "record",
-        players=players,
-        effective_matches=round(effective, 1) if decided else None,
-        verdict=verdict,
+        estimate=shown[0],
+        estimate_low=shown[1],
+        estimate_high=shown[2],
+        basis=model.basis if model and model.estimate else "record",
+        players=model.players if model else None,
+        effective_matches=round(model.effective, 1) if model and decided else None,
+        verdict=verdict_of(decided, model.players if model else None, judged, wins - losses),
     )
+
+
+def record(wins: int, losses: int, draws: int, min_sample: int) -> WinRate:
+    """A plain record as a :class:`WinRate`: its shrunk estimate, judged on its own interval."""
+    return rate(Record(wins, losses, draws), min_sample)
 
 
 def _players(sides: list[Mapping[str, int]], decided: int) -> int | None:
@@ -64,29 +82,28 @@ def _players(sides: list[Mapping[str, int]], decided: int) -> int | None:
     return None
 
 
-def pair_rate(a: str, b: str, total: Mapping[str, Any], model: MatchupModel, min_sample: int) -> WinRate:
+def pair_rate(a: str, b: str, total: FormatTotals, model: MatchupModel, min_sample: int) -> WinRate:
     """A's rate against B in the window."""
-    wld = list(total.get("results", {}).get(a, {}).get(b, [0, 0, 0]))
-    decided = wld[0] + wld[1]
-    players = total.get("players", {})
-    side_a, side_b = players.get(a, {}).get(b, {}), players.get(b, {}).get(a, {})
+    record = total.record(a, b)
+    decided = record.decided
+    side_a, side_b = total.pilots(a, b), total.pilots(b, a)
     effective = pair_effective_matches(side_a, side_b) if side_a and side_b else float(decided)
     estimate = None
     if model.knows(a) and model.knows(b):
         low, high = model.interval(a, b)
         estimate = (_percent(model.probability(a, b)), _percent(low), _percent(high))
     basis = "model" if decided else "model: strengths only"
-    return _rate(wld, min_sample, effective, estimate, basis, _players([side_a, side_b], decided))
+    return rate(record, min_sample, ModelView(estimate, basis, _players([side_a, side_b], decided), effective))
 
 
-def field_expectation(a: str, total: Mapping[str, Any], model: MatchupModel) -> Estimate | None:
+def field_expectation(a: str, total: FormatTotals, model: MatchupModel) -> Estimate | None:
     """The model's expected win rate of A against the window's field as played (mirrors and unlisted
     opponents left out) with its interval (``field.expectation``); None when the model does not know A."""
     if not model.knows(a):
         return None
     decks = {
-        name: entry.get("decks", 0)
-        for name, entry in total.get("archetypes", {}).items()
+        name: entry.decks
+        for name, entry in total.archetypes.items()
         if name not in (a, NO_DECKLIST, "Unknown") and model.knows(name)
     }
     weight = sum(decks.values())
@@ -96,14 +113,14 @@ def field_expectation(a: str, total: Mapping[str, Any], model: MatchupModel) -> 
     return round(mean, 2), round(low, 2), round(high, 2)
 
 
-def overall_rate(a: str, wld: list[int], total: Mapping[str, Any], model: MatchupModel, min_sample: int) -> WinRate:
+def overall_rate(a: str, record: Record, total: FormatTotals, model: MatchupModel, min_sample: int) -> WinRate:
     """A's record against the field with the model's expectation against the field."""
-    decided = wld[0] + wld[1]
+    decided = record.decided
     clusters: dict[str, int] = {}
-    for opponent, who in total.get("players", {}).get(a, {}).items():
+    for opponent, who in total.players.get(a, {}).items():
         if opponent != a:
             for player, count in who.items():
                 clusters[player] = clusters.get(player, 0) + count
     effective = effective_matches(clusters.values()) if clusters else float(decided)
     estimate = field_expectation(a, total, model) if decided else None
-    return _rate(list(wld), min_sample, effective, estimate, "model", _players([clusters], decided))
+    return rate(record, min_sample, ModelView(estimate, "model", _players([clusters], decided), effective))

@@ -51,18 +51,11 @@ FEW_MATCHES = 5
 
 
 def verdict(wins: int, losses: int, interval: tuple[float, float] | None, estimate: float | None) -> str:
-    """The matchup in words from a record's interval alone (card evidence): "favoured"/"unfavoured" when the
-    whole 95 % interval clears 50 % by ``CLEAR_POINTS``; else "too few matches to call" under ``FEW_MATCHES``
-    decided matches; else "too close to call"."""
-    if interval is None or estimate is None:
-        return "no decided matches"
-    if interval[0] >= 50 + CLEAR_POINTS:
-        return "favoured"
-    if interval[1] <= 50 - CLEAR_POINTS:
-        return "unfavoured"
-    if wins + losses < FEW_MATCHES:
-        return "too few matches to call"
-    return "too close to call"
+    """The matchup in words from a record's interval alone (card evidence), by :data:`MATCHUP_VERDICTS`:
+    "favoured"/"unfavoured" when the whole 95 % interval clears 50 % by ``CLEAR_POINTS``; else "too few matches
+    to call" under ``FEW_MATCHES`` decided matches; else "too close to call"."""
+    judged = None if interval is None or estimate is None else (estimate, *interval)
+    return verdict_of(wins + losses, None, judged, wins - losses)
 
 
 def effective_wilson(wins: int, losses: int, effective: float, z: float = Z95) -> tuple[float, float] | None:
@@ -125,3 +118,14 @@ it must show over the week that followed (``bench/matchup_backtest.py`` measures
 def matchup_verdict(evidence: MatchupEvidence) -> str:
     name = next(name for name, holds in MATCHUP_VERDICTS if holds(evidence))
     return anecdote(evidence.decided, evidence.players or 0) if name == "anecdote" else name
+
+
+Estimate = tuple[float, float, float]  # percent: the estimate and its 95 % interval
+
+
+def verdict_of(decided: int, players: int | None, estimate: Estimate | None, lead: int) -> str:
+    """The verdict of a record of ``decided`` matches (``lead``: wins minus losses) judged on ``estimate``; "no
+    decided matches" without matches or without an estimate."""
+    if not decided or estimate is None:
+        return "no decided matches"
+    return matchup_verdict(MatchupEvidence(decided, players, *estimate, lead=lead))

@@ -313,8 +313,8 @@ def check_playbooks(
 
     info = meta.format_info(fmt)
     win, total = meta.total_of(info, days, today)
-    decks = int(total.get("decks", 0))
-    by_name = {name: int(entry.get("decks", 0)) for name, entry in total.get("archetypes", {}).items()}
+    decks = total.decks
+    by_name = {name: entry.decks for name, entry in total.archetypes.items()}
     books = playbooks(rules_dir, info.format)
     statuses = []
     for name, book in books.items():

@@ -17,7 +17,6 @@ from meta_mage.models.decks import OptimizeInput, TopArchetype
 from meta_mage.models.evidence import FormatStats
 from meta_mage.models.meta import Window, WinRate
 from meta_mage.storage.cards import CardsRepository
-from meta_mage.storage.meta import format_stats_of
 
 
 @dataclass(frozen=True)
@@ -77,7 +76,7 @@ class CoachContext:
         """The window, totals, evidence and model matchups of an optimising call; NotFound when the archetype
         has no lists."""
         win, total = self.meta.total_of(self.meta.format_info(params.format), params.days, params.as_of)
-        totals = format_stats_of(total)
+        totals = total.stats()
         name = self.meta.resolve_archetype(params.archetype, totals.archetype_decks)
         own = self.evidence(params.format, name, win.start, win.end, totals)
         if not own.lists:

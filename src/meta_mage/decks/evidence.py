@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Literal
 
-from meta_mage.analytics.meta import record
+from meta_mage.analytics.matchup_rates import record
 from meta_mage.analytics.stats import FEW_MATCHES
 from meta_mage.models.cards import card_key
 from meta_mage.models.decks import CardUsage

@@ -22,8 +22,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
 
+from meta_mage.analytics.day_totals import day_totals
+from meta_mage.models.meta import FormatSummary
 from meta_mage.models.tournaments import FORMATS
 from meta_mage.storage.meta import DayState, MetaRepository, StoredAggregate, WriteIntent, registry_summary
 
@@ -91,7 +92,7 @@ def check_storage(repository: MetaRepository, formats: Iterable[str] = FORMATS, 
         read.days = repository.day_states(fmt, since)
         result.violations += day_violations(repository, fmt, since, result, read)
         # the days read are the format's every day when nothing is left out by ``since``
-        expected = registry_summary(read.days.items()) if not since else repository.registry_entry(fmt)[1]
+        expected = registry_summary(fmt, read.days.items()) if not since else repository.registry_entry(fmt)[1]
         result.violations += _registry_violation(fmt, registry.get(fmt), expected)
         result.formats += 1
     return result
@@ -122,7 +123,7 @@ def _event_problems(
     """What is wrong with one stored event: an aggregate nothing commits, decks missing or left over."""
     event = repository.stored_event(aggregate.event_key)
     if event.header is not None:
-        committed[aggregate.event_key] = str(event.header.get("digest", ""))
+        committed[aggregate.event_key] = event.header.digest
     version = committed.get(aggregate.event_key)
     if version is None or version != aggregate.digest:
         if (aggregate.event_key, aggregate.digest) in pending:
@@ -130,7 +131,7 @@ def _event_problems(
         return [_uncommitted(aggregate, version)]
     where = (aggregate.format, aggregate.date, aggregate.event_key)
     found = []
-    expected = int(event.header.get("decks", 0)) if event.header else 0
+    expected = event.header.decks if event.header else 0
     stored = event.deck_versions.get(version, 0)
     if stored != expected:
         detail = f"its header says {expected} decks, {stored} are stored"
@@ -245,17 +246,18 @@ def _total_violations(repository: MetaRepository, fmt: str, date: str, state: Da
     """Invariant 6: the day's totals, statistics and archetypes against its events' aggregates summed afresh."""
     if state is None:
         return []
-    recount = repository.recount_day(fmt, date, state.events)
-    stored = {"tournaments": state.tournaments, "decks": state.decks, "matches": state.matches}
+    events = repository.counted_events(fmt, date, state.events)
+    recount = day_totals(events)
+    archetypes = frozenset(recount.archetypes)
     problems = [
-        f"{key} {stored[key]:,} (its events say {int(recount.data.get(key, 0)):,})"
+        f"{key} {getattr(state, key):,} (its events say {getattr(recount.format, key):,})"
         for key in _TOTALS
-        if stored[key] != recount.data.get(key, 0)
+        if getattr(state, key) != getattr(recount.format, key)
     ]
-    if repository.stored_day_data(fmt, date) != recount.data:
+    if repository.stored_day_data(fmt, date) != recount.format:
         problems.append("its statistics are not the sum of its events'")
-    if state.archetypes != recount.archetypes:
-        listed, expected = state.archetypes - recount.archetypes, recount.archetypes - state.archetypes
+    if state.archetypes != archetypes:
+        listed, expected = state.archetypes - archetypes, archetypes - state.archetypes
         problems.append(
             "its archetypes differ from its events' ("
             + "; ".join(
@@ -303,12 +305,18 @@ def registry_violations(repository: MetaRepository, fmt: str) -> list[Violation]
     return _registry_violation(fmt, *repository.registry_entry(fmt))
 
 
-def _registry_violation(fmt: str, stored: dict[str, Any] | None, expected: dict[str, Any]) -> list[Violation]:
-    if (stored or {}) == expected:
+def _registry_violation(fmt: str, entry: FormatSummary | None, summed: FormatSummary | None) -> list[Violation]:
+    stored, expected = _entry_fields(entry), _entry_fields(summed)
+    if stored == expected:
         return []
     what = ", ".join(
-        f"{key} {(stored or {}).get(key, '-')} (days say {expected.get(key, '-')})"
-        for key in sorted(set(stored or {}) | set(expected))
-        if (stored or {}).get(key) != expected.get(key)
+        f"{key} {stored.get(key, '-')} (days say {expected.get(key, '-')})"
+        for key in sorted(set(stored) | set(expected))
+        if stored.get(key) != expected.get(key)
     )
     return [Violation(5, "registry", fmt, "", "", f"the registry differs from its days: {what}")]
+
+
+def _entry_fields(entry: FormatSummary | None) -> dict[str, str | int]:
+    """A registry entry's dates and totals by name ({} for none)."""
+    return entry.model_dump(exclude={"format"}) if entry else {}

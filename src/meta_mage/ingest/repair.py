@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
 
+from meta_mage.analytics.day_totals import day_totals
 from meta_mage.analytics.matchup_fit import refresh_matchup_models
 from meta_mage.errors import StorageUnavailable
 from meta_mage.ingest.invariants import (
@@ -26,7 +26,7 @@ from meta_mage.ingest.invariants import (
     registry_violations,
 )
 from meta_mage.models.tournaments import FORMATS
-from meta_mage.storage.meta import DayRebuild, MetaRepository, WriteIntent
+from meta_mage.storage.meta import DayRebuild, EventVersion, MetaRepository, WriteIntent
 
 
 @dataclass
@@ -116,12 +116,14 @@ def _finish_or_remove(repository: MetaRepository, violation: Violation, report: 
     """An interrupted write, or an aggregate nothing commits: commit its version if it is stored whole, else
     remove what was written of it."""
     aggregate = repository.aggregate_data(violation.format, violation.date, violation.event_key)
-    whole = aggregate is not None and str(aggregate.get("digest", "")) == violation.digest and violation.digest
+    whole = aggregate is not None and aggregate.digest == violation.digest and violation.digest
     if aggregate is not None and whole:
         event = repository.stored_event(violation.event_key)
-        if event.deck_versions.get(violation.digest, 0) == int(aggregate.get("decks", -1)):
+        if event.deck_versions.get(violation.digest, 0) == aggregate.decks:
             report.rebuilt.append(
-                repository.rebuild_day(violation.format, violation.date, including={violation.event_key})
+                repository.rebuild_day(
+                    violation.format, violation.date, including={violation.event_key}, summed=day_totals
+                )
             )
             outcome = repository.commit_stored_version(aggregate)
             return f"committed the version stored whole ({outcome})"
@@ -129,7 +131,7 @@ def _finish_or_remove(repository: MetaRepository, violation: Violation, report: 
 
 
 def _remove(
-    repository: MetaRepository, violation: Violation, aggregate: dict[str, Any] | None, keep_intent: bool = False
+    repository: MetaRepository, violation: Violation, aggregate: EventVersion | None, keep_intent: bool = False
 ) -> str:
     """Remove what was written of the violation's version (its intent too, unless ``keep_intent``)."""
     committed = repository.committed_events([violation.event_key]).get(violation.event_key)
@@ -137,7 +139,7 @@ def _remove(
         violation.format, violation.date, violation.event_key, violation.digest, keep_intent
     )
     note = f"removed what was written of it ({removed} deck(s))"
-    if aggregate is None or str(aggregate.get("digest", "")) != violation.digest:
+    if aggregate is None or aggregate.digest != violation.digest:
         if committed and committed != violation.digest:
             return note + "; the committed version is kept"
         return f"{note}; {_reingest(violation)} to store it"
@@ -153,7 +155,7 @@ def _remove_failed(repository: MetaRepository, violation: Violation, _: RepairRe
     """A version whose ingest failed: never committed. What was written of it is removed; its marker (the failed
     intent) stays, naming the file, until an ingest commits the event."""
     aggregate = repository.aggregate_data(violation.format, violation.date, violation.event_key)
-    written = aggregate is not None and str(aggregate.get("digest", "")) == violation.digest
+    written = aggregate is not None and aggregate.digest == violation.digest
     removing = written or _has_decks(repository, violation)
     note = _remove(repository, violation, aggregate, keep_intent=True) if removing else ""
     if repository.committed_events([violation.event_key]).get(violation.event_key):
@@ -192,7 +194,7 @@ def _recount_day(repository: MetaRepository, violation: Violation, report: Repai
     if (violation.format, violation.date) in report.recounted:
         return "recounted with the day's other violations"
     report.recounted.add((violation.format, violation.date))
-    rebuilt = repository.rebuild_day(violation.format, violation.date, committed_only=True)
+    rebuilt = repository.rebuild_day(violation.format, violation.date, committed_only=True, summed=day_totals)
     report.rebuilt.append(rebuilt)
     before = rebuilt.before
     was = (before.tournaments, before.decks) if before else (0, 0)

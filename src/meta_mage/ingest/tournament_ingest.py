@@ -8,6 +8,7 @@ from functools import partial
 from pathlib import Path
 
 from meta_mage.analytics.aggregate import summarise_event
+from meta_mage.analytics.day_totals import day_totals
 from meta_mage.analytics.matchup_fit import refresh_matchup_models
 from meta_mage.archetypes.classifier import ArchetypeClassifier, Classification
 from meta_mage.archetypes.provisional import rules_by_format, stored_provisional
@@ -230,11 +231,11 @@ class _IngestRun:
             return
         self._check_room(day, tournament.event_key)
         lands = self.classifier.rules_for(tournament.format).land_colors
-        format_part, card_parts = summarise_event(tournament, partial(_is_land, lands))
-        self.repository.write_event(tournament, digest, format_part, card_parts)
+        aggregate = summarise_event(tournament, partial(_is_land, lands))
+        self.repository.write_event(tournament, digest, aggregate)
         self._queue(day, _Pending(tournament, digest, replacing=header is not None, write=True))
         self.report.totals["decks"] += len(tournament.decks)
-        self.report.totals["matches with a result"] += format_part["matches"]
+        self.report.totals["matches with a result"] += aggregate.format.matches
 
     def _check_room(self, day: tuple[str, str], event_key: str) -> None:
         """``DayFull`` unless the day can take the event: those it counts, and those this run adds to it,
@@ -272,7 +273,9 @@ class _IngestRun:
         """Rebuild each day written to, then commit its events; a day that fails never stops the others."""
         for (fmt, date), events in sorted(self.pending.items()):
             try:
-                self.repository.rebuild_day(fmt, date, including={event.tournament.event_key for event in events})
+                self.repository.rebuild_day(
+                    fmt, date, including={event.tournament.event_key for event in events}, summed=day_totals
+                )
             except StorageUnavailable as exc:
                 for event in events:
                     self._storage_failure(event.tournament.source_file, exc, f" while updating {fmt} {date}")

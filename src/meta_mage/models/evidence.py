@@ -1,5 +1,5 @@
 """Typed records of the stored tournament aggregates: a match record, a card's row, one archetype's card
-statistics and a format's totals over a window. ``storage/meta.py`` builds them from the stored JSON lists."""
+statistics and a format's totals over a window. ``storage/meta/`` builds them from the stored JSON lists."""
 
 from __future__ import annotations
 

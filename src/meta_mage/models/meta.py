@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator
@@ -324,3 +326,32 @@ class DeckMatchupStatsOutput(BaseModel):
         "times as long (60 to 365 days), named by its period",
     )
     metadata: PeriodMetadata
+
+
+@dataclass(frozen=True)
+class PairFit:
+    """One pair's fitted deviation from the two strengths, its variance and the decided matches it rests on."""
+
+    a: str
+    b: str
+    deviation: float
+    variance: float
+    matches: int
+
+
+@dataclass(frozen=True)
+class FittedModel:
+    """A matchup model as stored: its pair prior, each archetype's strength with its variance, and the pairs."""
+
+    tau: float
+    strengths: Mapping[str, tuple[float, float]]
+    pairs: tuple[PairFit, ...]
+
+
+@dataclass(frozen=True)
+class WindowFit:
+    """The model fitted on a window of ``days`` days, keyed by the ``fingerprint`` of the figures it read."""
+
+    days: int
+    fingerprint: str
+    model: FittedModel

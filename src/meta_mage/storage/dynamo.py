@@ -20,6 +20,9 @@ _P = ParamSpec("_P")
 _R = TypeVar("_R")
 _Repository = TypeVar("_Repository")
 
+Item = dict[str, Any]
+"""A raw DynamoDB item, or the JSON stored packed in one: used inside ``storage/`` only."""
+
 
 def default_session() -> boto3.Session:
     """boto3's default session, the one ``boto3.resource`` and ``boto3.client`` use. Every client of the
@@ -67,14 +70,14 @@ def unpack(blob: Any) -> Any:
     return json.loads(zlib.decompress(binary_bytes(blob)))
 
 
-def query_all(table: Any, **kwargs: Any) -> list[dict[str, Any]]:
+def query_all(table: Any, **kwargs: Any) -> list[Item]:
     """Run a Query and follow its pages."""
     return all_pages(table.query, **kwargs)
 
 
-def all_pages(operation: Callable[..., dict[str, Any]], **kwargs: Any) -> list[dict[str, Any]]:
+def all_pages(operation: Callable[..., Item], **kwargs: Any) -> list[Item]:
     """The items of every page of a Query or Scan (``table.query``, ``table.scan``)."""
-    items: list[dict[str, Any]] = []
+    items: list[Item] = []
     while True:
         page = operation(**kwargs)
         items.extend(page.get("Items", []))

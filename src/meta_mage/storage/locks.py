@@ -24,6 +24,8 @@ from typing import Any
 from botocore.exceptions import BotoCoreError, ClientError
 
 from meta_mage.errors import MetaMageError
+from meta_mage.models.json import JsonObject
+from meta_mage.storage.dynamo import Item
 
 logger = logging.getLogger(__name__)
 
@@ -98,7 +100,7 @@ def conversation_lock(conversation_id: str) -> str:
     return f"conversation#{conversation_id}"
 
 
-def held_condition(table_name: str, name: str, owner: str) -> dict[str, Any]:
+def held_condition(table_name: str, name: str, owner: str) -> Item:
     """A ``TransactWriteItems`` ``ConditionCheck`` (low-level client form) that holds only while ``owner``
     holds the unexpired lock ``name`` in the LocksTable ``table_name``: the fence a write puts beside itself
     in one transaction, so it cannot land after its lock was lost."""
@@ -119,7 +121,7 @@ class IssuedConversations:
     def __init__(self, table: Any) -> None:
         self.table = table
 
-    def issue(self, conversation_id: str, welcome: dict[str, Any], seconds: int) -> None:
+    def issue(self, conversation_id: str, welcome: JsonObject, seconds: int) -> None:
         """Record ``conversation_id`` (server-made) with its welcome payload for ``seconds``."""
         failure = "a conversation could not be started"
         written = _conditional(
@@ -136,7 +138,7 @@ class IssuedConversations:
         if written is None:
             raise LockUnavailable(f"{failure} (its id was already issued); please try again")
 
-    def claim(self, conversation_id: str) -> dict[str, Any] | None:
+    def claim(self, conversation_id: str) -> JsonObject | None:
         """The welcome payload of an issued, unexpired id, removing it (once); None when there is none."""
         response = _conditional(
             lambda: self.table.delete_item(
@@ -150,7 +152,7 @@ class IssuedConversations:
         )
         if response is None:
             return None
-        welcome: dict[str, Any] = json.loads(response["Attributes"]["welcome"])
+        welcome: JsonObject = json.loads(response["Attributes"]["welcome"])
         return welcome
 
 

@@ -9,9 +9,7 @@ so every part is itself an aggregate and the parts of a day sum back into it wit
 
 from __future__ import annotations
 
-from typing import Any
-
-from meta_mage.storage.dynamo import pack
+from meta_mage.storage.dynamo import Item, pack
 
 # A part's packed data stays under this; with its key and attributes the item stays well under 400 KB.
 MAX_PART_BYTES = 300 * 1024
@@ -22,7 +20,7 @@ CARD_LISTS = ("lands",)  # lists of card names, each kept in the part that holds
 
 
 def split_aggregate(
-    data: dict[str, Any],
+    data: Item,
     sections: tuple[str, ...],
     key_lists: tuple[str, ...] = (),
     max_bytes: int = MAX_PART_BYTES,
@@ -43,13 +41,13 @@ def split_aggregate(
 
 
 def _fit(
-    data: dict[str, Any],
+    data: Item,
     sections: tuple[str, ...],
     key_lists: tuple[str, ...],
     keys: list[str],
     limits: tuple[int, int],
     with_rest: bool,
-) -> list[dict[str, Any]]:
+) -> list[Item]:
     """Parts holding the entries of ``keys`` (and, when ``with_rest``, the unkeyed data), halving until each fits
     (the part with the unkeyed data in ``limits[0]`` bytes, the others in ``limits[1]``)."""
     part = _part(data, sections, key_lists, set(keys), with_rest)
@@ -64,10 +62,8 @@ def _fit(
     )
 
 
-def _part(
-    data: dict[str, Any], sections: tuple[str, ...], key_lists: tuple[str, ...], keys: set[str], with_rest: bool
-) -> dict[str, Any]:
-    part: dict[str, Any] = {}
+def _part(data: Item, sections: tuple[str, ...], key_lists: tuple[str, ...], keys: set[str], with_rest: bool) -> Item:
+    part: Item = {}
     if with_rest:
         part = {name: value for name, value in data.items() if name not in sections and name not in key_lists}
     for section in sections:

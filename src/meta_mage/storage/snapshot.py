@@ -27,7 +27,8 @@ from typing import Any
 from boto3.dynamodb.types import TypeDeserializer, TypeSerializer
 
 from meta_mage.errors import MetaMageError
-from meta_mage.storage.dynamo import all_pages, sdk_errors
+from meta_mage.models.json import JsonObject
+from meta_mage.storage.dynamo import Item, all_pages, sdk_errors
 
 SNAPSHOT_FORMAT = 2  # 2: the header holds ``items_digest``
 REBUILD = "reinstall, or run scripts/build_demo_snapshot.py"
@@ -52,16 +53,16 @@ class Snapshot:
     carries it (``{"pk": {"S": ...}, "data": {"B": <base64>}}``)."""
 
     source_digest: str
-    items: dict[str, list[dict[str, Any]]]
+    items: dict[str, list[Item]]
 
     @property
     def counts(self) -> dict[str, int]:
         return {table: len(items) for table, items in self.items.items()}
 
 
-def dump_tables(dynamodb: Any, names: dict[str, str]) -> dict[str, list[dict[str, Any]]]:
+def dump_tables(dynamodb: Any, names: dict[str, str]) -> dict[str, list[Item]]:
     """Every item of each table (``names``: logical id → physical name) in typed JSON, sorted by key."""
-    dumped: dict[str, list[dict[str, Any]]] = {}
+    dumped: dict[str, list[Item]] = {}
     with sdk_errors("reading the tables for a snapshot"):
         for logical_id, name in names.items():
             table = dynamodb.Table(name)
@@ -72,7 +73,7 @@ def dump_tables(dynamodb: Any, names: dict[str, str]) -> dict[str, list[dict[str
     return dumped
 
 
-def load_items(dynamodb: Any, names: dict[str, str], items: dict[str, list[dict[str, Any]]]) -> int:
+def load_items(dynamodb: Any, names: dict[str, str], items: dict[str, list[Item]]) -> int:
     """Put ``items`` (typed JSON, by logical id) into the tables; return how many were written."""
     written = 0
     with sdk_errors("loading the snapshot"):
@@ -125,7 +126,7 @@ def items_digest(lines: Iterable[bytes]) -> str:
     return digest.hexdigest()
 
 
-def read_header(path: Path) -> dict[str, Any]:
+def read_header(path: Path) -> JsonObject:
     """The snapshot's first line: format, ``source_digest``, item counts per table and ``items_digest``
     (of any format: its ``source_digest`` tells a stale one); ``SnapshotDamaged`` when it cannot be read."""
     with _reading(path) as stream:
@@ -147,7 +148,7 @@ def read_snapshot(path: Path) -> Snapshot:
     counts = header.get("counts")
     if not isinstance(counts, dict) or not all(isinstance(n, int) for n in counts.values()):
         raise SnapshotDamaged(path, "its header holds no item counts")
-    items: dict[str, list[dict[str, Any]]] = {table: [] for table in counts}
+    items: dict[str, list[Item]] = {table: [] for table in counts}
     for number, line in enumerate(lines, start=2):
         table, item = _record(path, number, line)
         if table not in items:
@@ -171,7 +172,7 @@ def _reading(path: Path) -> Iterator[gzip.GzipFile]:
         raise SnapshotDamaged(path, f"not a whole gzip file: {exc}") from exc
 
 
-def _header(path: Path, line: bytes) -> dict[str, Any]:
+def _header(path: Path, line: bytes) -> JsonObject:
     try:
         header = json.loads(line)
     except ValueError:
@@ -181,7 +182,7 @@ def _header(path: Path, line: bytes) -> dict[str, Any]:
     return header
 
 
-def _record(path: Path, number: int, line: bytes) -> tuple[str, dict[str, Any]]:
+def _record(path: Path, number: int, line: bytes) -> tuple[str, Item]:
     """One item line's table and item, its typed JSON checked (a wrong type fails here, not in a load)."""
     try:
         record = json.loads(line)
@@ -256,16 +257,16 @@ _PAYLOADS: dict[str, Callable[[Any], bool]] = {
 }
 
 
-def _to_json(item: dict[str, Any]) -> dict[str, Any]:
+def _to_json(item: Item) -> Item:
     """An item in DynamoDB's typed JSON with Binary (``B``, ``BS``) as base64 text."""
     return {name: _typed(value, _binary_text) for name, value in item.items()}
 
 
-def _from_json(item: dict[str, Any]) -> dict[str, Any]:
+def _from_json(item: Item) -> Item:
     return {name: _typed(value, base64.b64decode) for name, value in item.items()}
 
 
-def _typed(value: dict[str, Any], convert: Any) -> dict[str, Any]:
+def _typed(value: Item, convert: Any) -> Item:
     """One typed value (``{"S": ...}``, ``{"M": {...}}``...) with ``convert`` applied to its binaries."""
     ((kind, payload),) = value.items()
     if kind == "B":

@@ -17,6 +17,7 @@ import yaml
 from botocore.exceptions import ClientError
 
 from meta_mage.config import Settings
+from meta_mage.models.json import JsonObject
 from meta_mage.storage.dynamo import sdk_errors
 
 TEMPLATE_PATH = Path(__file__).resolve().parents[3] / "template.yaml"  # in a source checkout only
@@ -54,32 +55,32 @@ _CfnLoader.add_multi_constructor("!", _cfn_tag)
 
 
 @lru_cache(maxsize=4)
-def load_template(path: Path | None = None) -> dict[str, Any]:
+def load_template(path: Path | None = None) -> JsonObject:
     """Parse a SAM/CloudFormation template, tolerating intrinsic-function tags."""
     with open(path or TEMPLATE_PATH, encoding="utf-8") as handle:
-        document: dict[str, Any] = yaml.load(handle, Loader=_CfnLoader)
+        document: JsonObject = yaml.load(handle, Loader=_CfnLoader)
     return document
 
 
 @lru_cache(maxsize=1)
-def _packaged() -> dict[str, Any]:
-    schemas: dict[str, Any] = json.loads(SCHEMAS_PATH.read_text(encoding="utf-8"))
+def _packaged() -> JsonObject:
+    schemas: JsonObject = json.loads(SCHEMAS_PATH.read_text(encoding="utf-8"))
     return schemas
 
 
-def export_schemas(path: Path | None = None) -> dict[str, Any]:
+def export_schemas(path: Path | None = None) -> JsonObject:
     """What ``table_schemas.json`` holds: the template's table definitions and TTL attributes."""
     path = path or TEMPLATE_PATH
     return {"tables": table_definitions(path), "ttl": ttl_attributes(path)}
 
 
-def table_definitions(path: Path | None = None) -> dict[str, dict[str, Any]]:
+def table_definitions(path: Path | None = None) -> dict[str, JsonObject]:
     """The table resources of the template by logical id, as ``create_table`` arguments (without
     ``path``: as shipped in the package, which a test keeps equal to ``template.yaml``)."""
     if path is None:
         return dict(_packaged()["tables"])
     resources = load_template(path).get("Resources", {})
-    tables: dict[str, dict[str, Any]] = {}
+    tables: dict[str, JsonObject] = {}
     for logical_id, resource in resources.items():
         if resource.get("Type") not in _TABLE_TYPES:
             continue

@@ -5,7 +5,6 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Collection
 from dataclasses import dataclass, field
-from typing import Any
 
 from meta_mage.analytics.meta import MetaService
 from meta_mage.analytics.stats import wilson_interval, win_rate
@@ -65,11 +64,11 @@ def fallback_share(
     are fallbacks comes from ``classifier``'s rules for the format."""
     _check_days(days)
     period, total = MetaService(meta).total_of(info, days, today)
-    archetypes: dict[str, Any] = total.get("archetypes", {})
+    archetypes = total.archetypes
     # a provisional archetype's lists are named by no rule file yet: what a suggestion would name
     unnamed = unnamed_names(classifier.rules_for(info.format), archetypes) | set(filter(is_provisional, archetypes))
-    by_name = {name: int(archetypes[name]["decks"]) for name in unnamed}
-    count, decks = sum(by_name.values()), int(total.get("decks", 0))
+    by_name = {name: archetypes[name].decks for name in unnamed}
+    count, decks = sum(by_name.values()), total.decks
     interval = wilson_interval(count, decks - count)
     return FallbackShare(
         format=info.format,
