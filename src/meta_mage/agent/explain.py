@@ -2,8 +2,8 @@
 pick?", "how do you know?"): answered from a glossary of the coach's terms and the rule that produced the last
 answer's ranking or verdict, without changing the request in progress (the next "and against X?" continues it).
 
-Both are declared tables: :data:`GLOSSARY` (the terms, each with the words that name it) and :data:`HOW_RANKED`
-(per task, how its answer is ordered and judged). A message is a question about the last answer when it asks
+Both are declared tables: :data:`GLOSSARY` (the terms, each with the words that name it) and each task's record's
+``how_ranked`` (how its answer is ordered and judged). A message is a question about the last answer when it asks
 what a term means, or asks why / how about a ranking or a verdict after an answer.
 """
 
@@ -14,11 +14,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from meta_mage.agent.state import ConversationState, Route
+from meta_mage.agent.tasks import TASKS
 from meta_mage.analytics.clustering import MIN_PLAYERS, PLAYER_CORRELATION
 from meta_mage.analytics.field import PICK_MARGIN
 from meta_mage.analytics.karsten import FLEX_SHARE
 from meta_mage.analytics.stats import CLEAR_POINTS, FEW_MATCHES
-from meta_mage.decks.archetype_page import LARGE_EVENT_LISTS
 
 
 @dataclass(frozen=True)
@@ -128,31 +128,6 @@ GLOSSARY: tuple[Term, ...] = (
     ),
 )
 
-HOW_RANKED = {
-    "rankings": "The top decks are ordered by meta share (most played first); the estimate beside each is its "
-    "expected win rate against this field by the matchup model, and “best win rate” orders on that estimate.",
-    "recommend": "What to play is ordered on the low end of each archetype's 95% interval of its expected win "
-    "rate against the field, not on the expected rate itself: a deck with a higher expectation but a wider "
-    f"interval (fewer matches, fewer players) ranks below a surer one, and the pick needs {MIN_PLAYERS}+ players.",
-    "matchups": "Matchups are ordered on the matchup model's estimate; a verdict word needs the estimate's interval "
-    f"clear of 50% by {CLEAR_POINTS}+ points (favoured, unfavoured), and {MIN_PLAYERS}+ distinct players.",
-    "strategy": "The guide reads the opponent's key cards from their lists in the window (each with its share of "
-    "their lists), matches your sideboard cards to them by each card's rules text, and takes out the main-deck "
-    "cards that do least in that kind of matchup; the record beside it is the matchup model's.",
-    "optimize_sideboard": "A sideboard card is kept when it answers a top deck's key cards by its rules text, or "
-    "when lists with it beat the archetype's record against that deck (5+ decided matches each way, 3+ points); "
-    "the other slots go to what the archetype's lists play most.",
-    "optimize_mainboard": "Swaps compare your list with what the archetype's lists play (core: in 80%+ of them) "
-    "and lists with a card against the archetype's lists without it (5+ decided matches each way, 3+ points).",
-    "card_question": "What a card answers comes from its rules text against the opponent's key cards; the records "
-    "compare lists with it against the same archetype's lists without it (5+ decided matches each side).",
-    "archetype_page": "The stock list is Frank Karsten's aggregate of the window's lists: the k-th copy of a card "
-    "counts the lists that play at least k copies, and the main deck (sideboard) is the lists' most common size "
-    f"of the copies most lists play; a copy under {FLEX_SHARE:.0f}% of the lists is a flex copy. The best finish "
-    f"is the best placing at an event of {LARGE_EVENT_LISTS}+ lists, the newest on a tie; the matchups are ordered "
-    "on the matchup model's estimate, its verdicts first.",
-}
-HOW_RANKED["deck_matchups"] = HOW_RANKED["deck_review"] = HOW_RANKED["matchups"]
 
 _ASKS_MEANING = re.compile(
     r"\bwhat(?:'s| is| are| does| do)\b.{0,60}\bmean\w*|\bwhat (?:is|are|'s) (?:an? |the )?['\"“]"
@@ -175,6 +150,12 @@ _ABOUT_RANKING = re.compile(
 )
 
 
+def how_ranked(task: str) -> str:
+    """How the answer of ``task`` is ordered and judged, as its record says ("" for none)."""
+    spec = TASKS.get(task)
+    return spec.how_ranked if spec is not None else ""
+
+
 def glossary_terms(message: str) -> list[Term]:
     return [term for term in GLOSSARY if re.search(term.pattern, message, re.I)]
 
@@ -192,11 +173,11 @@ def _meanings(terms: list[Term]) -> str:
 
 
 def _rule_and_source(message: str, terms: list[Term], last: Route, last_answer: str) -> str:
-    return "\n\n".join(part for part in (HOW_RANKED.get(last.task, ""), SOURCE) if part)
+    return "\n\n".join(part for part in (how_ranked(last.task), SOURCE) if part)
 
 
 def _rule_with_its_rows(message: str, terms: list[Term], last: Route, last_answer: str) -> str:
-    parts = (HOW_RANKED.get(last.task, ""), _quoted(message, terms, last_answer), _meanings(terms))
+    parts = (how_ranked(last.task), _quoted(message, terms, last_answer), _meanings(terms))
     return "\n\n".join(part for part in parts if part)
 
 

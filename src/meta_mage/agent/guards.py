@@ -35,6 +35,7 @@ from meta_mage.agent.tool_specs import (
     stats_fit as stats_fit,
 )
 from meta_mage.models.decks import EnrichedDeck
+from meta_mage.tools.catalog.decks import CLASSIFY_DECK, ENRICHED_DECK
 
 
 @dataclass
@@ -113,10 +114,10 @@ def _failed(message: ToolMessage | None) -> bool:
 
 def _read_deck(known: ConversationState, done: dict[str, ToolMessage]) -> GuardStep | None:
     """A pasted list is read (get_enriched_deck) and classified (classify_deck), and the archetype confirmed."""
-    enriched, classified = done.get("get_enriched_deck"), done.get("classify_deck")
+    enriched, classified = done.get(ENRICHED_DECK.name), done.get(CLASSIFY_DECK.name)
     if known.deck_text and not known.deck_read:
         if enriched is None:
-            return GuardStep.call("get_enriched_deck")
+            return GuardStep.call(ENRICHED_DECK.name)
         if _failed(enriched):
             return GuardStep.ask("deck", f"I could not read your deck: {enriched.content} Please try again.")
         return GuardStep.ask(
@@ -129,7 +130,7 @@ def _read_deck(known: ConversationState, done: dict[str, ToolMessage]) -> GuardS
         if not suggested and known.rejected_archetype:
             return GuardStep.ask("archetype", "")  # the graph lists the format's archetypes
         if not suggested and classified is None:
-            return GuardStep.call("classify_deck")
+            return GuardStep.call(CLASSIFY_DECK.name)
         if suggested:
             return GuardStep.ask(
                 "archetype_confirmation",

@@ -10,10 +10,10 @@ from typing import Any
 
 from meta_mage.agent.lookups import NAMES_DAYS, Lookups
 from meta_mage.agent.state import ConversationState, Pending, Route
-from meta_mage.agent.tasks.archetype_page import PAGE_WORDS
-from meta_mage.agent.tasks.task import OPPONENT_WORDS
 from meta_mage.agent.words import (
     NO,
+    OPPONENT_WORDS,
+    PAGE_WORDS,
     YES,
     card_filter,
     find_archetypes,

@@ -23,9 +23,8 @@ from meta_mage.agent.state import (
     RouteDecision,
 )
 from meta_mage.agent.tasks import DEFAULT_TASK, LLM_ROUTE_DECISION, TASKS, WORKFLOW_TASKS
-from meta_mage.agent.tasks.archetype_page import PAGE_WORDS
 from meta_mage.agent.tasks.task import named_task
-from meta_mage.agent.words import NO, YES, days_outside_the_limit, extract_decklist, has, split_paste
+from meta_mage.agent.words import NO, PAGE_WORDS, YES, days_outside_the_limit, extract_decklist, has, split_paste
 from meta_mage.models.meta import MAX_DAYS, normalise_format
 
 # words of a new request: a message without them only answers the question the coach asked

@@ -14,6 +14,13 @@ from rapidfuzz.distance import Levenshtein
 from meta_mage.models.meta import MAX_DAYS
 from meta_mage.models.tournaments import FORMATS
 
+OPPONENT_WORDS = r"\b(against|vs\.?|versus|facing|beat|into)\b"  # the words that name whom a deck plays
+# The words that ask for an archetype's page when the question names one
+PAGE_WORDS = (
+    r"\btell me (?:more )?about\b|\bstock\b|\bdeck ?lists?\b|\blists? looks? like\b"
+    r"|\bwhat (?:does|do) .{0,40}\blooks? like\b|\bwhat'?s in\b"
+    r"|\b(?:typical|usual|standard|aggregate|average)\b.{0,40}\b(?:list|deck ?list|75|build)\b"
+)
 _CARD_LINE = re.compile(r"^\s*(?:SB:\s*)?\d{1,2}x?\s+[A-Za-z0-9\"'].*$")
 _SECTION_LINE = re.compile(r"^\s*(?://\s*)?(sideboard|deck|mainboard|main deck|companion|commander)\s*:?\s*$", re.I)
 YES = re.compile(r"^\s*(y|yes|yep|yeah|yup|correct|right|exactly|confirmed?|that'?s (it|right|correct)|sure)\b", re.I)

@@ -8,18 +8,13 @@ from collections import Counter
 
 from meta_mage.agent.state import ConversationState, Route
 from meta_mage.agent.tasks.phrasing import blocks, by_estimate, dates, headline, judged, plain, rate, sourced
-from meta_mage.agent.tasks.task import OPPONENT_WORDS, Calls, Cue, Results
+from meta_mage.agent.tasks.task import Calls, Cue, Results
+from meta_mage.agent.words import OPPONENT_WORDS, PAGE_WORDS
 from meta_mage.models.archetype_page import ArchetypePageOutput, BestFinish, PageCard, PlaybookNotes
 from meta_mage.models.meta import ArchetypesOutput, MatchupCell
 from meta_mage.tools.catalog.decks import ARCHETYPE_PAGE
 from meta_mage.tools.catalog.meta import ARCHETYPES
 
-# The words that ask for an archetype's page when the question names one
-PAGE_WORDS = (
-    r"\btell me (?:more )?about\b|\bstock\b|\bdeck ?lists?\b|\blists? looks? like\b"
-    r"|\bwhat (?:does|do) .{0,40}\blooks? like\b|\bwhat'?s in\b"
-    r"|\b(?:typical|usual|standard|aggregate|average)\b.{0,40}\b(?:list|deck ?list|75|build)\b"
-)
 CHOICES_SHOWN = 12
 
 

@@ -4,8 +4,9 @@ optimisation): each one's record beside its offline answer."""
 from __future__ import annotations
 
 from meta_mage.agent.state import ConversationState, Route
-from meta_mage.agent.tasks.phrasing import blocks, dates, plain, rate, spread
-from meta_mage.agent.tasks.task import OPPONENT_WORDS, Calls, Cue, Results, TaskSpec
+from meta_mage.agent.tasks.phrasing import MATCHUPS_RANKED, blocks, dates, plain, rate, spread
+from meta_mage.agent.tasks.task import Calls, Cue, Results, TaskSpec
+from meta_mage.agent.words import OPPONENT_WORDS
 from meta_mage.models.cards import card_key
 from meta_mage.models.decks import (
     CardDetail,
@@ -289,11 +290,34 @@ def _plan_spread(route: Route, known: ConversationState) -> Calls:
 
 
 _COACH = (CARD_DETAILS, ARCHETYPE, DAYS)
+# How each answer is ordered and judged ("why …?" after it).
+STRATEGY_RANKED = (
+    "The guide reads the opponent's key cards from their lists in the window (each with its share of "
+    "their lists), matches your sideboard cards to them by each card's rules text, and takes out the main-deck "
+    "cards that do least in that kind of matchup; the record beside it is the matchup model's."
+)
+SIDEBOARD_RANKED = (
+    "A sideboard card is kept when it answers a top deck's key cards by its rules text, or "
+    "when lists with it beat the archetype's record against that deck (5+ decided matches each way, 3+ points); "
+    "the other slots go to what the archetype's lists play most."
+)
+MAINBOARD_RANKED = (
+    "Swaps compare your list with what the archetype's lists play (core: in 80%+ of them) "
+    "and lists with a card against the archetype's lists without it (5+ decided matches each way, 3+ points)."
+)
+
 # The first task is the workflow's default.
 _OPPONENT_CUE = rf"(?=.*{OPPONENT_WORDS})"  # the question names whom the deck plays
 
 TASKS = (
-    TaskSpec("deck_review", DECK_COACHING, deck_review, (DECK_OR_ARCHETYPE,), planner=_plan_spread),
+    TaskSpec(
+        "deck_review",
+        DECK_COACHING,
+        deck_review,
+        (DECK_OR_ARCHETYPE,),
+        planner=_plan_spread,
+        how_ranked=MATCHUPS_RANKED,
+    ),
     TaskSpec(
         "deck_matchups",
         DECK_COACHING,
@@ -301,6 +325,7 @@ TASKS = (
         (ARCHETYPE, DAYS),
         planner=_plan_spread,
         cues=(Cue(4, r"\b(matchups?|spread|good|bad|worst|best|win ?rate|how (does|do|is) my)\b"),),
+        how_ranked=MATCHUPS_RANKED,
     ),
     TaskSpec(
         "strategy",
@@ -313,22 +338,25 @@ TASKS = (
             # "how should I sideboard against X?": the matchup's guide, even before X can be matched to a name
             Cue(3, _OPPONENT_CUE + r"(?=.*\b(sideboard(ing)?|how (should|do|can) i)\b)"),
         ),
+        how_ranked=STRATEGY_RANKED,
     ),
     TaskSpec(
-        "optimize_mainboard",
+        OPTIMIZE_MAINBOARD.name,
         DECK_COACHING,
         optimize_mainboard,
         _COACH,
         ((OPTIMIZE_MAINBOARD, {"top_n": 5}),),
         cues=(Cue(2, r"\b(mainboard|main deck|flex|optimi[sz]e|improve|swaps?|cuts?)\b"),),
+        how_ranked=MAINBOARD_RANKED,
     ),
     TaskSpec(
-        "optimize_sideboard",
+        OPTIMIZE_SIDEBOARD.name,
         DECK_COACHING,
         optimize_sideboard,
         _COACH,
         ((OPTIMIZE_SIDEBOARD, {"top_n": 5}),),
         cues=(Cue(1, r"\bsideboard(ing)?\b", unless=r"\bhow (should|do) i\b"),),
+        how_ranked=SIDEBOARD_RANKED,
     ),
 )
 

@@ -204,7 +204,7 @@ def _plan_pool(route: Route, known: ConversationState) -> Calls:
 TASKS = (
     TaskSpec("draft_pool", CUBE_DRAFT, draft_pool, (DRAFT_ID,), planner=_plan_pool),
     TaskSpec(
-        "list_drafts",
+        LIST_DRAFTS.name,
         CUBE_DRAFT,
         list_drafts,
         (),

@@ -8,6 +8,7 @@ from typing import Any
 from meta_mage.agent.state import ConversationState, Route
 from meta_mage.agent.tasks.archetype_page import PAGE_CUE, page_answer, plan_page
 from meta_mage.agent.tasks.phrasing import (
+    MATCHUPS_RANKED,
     MODEL,
     PRIOR,
     blocks,
@@ -23,10 +24,13 @@ from meta_mage.agent.tasks.phrasing import (
     sourced,
     spread,
 )
-from meta_mage.agent.tasks.task import OPPONENT_WORDS, Calls, Cue, Results, TaskSpec
+from meta_mage.agent.tasks.task import Calls, Cue, FollowUp, Results, TaskSpec
+from meta_mage.agent.words import OPPONENT_WORDS
 from meta_mage.analytics.clustering import MIN_PLAYERS
 from meta_mage.analytics.field import PICK_MARGIN, choose_pick
+from meta_mage.analytics.karsten import FLEX_SHARE
 from meta_mage.analytics.stats import FEW_MATCHES
+from meta_mage.decks.archetype_page import LARGE_EVENT_LISTS
 from meta_mage.decks.coach import BETTER_BY
 from meta_mage.models.archetype_page import ArchetypePageOutput
 from meta_mage.models.decks import CardEvidenceOutput, CardRecord
@@ -468,9 +472,31 @@ def _plan_matchups(route: Route, known: ConversationState) -> Calls:
     return [(DECK_MATCHUPS.name, {"archetype": subject})] if subject else [(FORMAT_MATCHUPS.name, {})]
 
 
+# How each answer is ordered and judged ("why …?" after it).
+RANKINGS_RANKED = (
+    "The top decks are ordered by meta share (most played first); the estimate beside each is its "
+    "expected win rate against this field by the matchup model, and “best win rate” orders on that estimate."
+)
+RECOMMEND_RANKED = (
+    "What to play is ordered on the low end of each archetype's 95% interval of its expected win "
+    "rate against the field, not on the expected rate itself: a deck with a higher expectation but a wider "
+    f"interval (fewer matches, fewer players) ranks below a surer one, and the pick needs {MIN_PLAYERS}+ players."
+)
+CARD_RANKED = (
+    "What a card answers comes from its rules text against the opponent's key cards; the records "
+    "compare lists with it against the same archetype's lists without it (5+ decided matches each side)."
+)
+PAGE_RANKED = (
+    "The stock list is Frank Karsten's aggregate of the window's lists: the k-th copy of a card "
+    "counts the lists that play at least k copies, and the main deck (sideboard) is the lists' most common size "
+    f"of the copies most lists play; a copy under {FLEX_SHARE:.0f}% of the lists is a flex copy. The best finish "
+    f"is the best placing at an event of {LARGE_EVENT_LISTS}+ lists, the newest on a tie; the matchups are ordered "
+    "on the matchup model's estimate, its verdicts first."
+)
+
 # The first task is the workflow's default.
 TASKS = (
-    TaskSpec("rankings", META_RESEARCH, rankings, (DAYS,), ((META_RANKINGS, {}),)),
+    TaskSpec("rankings", META_RESEARCH, rankings, (DAYS,), ((META_RANKINGS, {}),), how_ranked=RANKINGS_RANKED),
     TaskSpec(
         "matchups",
         META_RESEARCH,
@@ -482,6 +508,21 @@ TASKS = (
             Cue(1, r"\b(matchups?|spread|against each other|head[- ]to[- ]head)\b"),
             # "tell me about Izzet Prowess", "is Jeskai Blink good in Modern?" (but its share is the rankings')
             Cue(3, unless=r"\b(meta ?share|share|rank|popular|most played|top)\b", by_archetype=True),
+        ),
+        how_ranked=MATCHUPS_RANKED,
+        follow_ups=(
+            FollowUp(
+                "another opponent for the same archetype",
+                holds=lambda r, last, named: (
+                    named == "matchups"
+                    and bool(r.slots["opponent"])
+                    and not r.slots["archetype"]
+                    and last.archetype not in (None, r.slots["opponent"])
+                ),
+                task="matchups",
+                keeps=("archetype",),
+                example=("How does Boros Energy do against Jeskai Blink?", "and against Domain Zoo?"),
+            ),
         ),
     ),
     TaskSpec(
@@ -498,8 +539,33 @@ TASKS = (
                 unless=rf"{OPPONENT_WORDS}|\bbring in\b",
             ),
         ),
+        how_ranked=RECOMMEND_RANKED,
     ),
-    TaskSpec("card_question", META_RESEARCH, card_question, (DAYS,), planner=_plan_card, cues=(Cue(-1, by_card=True),)),
+    TaskSpec(
+        "card_question",
+        META_RESEARCH,
+        card_question,
+        (DAYS,),
+        planner=_plan_card,
+        cues=(Cue(-1, by_card=True),),
+        how_ranked=CARD_RANKED,
+        follow_ups=(
+            FollowUp(
+                "another card against the same opponent",
+                holds=lambda r, last, named: bool(r.slots["card"]) and not r.slots["opponent"],
+                task="card_question",
+                keeps=("opponent",),
+                example=("Is Fatal Push good against Boros Energy?", "and Unholy Heat?"),
+            ),
+            FollowUp(
+                "the same card against another opponent",
+                holds=lambda r, last, named: bool(r.slots["opponent"]) and not r.slots["card"],
+                task="card_question",
+                keeps=("card",),
+                example=("Is Fatal Push good against Boros Energy?", "and against Domain Zoo?"),
+            ),
+        ),
+    ),
     TaskSpec(
         "archetypes",
         META_RESEARCH,
@@ -508,5 +574,13 @@ TASKS = (
         ((ARCHETYPES, {}),),
         cues=(Cue(2, r"\b(list|which|what|all)\b.{0,20}\barchetypes\b"),),
     ),
-    TaskSpec("archetype_page", META_RESEARCH, archetype_page, (DAYS,), planner=plan_page, cues=(PAGE_CUE,)),
+    TaskSpec(
+        "archetype_page",
+        META_RESEARCH,
+        archetype_page,
+        (DAYS,),
+        planner=plan_page,
+        cues=(PAGE_CUE,),
+        how_ranked=PAGE_RANKED,
+    ),
 )

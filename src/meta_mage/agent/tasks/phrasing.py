@@ -71,6 +71,11 @@ def headline(ranked: list[MatchupCell], side: str, most: int = 3) -> list[Matchu
     return (called + [c for c in on_side if c not in called])[:most]
 
 
+# How a matchup answer (the format's, or the player's deck's spread) is ordered and judged ("why …?" after it)
+MATCHUPS_RANKED = (
+    "Matchups are ordered on the matchup model's estimate; a verdict word needs the estimate's interval "
+    f"clear of 50% by {CLEAR_POINTS}+ points (favoured, unfavoured), and {MIN_PLAYERS}+ distinct players."
+)
 PRIOR = f"each record plus {PRIOR_MATCHES} imaginary matches at 50%"
 MODEL = (
     "the matchup model: each archetype's overall strength plus the pair's own deviation, pulled toward what the "
