@@ -157,7 +157,7 @@ async def route(state: ConversationState, *, deps: AgentDeps) -> dict[str, Any]:
     if explained is not None:  # a question about the last answer: answered, the request in progress kept
         thinking("A question about the last answer: explained from its rule and the glossary.")
         say(explained)
-        return state.changes({"messages": [AIMessage(explained, name=EXPLAINED)], "context": None})
+        return state.changes({"messages": [AIMessage(explained, name=EXPLAINED)], "context": None, "explained": True})
     context = known.context
     # routing sees the dropdown values already (e.g. the format whose archetype names to match)
     from_context = merge_slots(known, RouteDecision(workflow="clarify", confidence=0), context, "", None)
@@ -178,7 +178,7 @@ async def route(state: ConversationState, *, deps: AgentDeps) -> dict[str, Any]:
     if not known.available_formats:
         updates["available_formats"] = await deps.lookups.formats()
     routed = Route.model_validate({**decision.model_dump(), "workflow": workflow, "task": task, "question": question})
-    return state.changes({**updates, "route": routed, "tool_rounds": 0, "context": None})
+    return state.changes({**updates, "route": routed, "tool_rounds": 0, "context": None, "explained": False})
 
 
 async def _model_route(
@@ -222,7 +222,9 @@ async def guard(state: ConversationState, *, deps: AgentDeps) -> dict[str, Any]:
         ]
         for name, _ in step.calls:
             thinking(TOOLS[name].thinking_line() if name in TOOLS else f"Calling {name} first.")
-        return {"messages": [AIMessage(content="", tool_calls=calls, name="guard")]}
+        return known.changes(
+            {"messages": [AIMessage(content="", tool_calls=calls, name="guard")], "tools_called_by": "guard"}
+        )
     return known.changes({"pending": None})
 
 
@@ -298,7 +300,7 @@ async def run_workflow(state: ConversationState, *, workflow: str, deps: AgentDe
             {"name": n, "args": a, "id": f"plan-{uuid.uuid4().hex[:12]}", "type": "tool_call"} for n, a in calls
         ]
         message = AIMessage(content="", tool_calls=tool_calls, name=PLANNED)
-        return known.changes({"messages": [message], "tool_rounds": rounds + 1})
+        return known.changes({"messages": [message], "tool_rounds": rounds + 1, "tools_called_by": "workflow"})
     if deps.model is not None:
         try:
             return await _llm_answer(workflow, known, messages, deps)
@@ -450,7 +452,8 @@ async def finish(state: ConversationState, *, deps: AgentDeps) -> dict[str, Any]
     overflow = len(kept) - deps.settings.history_limit
     if overflow > 0:
         removals += [RemoveMessage(id=str(m.id)) for m in kept[:overflow] if m.id]
-    return state.changes({"messages": removals, "last_active": deps.clock(), "tool_rounds": 0, TURN_OPEN: False})
+    closed = {"tool_rounds": 0, "tools_called_by": None, "explained": False, TURN_OPEN: False}
+    return state.changes({"messages": removals, "last_active": deps.clock(), **closed})
 
 
 # --- edges ------------------------------------------------------------------------------------------
@@ -458,8 +461,7 @@ async def finish(state: ConversationState, *, deps: AgentDeps) -> dict[str, Any]
 
 def after_router(state: ConversationState) -> Literal["guard", "finish"]:
     """The turn ends when the router answered it (a question about the last answer), else the guard."""
-    last = messages_of(state)[-1]
-    return "finish" if isinstance(last, AIMessage) and last.name == EXPLAINED else "guard"
+    return "finish" if state.explained else "guard"
 
 
 def after_guard(state: ConversationState) -> Literal["tools", "finish", WorkflowNode]:
@@ -477,10 +479,7 @@ def after_workflow(state: ConversationState) -> Literal["tools", "finish"]:
 
 def after_tools(state: ConversationState) -> Literal["guard", WorkflowNode]:
     """Back to whoever asked for the tools: the guard, or the workflow."""
-    caller = next((m for m in reversed(messages_of(state)) if isinstance(m, AIMessage) and m.tool_calls), None)
-    if caller is not None and caller.name == "guard":
-        return "guard"
-    return _routed_workflow(state)
+    return "guard" if state.tools_called_by == "guard" else _routed_workflow(state)
 
 
 def build_graph(deps: AgentDeps, checkpointer: BaseCheckpointSaver[Any] | None) -> CompiledStateGraph[Any]:

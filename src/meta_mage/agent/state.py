@@ -14,7 +14,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from langchain_core.messages import AnyMessage, BaseMessage
 from langgraph.graph.message import add_messages
@@ -43,6 +43,8 @@ logger = logging.getLogger(__name__)
 # The slot a turn's input sets and its finish node clears: a checkpoint that still has it set is of a turn that
 # did not finish, and the checkpointer does not store it.
 TURN_OPEN = "turn_open"
+
+ToolsCaller = Literal["guard", "workflow"]  # who asked for this round's tool calls
 
 
 def _stored(value: Any) -> bool:
@@ -81,6 +83,8 @@ class ConversationState(BaseModel):
     route: Route | None = None  # this turn's decision
     context: TurnContext = Field(default_factory=TurnContext)  # this turn's dropdown values (until routed)
     tool_rounds: int = 0
+    tools_called_by: ToolsCaller | None = None  # the node the tools node goes back to
+    explained: bool = False  # the router answered this turn itself (a question about the last answer)
     turn_open: bool = False  # TURN_OPEN: set by a turn's input, cleared by its finish node
     created_at: float | None = None
     last_active: float | None = None
