@@ -577,7 +577,7 @@ async def test_lookups_read_names_through_the_tools_once() -> None:
     assert await names.resolve_draft("warband") == "warband"
     assert await names.resolve_draft("the cube draft") is None  # "cube" and "draft" name no draft
     assert await names.resolve_draft(None) is None
-    assert next(c["card_name"] for c in await names.pool("tarkir")) == "Arc Lightning"
+    assert next(c.card_name for c in await names.pool("tarkir")) == "Arc Lightning"
     assert [name for name, _ in tools.calls] == [
         "list_formats",
         "get_format_archetypes",

@@ -58,6 +58,7 @@ from meta_mage.agent.tool_specs import SHOWN_AS, TOOLS, WORKFLOW_TASKS, WORKFLOW
 from meta_mage.agent.tools import AgentTools, chart_data, compact_json, state_updates
 from meta_mage.agent.words import split_paste
 from meta_mage.config import Settings
+from meta_mage.models.json import JsonObject
 from meta_mage.observability import count_now
 from meta_mage.tools.rules import format_question_for
 
@@ -107,7 +108,7 @@ def llm_window(messages: list[AnyMessage], size: int) -> list[AnyMessage]:
     return [*cast(list[AnyMessage], starting_with_a_question(earlier[-size:])), *turn]
 
 
-def _display_arguments(arguments: dict[str, Any]) -> dict[str, Any]:
+def _display_arguments(arguments: JsonObject) -> JsonObject:
     return {key: SHOWN_AS[key](value) if key in SHOWN_AS else value for key, value in arguments.items()}
 
 
@@ -147,7 +148,7 @@ def _last_answer(earlier: list[AnyMessage]) -> str:
 # --- nodes ------------------------------------------------------------------------------------------
 
 
-async def route(state: ConversationState, *, deps: AgentDeps) -> dict[str, Any]:
+async def route(state: ConversationState, *, deps: AgentDeps) -> JsonObject:
     """Route the turn's message: a decision (the LLM's, else the rules'), its slots merged into the state."""
     settings = deps.settings
     known, messages = state, state.messages
@@ -198,7 +199,7 @@ async def _model_route(
         return None
 
 
-async def guard(state: ConversationState, *, deps: AgentDeps) -> dict[str, Any]:
+async def guard(state: ConversationState, *, deps: AgentDeps) -> JsonObject:
     """The blocking rules: ask the user one question, call the tools that satisfy a rule, or go on."""
     known = state
     routed = known.route or Route()
@@ -287,7 +288,7 @@ async def _draft_question(lookups: Lookups) -> str:
 PLANNED = "plan"  # the name of the AIMessage that carries a workflow's planned tool calls
 
 
-async def run_workflow(state: ConversationState, *, workflow: str, deps: AgentDeps) -> dict[str, Any]:
+async def run_workflow(state: ConversationState, *, workflow: str, deps: AgentDeps) -> JsonObject:
     """One step of ``workflow``: the task's planned tool calls (``agent/tasks``) until none remain, then the
     answer: the model's, written once over the results (checked as it streams), else the templates'."""
     known, messages = state, state.messages
@@ -342,7 +343,7 @@ def answer_prompt(workflow: str, known: ConversationState, messages: list[AnyMes
 
 async def _llm_answer(
     workflow: str, known: ConversationState, messages: list[AnyMessage], deps: AgentDeps
-) -> dict[str, Any]:
+) -> JsonObject:
     """The model's answer over this turn's results, each sentence checked before it is shown
     (``checked_stream``), then the tools' own tables."""
     assert deps.model is not None
@@ -393,14 +394,14 @@ def _report(misses: list[Unmatched]) -> None:
         count_now("UngroundedFigures", len(misses))
 
 
-async def tools(state: ConversationState, *, deps: AgentDeps) -> dict[str, Any]:
+async def tools(state: ConversationState, *, deps: AgentDeps) -> JsonObject:
     """Run the last message's tool calls (each checked against its workflow and rules first)."""
     writer = get_stream_writer()
     last = messages_of(state)[-1]
     assert isinstance(last, AIMessage)
     workflow = _routed_workflow(state)
     known = state  # the state as this turn's results change it
-    updates: dict[str, Any] = {}
+    updates: JsonObject = {}
     replies: list[ToolMessage] = []
     for call in last.tool_calls:
         name, call_id = call["name"], str(call.get("id") or uuid.uuid4().hex)
@@ -425,7 +426,7 @@ async def tools(state: ConversationState, *, deps: AgentDeps) -> dict[str, Any]:
             changed = state_updates(name, workflow, outcome.result)
             known = known.applied(changed)
             updates.update(changed)
-            event: dict[str, Any] = {"tool": name, "status": "complete", "summary": outcome.summary}
+            event: JsonObject = {"tool": name, "status": "complete", "summary": outcome.summary}
             picture = chart_data(name, outcome.result)
             if picture is not None:
                 event["data"] = picture  # an extra field: clients that know only the spec's events ignore it
@@ -444,7 +445,7 @@ async def tools(state: ConversationState, *, deps: AgentDeps) -> dict[str, Any]:
     return state.changes({**updates, "messages": replies})
 
 
-async def finish(state: ConversationState, *, deps: AgentDeps) -> dict[str, Any]:
+async def finish(state: ConversationState, *, deps: AgentDeps) -> JsonObject:
     """Close the turn: drop its tool traffic, trim the history, stamp the activity time."""
     messages = messages_of(state)
     removals: list[BaseMessage] = [RemoveMessage(id=str(m.id)) for m in messages if _is_tool_traffic(m) and m.id]

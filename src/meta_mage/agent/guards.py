@@ -35,6 +35,7 @@ from meta_mage.agent.tool_specs import (
     stats_fit as stats_fit,
 )
 from meta_mage.models.decks import EnrichedDeck
+from meta_mage.models.json import JsonObject
 from meta_mage.tools.catalog.decks import CLASSIFY_DECK, ENRICHED_DECK
 
 
@@ -45,14 +46,14 @@ class GuardStep:
     kind: str
     question: str = ""
     missing: str = ""
-    calls: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    calls: list[tuple[str, JsonObject]] = field(default_factory=list)
 
     @classmethod
     def ask(cls, missing: str, question: str) -> GuardStep:
         return cls("ask", question=question, missing=missing)
 
     @classmethod
-    def call(cls, name: str, arguments: dict[str, Any] | None = None) -> GuardStep:
+    def call(cls, name: str, arguments: JsonObject | None = None) -> GuardStep:
         return cls("call", calls=[(name, arguments or {})])
 
 

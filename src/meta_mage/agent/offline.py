@@ -14,6 +14,7 @@ from pydantic import BaseModel
 from meta_mage.agent.state import ConversationState, Route
 from meta_mage.agent.tasks import TASKS
 from meta_mage.agent.tasks.task import Results
+from meta_mage.models.json import JsonObject
 from meta_mage.models.meta import MAX_DAYS
 from meta_mage.models.name_text import name_markdown as plain  # a tool's error can quote a name
 
@@ -34,7 +35,7 @@ def errors(turn: list[Any]) -> list[str]:
     return [str(m.content) for m in turn if isinstance(m, ToolMessage) and m.status == "error"]
 
 
-def plan(task: str, route: Route, known: ConversationState, done: Collection[str]) -> list[tuple[str, dict[str, Any]]]:
+def plan(task: str, route: Route, known: ConversationState, done: Collection[str]) -> list[tuple[str, JsonObject]]:
     """The tool calls still needed for ``task`` (empty when the answer can be written); ``done`` names the
     tools already called this turn. The calls are the task's record's (``agent/tasks``)."""
     spec = TASKS.get(task)
