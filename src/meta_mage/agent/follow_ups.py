@@ -9,14 +9,14 @@ format, a window, a name, a pool filter): per workflow, how the request in progr
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import cast
 
-from meta_mage.agent.reading import Reading
+from meta_mage.agent.reading import Reading, Slots
 from meta_mage.agent.state import ConversationState, Route
 from meta_mage.agent.tasks import TASKS
 from meta_mage.agent.tasks.task import FollowUp
 
-TaskChoice = tuple[str, dict[str, Any]]  # a task and the slots its choice adds
+TaskChoice = tuple[str, Slots]  # a task and the slots its choice adds
 
 
 # Every task's declared follow-ups, with the task whose answer each follows.
@@ -33,7 +33,7 @@ def follow_up(reading: Reading, known: ConversationState, named_task: str) -> Ta
     spec = TASKS.get(last.task)
     for rule in spec.follow_ups if spec is not None else ():
         if rule.holds(reading, last, named_task):
-            return rule.task, {slot: getattr(last, slot) for slot in rule.keeps}
+            return rule.task, cast(Slots, {slot: getattr(last, slot) for slot in rule.keeps})
     return None
 
 
@@ -45,16 +45,19 @@ def deck_against(reading: Reading, known: ConversationState) -> TaskChoice:
 
 def _continue_cube(reading: Reading, known: ConversationState, task: str, last: Route) -> TaskChoice:
     """ "what about red instants?" asks about the pool; the last filter stays when none is named."""
-    extra = {"card_filter": reading.card_filter or last.card_filter, "draft": reading.draft}
+    extra: Slots = {"card_filter": reading.card_filter or last.card_filter, "draft": reading.draft}
     return ("draft_pool" if reading.card_filter or reading.draft else task), extra
 
 
 def _continue_meta(reading: Reading, known: ConversationState, task: str, last: Route) -> TaskChoice:
     """The last answer's archetype and opponent stay in its format (names are per format); a card question keeps
     its card ("what about in Vintage?", "and the last 7 days?")."""
-    extra: dict[str, Any] = {}
+    extra: Slots = {}
     if reading.slots["format"] in (None, known.format):
-        extra = {key: reading.slots[key] or getattr(last, key) for key in ("archetype", "opponent")}
+        extra = {
+            "archetype": reading.slots["archetype"] or last.archetype,
+            "opponent": reading.slots["opponent"] or last.opponent,
+        }
     if task == "card_question":
         extra["card"] = reading.slots["card"] or last.card
     return task, extra

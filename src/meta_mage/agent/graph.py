@@ -217,12 +217,9 @@ async def guard(state: ConversationState, *, deps: AgentDeps) -> JsonObject:
         pending = Pending(workflow=workflow, task=task, missing=step.missing, route=routed)
         return known.changes({"messages": [AIMessage(question)], "pending": pending})
     if step.kind == "call":
-        calls = [
-            {"name": name, "args": args, "id": f"guard-{uuid.uuid4().hex[:12]}", "type": "tool_call"}
-            for name, args in step.calls
-        ]
-        for name, _ in step.calls:
-            thinking(TOOLS[name].thinking_line() if name in TOOLS else f"Calling {name} first.")
+        calls = [call.for_message("guard") for call in step.calls]
+        for call in step.calls:
+            thinking(TOOLS[call.tool].thinking_line() if call.tool in TOOLS else f"Calling {call.tool} first.")
         return known.changes(
             {"messages": [AIMessage(content="", tool_calls=calls, name="guard")], "tools_called_by": "guard"}
         )
@@ -297,9 +294,7 @@ async def run_workflow(state: ConversationState, *, workflow: str, deps: AgentDe
     rounds = known.tool_rounds
     calls = offline.plan(routed.task, routed, known, offline.called(turn))
     if calls and rounds < deps.settings.max_tool_rounds:
-        tool_calls = [
-            {"name": n, "args": a, "id": f"plan-{uuid.uuid4().hex[:12]}", "type": "tool_call"} for n, a in calls
-        ]
+        tool_calls = [call.for_message(PLANNED) for call in calls]
         message = AIMessage(content="", tool_calls=tool_calls, name=PLANNED)
         return known.changes({"messages": [message], "tool_rounds": rounds + 1, "tools_called_by": "workflow"})
     if deps.model is not None:

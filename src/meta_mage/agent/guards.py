@@ -34,6 +34,7 @@ from meta_mage.agent.tool_specs import (
 from meta_mage.agent.tool_specs import (
     stats_fit as stats_fit,
 )
+from meta_mage.agent.tools import ToolCall
 from meta_mage.models.decks import EnrichedDeck
 from meta_mage.models.json import JsonObject
 from meta_mage.tools.catalog.decks import CLASSIFY_DECK, ENRICHED_DECK
@@ -46,7 +47,7 @@ class GuardStep:
     kind: str
     question: str = ""
     missing: str = ""
-    calls: list[tuple[str, JsonObject]] = field(default_factory=list)
+    calls: list[ToolCall] = field(default_factory=list)
 
     @classmethod
     def ask(cls, missing: str, question: str) -> GuardStep:
@@ -54,7 +55,7 @@ class GuardStep:
 
     @classmethod
     def call(cls, name: str, arguments: JsonObject | None = None) -> GuardStep:
-        return cls("call", calls=[(name, arguments or {})])
+        return cls("call", calls=[ToolCall(name, arguments or {})])
 
 
 PROCEED = GuardStep("proceed")

@@ -14,7 +14,7 @@ from pydantic import BaseModel
 from meta_mage.agent.state import ConversationState, Route
 from meta_mage.agent.tasks import TASKS
 from meta_mage.agent.tasks.task import Results
-from meta_mage.models.json import JsonObject
+from meta_mage.agent.tools import ToolCall
 from meta_mage.models.meta import MAX_DAYS
 from meta_mage.models.name_text import name_markdown as plain  # a tool's error can quote a name
 
@@ -35,12 +35,12 @@ def errors(turn: list[Any]) -> list[str]:
     return [str(m.content) for m in turn if isinstance(m, ToolMessage) and m.status == "error"]
 
 
-def plan(task: str, route: Route, known: ConversationState, done: Collection[str]) -> list[tuple[str, JsonObject]]:
+def plan(task: str, route: Route, known: ConversationState, done: Collection[str]) -> list[ToolCall]:
     """The tool calls still needed for ``task`` (empty when the answer can be written); ``done`` names the
     tools already called this turn. The calls are the task's record's (``agent/tasks``)."""
     spec = TASKS.get(task)
     wanted = spec.plan(route, known) if spec is not None else []
-    return [(name, args) for name, args in wanted if name not in done]
+    return [call for call in wanted if call.tool not in done]
 
 
 def tables(task: str, route: Route, known: ConversationState, turn: list[Any]) -> str:

@@ -15,7 +15,7 @@ from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from meta_mage.agent import prompts
 from meta_mage.agent.follow_ups import CONTINUATIONS, TaskChoice, deck_against, follow_up
 from meta_mage.agent.lookups import Lookups, thinking
-from meta_mage.agent.reading import Reading, read_message
+from meta_mage.agent.reading import Reading, Slots, read_message
 from meta_mage.agent.state import (
     ConversationState,
     Pending,
@@ -161,7 +161,7 @@ async def rule_route(
     question ``message`` answers (see ``resumed_question``): the two are read as one request, with the format
     and window the answer gives winning over the question's."""
     reading = await read_message(message, known, lookups, asked)
-    slots = dict(reading.slots)
+    slots = reading.slots
     for claim in CLAIMS:
         if claim.names(reading):
             task, extra = claim.task(reading, known)
@@ -173,11 +173,11 @@ async def rule_route(
     return _decision("clarify", "none", 0.3, slots)
 
 
-def _decision(workflow: str, task: str, confidence: float, slots: dict[str, Any]) -> RouteDecision:
+def _decision(workflow: str, task: str, confidence: float, slots: Slots) -> RouteDecision:
     return RouteDecision.model_validate({"workflow": workflow, "task": task, "confidence": confidence, **slots})
 
 
-def _continued(reading: Reading, known: ConversationState) -> tuple[str, str, float, dict[str, Any]] | None:
+def _continued(reading: Reading, known: ConversationState) -> tuple[str, str, float, Slots] | None:
     """A message that only changes slots (a format, a window, a name, a pool filter) continues the request in
     progress as its workflow's rule in ``follow_ups.CONTINUATIONS`` says; None when there is none or the message
     fills nothing."""

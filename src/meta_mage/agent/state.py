@@ -36,6 +36,7 @@ from meta_mage.models.conversation import Task as Task
 from meta_mage.models.conversation import TurnContext as TurnContext
 from meta_mage.models.conversation import Workflow as Workflow
 from meta_mage.models.decks import CardDetail
+from meta_mage.models.json import JsonObject
 from meta_mage.models.meta import DeckMatchupStatsOutput, normalise_format
 
 logger = logging.getLogger(__name__)
@@ -43,6 +44,10 @@ logger = logging.getLogger(__name__)
 # The slot a turn's input sets and its finish node clears: a checkpoint that still has it set is of a turn that
 # did not finish, and the checkpointer does not store it.
 TURN_OPEN = "turn_open"
+
+# A turn's slot changes (slot -> new value), each checked against its slot when applied (``applied``).
+SlotChanges = dict[str, object]
+Changes = Mapping[str, object]  # the changes so far, as the transition rules read them
 
 ToolsCaller = Literal["guard", "workflow"]  # who asked for this round's tool calls
 
@@ -157,7 +162,7 @@ class ConversationState(BaseModel):
                 setattr(copy, key, default if value is None else value)  # validate_assignment checks it
         return copy
 
-    def changes(self, updates: Mapping[str, Any]) -> dict[str, Any]:
+    def changes(self, updates: Mapping[str, Any]) -> JsonObject:
         """``updates`` checked against the slots (``applied``): what a node returns. Models go into the checkpoint
         as JSON, so a stored conversation holds no pickled classes of ours."""
         self.applied(updates)
@@ -192,7 +197,7 @@ def last_active_of(state: Mapping[str, Any]) -> float | None:
     return float(value) if value else None
 
 
-def snapshot(known: ConversationState) -> dict[str, Any]:
+def snapshot(known: ConversationState) -> JsonObject:
     """The spec's ``state`` event payload: what the UI shows beside the chat."""
     return {
         "has_deck": known.has_list,
@@ -205,9 +210,6 @@ def snapshot(known: ConversationState) -> dict[str, Any]:
         "suggested_archetype": known.suggested_archetype,
         "has_matchup_stats": known.matchup_stats is not None,
     }
-
-
-Changes = Mapping[str, Any]  # a turn's slot changes so far (slot -> new value)
 
 
 def _changed(slot: str) -> Callable[[ConversationState, Changes], bool]:
@@ -268,7 +270,7 @@ TRANSITIONS: tuple[Transition, ...] = (
 )
 
 
-def with_stale(known: ConversationState, updates: dict[str, Any], context: TurnContext | None) -> dict[str, Any]:
+def with_stale(known: ConversationState, updates: SlotChanges, context: TurnContext | None) -> SlotChanges:
     """``updates`` plus the slots they make stale, as ``TRANSITIONS`` declare (``context``: the turn's dropdowns)."""
     for rule in TRANSITIONS:
         if not rule.happened(known, updates):
@@ -284,7 +286,7 @@ def with_stale(known: ConversationState, updates: dict[str, Any], context: TurnC
 
 def merge_slots(
     known: ConversationState, decision: RouteDecision, context: TurnContext | None, message: str, draft_id: str | None
-) -> dict[str, Any]:
+) -> SlotChanges:
     """State changes from dropdown context, then from the message's own slots (the message wins), then what
     those changes make stale (``state.TRANSITIONS``); a confirmed deck keeps its format and archetype."""
     updates = {**_given(context), **_said(known, decision, message, draft_id)}
@@ -302,20 +304,20 @@ def merge_slots(
     return updates
 
 
-def _given(context: TurnContext | None) -> dict[str, Any]:
+def _given(context: TurnContext | None) -> SlotChanges:
     """The dropdowns' values, each for the slot of the same name."""
     if context is None:
         return {}
-    given: dict[str, Any] = {"format": normalise_format(context.format)} if context.format else {}
+    given: SlotChanges = {"format": normalise_format(context.format)} if context.format else {}
     for key in ("days", "archetype", "opponent_archetype", "deck_text", "draft_id"):
         if value := getattr(context, key):
             given[key] = value
     return given
 
 
-def _said(known: ConversationState, decision: RouteDecision, message: str, draft_id: str | None) -> dict[str, Any]:
+def _said(known: ConversationState, decision: RouteDecision, message: str, draft_id: str | None) -> SlotChanges:
     """The slots the message fills; a yes or no to the suggested archetype."""
-    said: dict[str, Any] = {}
+    said: SlotChanges = {}
     answers_opponent = (known.pending or Pending()).missing == "opponent"
     for key, value in (
         ("format", decision.format),
@@ -336,7 +338,7 @@ def _said(known: ConversationState, decision: RouteDecision, message: str, draft
     return said
 
 
-def _keep_deck_identity(known: ConversationState, updates: dict[str, Any], decision: RouteDecision) -> None:
+def _keep_deck_identity(known: ConversationState, updates: SlotChanges, decision: RouteDecision) -> None:
     """A deck confirmed in a format and archetype keeps them (a question about another format may come between)."""
     identity = (updates.get("format", known.format), updates.get("archetype", known.archetype))
     recorded = (updates.get("deck_format", known.deck_format), updates.get("deck_archetype", known.deck_archetype))

@@ -7,10 +7,12 @@ import asyncio
 import copy
 import json
 import time
+import uuid
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
+from langchain_core.messages import ToolCall as LangChainToolCall
 from pydantic import BaseModel
 
 from meta_mage.agent.state import ConversationState
@@ -26,6 +28,24 @@ _HIDDEN = {"as_of"}
 
 # In process a tool returns its output model; over MCP, its JSON (``AgentTools.run`` validates it back).
 ToolExecutor = Callable[[str, JsonObject], Awaitable[BaseModel | JsonObject]]
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    """One planned call of a tool: its name and the arguments the plan sets (the state fills the ones it owns,
+    ``AgentTools.fill_arguments``; the tool's input model checks them all)."""
+
+    tool: str
+    arguments: JsonObject = field(default_factory=dict)
+
+    def for_message(self, caller: str) -> LangChainToolCall:
+        """The call as an ``AIMessage`` carries it, its id marked with who planned it."""
+        return {
+            "name": self.tool,
+            "args": dict(self.arguments),
+            "id": f"{caller}-{uuid.uuid4().hex[:12]}",
+            "type": "tool_call",
+        }
 
 
 @dataclass

@@ -9,6 +9,7 @@ from collections import Counter
 from meta_mage.agent.state import ConversationState, Route
 from meta_mage.agent.tasks.phrasing import blocks, by_estimate, dates, headline, judged, plain, rate, sourced
 from meta_mage.agent.tasks.task import Calls, Cue, Results
+from meta_mage.agent.tools import ToolCall
 from meta_mage.agent.words import OPPONENT_WORDS, PAGE_WORDS
 from meta_mage.models.archetype_page import ArchetypePageOutput, BestFinish, PageCard, PlaybookNotes
 from meta_mage.models.meta import ArchetypesOutput, MatchupCell
@@ -159,7 +160,7 @@ def page_answer(route: Route, known: ConversationState, done: Results) -> str:
 
 def plan_page(route: Route, known: ConversationState) -> Calls:
     subject = route.archetype or route.opponent
-    return [(ARCHETYPE_PAGE.name, {"archetype": subject})] if subject else [(ARCHETYPES.name, {})]
+    return [ToolCall(ARCHETYPE_PAGE.name, {"archetype": subject})] if subject else [ToolCall(ARCHETYPES.name)]
 
 
 # the task's record is in tasks/meta.py, beside the meta answers' word reading ("Boros" read as Boros Energy)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from meta_mage.agent.state import ConversationState, Route
 from meta_mage.agent.tasks.phrasing import MATCHUPS_RANKED, blocks, dates, plain, rate, spread
 from meta_mage.agent.tasks.task import Calls, Cue, Results, TaskSpec
+from meta_mage.agent.tools import ToolCall
 from meta_mage.agent.words import OPPONENT_WORDS
 from meta_mage.models.cards import card_key
 from meta_mage.models.decks import (
@@ -285,7 +286,7 @@ def _sideboard_changes(card_details: list[CardDetail], final: list[SideboardSlot
 
 def _plan_spread(route: Route, known: ConversationState) -> Calls:
     if known.days and known.archetype and not stats_fit(known):  # a new window refetches
-        return [(DECK_MATCHUPS.name, {})]
+        return [ToolCall(DECK_MATCHUPS.name)]
     return []
 
 

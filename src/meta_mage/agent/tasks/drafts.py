@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from meta_mage.agent.state import ConversationState, Route
 from meta_mage.agent.tasks.phrasing import blocks, plain
 from meta_mage.agent.tasks.task import Calls, Cue, Results, TaskSpec
+from meta_mage.agent.tools import ToolCall
 from meta_mage.models.drafts import REDACTED, DraftPoolResult, ListDraftsOutput
 from meta_mage.tools.catalog.drafts import DRAFT_POOL, LIST_DRAFTS
 from meta_mage.tools.rules import DRAFT_ID
@@ -208,7 +209,7 @@ def list_drafts(route: Route, known: ConversationState, done: Results) -> str:
 
 def _plan_pool(route: Route, known: ConversationState) -> Calls:
     filters = {k: v for k, v in (route.card_filter or {}).items() if k in {"color", "type_contains", "name_contains"}}
-    return [(DRAFT_POOL.name, {"include_draft_results": True, "include_card_details": True, **filters})]
+    return [ToolCall(DRAFT_POOL.name, {"include_draft_results": True, "include_card_details": True, **filters})]
 
 
 # The first task is the workflow's default.

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from meta_mage.agent.state import ConversationState, Route
 from meta_mage.agent.tasks.archetype_page import PAGE_CUE, page_answer, plan_page
@@ -25,6 +24,7 @@ from meta_mage.agent.tasks.phrasing import (
     spread,
 )
 from meta_mage.agent.tasks.task import Calls, Cue, FollowUp, Results, TaskSpec
+from meta_mage.agent.tools import ToolCall
 from meta_mage.agent.words import OPPONENT_WORDS
 from meta_mage.analytics.clustering import MIN_PLAYERS
 from meta_mage.analytics.field import PICK_MARGIN, choose_pick
@@ -34,6 +34,7 @@ from meta_mage.decks.archetype_page import LARGE_EVENT_LISTS
 from meta_mage.decks.coach import BETTER_BY
 from meta_mage.models.archetype_page import ArchetypePageOutput
 from meta_mage.models.decks import CardEvidenceOutput, CardRecord
+from meta_mage.models.json import JsonObject
 from meta_mage.models.meta import (
     ArchetypesOutput,
     DeckMatchupStatsOutput,
@@ -436,7 +437,7 @@ def _card_bottom_line(result: CardEvidenceOutput) -> str:
 
 
 def _plan_card(route: Route, known: ConversationState) -> Calls:
-    arguments: dict[str, Any] = {"card": route.card or ""}
+    arguments: JsonObject = {"card": route.card or ""}
     if route.opponent:
         arguments["opponent_archetype"] = route.opponent
     in_format = known.deck_format in (None, known.format)
@@ -445,7 +446,7 @@ def _plan_card(route: Route, known: ConversationState) -> Calls:
         arguments["archetype"] = mine
     if in_format and known.deck_read:  # a card off the deck's colours is said to be
         arguments["card_details"] = [c.model_dump() for c in known.card_details]
-    return [(CARD_EVIDENCE.name, arguments)]
+    return [ToolCall(CARD_EVIDENCE.name, arguments)]
 
 
 def _grid_lines(grid: MatchupGrid) -> list[str]:
@@ -469,7 +470,7 @@ def _grid_lines(grid: MatchupGrid) -> list[str]:
 
 def _plan_matchups(route: Route, known: ConversationState) -> Calls:
     subject = route.archetype or route.opponent
-    return [(DECK_MATCHUPS.name, {"archetype": subject})] if subject else [(FORMAT_MATCHUPS.name, {})]
+    return [ToolCall(DECK_MATCHUPS.name, {"archetype": subject})] if subject else [ToolCall(FORMAT_MATCHUPS.name)]
 
 
 # How each answer is ordered and judged ("why …?" after it).

@@ -12,11 +12,12 @@ from pydantic import BaseModel
 
 from meta_mage.agent.reading import Reading
 from meta_mage.agent.state import ConversationState, Route
+from meta_mage.agent.tools import ToolCall
 from meta_mage.tools.rules import FORMAT, Rule
 from meta_mage.tools.tool import DECK_COACHING, META_RESEARCH, Tool
 
 M = TypeVar("M", bound=BaseModel)
-Calls = list[tuple[str, dict[str, Any]]]
+Calls = list[ToolCall]
 
 
 class Results:
@@ -92,7 +93,7 @@ class TaskSpec:
     def plan(self, route: Route, known: ConversationState) -> Calls:
         if self.planner is not None:
             return self.planner(route, known)
-        return [(tool.name, dict(arguments)) for tool, arguments in self.plans]
+        return [ToolCall(tool.name, dict(arguments)) for tool, arguments in self.plans]
 
 
 # What every task of a workflow needs before its own rules (cube drafts need no format).
