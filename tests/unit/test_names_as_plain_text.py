@@ -199,7 +199,7 @@ def test_each_writer_writes_names_as_plain_text(
     hostile = _hostile(output, _names_in(output, modern))
     question = f"what about {modern['first']} against {modern['second']}"
     # When the task's writer answers from it
-    answer = TASKS[task].writer(Route(question=question), ConversationState(), Results([hostile]))
+    answer = TASKS[task].writer(Route(question=question), ConversationState(), Results([hostile])).markdown()
     page = rendered(answer)
     # Then the names are there as written, and none made a link, emphasis or a reversed line
     assert SHOWN.strip() in html.unescape(re.sub(r"<[^>]+>", "", page)), answer[:600]

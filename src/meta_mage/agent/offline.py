@@ -11,6 +11,7 @@ from typing import Any
 from langchain_core.messages import ToolMessage
 from pydantic import BaseModel
 
+from meta_mage.agent.render import Answer
 from meta_mage.agent.state import ConversationState, Route
 from meta_mage.agent.tasks import TASKS
 from meta_mage.agent.tasks.task import Results
@@ -47,35 +48,28 @@ def tables(task: str, route: Route, known: ConversationState, turn: list[Any]) -
     """The tables of ``task``'s templated answer, each with the line that introduces it: in LLM mode they are
     shown after the model's prose, so every figure in a table is the tools' own."""
     spec = TASKS.get(task)
-    body = spec.writer(route, known, results(turn)) if spec is not None else ""
-    blocks = [block for block in body.split("\n\n") if block.strip()]
-    kept = []
-    for index, block in enumerate(blocks):
-        if block.lstrip().startswith("|"):
-            before = blocks[index - 1] if index else ""
-            if before.rstrip().endswith(":") and "|" not in before:
-                kept.append(before)
-            kept.append(block)
-    return "\n\n".join(kept)
+    body = spec.writer(route, known, results(turn)) if spec is not None else Answer()
+    return body.tables().markdown()
 
 
 def answer(task: str, route: Route, known: ConversationState, turn: list[Any]) -> str:
-    """The templated answer for ``task`` from this turn's tool results, by the writer its record names."""
-    done = results(turn)
+    """The templated answer for ``task`` from this turn's tool results, by the writer its record names, with
+    what the turn's route and failures add around it."""
     problems = errors(turn)
     spec = TASKS.get(task)
-    body = spec.writer(route, known, done) if spec is not None else ""
+    body = spec.writer(route, known, results(turn)) if spec is not None else Answer()
     if route.read_as and body:
-        body = f"{route.read_as}\n\n{body}"
+        body = Answer.of(route.read_as, body)
     if route.days_asked is not None and route.days is not None and body:
-        body = (
+        asked = (
             f"You asked for {route.days_asked} days; I can look at 1 to {MAX_DAYS} days, so this uses the last "
-            f"{route.days}.\n\n{body}"
+            f"{route.days}."
         )
+        body = Answer.of(asked, body)
     if problems:
         said = " ".join(plain(p) if p.rstrip().endswith((".", "!", "?")) else f"{plain(p)}." for p in problems)
-        body += ("\n\n" if body else "") + "Something went wrong while fetching the data: " + said
-        body += " You can ask again, or ask something else; the conversation is intact."
+        failed = f"Something went wrong while fetching the data: {said} You can ask again, or ask something else; "
+        body = Answer.of(body, failed + "the conversation is intact.")
     if not body:
-        body = "I have nothing to report for that yet."
-    return f"{body}\n\n{OFFLINE_NOTE}"
+        body = Answer.of("I have nothing to report for that yet.")
+    return Answer.of(body, OFFLINE_NOTE).markdown()

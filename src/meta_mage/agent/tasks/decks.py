@@ -3,8 +3,9 @@ optimisation): each one's record beside its offline answer."""
 
 from __future__ import annotations
 
+from meta_mage.agent.render import Answer, compose
 from meta_mage.agent.state import ConversationState, Route
-from meta_mage.agent.tasks.phrasing import MATCHUPS_RANKED, blocks, dates, plain, rate, spread
+from meta_mage.agent.tasks.phrasing import MATCHUPS_RANKED, dates, plain, rate, spread
 from meta_mage.agent.tasks.task import Calls, Cue, Results, TaskSpec
 from meta_mage.agent.tools import ToolCall
 from meta_mage.agent.words import OPPONENT_WORDS
@@ -38,32 +39,30 @@ def _deck_stats(known: ConversationState, done: Results) -> DeckMatchupStatsOutp
     return done.get(DeckMatchupStatsOutput) or known.matchup_stats
 
 
-def deck_review(route: Route, known: ConversationState, done: Results) -> str:
+def deck_review(route: Route, known: ConversationState, done: Results) -> Answer:
     stats = _deck_stats(known, done)
     cards = known.card_details
     main = sum(c.quantity for c in cards if c.section == "mainboard")
     side = sum(c.quantity for c in cards if c.section == "sideboard")
     head = f"Got it: your deck is **{known.archetype}** in {known.format}"
     head += f" ({main} mainboard, {side} sideboard cards)." if cards else "."
-    parts = [head]
-    if stats:
-        parts.append(spread(stats, route.opponent))
-    parts.append(
+    return Answer.of(
+        head,
+        spread(stats, route.opponent) if stats else Answer(),
         'I can now coach a matchup ("how do I play against X?"), suggest mainboard swaps '
-        '("optimize my mainboard") or rebuild the sideboard for the top decks ("optimize my sideboard").'
+        '("optimize my mainboard") or rebuild the sideboard for the top decks ("optimize my sideboard").',
     )
-    return "\n\n".join(parts)
 
 
-def deck_matchups(route: Route, known: ConversationState, done: Results) -> str:
+def deck_matchups(route: Route, known: ConversationState, done: Results) -> Answer:
     stats = _deck_stats(known, done)
-    return spread(stats, route.opponent) if stats is not None else ""  # only an opponent this message names
+    return spread(stats, route.opponent) if stats is not None else Answer()  # only an opponent this message names
 
 
-def strategy(route: Route, known: ConversationState, done: Results) -> str:
+def strategy(route: Route, known: ConversationState, done: Results) -> Answer:
     facts = done.get(StrategyFacts)
     if facts is None:
-        return ""
+        return Answer()
     profile = facts.your_deck_profile
     lines = [
         f"**{plain(facts.archetype)} vs {plain(facts.opponent_archetype)}** in {facts.format}, "
@@ -96,7 +95,7 @@ def strategy(route: Route, known: ConversationState, done: Results) -> str:
     if facts.play_plan is not None:
         lines += ["", *_plan_lines(facts.play_plan)]
     lines += _unknown_lines(known)
-    return blocks(lines)
+    return compose(lines)
 
 
 _ROLE_WORDS = {
@@ -156,10 +155,10 @@ def _kept_because(card: CardUsage) -> str:
     return f"; {' and '.join(reasons)}, so it stays" if reasons else ""
 
 
-def optimize_mainboard(route: Route, known: ConversationState, done: Results) -> str:
+def optimize_mainboard(route: Route, known: ConversationState, done: Results) -> Answer:
     result = done.get(OptimizeMainboardOutput)
     if result is None:
-        return ""
+        return Answer()
     lines = [
         f"**Mainboard check for {plain(result.archetype)}** in {result.format} against "
         f"{result.lists_compared} lists from {dates(result.metadata.period)}."
@@ -177,13 +176,13 @@ def optimize_mainboard(route: Route, known: ConversationState, done: Results) ->
             f"{plain(c.name)} ({c.inclusion_rate:.0f}% of lists{_kept_because(c)})" for c in result.flex_spots[:6]
         )
         lines += ["", f"Flex spots (few lists play them): {flex}."]
-    return blocks(lines)
+    return compose(lines)
 
 
-def optimize_sideboard(route: Route, known: ConversationState, done: Results) -> str:
+def optimize_sideboard(route: Route, known: ConversationState, done: Results) -> Answer:
     result = done.get(OptimizeSideboardOutput)
     if result is None:
-        return ""
+        return Answer()
     tops = ", ".join(plain(str(t.get("name") or t.get("archetype"))) for t in result.top_archetypes)
     lines = [
         f"**Sideboard for {plain(result.archetype)}** in {result.format} against the top decks ({tops}), from "
@@ -204,7 +203,7 @@ def optimize_sideboard(route: Route, known: ConversationState, done: Results) ->
     for guide in result.guides:
         lines += ["", *_guide_lines(guide)]
     lines += _unknown_lines(known)
-    return blocks(lines)
+    return compose(lines)
 
 
 def _unknown_lines(known: ConversationState) -> list[str]:

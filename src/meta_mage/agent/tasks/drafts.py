@@ -5,8 +5,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from meta_mage.agent.render import Answer, compose
 from meta_mage.agent.state import ConversationState, Route
-from meta_mage.agent.tasks.phrasing import blocks, plain
+from meta_mage.agent.tasks.phrasing import plain
 from meta_mage.agent.tasks.task import Calls, Cue, Results, TaskSpec
 from meta_mage.agent.tools import ToolCall
 from meta_mage.models.drafts import REDACTED, DraftPoolResult, ListDraftsOutput
@@ -15,16 +16,16 @@ from meta_mage.tools.rules import DRAFT_ID
 from meta_mage.tools.tool import CUBE_DRAFT
 
 
-def draft_pool(route: Route, known: ConversationState, done: Results) -> str:
+def draft_pool(route: Route, known: ConversationState, done: Results) -> Answer:
     pool = done.get(DraftPoolResult)
     if pool is None:
-        return ""
+        return Answer()
     cards = [PoolCard.of(card) for card in pool.cards or []]
     filters = route.card_filter or {}
     kind = (filters.get("type_contains") or "card").lower()
     described = _described(filters, pool.total_cards)
     if filters.get("drafter") == REDACTED or _OPT_OUT.search(route.question):  # one sentence, never their picks
-        return _opted_out(plain(pool.draft_name), _private_picks(cards))
+        return Answer.of(_opted_out(plain(pool.draft_name), _private_picks(cards)))
     heading = f"**{plain(pool.draft_name)}** ({pool.draft_date})"
     if filters.get("drafter"):  # the tool has no drafter filter: the answer keeps that drafter's picks
         return _drafters_picks(heading, filters["drafter"], kind, described, cards)
@@ -88,7 +89,7 @@ class _Subset:
     left_out: str  # the others, formatted with their count ``n`` and ``were`` ("was" for one)
 
 
-def _whole_pool(pool: DraftPoolResult, question: str, kind: str, described: str, cards: list[PoolCard]) -> str:
+def _whole_pool(pool: DraftPoolResult, question: str, kind: str, described: str, cards: list[PoolCard]) -> Answer:
     """The pool's cards (or the drafted or undrafted ones asked for), each with who took it."""
     total = pool.total_cards
     drafted = [c for c in cards if c.drafted]
@@ -106,7 +107,7 @@ def _whole_pool(pool: DraftPoolResult, question: str, kind: str, described: str,
         lines += ["", subset.left_out.format(n=others, were="was" if others == 1 else "were")]
     if _private_picks(cards):
         lines += ["", _ANONYMOUS_NOTE]
-    return blocks(lines)
+    return compose(lines)
 
 
 def _drafted_count(total: int, drafted: int) -> str:
@@ -136,7 +137,7 @@ def _cost(mana_cost: str) -> str:
     return " (" + plain("".join(s if len(s) <= 2 and "/" not in s else f"{{{s}}}" for s in symbols)) + ")"
 
 
-def _drafters_picks(heading: str, drafter: str, kind: str, described: str, cards: list[PoolCard]) -> str:
+def _drafters_picks(heading: str, drafter: str, kind: str, described: str, cards: list[PoolCard]) -> Answer:
     """One drafter's picks (of the kind and colour asked), in the order they were taken."""
     picks = sorted(
         ((n, card.name, card.mana_cost) for card in cards for who, n in card.takers if who == drafter),
@@ -145,10 +146,10 @@ def _drafters_picks(heading: str, drafter: str, kind: str, described: str, cards
     plural = "" if len(picks) == 1 else "s"
     lines = [f"{heading}: {_drafter(drafter)} took {len(picks)} {kind}{plural}{described}, in pick order:", ""]
     lines += [f"- Pick {n}: {plain(name)}{_cost(cost)}" for n, name, cost in picks]
-    return blocks(lines)
+    return compose(lines)
 
 
-def _pick_of_each(heading: str, number: int, kind: str, described: str, cards: list[PoolCard]) -> str:
+def _pick_of_each(heading: str, number: int, kind: str, described: str, cards: list[PoolCard]) -> Answer:
     """What each drafter took with one pick number ("the first picks": pick 1), of the kind and colour asked."""
     taken = sorted(
         ((who, card.name, card.mana_cost) for card in cards for who, n in card.takers if n == number),
@@ -156,12 +157,12 @@ def _pick_of_each(heading: str, number: int, kind: str, described: str, cards: l
     )
     narrowed = _narrowed(kind, described)
     if not taken:
-        return f"{heading}: no drafter took pick {number}{narrowed}."
+        return Answer.of(f"{heading}: no drafter took pick {number}{narrowed}.")
     lines = [f"{heading}: pick {number} of each drafter{narrowed} ({len(taken)}):", ""]
     lines += [f"- {_drafter(who)}: {plain(name)}{_cost(cost)}" for who, name, cost in taken]
     if any(who == REDACTED for who, _, _ in taken):
         lines += ["", _ANONYMOUS_NOTE]
-    return blocks(lines)
+    return compose(lines)
 
 
 def _narrowed(kind: str, described: str) -> str:
@@ -194,16 +195,19 @@ def _private_picks(cards: list[PoolCard]) -> int:
     return sum(who == REDACTED for card in cards for who, _ in card.takers)
 
 
-def list_drafts(route: Route, known: ConversationState, done: Results) -> str:
+def list_drafts(route: Route, known: ConversationState, done: Results) -> Answer:
     result = done.get(ListDraftsOutput)
     if result is None:
-        return ""
+        return Answer()
     if not result.drafts:
-        return "No cube drafts have been imported yet."
-    return "Cube drafts I know:\n\n" + "\n".join(
-        f"- **{plain(d.draft_name)}** (`{d.draft_id}`, {d.draft_date}): {d.total_cards} cards, "
-        f"{d.drafters} drafters, {d.picks} picks"
-        for d in result.drafts
+        return Answer.of("No cube drafts have been imported yet.")
+    return Answer.of(
+        "Cube drafts I know:",
+        "\n".join(
+            f"- **{plain(d.draft_name)}** (`{d.draft_id}`, {d.draft_date}): {d.total_cards} cards, "
+            f"{d.drafters} drafters, {d.picks} picks"
+            for d in result.drafts
+        ),
     )
 
 

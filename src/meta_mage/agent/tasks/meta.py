@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import re
 
+from meta_mage.agent.render import Answer, Table, compose
 from meta_mage.agent.state import ConversationState, Route
 from meta_mage.agent.tasks.archetype_page import PAGE_CUE, page_answer, plan_page
 from meta_mage.agent.tasks.phrasing import (
     MATCHUPS_RANKED,
     MODEL,
     PRIOR,
-    blocks,
     by_estimate,
     dates,
     headline,
@@ -76,23 +76,24 @@ def _movers(rows: list[RankingRow], previous: Window) -> list[str]:
     ]
 
 
-def rankings(route: Route, known: ConversationState, done: Results) -> str:
+RANKING_COLUMNS = ("#", "Archetype", "Meta share", "Trend", "Match win rate", "Estimate vs field (95% CI)")
+
+
+def rankings(route: Route, known: ConversationState, done: Results) -> Answer:
     result = done.get(MetaRankingsOutput)
     if result is None:
-        return ""
+        return Answer()
     meta = result.metadata
     rows = result.rows
     by_win_rate = re.search(r"\bwin ?rates?\b", route.question, re.I) is not None
     if by_win_rate:  # "which ones have the best win rate?": every deck with a decided match, on the estimate
         rows = _by_estimate(rows)
     order = "best estimated match win rate first" if by_win_rate else "most played first"
-    lines = [
+    lines: list[str | Table] = [
         f"**Top decks in {result.format}**, {dates(meta.current_period)} "
         f"({meta.current_decks} decks from {meta.current_tournaments} "
         f"tournament{'' if meta.current_tournaments == 1 else 's'}), {order}:",
         "",
-        "| # | Archetype | Meta share | Trend | Match win rate | Estimate vs field (95% CI) |",
-        "|---|---|---|---|---|---|",
     ]
     has_previous = bool(meta.previous_decks)
     if has_previous and _ASKS_TREND.search(route.question):  # "which of them is trending up?"
@@ -101,7 +102,7 @@ def rankings(route: Route, known: ConversationState, done: Results) -> str:
     # the "#" is the place in this table's order; the deck asked about is shown wherever it is
     numbered = list(enumerate(rows, 1))
     shown = numbered[:10] + [(n, r) for n, r in numbered[10:] if r.name.lower() == asked]
-    lines += [_ranking_row(place, row) for place, row in shown]
+    lines.append(Table(RANKING_COLUMNS, tuple(_ranking_row(place, row) for place, row in shown)))
     trend_note = (
         f"Trend compares with {dates(meta.previous_period)}."
         if has_previous
@@ -114,7 +115,7 @@ def rankings(route: Route, known: ConversationState, done: Results) -> str:
         f"{meta.min_sample}. {sourced(meta.matches_from)}",
     ]
     alike = lookalike_note(result.lookalikes, {row.name for _, row in shown})
-    return blocks([*lines, "", alike] if alike else lines)
+    return compose([*lines, "", alike] if alike else lines)
 
 
 def _by_estimate(rows: list[RankingRow]) -> list[RankingRow]:
@@ -124,18 +125,15 @@ def _by_estimate(rows: list[RankingRow]) -> list[RankingRow]:
     )
 
 
-def _ranking_row(place: int, row: RankingRow) -> str:
+def _ranking_row(place: int, row: RankingRow) -> tuple[str, ...]:
     trend = f"{row.meta_share_trend:+.1f}" if row.meta_share_trend is not None else "n/a"
-    return (
-        f"| {place} | {plain(row.name)} | {row.meta_share:.1f}% | {trend} | {rate(row.current)} "
-        f"| {modelled(row.current)} |"
-    )
+    return (str(place), plain(row.name), f"{row.meta_share:.1f}%", trend, rate(row.current), modelled(row.current))
 
 
-def archetypes(route: Route, known: ConversationState, done: Results) -> str:
+def archetypes(route: Route, known: ConversationState, done: Results) -> Answer:
     result = done.get(ArchetypesOutput)
     if result is None:
-        return ""
+        return Answer()
     rows = result.archetypes
     lines = [f"**{len(rows)} archetypes in {result.format}**, {dates(result.metadata.period)}:", ""]
     lines += [
@@ -144,7 +142,7 @@ def archetypes(route: Route, known: ConversationState, done: Results) -> str:
     ]
     if len(rows) > 25:
         lines.append(f"- … and {len(rows) - 25} more")
-    return blocks(lines)
+    return compose(lines)
 
 
 def _read_as(question: str, stats: DeckMatchupStatsOutput) -> str:
@@ -161,21 +159,24 @@ def _read_as(question: str, stats: DeckMatchupStatsOutput) -> str:
         also = f"; other decks with that name: {', '.join(map(plain, others))}" if others else ""
         return (
             f"I read “{word.capitalize()}” as **{plain(name)}**, the most played {stats.format} deck with that "
-            f"name{also}.\n\n"
+            f"name{also}."
         )
     return ""
 
 
-def matchups(route: Route, known: ConversationState, done: Results) -> str:
+def matchups(route: Route, known: ConversationState, done: Results) -> Answer:
     stats = done.get(DeckMatchupStatsOutput)
     if stats is not None:
         opponent = route.opponent if route.opponent != stats.archetype else None
-        return _read_as(route.question, stats) + spread(stats, opponent)
+        return Answer.of(_read_as(route.question, stats), spread(stats, opponent))
     table = done.get(MatchupStatsOutput)
     if table is None:
-        return ""
+        return Answer()
     rows = table.archetypes[:10]
-    lines = [f"**Matchups in {table.format}**, {dates(table.metadata.period)}, most played first:", ""]
+    lines: list[str | Table] = [
+        f"**Matchups in {table.format}**, {dates(table.metadata.period)}, most played first:",
+        "",
+    ]
     if table.grid is not None and table.grid.archetypes:
         lines += [*_grid_lines(table.grid), ""]
     for row in rows:
@@ -193,14 +194,14 @@ def matchups(route: Route, known: ConversationState, done: Results) -> str:
         f"{sourced(table.metadata.matches_from)} "
         'Ask about one archetype ("how does X do against Y?") for its full spread.'
     )
-    return blocks(lines)
+    return compose(lines)
 
 
-def archetype_page(route: Route, known: ConversationState, done: Results) -> str:
+def archetype_page(route: Route, known: ConversationState, done: Results) -> Answer:
     """ "Tell me about Boros Energy": the archetype's page, saying first how a word was read as a deck."""
     page = done.get(ArchetypePageOutput)
     note = _read_as(route.question, page.spread) if page is not None else ""
-    return note + page_answer(route, known, done)
+    return Answer.of(note, page_answer(route, known, done))
 
 
 def _pick_note(row: FieldExpectation) -> str:
@@ -213,42 +214,56 @@ def _pick_note(row: FieldExpectation) -> str:
     return ""
 
 
-def recommend(route: Route, known: ConversationState, done: Results) -> str:
+FIELD_COLUMNS = (
+    "#",
+    "Archetype",
+    "Expected vs field (95% CI)",
+    "Meta share",
+    "Players",
+    "Decided",
+    "Field measured",
+    "What drives it",
+)
+
+
+def recommend(route: Route, known: ConversationState, done: Results) -> Answer:
     """ "What should I play?": archetypes ranked by the model's expected win rate against the field as it is."""
     table = done.get(MatchupStatsOutput)
     if table is None:
-        return ""
+        return Answer()
     ranked = table.field
-    lines = [
+    lines: list[str | Table] = [
         f"**What to play in {table.format}**, {dates(table.metadata.period)}: each archetype's expected match win "
         f"rate against the field as it is played (by {MODEL}; each matchup weighted by that archetype's meta "
         "share, 50% in the mirror; a matchup without matches gets the estimate from the two strengths), ranked "
         "on the interval's low end, so a deck leads on results rather than a few lucky matches:",
         "",
-        "| # | Archetype | Expected vs field (95% CI) | Meta share | Players | Decided | Field measured "
-        "| What drives it |",
-        "|---|---|---|---|---|---|---|---|",
+        Table(FIELD_COLUMNS, tuple(_field_row(place, row) for place, row in enumerate(ranked[:10], 1))),
     ]
-    lines += [_field_row(place, row) for place, row in enumerate(ranked[:10], 1)]
     lines += ["", _pick(ranked)]
     if table.metadata.matches_from:
         lines += ["", sourced(table.metadata.matches_from)]
     alike = lookalike_note(table.lookalikes, {row.archetype for row in ranked[:10]})
     if alike:
         lines += ["", alike]
-    return blocks(lines)
+    return compose(lines)
 
 
-def _field_row(place: int, row: FieldExpectation) -> str:
+def _field_row(place: int, row: FieldExpectation) -> tuple[str, ...]:
     drivers = "; ".join(
         f"{plain(d.opponent)} ({d.meta_share:.0f}% of the field) {d.estimate:.0f}%"
         + (f" ({d.wins}-{d.losses})" if d.wins + d.losses else " (no match: from the strengths)")
         for d in row.drivers[:2]
     )
     return (
-        f"| {place} | {plain(row.archetype)}{_pick_note(row)} "
-        f"| {row.expected:.1f}% ({row.ci_low:.1f}-{row.ci_high:.1f}%) "
-        f"| {row.meta_share:.1f}% | {row.players} | {row.decided} | {row.measured:.0f}% | {drivers} |"
+        str(place),
+        f"{plain(row.archetype)}{_pick_note(row)}",
+        f"{row.expected:.1f}% ({row.ci_low:.1f}-{row.ci_high:.1f}%)",
+        f"{row.meta_share:.1f}%",
+        str(row.players),
+        str(row.decided),
+        f"{row.measured:.0f}%",
+        drivers,
     )
 
 
@@ -296,26 +311,35 @@ def _pick(ranked: list[FieldExpectation]) -> str:
     )
 
 
-def _card_row(r: CardRecord) -> str:
+CARD_COLUMNS = ("Archetype", "Section", "Lists with it", "With it", "Without it", "Estimates (gap)", "Verdict")
+
+
+def _card_row(r: CardRecord) -> tuple[str, ...]:
     gap = f"{r.gap:+.1f}" if r.gap is not None else "n/a"
     shrunk = [w.estimate if w is not None else None for w in (r.with_card, r.without_card)]
     estimates = " vs ".join(f"{e:.1f}%" if e is not None else "n/a" for e in shrunk)
+    lists = f"{r.lists_with} of {r.lists}"
     return (
-        f"| {plain(r.archetype)} | {r.section} | {r.lists_with} of {r.lists} | {rate(r.with_card)} "
-        f"| {rate(r.without_card)} | {estimates} ({gap}) | {r.verdict} |"
+        plain(r.archetype),
+        r.section,
+        lists,
+        rate(r.with_card),
+        rate(r.without_card),
+        f"{estimates} ({gap})",
+        r.verdict,
     )
 
 
-def card_question(route: Route, known: ConversationState, done: Results) -> str:
+def card_question(route: Route, known: ConversationState, done: Results) -> Answer:
     """ "Is Fatal Push good against Boros Energy?": what the card answers there, and lists with it against lists
     without it."""
     result = done.get(CardEvidenceOutput)
     if result is None:
-        return ""
+        return Answer()
     against = f" against {plain(result.opponent)}" if result.opponent else ""
     read = f" (I read “{result.read_as}” as {plain(result.card)}.)" if result.read_as else ""
     roles = "; ".join(result.roles) or "no answer role its rules text gives (a threat or an engine card)"
-    lines = [
+    lines: list[str | Table] = [
         f"**{plain(result.card)}{against}**, {result.format}, {dates(result.metadata.period)}.{read}",
         "",
         f"What it does by its rules text: {roles}.",
@@ -333,7 +357,7 @@ def card_question(route: Route, known: ConversationState, done: Results) -> str:
             f"Lists with it played {result.matches_with} of the {result.matches_total} decided matches against "
             f"{plain(result.opponent)} ({share:.0f}%; a list with it in both main and sideboard counts twice)."
         )
-    return blocks(lines)
+    return compose(lines)
 
 
 def _card_answers(result: CardEvidenceOutput) -> str:
@@ -364,7 +388,7 @@ def _card_answers(result: CardEvidenceOutput) -> str:
     return "It answers none of the top 5 decks' key cards by its rules text."
 
 
-def _card_records(result: CardEvidenceOutput, vs: str) -> list[str]:
+def _card_records(result: CardEvidenceOutput, vs: str) -> list[str | Table]:
     """Lists with the card beside the same archetype's lists without it (``vs``: " against" the opponent, or "")."""
     decided = [r for r in result.records if r.with_card.wins + r.with_card.losses]
     idle = len(result.records) - len(decided)
@@ -389,10 +413,7 @@ def _card_records(result: CardEvidenceOutput, vs: str) -> list[str]:
         + (f"; {idle} more play it without a decided match{vs}" if idle else "")
         + ":",
         "",
-        "| Archetype | Section | Lists with it | With it | Without it | Estimates (gap) | Verdict |",
-        "|---|---|---|---|---|---|---|",
-        *[_card_row(r) for r in decided[:8]],
-        *[_card_row(pooled) for pooled in result.pooled],
+        Table(CARD_COLUMNS, (*[_card_row(r) for r in decided[:8]], *[_card_row(pooled) for pooled in result.pooled])),
         "",
         f"Estimates are shrunk ({PRIOR}); a verdict needs {FEW_MATCHES} decided matches on each side and a gap "
         f"of {BETTER_BY:g} points. Lists with a card differ in more than that card, so a gap is evidence about "
@@ -449,23 +470,22 @@ def _plan_card(route: Route, known: ConversationState) -> Calls:
     return [ToolCall(CARD_EVIDENCE.name, arguments)]
 
 
-def _grid_lines(grid: MatchupGrid) -> list[str]:
+def _grid_lines(grid: MatchupGrid) -> list[str | Table]:
     """The top archetypes as a grid: each row's win rate against each column, with decided matches."""
     names = grid.archetypes
-    lines = [
-        "Row against column: win rate (decided matches); the diagonal holds mirror matches.",
-        "",
-        "| vs | " + " | ".join(map(plain, names)) + " |",
-        "|---" * (len(names) + 1) + "|",
-    ]
+    rows: list[tuple[str, ...]] = []
     for name, row, mirrors in zip(names, grid.cells, grid.mirrors, strict=True):
         cells = [
             f"mirror ({mirrors})" if cell is None else "–" if cell.win_rate is None else
             f"{percent(cell):.0f}% ({cell.wins + cell.losses})"
             for cell in row
         ]  # fmt: skip
-        lines.append(f"| **{plain(name)}** | " + " | ".join(cells) + " |")
-    return lines
+        rows.append((f"**{plain(name)}**", *cells))
+    return [
+        "Row against column: win rate (decided matches); the diagonal holds mirror matches.",
+        "",
+        Table(("vs", *map(plain, names)), tuple(rows)),
+    ]
 
 
 def _plan_matchups(route: Route, known: ConversationState) -> Calls:

@@ -11,6 +11,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel
 
 from meta_mage.agent.reading import Reading
+from meta_mage.agent.render import Answer
 from meta_mage.agent.state import ConversationState, Route
 from meta_mage.agent.tools import ToolCall
 from meta_mage.tools.rules import FORMAT, Rule
@@ -31,7 +32,7 @@ class Results:
         return found if isinstance(found, model) else None
 
 
-Writer = Callable[[Route, ConversationState, Results], str]
+Writer = Callable[[Route, ConversationState, Results], Answer]  # the task's offline answer, as blocks
 
 
 @dataclass(frozen=True)
