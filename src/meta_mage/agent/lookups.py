@@ -8,9 +8,9 @@ import re
 from typing import Any, TypeVar, cast
 
 from cachetools import TTLCache
-from langgraph.config import get_stream_writer
 from pydantic import BaseModel
 
+from meta_mage.agent.events import thinking
 from meta_mage.agent.tools import AgentTools
 from meta_mage.agent.words import PoolEntry
 from meta_mage.models.drafts import DraftPoolResult, DraftSummary, ListDraftsOutput
@@ -104,15 +104,6 @@ class Lookups:
             if any(re.search(rf"\b{re.escape(w)}\b", lower) for w in words):
                 return draft.draft_id
         return None
-
-
-def thinking(text: str) -> None:
-    """A ``thinking`` event for the user when called inside the graph's run (not in a bare lookup)."""
-    try:
-        writer = get_stream_writer()
-    except RuntimeError:  # outside a graph run: the log line is all there is
-        return
-    writer({"event": "thinking", "data": {"content": text}})
 
 
 def _entry(card: dict[str, object]) -> PoolEntry:

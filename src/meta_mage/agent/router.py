@@ -13,8 +13,9 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
 from meta_mage.agent import prompts
+from meta_mage.agent.events import thinking
 from meta_mage.agent.follow_ups import CONTINUATIONS, TaskChoice, deck_against, follow_up
-from meta_mage.agent.lookups import Lookups, thinking
+from meta_mage.agent.lookups import Lookups
 from meta_mage.agent.reading import Reading, Slots, read_message
 from meta_mage.agent.state import (
     ConversationState,
