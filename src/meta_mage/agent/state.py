@@ -197,19 +197,23 @@ def last_active_of(state: Mapping[str, Any]) -> float | None:
     return float(value) if value else None
 
 
+# The slots the UI shows beside the chat, as they are (between whether a list was pasted and whether the deck's
+# statistics are held)
+SHOWN_SLOTS = (
+    "format",
+    "archetype",
+    "days",
+    "opponent_archetype",
+    "draft_id",
+    "current_workflow",
+    "suggested_archetype",
+)
+
+
 def snapshot(known: ConversationState) -> JsonObject:
     """The spec's ``state`` event payload: what the UI shows beside the chat."""
-    return {
-        "has_deck": known.has_list,
-        "format": known.format,
-        "archetype": known.archetype,
-        "days": known.days,
-        "opponent_archetype": known.opponent_archetype,
-        "draft_id": known.draft_id,
-        "current_workflow": known.current_workflow,
-        "suggested_archetype": known.suggested_archetype,
-        "has_matchup_stats": known.matchup_stats is not None,
-    }
+    shown = {slot: getattr(known, slot) for slot in SHOWN_SLOTS}
+    return {"has_deck": known.has_list, **shown, "has_matchup_stats": known.matchup_stats is not None}
 
 
 def _changed(slot: str) -> Callable[[ConversationState, Changes], bool]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from meta_mage.agent.render import Answer, compose
 from meta_mage.agent.state import ConversationState, Route
 from meta_mage.agent.tasks.phrasing import MATCHUPS_RANKED, dates, plain, rate, spread
-from meta_mage.agent.tasks.task import Calls, Cue, Results, TaskSpec
+from meta_mage.agent.tasks.task import Calls, Cue, Results, TaskSpec, answered_from
 from meta_mage.agent.tools import ToolCall
 from meta_mage.agent.words import OPPONENT_WORDS
 from meta_mage.models.cards import card_key
@@ -59,10 +59,7 @@ def deck_matchups(route: Route, known: ConversationState, done: Results) -> Answ
     return spread(stats, route.opponent) if stats is not None else Answer()  # only an opponent this message names
 
 
-def strategy(route: Route, known: ConversationState, done: Results) -> Answer:
-    facts = done.get(StrategyFacts)
-    if facts is None:
-        return Answer()
+def strategy(facts: StrategyFacts, route: Route, known: ConversationState) -> Answer:
     profile = facts.your_deck_profile
     lines = [
         f"**{plain(facts.archetype)} vs {plain(facts.opponent_archetype)}** in {facts.format}, "
@@ -155,10 +152,7 @@ def _kept_because(card: CardUsage) -> str:
     return f"; {' and '.join(reasons)}, so it stays" if reasons else ""
 
 
-def optimize_mainboard(route: Route, known: ConversationState, done: Results) -> Answer:
-    result = done.get(OptimizeMainboardOutput)
-    if result is None:
-        return Answer()
+def optimize_mainboard(result: OptimizeMainboardOutput, route: Route, known: ConversationState) -> Answer:
     lines = [
         f"**Mainboard check for {plain(result.archetype)}** in {result.format} against "
         f"{result.lists_compared} lists from {dates(result.metadata.period)}."
@@ -179,10 +173,7 @@ def optimize_mainboard(route: Route, known: ConversationState, done: Results) ->
     return compose(lines)
 
 
-def optimize_sideboard(route: Route, known: ConversationState, done: Results) -> Answer:
-    result = done.get(OptimizeSideboardOutput)
-    if result is None:
-        return Answer()
+def optimize_sideboard(result: OptimizeSideboardOutput, route: Route, known: ConversationState) -> Answer:
     tops = ", ".join(plain(str(t.get("name") or t.get("archetype"))) for t in result.top_archetypes)
     lines = [
         f"**Sideboard for {plain(result.archetype)}** in {result.format} against the top decks ({tops}), from "
@@ -330,7 +321,7 @@ TASKS = (
     TaskSpec(
         "strategy",
         DECK_COACHING,
-        strategy,
+        answered_from(StrategyFacts, strategy),
         (*_COACH, OPPONENT, MATCHUP_STATS),
         ((MATCHUP_STRATEGY, {}),),
         cues=(
@@ -343,7 +334,7 @@ TASKS = (
     TaskSpec(
         OPTIMIZE_MAINBOARD.name,
         DECK_COACHING,
-        optimize_mainboard,
+        answered_from(OptimizeMainboardOutput, optimize_mainboard),
         _COACH,
         ((OPTIMIZE_MAINBOARD, {"top_n": 5}),),
         cues=(Cue(2, r"\b(mainboard|main deck|flex|optimi[sz]e|improve|swaps?|cuts?)\b"),),
@@ -352,7 +343,7 @@ TASKS = (
     TaskSpec(
         OPTIMIZE_SIDEBOARD.name,
         DECK_COACHING,
-        optimize_sideboard,
+        answered_from(OptimizeSideboardOutput, optimize_sideboard),
         _COACH,
         ((OPTIMIZE_SIDEBOARD, {"top_n": 5}),),
         cues=(Cue(1, r"\bsideboard(ing)?\b", unless=r"\bhow (should|do) i\b"),),

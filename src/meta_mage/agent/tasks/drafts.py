@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from meta_mage.agent.render import Answer, compose
 from meta_mage.agent.state import ConversationState, Route
 from meta_mage.agent.tasks.phrasing import plain
-from meta_mage.agent.tasks.task import Calls, Cue, Results, TaskSpec
+from meta_mage.agent.tasks.task import Calls, Cue, TaskSpec, answered_from
 from meta_mage.agent.tools import ToolCall
 from meta_mage.models.drafts import REDACTED, DraftPoolResult, ListDraftsOutput
 from meta_mage.tools.catalog.drafts import DRAFT_POOL, LIST_DRAFTS
@@ -16,10 +16,7 @@ from meta_mage.tools.rules import DRAFT_ID
 from meta_mage.tools.tool import CUBE_DRAFT
 
 
-def draft_pool(route: Route, known: ConversationState, done: Results) -> Answer:
-    pool = done.get(DraftPoolResult)
-    if pool is None:
-        return Answer()
+def draft_pool(pool: DraftPoolResult, route: Route, known: ConversationState) -> Answer:
     cards = [PoolCard.of(card) for card in pool.cards or []]
     filters = route.card_filter or {}
     kind = (filters.get("type_contains") or "card").lower()
@@ -195,10 +192,7 @@ def _private_picks(cards: list[PoolCard]) -> int:
     return sum(who == REDACTED for card in cards for who, _ in card.takers)
 
 
-def list_drafts(route: Route, known: ConversationState, done: Results) -> Answer:
-    result = done.get(ListDraftsOutput)
-    if result is None:
-        return Answer()
+def list_drafts(result: ListDraftsOutput, route: Route, known: ConversationState) -> Answer:
     if not result.drafts:
         return Answer.of("No cube drafts have been imported yet.")
     return Answer.of(
@@ -218,11 +212,11 @@ def _plan_pool(route: Route, known: ConversationState) -> Calls:
 
 # The first task is the workflow's default.
 TASKS = (
-    TaskSpec("draft_pool", CUBE_DRAFT, draft_pool, (DRAFT_ID,), planner=_plan_pool),
+    TaskSpec("draft_pool", CUBE_DRAFT, answered_from(DraftPoolResult, draft_pool), (DRAFT_ID,), planner=_plan_pool),
     TaskSpec(
         LIST_DRAFTS.name,
         CUBE_DRAFT,
-        list_drafts,
+        answered_from(ListDraftsOutput, list_drafts),
         (),
         ((LIST_DRAFTS, {}),),
         cues=(Cue(1, r"\b(which|what|list)\b.{0,20}\bdrafts\b"),),

@@ -23,7 +23,7 @@ from meta_mage.agent.tasks.phrasing import (
     sourced,
     spread,
 )
-from meta_mage.agent.tasks.task import Calls, Cue, FollowUp, Results, TaskSpec
+from meta_mage.agent.tasks.task import Calls, Cue, FollowUp, Results, TaskSpec, answered_from
 from meta_mage.agent.tools import ToolCall
 from meta_mage.agent.words import OPPONENT_WORDS
 from meta_mage.analytics.clustering import MIN_PLAYERS
@@ -79,10 +79,7 @@ def _movers(rows: list[RankingRow], previous: Window) -> list[str]:
 RANKING_COLUMNS = ("#", "Archetype", "Meta share", "Trend", "Match win rate", "Estimate vs field (95% CI)")
 
 
-def rankings(route: Route, known: ConversationState, done: Results) -> Answer:
-    result = done.get(MetaRankingsOutput)
-    if result is None:
-        return Answer()
+def rankings(result: MetaRankingsOutput, route: Route, known: ConversationState) -> Answer:
     meta = result.metadata
     rows = result.rows
     by_win_rate = re.search(r"\bwin ?rates?\b", route.question, re.I) is not None
@@ -130,10 +127,7 @@ def _ranking_row(place: int, row: RankingRow) -> tuple[str, ...]:
     return (str(place), plain(row.name), f"{row.meta_share:.1f}%", trend, rate(row.current), modelled(row.current))
 
 
-def archetypes(route: Route, known: ConversationState, done: Results) -> Answer:
-    result = done.get(ArchetypesOutput)
-    if result is None:
-        return Answer()
+def archetypes(result: ArchetypesOutput, route: Route, known: ConversationState) -> Answer:
     rows = result.archetypes
     lines = [f"**{len(rows)} archetypes in {result.format}**, {dates(result.metadata.period)}:", ""]
     lines += [
@@ -226,11 +220,8 @@ FIELD_COLUMNS = (
 )
 
 
-def recommend(route: Route, known: ConversationState, done: Results) -> Answer:
+def recommend(table: MatchupStatsOutput, route: Route, known: ConversationState) -> Answer:
     """ "What should I play?": archetypes ranked by the model's expected win rate against the field as it is."""
-    table = done.get(MatchupStatsOutput)
-    if table is None:
-        return Answer()
     ranked = table.field
     lines: list[str | Table] = [
         f"**What to play in {table.format}**, {dates(table.metadata.period)}: each archetype's expected match win "
@@ -330,12 +321,9 @@ def _card_row(r: CardRecord) -> tuple[str, ...]:
     )
 
 
-def card_question(route: Route, known: ConversationState, done: Results) -> Answer:
+def card_question(result: CardEvidenceOutput, route: Route, known: ConversationState) -> Answer:
     """ "Is Fatal Push good against Boros Energy?": what the card answers there, and lists with it against lists
     without it."""
-    result = done.get(CardEvidenceOutput)
-    if result is None:
-        return Answer()
     against = f" against {plain(result.opponent)}" if result.opponent else ""
     read = f" (I read “{result.read_as}” as {plain(result.card)}.)" if result.read_as else ""
     roles = "; ".join(result.roles) or "no answer role its rules text gives (a threat or an engine card)"
@@ -493,6 +481,18 @@ def _plan_matchups(route: Route, known: ConversationState) -> Calls:
     return [ToolCall(DECK_MATCHUPS.name, {"archetype": subject})] if subject else [ToolCall(FORMAT_MATCHUPS.name)]
 
 
+def _card_follow_up(changed: str, kept: str, follow_up: str = "and against Domain Zoo?") -> FollowUp:
+    """ "and …?" after a card question naming only a new ``changed`` (the card, or the opponent): ``kept`` stays."""
+    said = {"card": "another card against the same opponent", "opponent": "the same card against another opponent"}
+    return FollowUp(
+        said[changed],
+        holds=lambda r, last, named: bool(r.slots.get(changed)) and not r.slots.get(kept),
+        task="card_question",
+        keeps=(kept,),
+        example=("Is Fatal Push good against Boros Energy?", follow_up),
+    )
+
+
 # How each answer is ordered and judged ("why …?" after it).
 RANKINGS_RANKED = (
     "The top decks are ordered by meta share (most played first); the estimate beside each is its "
@@ -517,7 +517,14 @@ PAGE_RANKED = (
 
 # The first task is the workflow's default.
 TASKS = (
-    TaskSpec("rankings", META_RESEARCH, rankings, (DAYS,), ((META_RANKINGS, {}),), how_ranked=RANKINGS_RANKED),
+    TaskSpec(
+        "rankings",
+        META_RESEARCH,
+        answered_from(MetaRankingsOutput, rankings),
+        (DAYS,),
+        ((META_RANKINGS, {}),),
+        how_ranked=RANKINGS_RANKED,
+    ),
     TaskSpec(
         "matchups",
         META_RESEARCH,
@@ -549,7 +556,7 @@ TASKS = (
     TaskSpec(
         "recommend",
         META_RESEARCH,
-        recommend,
+        answered_from(MatchupStatsOutput, recommend),
         (DAYS,),
         ((FORMAT_MATCHUPS, {}),),
         cues=(
@@ -565,32 +572,17 @@ TASKS = (
     TaskSpec(
         "card_question",
         META_RESEARCH,
-        card_question,
+        answered_from(CardEvidenceOutput, card_question),
         (DAYS,),
         planner=_plan_card,
         cues=(Cue(-1, by_card=True),),
         how_ranked=CARD_RANKED,
-        follow_ups=(
-            FollowUp(
-                "another card against the same opponent",
-                holds=lambda r, last, named: bool(r.slots["card"]) and not r.slots["opponent"],
-                task="card_question",
-                keeps=("opponent",),
-                example=("Is Fatal Push good against Boros Energy?", "and Unholy Heat?"),
-            ),
-            FollowUp(
-                "the same card against another opponent",
-                holds=lambda r, last, named: bool(r.slots["opponent"]) and not r.slots["card"],
-                task="card_question",
-                keeps=("card",),
-                example=("Is Fatal Push good against Boros Energy?", "and against Domain Zoo?"),
-            ),
-        ),
+        follow_ups=(_card_follow_up("card", "opponent", "and Unholy Heat?"), _card_follow_up("opponent", "card")),
     ),
     TaskSpec(
         "archetypes",
         META_RESEARCH,
-        archetypes,
+        answered_from(ArchetypesOutput, archetypes),
         (DAYS,),
         ((ARCHETYPES, {}),),
         cues=(Cue(2, r"\b(list|which|what|all)\b.{0,20}\barchetypes\b"),),

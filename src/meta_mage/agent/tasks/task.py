@@ -35,6 +35,16 @@ class Results:
 Writer = Callable[[Route, ConversationState, Results], Answer]  # the task's offline answer, as blocks
 
 
+def answered_from(model: type[M], write: Callable[[M, Route, ConversationState], Answer]) -> Writer:
+    """The writer that answers from this turn's result of ``model`` with ``write`` (nothing without one)."""
+
+    def writer(route: Route, known: ConversationState, done: Results) -> Answer:
+        result = done.get(model)
+        return write(result, route, known) if result is not None else Answer()
+
+    return writer
+
+
 @dataclass(frozen=True)
 class Cue:
     """What in a question names a task: ``words`` (a regex, matched case-insensitively over the whole question),
