@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import cast
 
 from langchain_core.messages import (
@@ -13,9 +14,6 @@ from langchain_core.messages import (
 )
 
 from meta_mage.agent import prompts
-from meta_mage.agent.router import (
-    starting_with_a_question,
-)
 from meta_mage.agent.words import split_paste
 
 
@@ -51,3 +49,12 @@ def fenced_history(messages: list[AnyMessage], size: int) -> list[BaseMessage]:
             message = HumanMessage(prompts.player_turn(words, pasted), id=message.id)
         window.append(message)
     return window
+
+
+def starting_with_a_question(messages: Sequence[BaseMessage]) -> list[BaseMessage]:
+    """``messages`` from the first user message on: Bedrock refuses a conversation that starts with
+    the assistant (the /welcome message, or a window cut between a question and its answer)."""
+    for index, message in enumerate(messages):
+        if isinstance(message, HumanMessage):
+            return list(messages[index:])
+    return []
