@@ -219,4 +219,4 @@ def test_a_tool_error_quoting_a_name_is_plain_text_in_the_offline_answer() -> No
 def test_a_quoted_table_row_keeps_a_name_holding_a_pipe_in_one_cell() -> None:
     from meta_mage.agent.explain import _subject
 
-    assert _subject(f"| 1 | {name_markdown('Boros | Energy')} | 53.1% |") == "Boros \\| Energy"
+    assert _subject(("1", name_markdown("Boros | Energy"), "53.1%")) == "Boros \\| Energy"

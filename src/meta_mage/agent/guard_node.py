@@ -12,6 +12,7 @@ from meta_mage.agent.deps import AgentDeps
 from meta_mage.agent.events import say, thinking
 from meta_mage.agent.guards import GuardStep, check
 from meta_mage.agent.lookups import Lookups
+from meta_mage.agent.render import Paragraph
 from meta_mage.agent.router import (
     answers_pending,
 )
@@ -44,7 +45,7 @@ async def guard(state: ConversationState, *, deps: AgentDeps) -> JsonObject:
     if workflow == "clarify":
         text = _noted(known) + CLARIFY
         say(text)
-        return known.changes({"messages": [AIMessage(text)], "pending": None})
+        return known.changes({"messages": [AIMessage(text)], "pending": None, "last_answer": [Paragraph(text)]})
     turn = current_turn(messages_of(state))
     formats = known.available_formats or await deps.lookups.formats()
     step = check(known, workflow, task, turn, formats)
@@ -52,7 +53,8 @@ async def guard(state: ConversationState, *, deps: AgentDeps) -> JsonObject:
         question = await _question(step, known, turn, formats, deps.lookups)
         say(question)
         pending = Pending(workflow=workflow, task=task, missing=step.missing, route=routed)
-        return known.changes({"messages": [AIMessage(question)], "pending": pending})
+        said = {"messages": [AIMessage(question)], "last_answer": [Paragraph(question)]}
+        return known.changes({**said, "pending": pending})
     if step.kind == "call":
         calls = [call.for_message("guard") for call in step.calls]
         for call in step.calls:

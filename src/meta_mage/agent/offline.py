@@ -44,15 +44,20 @@ def plan(task: str, route: Route, known: ConversationState, done: Collection[str
     return [call for call in wanted if call.tool not in done]
 
 
-def tables(task: str, route: Route, known: ConversationState, turn: list[Any]) -> str:
+def tables(task: str, route: Route, known: ConversationState, turn: list[Any]) -> Answer:
     """The tables of ``task``'s templated answer, each with the line that introduces it: in LLM mode they are
     shown after the model's prose, so every figure in a table is the tools' own."""
     spec = TASKS.get(task)
     body = spec.writer(route, known, results(turn)) if spec is not None else Answer()
-    return body.tables().markdown()
+    return body.tables()
 
 
 def answer(task: str, route: Route, known: ConversationState, turn: list[Any]) -> str:
+    """The templated answer for ``task`` (``answer_blocks``) as markdown."""
+    return answer_blocks(task, route, known, turn).markdown()
+
+
+def answer_blocks(task: str, route: Route, known: ConversationState, turn: list[Any]) -> Answer:
     """The templated answer for ``task`` from this turn's tool results, by the writer its record names, with
     what the turn's route and failures add around it."""
     problems = errors(turn)
@@ -72,4 +77,4 @@ def answer(task: str, route: Route, known: ConversationState, turn: list[Any]) -
         body = Answer.of(body, failed + "the conversation is intact.")
     if not body:
         body = Answer.of("I have nothing to report for that yet.")
-    return Answer.of(body, OFFLINE_NOTE).markdown()
+    return Answer.of(body, OFFLINE_NOTE)

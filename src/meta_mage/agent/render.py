@@ -35,11 +35,12 @@ class Table:
     rows: tuple[tuple[str, ...], ...] = ()
 
     def markdown(self) -> str:
-        lines = [_row(self.columns), "|---" * len(self.columns) + "|", *(_row(row) for row in self.rows)]
+        lines = [table_row(self.columns), "|---" * len(self.columns) + "|", *(table_row(row) for row in self.rows)]
         return "\n".join(lines)
 
 
-def _row(cells: Sequence[str]) -> str:
+def table_row(cells: Sequence[str]) -> str:
+    """One row of a table as markdown."""
     return "| " + " | ".join(cells) + " |"
 
 

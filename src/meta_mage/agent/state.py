@@ -22,12 +22,14 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    TypeAdapter,
     ValidationError,
     ValidatorFunctionWrapHandler,
     field_validator,
     model_validator,
 )
 
+from meta_mage.agent.render import Block, Paragraph, Table
 from meta_mage.agent.words import extract_decklist
 from meta_mage.models.conversation import Pending as Pending
 from meta_mage.models.conversation import Route as Route
@@ -88,6 +90,7 @@ class ConversationState(BaseModel):
     route: Route | None = None  # this turn's decision
     context: TurnContext = Field(default_factory=TurnContext)  # this turn's dropdown values (until routed)
     tool_rounds: int = 0
+    last_answer: list[Block] = Field(default_factory=list)  # the coach's last answer, as blocks (quoted on "why")
     tools_called_by: ToolsCaller | None = None  # the node the tools node goes back to
     explained: bool = False  # the router answered this turn itself (a question about the last answer)
     turn_open: bool = False  # TURN_OPEN: set by a turn's input, cleared by its finish node
@@ -175,12 +178,17 @@ class ConversationState(BaseModel):
         return value if _stored(value) else None
 
 
+_BLOCKS: TypeAdapter[list[Block]] = TypeAdapter(list[Block])
+
+
 def _plain(value: Any) -> Any:
     """A model (or a list of models) as JSON; anything else as it is."""
     if isinstance(value, BaseModel) and not isinstance(value, BaseMessage):
         return value.model_dump(mode="json")
     if isinstance(value, list) and value and isinstance(value[0], CardDetail):
         return [card.model_dump(mode="json") for card in value]
+    if isinstance(value, list) and value and isinstance(value[0], Paragraph | Table):
+        return _BLOCKS.dump_python(value, mode="json")
     return value
 
 

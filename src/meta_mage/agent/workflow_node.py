@@ -22,6 +22,7 @@ from meta_mage.agent.checked_stream import CheckedStream
 from meta_mage.agent.deps import AgentDeps
 from meta_mage.agent.events import say, thinking
 from meta_mage.agent.grounding import Facts, Unmatched
+from meta_mage.agent.render import Answer
 from meta_mage.agent.state import (
     ConversationState,
     Route,
@@ -57,9 +58,10 @@ async def run_workflow(state: ConversationState, *, workflow: str, deps: AgentDe
         except Exception as exc:
             logger.warning("LLM answer failed in %s: %s", workflow, exc)
             thinking("The language model is unavailable; answering from the data directly.")
-    text = offline.answer(routed.task, routed, known, turn)
+    answer = offline.answer_blocks(routed.task, routed, known, turn)
+    text = answer.markdown()
     say(text)
-    return {"messages": [AIMessage(text)]}
+    return known.changes({"messages": [AIMessage(text)], "last_answer": list(answer.blocks)})
 
 
 def answer_prompt(workflow: str, known: ConversationState, messages: list[AnyMessage], size: int) -> list[BaseMessage]:
@@ -105,10 +107,10 @@ async def _llm_answer(
     _report(checked.misses)
     routed = known.route or Route()
     tables = offline.tables(routed.task, routed, known, turn)
-    if not tables:
-        return {"messages": [AIMessage(text)]}
-    say(f"\n\n{tables}")  # the tables are the tools' own, as in offline mode
-    return {"messages": [AIMessage(content=f"{text}\n\n{tables}")]}
+    answer = Answer.of(text, tables)
+    if tables:
+        say(f"\n\n{tables.markdown()}")  # the tables are the tools' own, as in offline mode
+    return known.changes({"messages": [AIMessage(answer.markdown())], "last_answer": list(answer.blocks)})
 
 
 async def _facts(known: ConversationState, turn: list[AnyMessage], deps: AgentDeps) -> tuple[Facts, list[str]]:
