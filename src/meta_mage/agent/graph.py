@@ -19,7 +19,7 @@ from langgraph.graph.state import CompiledStateGraph
 from meta_mage.agent.deps import AgentDeps as AgentDeps
 from meta_mage.agent.guard_node import guard
 from meta_mage.agent.route_node import route
-from meta_mage.agent.state import ConversationState, messages_of
+from meta_mage.agent.state import ConversationState
 from meta_mage.agent.tool_specs import WORKFLOWS
 from meta_mage.agent.tools_node import WorkflowNode, finish, routed_workflow, tools
 from meta_mage.agent.workflow_node import run_workflow
@@ -32,14 +32,14 @@ def after_router(state: ConversationState) -> Literal["guard", "finish"]:
 
 def after_guard(state: ConversationState) -> Literal["tools", "finish", WorkflowNode]:
     """The guard's tool calls, its question (the turn ends), or the routed workflow."""
-    last = messages_of(state)[-1]
+    last = state.messages[-1]
     if isinstance(last, AIMessage):
         return "tools" if last.tool_calls else "finish"
     return routed_workflow(state)
 
 
 def after_workflow(state: ConversationState) -> Literal["tools", "finish"]:
-    last = messages_of(state)[-1]
+    last = state.messages[-1]
     return "tools" if isinstance(last, AIMessage) and last.tool_calls else "finish"
 
 

@@ -20,7 +20,6 @@ from meta_mage.agent.state import (
     ConversationState,
     Pending,
     Route,
-    messages_of,
 )
 from meta_mage.agent.tasks.phrasing import plain
 from meta_mage.agent.tool_specs import TOOLS
@@ -46,7 +45,7 @@ async def guard(state: ConversationState, *, deps: AgentDeps) -> JsonObject:
         text = _noted(known) + CLARIFY
         say(text)
         return known.changes({"messages": [AIMessage(text)], "pending": None, "last_answer": [Paragraph(text)]})
-    turn = current_turn(messages_of(state))
+    turn = current_turn(state.messages)
     formats = known.available_formats or await deps.lookups.formats()
     step = check(known, workflow, task, turn, formats)
     if step.kind == "ask":

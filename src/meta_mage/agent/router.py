@@ -8,7 +8,6 @@ import logging
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AnyMessage, BaseMessage, HumanMessage, SystemMessage
@@ -219,7 +218,7 @@ async def llm_route(model: BaseChatModel, turn: str, history: Sequence[BaseMessa
 
 def tidy(decision: RouteDecision, message: str) -> RouteDecision:
     """Code checks on a decision (from either router): valid format, a task that fits the workflow."""
-    updates: dict[str, Any] = {}
+    updates: dict[str, object] = {}
     if decision.format:
         try:
             updates["format"] = normalise_format(decision.format)

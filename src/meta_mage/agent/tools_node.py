@@ -18,7 +18,6 @@ from meta_mage.agent.guards import tool_precondition
 from meta_mage.agent.state import (
     TURN_OPEN,
     ConversationState,
-    messages_of,
 )
 from meta_mage.agent.tool_specs import SHOWN_AS, WORKFLOWS
 from meta_mage.agent.tools import chart_data, compact_json, state_updates
@@ -43,7 +42,7 @@ def routed_workflow(state: ConversationState) -> WorkflowNode:
 async def tools(state: ConversationState, *, deps: AgentDeps) -> JsonObject:
     """Run the last message's tool calls (each checked against its workflow and rules first)."""
     writer = get_stream_writer()
-    last = messages_of(state)[-1]
+    last = state.messages[-1]
     assert isinstance(last, AIMessage)
     workflow = routed_workflow(state)
     known = state  # the state as this turn's results change it
@@ -93,7 +92,7 @@ async def tools(state: ConversationState, *, deps: AgentDeps) -> JsonObject:
 
 async def finish(state: ConversationState, *, deps: AgentDeps) -> JsonObject:
     """Close the turn: drop its tool traffic, trim the history, stamp the activity time."""
-    messages = messages_of(state)
+    messages = state.messages
     removals: list[BaseMessage] = [RemoveMessage(id=str(m.id)) for m in messages if is_tool_traffic(m) and m.id]
     kept = [m for m in messages if not is_tool_traffic(m)]
     overflow = len(kept) - deps.settings.history_limit
