@@ -212,7 +212,7 @@ def test_a_tool_error_quoting_a_name_is_plain_text_in_the_offline_answer() -> No
     from meta_mage.agent.offline import answer
 
     error = ToolMessage(content=f"unknown archetype '{HOSTILE.strip()}'", tool_call_id="1", status="error")
-    page = rendered(answer("rankings", Route(), ConversationState(), [error]))
+    page = rendered(answer("rankings", Route(), ConversationState(), [error]).markdown())
     assert "<a " not in page and "<strong>Bold</strong>" not in page and "\u202e" not in page
 
 

@@ -52,12 +52,7 @@ def tables(task: str, route: Route, known: ConversationState, turn: list[Any]) -
     return body.tables()
 
 
-def answer(task: str, route: Route, known: ConversationState, turn: list[Any]) -> str:
-    """The templated answer for ``task`` (``answer_blocks``) as markdown."""
-    return answer_blocks(task, route, known, turn).markdown()
-
-
-def answer_blocks(task: str, route: Route, known: ConversationState, turn: list[Any]) -> Answer:
+def answer(task: str, route: Route, known: ConversationState, turn: list[Any]) -> Answer:
     """The templated answer for ``task`` from this turn's tool results, by the writer its record names, with
     what the turn's route and failures add around it."""
     problems = errors(turn)

@@ -58,7 +58,7 @@ async def run_workflow(state: ConversationState, *, workflow: str, deps: AgentDe
         except Exception as exc:
             logger.warning("LLM answer failed in %s: %s", workflow, exc)
             thinking("The language model is unavailable; answering from the data directly.")
-    answer = offline.answer_blocks(routed.task, routed, known, turn)
+    answer = offline.answer(routed.task, routed, known, turn)
     text = answer.markdown()
     say(text)
     return known.changes({"messages": [AIMessage(text)], "last_answer": list(answer.blocks)})
