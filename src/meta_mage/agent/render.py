@@ -7,7 +7,6 @@ model's prose (each table with the paragraph that introduces it), picked from th
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -88,35 +87,46 @@ class Answer:
         return Answer(tuple(kept))
 
 
-def _is_list_item(line: str) -> bool:
-    return line.startswith(("- ", "* ")) or re.match(r"\d+\. ", line) is not None
+@dataclass(frozen=True)
+class Item:
+    """One item of a list, for ``compose``: items in a row are one list, under the text line just before them."""
+
+    text: str
+
+    def markdown(self) -> str:
+        return f"- {self.text}"
 
 
-def compose(lines: Iterable[str | Table]) -> Answer:
+Line = str | Item | Table  # what a writer composes an answer of
+
+
+def compose(lines: Iterable[Line]) -> Answer:
     """A writer's lines as blocks: a blank line ends a paragraph, a table is a block of its own, and text after a
     list starts a new paragraph (so a sentence never runs on into the list item above it)."""
     blocks: list[Block] = []
     current: list[str] = []
     blank_before = True  # a blank line first is kept as written
+    in_list = False
     for line in lines:
         if isinstance(line, Table):
             blocks += [Paragraph("\n".join(current))] if current else []
             blocks.append(line)
-            current, blank_before = [], False
+            current, blank_before, in_list = [], False, False
             continue
-        if not line:
+        if isinstance(line, str) and not line:
             if current:
                 blocks.append(Paragraph("\n".join(current)))
                 current = []
             elif blank_before:  # a second blank line in a row is kept as written
                 current.append("")
-            blank_before = True
+            blank_before, in_list = True, False
             continue
-        if current and _is_list_item(current[-1]) and not _is_list_item(line):
+        is_item = isinstance(line, Item)
+        if current and in_list and not is_item:
             blocks.append(Paragraph("\n".join(current)))
             current = []
-        current.append(line)
-        blank_before = False
+        current.append(line.markdown() if isinstance(line, Item) else line)
+        blank_before, in_list = False, is_item
     if current:
         blocks.append(Paragraph("\n".join(current)))
     return Answer(tuple(blocks))

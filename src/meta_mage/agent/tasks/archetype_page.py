@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from meta_mage.agent.render import Answer, Table, compose
+from meta_mage.agent.render import Answer, Item, Line, Table, compose
 from meta_mage.agent.state import ConversationState, Route
 from meta_mage.agent.tasks.phrasing import by_estimate, dates, headline, judged, plain, rate, sourced
 from meta_mage.agent.tasks.task import Calls, Cue, Results
@@ -46,11 +46,11 @@ def _section(title: str, cards: list[PageCard]) -> Table:
     return Table(columns, tuple(_card_row(card) for card in cards))
 
 
-def _matchup_lines(page: ArchetypePageOutput) -> list[str]:
+def _matchup_lines(page: ArchetypePageOutput) -> list[Line]:
     """The record and the best and worst matchups, the spread's words: called verdicts lead, the rest follow."""
     spread = page.spread
     ranked = [c for c in by_estimate(spread.matchups) if c.wins + c.losses]
-    lines = [
+    lines: list[Line] = [
         f"**Record**: {rate(spread.overall)} over the window, mirrors left out; meta share {spread.meta_share:.1f}%."
     ]
     if not ranked:
@@ -89,7 +89,7 @@ def _best_lines(page: ArchetypePageOutput) -> list[str]:
     ]
 
 
-def _playbook_lines(archetype: str, notes: PlaybookNotes | None) -> list[str]:
+def _playbook_lines(archetype: str, notes: PlaybookNotes | None) -> list[Line]:
     if notes is None:
         return [f"**Playbook**: none is written for {plain(archetype)} yet."]
     parts = [
@@ -101,7 +101,7 @@ def _playbook_lines(archetype: str, notes: PlaybookNotes | None) -> list[str]:
         ("Key interaction", ", ".join(map(plain, notes.interaction))),
         ("Fears", f"{', '.join(map(plain, notes.fears))}: {notes.fears_why}"),
     ]
-    lines = [f"**Playbook** ({notes.role}):", "", *[f"- {label}: {text}" for label, text in parts]]
+    lines: list[Line] = [f"**Playbook** ({notes.role}):", "", *[Item(f"{label}: {text}") for label, text in parts]]
     if notes.stale_engine:
         stale = ", ".join(f"{plain(card.name)} ({card.share:.0f}%)" for card in notes.stale_engine)
         lines += [
@@ -120,7 +120,7 @@ def _page(page: ArchetypePageOutput) -> Answer:
         if page.catch_all
         else ""
     )
-    lines: list[str | Table] = [
+    lines: list[Line] = [
         f"**{plain(page.archetype)} in {page.format}**, {dates(spread.metadata.period)}: "
         f"{stock.lists} lists.{catch_all}",
         "",

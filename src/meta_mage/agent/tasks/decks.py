@@ -3,7 +3,7 @@ optimisation): each one's record beside its offline answer."""
 
 from __future__ import annotations
 
-from meta_mage.agent.render import Answer, compose
+from meta_mage.agent.render import Answer, Item, Line, compose
 from meta_mage.agent.state import ConversationState, Route
 from meta_mage.agent.tasks.phrasing import MATCHUPS_RANKED, dates, plain, rate, spread
 from meta_mage.agent.tasks.task import Calls, Cue, Results, TaskSpec, answered_from
@@ -61,7 +61,7 @@ def deck_matchups(route: Route, known: ConversationState, done: Results) -> Answ
 
 def strategy(facts: StrategyFacts, route: Route, known: ConversationState) -> Answer:
     profile = facts.your_deck_profile
-    lines = [
+    lines: list[Line] = [
         f"**{plain(facts.archetype)} vs {plain(facts.opponent_archetype)}** in {facts.format}, "
         f"{dates(facts.metadata.period)}: {rate(facts.record)} from {facts.opponent_lists} opposing lists.",
         "",
@@ -69,7 +69,7 @@ def strategy(facts: StrategyFacts, route: Route, known: ConversationState) -> An
     ]
     main_keys = [k for k in facts.opponent_key_cards if k.section == "mainboard"]
     side_keys = [k for k in facts.opponent_key_cards if k.section == "sideboard"]
-    lines += [f"- {plain(k.name)} ({k.inclusion_rate:.0f}%, {_copies(k.average_copies)})" for k in main_keys]
+    lines += [Item(f"{plain(k.name)} ({k.inclusion_rate:.0f}%, {_copies(k.average_copies)})") for k in main_keys]
     if side_keys:
         lines.append(
             "After sideboarding expect: " + ", ".join(f"{plain(k.name)} ({k.inclusion_rate:.0f}%)" for k in side_keys)
@@ -77,11 +77,11 @@ def strategy(facts: StrategyFacts, route: Route, known: ConversationState) -> An
     lines += ["", "**Your sideboard answers**:"]
     if facts.sideboard_answers:
         for a in facts.sideboard_answers:
-            lines.append(f"- {a.quantity} {plain(a.name)}: {a.reason}")
+            lines.append(Item(f"{a.quantity} {plain(a.name)}: {a.reason}"))
     elif facts.sideboard_guide is not None and facts.sideboard_guide.held_back:
-        lines.append("- none comes in: your main deck's cards do as much here (the guide below names the closest).")
+        lines.append(Item("none comes in: your main deck's cards do as much here (the guide below names the closest)."))
     else:
-        lines.append("- none of your sideboard cards lines up against their key cards.")
+        lines.append(Item("none of your sideboard cards lines up against their key cards."))
     if facts.sideboard_guide is not None:
         lines += ["", *_guide_lines(facts.sideboard_guide)]
     lines += [
@@ -108,10 +108,10 @@ _ROLE_WORDS = {
 }
 
 
-def _plan_lines(plan: PlayPlan) -> list[str]:
+def _plan_lines(plan: PlayPlan) -> list[Line]:
     """The plan in words: who is faster, the cards that decide games with the player's answers, what to keep."""
     speed = plan.speed
-    lines = [
+    lines: list[Line] = [
         f"**How the games go**: {_ROLE_WORDS[speed.role]} (their key spells average {speed.their_curve:g} mana, "
         f"yours {speed.your_curve:g}; their first come down on turn {speed.their_first_turn or '-'}).",
         *([f"What the roles rest on: {'; '.join(speed.rests_on)}."] if speed.rests_on else []),
@@ -128,7 +128,7 @@ def _plan_lines(plan: PlayPlan) -> list[str]:
         if card.record_with is not None and card.record_with.wins + card.record_with.losses:
             record = f"; their lists with it went {card.record_with.wins}-{card.record_with.losses} against you"
         turn = f"turn {card.turn}, by {plain(card.sooner_by)}" if card.sooner_by else f"turn {card.turn}"
-        lines.append(f"- {plain(card.name)} ({card.inclusion_rate:.0f}%, {turn}): {answers}{record}")
+        lines.append(Item(f"{plain(card.name)} ({card.inclusion_rate:.0f}%, {turn}): {answers}{record}"))
     lines += ["", "**Keep a seven with**:"]
     for keep in plan.keep:
         chance = f": {keep.chance:.0f}% of your opening sevens have it" if keep.chance is not None else ""
@@ -138,7 +138,7 @@ def _plan_lines(plan: PlayPlan) -> list[str]:
             if keep.cards
             else ""
         )
-        lines.append(f"- {keep.advice}{cards}{chance}")
+        lines.append(Item(f"{keep.advice}{cards}{chance}"))
     return lines
 
 
@@ -153,14 +153,14 @@ def _kept_because(card: CardUsage) -> str:
 
 
 def optimize_mainboard(result: OptimizeMainboardOutput, route: Route, known: ConversationState) -> Answer:
-    lines = [
+    lines: list[Line] = [
         f"**Mainboard check for {plain(result.archetype)}** in {result.format} against "
         f"{result.lists_compared} lists from {dates(result.metadata.period)}."
     ]
     if result.swaps:
         lines += ["", "Suggested swaps:"]
         lines += [
-            f"- cut {s.cut_quantity} {plain(s.cut)}, add {s.add_quantity} {plain(s.add)}: {s.reason}"
+            Item(f"cut {s.cut_quantity} {plain(s.cut)}, add {s.add_quantity} {plain(s.add)}: {s.reason}")
             for s in result.swaps
         ]
     else:
@@ -175,14 +175,16 @@ def optimize_mainboard(result: OptimizeMainboardOutput, route: Route, known: Con
 
 def optimize_sideboard(result: OptimizeSideboardOutput, route: Route, known: ConversationState) -> Answer:
     tops = ", ".join(plain(str(t.get("name") or t.get("archetype"))) for t in result.top_archetypes)
-    lines = [
+    lines: list[Line] = [
         f"**Sideboard for {plain(result.archetype)}** in {result.format} against the top decks ({tops}), from "
         f"{result.lists_compared} lists from {dates(result.metadata.period)}. The {result.total_cards} cards:",
         "",
     ]
     lines += [
-        f"- {s.quantity} {plain(s.name)}: {s.reason}"
-        + (f" (vs {', '.join(map(plain, s.targets))})" if s.targets else "")
+        Item(
+            f"{s.quantity} {plain(s.name)}: {s.reason}"
+            + (f" (vs {', '.join(map(plain, s.targets))})" if s.targets else "")
+        )
         for s in result.final_sideboard
     ]
     changes = _sideboard_changes(known.card_details, result.final_sideboard)
@@ -190,7 +192,7 @@ def optimize_sideboard(result: OptimizeSideboardOutput, route: Route, known: Con
     lines += ["", f"Changes from your sideboard: {'; '.join(changes)}." if changes else kept]
     if result.cut_reasons:
         lines += ["", "Why these leave:"]
-        lines += [f"- {cut.quantity} {plain(cut.name)}: {cut.why}" for cut in result.cut_reasons]
+        lines += [Item(f"{cut.quantity} {plain(cut.name)}: {cut.why}") for cut in result.cut_reasons]
     for guide in result.guides:
         lines += ["", *_guide_lines(guide)]
     lines += _unknown_lines(known)
@@ -205,7 +207,7 @@ def _unknown_lines(known: ConversationState) -> list[str]:
     return ["", f"Not in my card data, so kept at their count and not judged: {', '.join(unknown)}."]
 
 
-def _guide_lines(guide: SideboardGuide) -> list[str]:
+def _guide_lines(guide: SideboardGuide) -> list[Line]:
     """ "**Sideboarding against X**": in and out with counts and reasons, and the deck sizes after."""
     head = f"**Sideboarding against {plain(guide.opponent)}**"
     if guide.record is not None and guide.record.win_rate is not None:
@@ -230,12 +232,12 @@ def _guide_lines(guide: SideboardGuide) -> list[str]:
             head + ": nothing in your sideboard lines up against their key cards; stay with the main deck.",
             *_left_out_lines(guide),
         ]
-    lines = [head + ":", "In:"]
-    lines += [f"- +{c.quantity} {plain(c.name)}" + (f": {c.why}" if c.why else "") for c in guide.bring_in]
+    lines: list[Line] = [head + ":", "In:"]
+    lines += [Item(f"+{c.quantity} {plain(c.name)}" + (f": {c.why}" if c.why else "")) for c in guide.bring_in]
     if guide.shared_record:
         lines.append(f"Their record: {guide.shared_record}.")
     lines.append("Out:")
-    lines += [f"- −{c.quantity} {plain(c.name)}: {c.why}" for c in guide.take_out]
+    lines += [Item(f"−{c.quantity} {plain(c.name)}: {c.why}") for c in guide.take_out]
     lines.append(f"That leaves {guide.mainboard_after} cards in the deck and {guide.sideboard_after} in the sideboard.")
     lines += [held] if held else []
     lines += _left_out_lines(guide)

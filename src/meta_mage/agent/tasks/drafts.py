@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from meta_mage.agent.render import Answer, compose
+from meta_mage.agent.render import Answer, Item, Line, compose
 from meta_mage.agent.state import ConversationState, Route
 from meta_mage.agent.tasks.phrasing import plain
 from meta_mage.agent.tasks.task import Calls, Cue, TaskSpec, answered_from
@@ -90,7 +90,7 @@ def _whole_pool(pool: DraftPoolResult, question: str, kind: str, described: str,
     """The pool's cards (or the drafted or undrafted ones asked for), each with who took it."""
     total = pool.total_cards
     drafted = [c for c in cards if c.drafted]
-    lines = [
+    lines: list[Line] = [
         f"**{plain(pool.draft_name)}** ({pool.draft_date}): "
         f"{total} {kind}{'' if total == 1 else 's'}{described} in the pool, " + _drafted_count(total, len(drafted)),
         "",
@@ -113,16 +113,18 @@ def _drafted_count(total: int, drafted: int) -> str:
     return "drafted." if drafted else "not drafted."
 
 
-def _card_lines(shown: list[PoolCard]) -> list[str]:
+def _card_lines(shown: list[PoolCard]) -> list[Line]:
     """One line per card, with who took it; a long list is cut (but never to "… and 5 more")."""
     limit = len(shown) if len(shown) <= MAX_LISTED + 10 else MAX_LISTED
-    lines = []
+    lines: list[Line] = []
     for card in shown[:limit]:
         takers = ", ".join(f"{_drafter(who)} (pick {n})" for who, n in card.takers)
         taken = "taken by " + takers if takers else "not drafted"
-        lines.append(f"- {plain(card.name)}{_cost(card.mana_cost)}: {taken}")
+        lines.append(Item(f"{plain(card.name)}{_cost(card.mana_cost)}: {taken}"))
     if len(shown) > limit:
-        lines.append(f"- … and {len(shown) - limit} more (ask for a colour, a type or a card name to narrow it down)")
+        lines.append(
+            Item(f"… and {len(shown) - limit} more (ask for a colour, a type or a card name to narrow it down)")
+        )
     return lines
 
 
@@ -141,8 +143,11 @@ def _drafters_picks(heading: str, drafter: str, kind: str, described: str, cards
         key=lambda pick: pick[:2],
     )
     plural = "" if len(picks) == 1 else "s"
-    lines = [f"{heading}: {_drafter(drafter)} took {len(picks)} {kind}{plural}{described}, in pick order:", ""]
-    lines += [f"- Pick {n}: {plain(name)}{_cost(cost)}" for n, name, cost in picks]
+    lines: list[Line] = [
+        f"{heading}: {_drafter(drafter)} took {len(picks)} {kind}{plural}{described}, in pick order:",
+        "",
+    ]
+    lines += [Item(f"Pick {n}: {plain(name)}{_cost(cost)}") for n, name, cost in picks]
     return compose(lines)
 
 
@@ -155,8 +160,8 @@ def _pick_of_each(heading: str, number: int, kind: str, described: str, cards: l
     narrowed = _narrowed(kind, described)
     if not taken:
         return Answer.of(f"{heading}: no drafter took pick {number}{narrowed}.")
-    lines = [f"{heading}: pick {number} of each drafter{narrowed} ({len(taken)}):", ""]
-    lines += [f"- {_drafter(who)}: {plain(name)}{_cost(cost)}" for who, name, cost in taken]
+    lines: list[Line] = [f"{heading}: pick {number} of each drafter{narrowed} ({len(taken)}):", ""]
+    lines += [Item(f"{_drafter(who)}: {plain(name)}{_cost(cost)}") for who, name, cost in taken]
     if any(who == REDACTED for who, _, _ in taken):
         lines += ["", _ANONYMOUS_NOTE]
     return compose(lines)
@@ -195,14 +200,14 @@ def _private_picks(cards: list[PoolCard]) -> int:
 def list_drafts(result: ListDraftsOutput, route: Route, known: ConversationState) -> Answer:
     if not result.drafts:
         return Answer.of("No cube drafts have been imported yet.")
-    return Answer.of(
-        "Cube drafts I know:",
-        "\n".join(
-            f"- **{plain(d.draft_name)}** (`{d.draft_id}`, {d.draft_date}): {d.total_cards} cards, "
+    listed = [
+        Item(
+            f"**{plain(d.draft_name)}** (`{d.draft_id}`, {d.draft_date}): {d.total_cards} cards, "
             f"{d.drafters} drafters, {d.picks} picks"
-            for d in result.drafts
-        ),
-    )
+        )
+        for d in result.drafts
+    ]
+    return compose(["Cube drafts I know:", "", *listed])
 
 
 def _plan_pool(route: Route, known: ConversationState) -> Calls:

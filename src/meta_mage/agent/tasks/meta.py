@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from meta_mage.agent.render import Answer, Table, compose
+from meta_mage.agent.render import Answer, Item, Line, Table, compose
 from meta_mage.agent.state import ConversationState, Route
 from meta_mage.agent.tasks.archetype_page import PAGE_CUE, page_answer, plan_page
 from meta_mage.agent.tasks.card_question import CARD_RANKED, card_follow_up, card_question, plan_card
@@ -84,7 +84,7 @@ def rankings(result: MetaRankingsOutput, route: Route, known: ConversationState)
     if by_win_rate:  # "which ones have the best win rate?": every deck with a decided match, on the estimate
         rows = _by_estimate(rows)
     order = "best estimated match win rate first" if by_win_rate else "most played first"
-    lines: list[str | Table] = [
+    lines: list[Line] = [
         f"**Top decks in {result.format}**, {dates(meta.current_period)} "
         f"({meta.current_decks} decks from {meta.current_tournaments} "
         f"tournament{'' if meta.current_tournaments == 1 else 's'}), {order}:",
@@ -127,13 +127,13 @@ def _ranking_row(place: int, row: RankingRow) -> tuple[str, ...]:
 
 def archetypes(result: ArchetypesOutput, route: Route, known: ConversationState) -> Answer:
     rows = result.archetypes
-    lines = [f"**{len(rows)} archetypes in {result.format}**, {dates(result.metadata.period)}:", ""]
+    lines: list[Line] = [f"**{len(rows)} archetypes in {result.format}**, {dates(result.metadata.period)}:", ""]
     lines += [
-        f"- {plain(a.name)} ({a.color_identity}, {a.strategy}): {a.meta_share:.1f}% ({a.decks} decks)"
+        Item(f"{plain(a.name)} ({a.color_identity}, {a.strategy}): {a.meta_share:.1f}% ({a.decks} decks)")
         for a in rows[:25]
     ]
     if len(rows) > 25:
-        lines.append(f"- … and {len(rows) - 25} more")
+        lines.append(Item(f"… and {len(rows) - 25} more"))
     return compose(lines)
 
 
@@ -165,7 +165,7 @@ def matchups(route: Route, known: ConversationState, done: Results) -> Answer:
     if table is None:
         return Answer()
     rows = table.archetypes[:10]
-    lines: list[str | Table] = [
+    lines: list[Line] = [
         f"**Matchups in {table.format}**, {dates(table.metadata.period)}, most played first:",
         "",
     ]
@@ -179,7 +179,7 @@ def matchups(route: Route, known: ConversationState, done: Results) -> Answer:
             extra = f"; best vs {plain(best.opponent)} {short(best)}, worst vs {plain(worst.opponent)} {short(worst)}"
         elif ranked:
             extra = f"; only decided matchup: vs {plain(ranked[0].opponent)} {short(ranked[0])}"
-        lines.append(f"- {plain(row.archetype)} ({row.meta_share:.1f}%): {rate(row.overall)}{extra}")
+        lines.append(Item(f"{plain(row.archetype)} ({row.meta_share:.1f}%): {rate(row.overall)}{extra}"))
     lines.append("")
     lines.append(
         f"Best and worst are ranked on the estimate of {MODEL}; a verdict needs {MIN_PLAYERS} distinct players. "
@@ -221,7 +221,7 @@ FIELD_COLUMNS = (
 def recommend(table: MatchupStatsOutput, route: Route, known: ConversationState) -> Answer:
     """ "What should I play?": archetypes ranked by the model's expected win rate against the field as it is."""
     ranked = table.field
-    lines: list[str | Table] = [
+    lines: list[Line] = [
         f"**What to play in {table.format}**, {dates(table.metadata.period)}: each archetype's expected match win "
         f"rate against the field as it is played (by {MODEL}; each matchup weighted by that archetype's meta "
         "share, 50% in the mirror; a matchup without matches gets the estimate from the two strengths), ranked "
