@@ -37,7 +37,6 @@ def test_the_sdk_border_check_sees_the_borders_themselves() -> None:
 
 
 # Places that spell a tool's name outside its record, each with its reason: (module, tool name) → how many times.
-AGENT_REWORK = "spelt in the agent's routing and task writers; they move to the records with typed task records"
 KNOWN_SPELLINGS: dict[tuple[str, str], tuple[int, str]] = {
     **{
         ("meta_mage.tools.catalog", name): (
@@ -52,13 +51,6 @@ KNOWN_SPELLINGS: dict[tuple[str, str], tuple[int, str]] = {
             "get_draft_pool",
         )
     },
-    ("meta_mage.agent.explain", "optimize_mainboard"): (1, AGENT_REWORK),
-    ("meta_mage.agent.explain", "optimize_sideboard"): (1, AGENT_REWORK),
-    ("meta_mage.agent.guards", "classify_deck"): (2, AGENT_REWORK),
-    ("meta_mage.agent.guards", "get_enriched_deck"): (2, AGENT_REWORK),
-    ("meta_mage.agent.tasks.decks", "optimize_mainboard"): (1, AGENT_REWORK),
-    ("meta_mage.agent.tasks.decks", "optimize_sideboard"): (1, AGENT_REWORK),
-    ("meta_mage.agent.tasks.drafts", "list_drafts"): (1, AGENT_REWORK),
 }  # fmt: skip
 
 

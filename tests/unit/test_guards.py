@@ -156,7 +156,7 @@ def test_check(
     words: list[str],
 ) -> None:
     step = check(ConversationState.of(state), workflow, task, turn, FORMATS)
-    assert (step.kind, step.missing if step.kind == "ask" else "", [name for name, _ in step.calls]) == expected
+    assert (step.kind, step.missing if step.kind == "ask" else "", [call.tool for call in step.calls]) == expected
     for word in words:
         assert word in step.question
     assert "None" not in step.question

@@ -20,6 +20,7 @@ def guide(held: list[str]) -> SideboardGuide:
 
 def test_cards_worth_bringing_in_are_not_told_beside_stay_with_the_main_deck() -> None:
     [line] = _guide_lines(guide(["March of Otherworldly Light", "Wrath of the Skies"]))
+    assert isinstance(line, str)
     assert "stay with the main deck" not in line
     assert "no main-deck card does less here than your sideboard's answers" in line
     assert "March of Otherworldly Light" in line
@@ -27,4 +28,4 @@ def test_cards_worth_bringing_in_are_not_told_beside_stay_with_the_main_deck() -
 
 def test_with_nothing_worth_bringing_in_the_guide_says_stay() -> None:
     [line] = _guide_lines(guide([]))
-    assert line.endswith("stay with the main deck.")
+    assert isinstance(line, str) and line.endswith("stay with the main deck.")

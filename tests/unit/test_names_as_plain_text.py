@@ -199,7 +199,7 @@ def test_each_writer_writes_names_as_plain_text(
     hostile = _hostile(output, _names_in(output, modern))
     question = f"what about {modern['first']} against {modern['second']}"
     # When the task's writer answers from it
-    answer = TASKS[task].writer(Route(question=question), ConversationState(), Results([hostile]))
+    answer = TASKS[task].writer(Route(question=question), ConversationState(), Results([hostile])).markdown()
     page = rendered(answer)
     # Then the names are there as written, and none made a link, emphasis or a reversed line
     assert SHOWN.strip() in html.unescape(re.sub(r"<[^>]+>", "", page)), answer[:600]
@@ -212,11 +212,11 @@ def test_a_tool_error_quoting_a_name_is_plain_text_in_the_offline_answer() -> No
     from meta_mage.agent.offline import answer
 
     error = ToolMessage(content=f"unknown archetype '{HOSTILE.strip()}'", tool_call_id="1", status="error")
-    page = rendered(answer("rankings", Route(), ConversationState(), [error]))
+    page = rendered(answer("rankings", Route(), ConversationState(), [error]).markdown())
     assert "<a " not in page and "<strong>Bold</strong>" not in page and "\u202e" not in page
 
 
 def test_a_quoted_table_row_keeps_a_name_holding_a_pipe_in_one_cell() -> None:
     from meta_mage.agent.explain import _subject
 
-    assert _subject(f"| 1 | {name_markdown('Boros | Energy')} | 53.1% |") == "Boros \\| Energy"
+    assert _subject(("1", name_markdown("Boros | Energy"), "53.1%")) == "Boros \\| Energy"

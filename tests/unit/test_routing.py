@@ -577,7 +577,7 @@ async def test_lookups_read_names_through_the_tools_once() -> None:
     assert await names.resolve_draft("warband") == "warband"
     assert await names.resolve_draft("the cube draft") is None  # "cube" and "draft" name no draft
     assert await names.resolve_draft(None) is None
-    assert next(c["card_name"] for c in await names.pool("tarkir")) == "Arc Lightning"
+    assert next(c.card_name for c in await names.pool("tarkir")) == "Arc Lightning"
     assert [name for name, _ in tools.calls] == [
         "list_formats",
         "get_format_archetypes",
@@ -638,13 +638,13 @@ def test_a_place_in_the_top_decks_table_names_its_archetype(question: str, read:
     assert with_places(question, PLACED) == read
 
 
-@pytest.mark.parametrize("rule", FOLLOW_UPS, ids=[rule.name for rule in FOLLOW_UPS])
-async def test_each_declared_follow_up_reruns_its_task_keeping_its_slots(rule: FollowUp) -> None:
+@pytest.mark.parametrize(("after", "rule"), FOLLOW_UPS, ids=[rule.name for _, rule in FOLLOW_UPS])
+async def test_each_declared_follow_up_reruns_its_task_keeping_its_slots(after: str, rule: FollowUp) -> None:
     # Given the answer to the rule's example question
     talk = Talk(state=dict(MODERN_30))
     asked, follow_up = rule.example
     first = await talk.say(asked)
-    assert first.task == rule.after
+    assert first.task == after
 
     # When the example follow-up comes
     turn = await talk.say(follow_up)

@@ -99,8 +99,8 @@ async def play(journey: Journey) -> tuple[str, Talk]:
         route = talk.state["route"]
         step = talk.step
         while step is not None and step.kind == "call":  # the guard's tools, as their records write the state
-            for name, _arguments in step.calls:
-                talk.state.update(WRITES.get(name) or {"matchup_stats": _stats(talk)})
+            for call in step.calls:
+                talk.state.update(WRITES.get(call.tool) or {"matchup_stats": _stats(talk)})
             step = check(talk.as_state(), route["workflow"], route["task"], [], FORMATS)
             talk.state["pending"] = (
                 {"workflow": route["workflow"], "task": route["task"], "missing": step.missing, "route": route}

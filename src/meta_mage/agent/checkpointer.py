@@ -92,8 +92,7 @@ class ConversationSaver(DynamoDBSaver):  # type: ignore[misc]
         metadata: CheckpointMetadata,
         new_versions: ChannelVersions,
     ) -> RunnableConfig:
-        dropped = self._drop(config, checkpoint)
-        if dropped is not None:
+        if (dropped := self._drop(config, checkpoint)) is not None:
             return dropped
         self._forget(config)
         owner = config["configurable"].get(LOCK_OWNER)
@@ -103,18 +102,12 @@ class ConversationSaver(DynamoDBSaver):  # type: ignore[misc]
             stored: RunnableConfig = super().put(config, checkpoint, metadata, new_versions)
         return stored
 
-    async def aput(
-        self,
-        config: RunnableConfig,
-        checkpoint: Checkpoint,
-        metadata: CheckpointMetadata,
-        new_versions: ChannelVersions,
-    ) -> RunnableConfig:
+    async def aput(self, config: RunnableConfig, checkpoint: Checkpoint, *rest: Any, **named: Any) -> RunnableConfig:
+        """``put``'s unfinished-turn check, then the saver's own asynchronous write (the rest passed on as given)."""
         # decided here, before the write goes to a worker thread, so the writes that follow see it
-        dropped = self._drop(config, checkpoint)
-        if dropped is not None:
-            return dropped
-        stored: RunnableConfig = await super().aput(config, checkpoint, metadata, new_versions)
+        stored: RunnableConfig = self._drop(config, checkpoint) or await super().aput(
+            config, checkpoint, *rest, **named
+        )
         return stored
 
     def put_writes(

@@ -20,6 +20,7 @@ from meta_mage.agent.graph import AgentDeps, build_graph
 from meta_mage.agent.llm import ModelChoice
 from meta_mage.agent.state import TURN_OPEN, ConversationState, TurnContext, last_active_of, messages_of, snapshot
 from meta_mage.errors import InvalidArgument, MetaMageError, NotFound, StorageUnavailable
+from meta_mage.models.json import JsonObject
 from meta_mage.tools.registry import invalid_argument
 
 if TYPE_CHECKING:
@@ -29,10 +30,14 @@ logger = logging.getLogger(__name__)
 
 
 class ConversationNotFound(NotFound):
+    """No conversation is stored under the id (never made, or deleted)."""
+
     code = "conversation_not_found"
 
 
 class ConversationExpired(NotFound):
+    """The conversation was idle longer than its time to live; it is deleted as it is found."""
+
     code = "conversation_expired"
 
 
@@ -48,7 +53,7 @@ class AgentEvent:
     ``state``, ``done`` or ``error``) and its JSON payload."""
 
     event: str
-    data: dict[str, Any]
+    data: JsonObject
 
 
 @dataclass(frozen=True)
@@ -65,7 +70,7 @@ class TurnRequest:
 
 
 def _config(conversation_id: str, lock_owner: str | None = None) -> RunnableConfig:
-    configurable: dict[str, Any] = {"thread_id": conversation_id}
+    configurable: JsonObject = {"thread_id": conversation_id}
     if lock_owner:
         configurable[LOCK_OWNER] = lock_owner  # the turn's checkpoint is written only while this owner holds the lock
     return {"configurable": configurable, "recursion_limit": 50}
@@ -133,7 +138,7 @@ class Conversations:
             )
         return values
 
-    async def view(self, conversation_id: str) -> dict[str, Any]:
+    async def view(self, conversation_id: str) -> JsonObject:
         """The spec's ``GET /conversations/{id}`` body."""
         conversation_id = canonical_id(conversation_id)  # echoed in its one spelling, however it was given
         values = await self.load(conversation_id)
@@ -149,12 +154,12 @@ class Conversations:
             "messages": messages,
         }
 
-    async def start(self, welcome: dict[str, Any] | None = None, conversation_id: str | None = None) -> str:
+    async def start(self, welcome: JsonObject | None = None, conversation_id: str | None = None) -> str:
         """Create a conversation holding the /welcome context and message; its id is made here unless
         ``conversation_id`` is one the server already issued (the small ``/welcome`` function's)."""
         conversation_id = canonical_id(conversation_id) if conversation_id else str(uuid.uuid4())
         now = self.deps.clock()
-        values: dict[str, Any] = {"created_at": now, "last_active": now}
+        values: JsonObject = {"created_at": now, "last_active": now}
         if welcome:
             values["available_formats"] = welcome.get("available_formats")
             if welcome.get("message"):
@@ -290,7 +295,7 @@ class Conversations:
             },
         )
         now = self.deps.clock()
-        graph_input: dict[str, Any] = {
+        graph_input: JsonObject = {
             "messages": [HumanMessage(text)],
             "context": turn_context.model_dump(exclude_none=True),
             "last_active": now,
@@ -299,14 +304,14 @@ class Conversations:
         if not state:
             graph_input["created_at"] = now
         config = _config(conversation_id, lock_owner)
-        final: dict[str, Any] = {}
+        final: JsonObject = {}
         try:
             # durability="exit": one checkpoint per turn, written when the run ends; one that ends before
             # the finish node (an error, a cancelled stream) still has TURN_OPEN set and is not stored,
             # so the conversation stays as the previous turn left it
             stream = self.graph.astream(graph_input, config, stream_mode=["custom", "values"], durability="exit")
             async for mode, chunk in stream:
-                data = cast(dict[str, Any], chunk)
+                data = cast(JsonObject, chunk)
                 if mode == "values":
                     final = data  # the state after each step; the last is what the turn leaves
                 else:

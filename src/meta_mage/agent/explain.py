@@ -2,23 +2,24 @@
 pick?", "how do you know?"): answered from a glossary of the coach's terms and the rule that produced the last
 answer's ranking or verdict, without changing the request in progress (the next "and against X?" continues it).
 
-Both are declared tables: :data:`GLOSSARY` (the terms, each with the words that name it) and :data:`HOW_RANKED`
-(per task, how its answer is ordered and judged). A message is a question about the last answer when it asks
+Both are declared tables: :data:`GLOSSARY` (the terms, each with the words that name it) and each task's record's
+``how_ranked`` (how its answer is ordered and judged). A message is a question about the last answer when it asks
 what a term means, or asks why / how about a ranking or a verdict after an answer.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from meta_mage.agent.render import Block, Table, table_row
 from meta_mage.agent.state import ConversationState, Route
+from meta_mage.agent.tasks import TASKS
 from meta_mage.analytics.clustering import MIN_PLAYERS, PLAYER_CORRELATION
 from meta_mage.analytics.field import PICK_MARGIN
 from meta_mage.analytics.karsten import FLEX_SHARE
 from meta_mage.analytics.stats import CLEAR_POINTS, FEW_MATCHES
-from meta_mage.decks.archetype_page import LARGE_EVENT_LISTS
 
 
 @dataclass(frozen=True)
@@ -128,31 +129,6 @@ GLOSSARY: tuple[Term, ...] = (
     ),
 )
 
-HOW_RANKED = {
-    "rankings": "The top decks are ordered by meta share (most played first); the estimate beside each is its "
-    "expected win rate against this field by the matchup model, and “best win rate” orders on that estimate.",
-    "recommend": "What to play is ordered on the low end of each archetype's 95% interval of its expected win "
-    "rate against the field, not on the expected rate itself: a deck with a higher expectation but a wider "
-    f"interval (fewer matches, fewer players) ranks below a surer one, and the pick needs {MIN_PLAYERS}+ players.",
-    "matchups": "Matchups are ordered on the matchup model's estimate; a verdict word needs the estimate's interval "
-    f"clear of 50% by {CLEAR_POINTS}+ points (favoured, unfavoured), and {MIN_PLAYERS}+ distinct players.",
-    "strategy": "The guide reads the opponent's key cards from their lists in the window (each with its share of "
-    "their lists), matches your sideboard cards to them by each card's rules text, and takes out the main-deck "
-    "cards that do least in that kind of matchup; the record beside it is the matchup model's.",
-    "optimize_sideboard": "A sideboard card is kept when it answers a top deck's key cards by its rules text, or "
-    "when lists with it beat the archetype's record against that deck (5+ decided matches each way, 3+ points); "
-    "the other slots go to what the archetype's lists play most.",
-    "optimize_mainboard": "Swaps compare your list with what the archetype's lists play (core: in 80%+ of them) "
-    "and lists with a card against the archetype's lists without it (5+ decided matches each way, 3+ points).",
-    "card_question": "What a card answers comes from its rules text against the opponent's key cards; the records "
-    "compare lists with it against the same archetype's lists without it (5+ decided matches each side).",
-    "archetype_page": "The stock list is Frank Karsten's aggregate of the window's lists: the k-th copy of a card "
-    "counts the lists that play at least k copies, and the main deck (sideboard) is the lists' most common size "
-    f"of the copies most lists play; a copy under {FLEX_SHARE:.0f}% of the lists is a flex copy. The best finish "
-    f"is the best placing at an event of {LARGE_EVENT_LISTS}+ lists, the newest on a tie; the matchups are ordered "
-    "on the matchup model's estimate, its verdicts first.",
-}
-HOW_RANKED["deck_matchups"] = HOW_RANKED["deck_review"] = HOW_RANKED["matchups"]
 
 _ASKS_MEANING = re.compile(
     r"\bwhat(?:'s| is| are| does| do)\b.{0,60}\bmean\w*|\bwhat (?:is|are|'s) (?:an? |the )?['\"“]"
@@ -175,6 +151,12 @@ _ABOUT_RANKING = re.compile(
 )
 
 
+def how_ranked(task: str) -> str:
+    """How the answer of ``task`` is ordered and judged, as its record says ("" for none)."""
+    spec = TASKS.get(task)
+    return spec.how_ranked if spec is not None else ""
+
+
 def glossary_terms(message: str) -> list[Term]:
     return [term for term in GLOSSARY if re.search(term.pattern, message, re.I)]
 
@@ -184,19 +166,19 @@ class AboutLastAnswer:
     """A kind of question about the last answer: when it is asked, and how it is answered."""
 
     asks: Callable[[str, list[Term], Route | None], bool]
-    answer: Callable[[str, list[Term], Route, str], str]
+    answer: Callable[[str, list[Term], Route, Sequence[Block]], str]
 
 
 def _meanings(terms: list[Term]) -> str:
     return "\n\n".join(f"**{t.name}**: {t.meaning}" for t in terms)
 
 
-def _rule_and_source(message: str, terms: list[Term], last: Route, last_answer: str) -> str:
-    return "\n\n".join(part for part in (HOW_RANKED.get(last.task, ""), SOURCE) if part)
+def _rule_and_source(message: str, terms: list[Term], last: Route, last_answer: Sequence[Block]) -> str:
+    return "\n\n".join(part for part in (how_ranked(last.task), SOURCE) if part)
 
 
-def _rule_with_its_rows(message: str, terms: list[Term], last: Route, last_answer: str) -> str:
-    parts = (HOW_RANKED.get(last.task, ""), _quoted(message, terms, last_answer), _meanings(terms))
+def _rule_with_its_rows(message: str, terms: list[Term], last: Route, last_answer: Sequence[Block]) -> str:
+    parts = (how_ranked(last.task), _quoted(message, terms, last_answer), _meanings(terms))
     return "\n\n".join(part for part in parts if part)
 
 
@@ -222,7 +204,7 @@ ABOUT_LAST_ANSWER: tuple[AboutLastAnswer, ...] = (
 )
 
 
-def explanation(message: str, known: ConversationState, last_answer: str = "") -> str | None:
+def explanation(message: str, known: ConversationState, last_answer: Sequence[Block] = ()) -> str | None:
     """The answer to a question about the last answer (``ABOUT_LAST_ANSWER``), or None when ``message`` is not
     one. ``last_answer`` is the coach's last answer: its rows and lines about what the question names are quoted."""
     terms = glossary_terms(message)
@@ -237,49 +219,61 @@ _NOT_NAMES = {"why", "how", "what", "is", "if", "i", "the", "and"}
 MAX_QUOTED = 8
 
 
-def _quoted(message: str, terms: list[Term], last_answer: str) -> str:
+@dataclass(frozen=True)
+class _Line:
+    """A line of the last answer: a line of text, or a table's row (``table`` set) with what it is about."""
+
+    text: str
+    subject: str
+    table: Table | None = None
+
+
+def _lines(last_answer: Sequence[Block]) -> list[_Line]:
+    """The last answer's lines in order: each line of its text, each row of its tables (about its first cell that
+    is not a number: its archetype, card or drafter)."""
+    lines: list[_Line] = []
+    for block in last_answer:
+        if isinstance(block, Table):
+            lines += [_Line(table_row(row), _subject(row), block) for row in block.rows]
+        else:
+            lines += [_Line(line, line) for line in block.text.splitlines()]
+    return lines
+
+
+def _subject(row: tuple[str, ...]) -> str:
+    return next((cell for cell in row if cell and not cell.replace(".", "").isdigit()), "")
+
+
+def _quoted(message: str, terms: list[Term], last_answer: Sequence[Block]) -> str:
     """The last answer's own lines (table rows with their header) about what ``message`` names: the archetypes
     it names, else the lines using the terms it asks about; or that the last answer does not use the term."""
     names = [n for n in _NAME.findall(message) if n.lower() not in _NOT_NAMES]
-    lines = last_answer.splitlines()
     wanted = [rf"(?<!\w){re.escape(n)}(?!\w)" for n in names] or [t.pattern for t in terms]
     picked = [
-        i for i, line in enumerate(lines) if line.strip() and any(re.search(w, _subject(line), re.I) for w in wanted)
+        line
+        for line in _lines(last_answer)
+        if line.text.strip() and any(re.search(w, line.subject, re.I) for w in wanted)
     ]
     if not picked:
         used = "; ".join(f"“{t.name}”" for t in terms)
         return f"(The last answer does not use {used}.)" if terms and not names and last_answer else ""
-    return "From the last answer:\n\n" + "\n".join(_with_headers(lines, picked[:MAX_QUOTED]))
+    return "From the last answer:\n\n" + "\n".join(_with_headers(picked[:MAX_QUOTED]))
 
 
-_CELL_EDGE = re.compile(r"(?<!\\)\|")  # a cell's edge; "\|" is a pipe inside a name (models/name_text.py)
-
-
-def _subject(line: str) -> str:
-    """What a line is about: a table row's first cell that is not a number (its archetype, card or drafter),
-    a line of text whole."""
-    if not line.lstrip().startswith("|"):
-        return line
-    cells = [cell.strip() for cell in _CELL_EDGE.split(line.strip().strip("|"))]
-    return next((cell for cell in cells if cell and not cell.replace(".", "").isdigit()), "")
-
-
-def _with_headers(lines: list[str], picked: list[int]) -> list[str]:
+def _with_headers(picked: list[_Line]) -> list[str]:
     """The picked lines; a table row comes under its table's header (and separator), once per table."""
     quoted: list[str] = []
-    headers_given: set[int] = set()
-    for index in picked:
-        line = lines[index]
-        if line.lstrip().startswith("|"):
-            start = index
-            while start > 0 and lines[start - 1].lstrip().startswith("|"):
-                start -= 1
-            if start not in headers_given and start + 1 < index:
+    headed: list[Table] = []
+    after_row = False
+    for line in picked:
+        if line.table is not None:
+            if not any(line.table is table for table in headed):
                 if quoted:
                     quoted.append("")  # a table starts after a blank line
-                quoted += lines[start : start + 2]
-                headers_given.add(start)
-        elif quoted and quoted[-1].lstrip().startswith("|"):
+                quoted += line.table.markdown().splitlines()[:2]
+                headed.append(line.table)
+        elif after_row:
             quoted.append("")
-        quoted.append(line)
+        quoted.append(line.text)
+        after_row = line.table is not None
     return quoted

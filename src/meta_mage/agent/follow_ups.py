@@ -1,7 +1,7 @@
 """Follow-ups as declared rules: a message that re-runs the last answer's task with one slot changed.
 
-Two tables. :data:`FOLLOW_UPS` are the messages that start "and …" / "what about …" and name something the last
-answer's task takes (an opponent, a card): each rule names the task it follows, when it holds, the task it runs
+Two tables. Each task's record declares its ``follow_ups``: the messages that start "and …" / "what about …" and
+name something the last answer's task takes (an opponent, a card), each with when it holds, the task it runs
 and the slots it keeps from the last answer. :data:`CONTINUATIONS` are the messages that only fill slots (a
 format, a window, a name, a pool filter): per workflow, how the request in progress continues with them.
 """
@@ -9,68 +9,31 @@ format, a window, a name, a pool filter): per workflow, how the request in progr
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any
+from typing import cast
 
-from meta_mage.agent.reading import Reading
+from meta_mage.agent.reading import Reading, Slots
 from meta_mage.agent.state import ConversationState, Route
+from meta_mage.agent.tasks import TASKS
+from meta_mage.agent.tasks.task import FollowUp
 
-TaskChoice = tuple[str, dict[str, Any]]  # a task and the slots its choice adds
-
-
-@dataclass(frozen=True)
-class FollowUp:
-    """ "and …?" after an answer of task ``after``: when ``holds``, run ``task`` keeping ``keeps`` from it."""
-
-    name: str
-    after: str  # the last answer's task
-    holds: Callable[[Reading, Route, str], bool]  # (the reading, the last route, the task the words name)
-    task: str
-    keeps: tuple[str, ...]  # slots carried from the last answer
-    example: tuple[str, str]  # (the last question, the follow-up): the generated tests ask both
+TaskChoice = tuple[str, Slots]  # a task and the slots its choice adds
 
 
-FOLLOW_UPS: tuple[FollowUp, ...] = (
-    FollowUp(
-        "another opponent for the same archetype",
-        after="matchups",
-        holds=lambda r, last, named: (
-            named == "matchups"
-            and bool(r.slots["opponent"])
-            and not r.slots["archetype"]
-            and last.archetype not in (None, r.slots["opponent"])
-        ),
-        task="matchups",
-        keeps=("archetype",),
-        example=("How does Boros Energy do against Jeskai Blink?", "and against Domain Zoo?"),
-    ),
-    FollowUp(
-        "another card against the same opponent",
-        after="card_question",
-        holds=lambda r, last, named: bool(r.slots["card"]) and not r.slots["opponent"],
-        task="card_question",
-        keeps=("opponent",),
-        example=("Is Fatal Push good against Boros Energy?", "and Unholy Heat?"),
-    ),
-    FollowUp(
-        "the same card against another opponent",
-        after="card_question",
-        holds=lambda r, last, named: bool(r.slots["opponent"]) and not r.slots["card"],
-        task="card_question",
-        keeps=("card",),
-        example=("Is Fatal Push good against Boros Energy?", "and against Domain Zoo?"),
-    ),
+# Every task's declared follow-ups, with the task whose answer each follows.
+FOLLOW_UPS: tuple[tuple[str, FollowUp], ...] = tuple(
+    (task.name, rule) for task in TASKS.values() for rule in task.follow_ups
 )
 
 
 def follow_up(reading: Reading, known: ConversationState, named_task: str) -> TaskChoice | None:
-    """The first of ``FOLLOW_UPS`` that holds for a follow-up in the conversation's format, or None."""
+    """The first follow-up the last answer's task declares that holds (in the conversation's format), or None."""
     if not reading.follow_word or reading.slots["format"] not in (None, known.format):
         return None
     last = known.route or Route()
-    for rule in FOLLOW_UPS:
-        if rule.after == last.task and rule.holds(reading, last, named_task):
-            return rule.task, {slot: getattr(last, slot) for slot in rule.keeps}
+    spec = TASKS.get(last.task)
+    for rule in spec.follow_ups if spec is not None else ():
+        if rule.holds(reading, last, named_task):
+            return rule.task, cast(Slots, {slot: getattr(last, slot) for slot in rule.keeps})
     return None
 
 
@@ -82,16 +45,19 @@ def deck_against(reading: Reading, known: ConversationState) -> TaskChoice:
 
 def _continue_cube(reading: Reading, known: ConversationState, task: str, last: Route) -> TaskChoice:
     """ "what about red instants?" asks about the pool; the last filter stays when none is named."""
-    extra = {"card_filter": reading.card_filter or last.card_filter, "draft": reading.draft}
+    extra: Slots = {"card_filter": reading.card_filter or last.card_filter, "draft": reading.draft}
     return ("draft_pool" if reading.card_filter or reading.draft else task), extra
 
 
 def _continue_meta(reading: Reading, known: ConversationState, task: str, last: Route) -> TaskChoice:
     """The last answer's archetype and opponent stay in its format (names are per format); a card question keeps
     its card ("what about in Vintage?", "and the last 7 days?")."""
-    extra: dict[str, Any] = {}
+    extra: Slots = {}
     if reading.slots["format"] in (None, known.format):
-        extra = {key: reading.slots[key] or getattr(last, key) for key in ("archetype", "opponent")}
+        extra = {
+            "archetype": reading.slots["archetype"] or last.archetype,
+            "opponent": reading.slots["opponent"] or last.opponent,
+        }
     if task == "card_question":
         extra["card"] = reading.slots["card"] or last.card
     return task, extra

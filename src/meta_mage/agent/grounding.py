@@ -24,6 +24,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from meta_mage.models.json import JsonObject
+
 ALWAYS = {95.0, 50.0, 100.0, 0.0}  # the confidence level, even, all and none
 _INTERVAL = re.compile(r"(?<![\d.-])(\d{1,3}(?:\.\d+)?)%?\s*(?:-|–|to)\s*(\d{1,3}(?:\.\d+)?)\s*%")
 _PERCENT = re.compile(r"(?<![\d.])(\d{1,3}(?:\.\d+)?)\s*%")
@@ -113,7 +115,7 @@ class Facts:
         elif isinstance(node, int | float) and not isinstance(node, bool):
             self._add_number(owners, float(node))
 
-    def _collect_object(self, node: dict[str, Any], owners: tuple[str, ...], strings: list[str]) -> None:
+    def _collect_object(self, node: JsonObject, owners: tuple[str, ...], strings: list[str]) -> None:
         named = tuple(node[k] for k in ENTITY_KEYS if isinstance(node.get(k), str) and node[k])
         owners = named or owners  # an object that names things owns its figures, not its parent's names
         self._add_interval_and_record(node, owners)
@@ -121,7 +123,7 @@ class Facts:
             strings.append(str(key))
             self._collect(value, owners, strings)
 
-    def _add_interval_and_record(self, node: dict[str, Any], owners: tuple[str, ...]) -> None:
+    def _add_interval_and_record(self, node: JsonObject, owners: tuple[str, ...]) -> None:
         """An object's 95 % interval (``ci_low``, ``ci_high``) and its record (``wins``, ``losses``, ``draws``)."""
         low, high = node.get("ci_low"), node.get("ci_high")
         if isinstance(low, int | float) and isinstance(high, int | float):

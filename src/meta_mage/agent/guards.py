@@ -34,7 +34,10 @@ from meta_mage.agent.tool_specs import (
 from meta_mage.agent.tool_specs import (
     stats_fit as stats_fit,
 )
+from meta_mage.agent.tools import ToolCall
 from meta_mage.models.decks import EnrichedDeck
+from meta_mage.models.json import JsonObject
+from meta_mage.tools.catalog.decks import CLASSIFY_DECK, ENRICHED_DECK
 
 
 @dataclass
@@ -44,15 +47,15 @@ class GuardStep:
     kind: str
     question: str = ""
     missing: str = ""
-    calls: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    calls: list[ToolCall] = field(default_factory=list)
 
     @classmethod
     def ask(cls, missing: str, question: str) -> GuardStep:
         return cls("ask", question=question, missing=missing)
 
     @classmethod
-    def call(cls, name: str, arguments: dict[str, Any] | None = None) -> GuardStep:
-        return cls("call", calls=[(name, arguments or {})])
+    def call(cls, name: str, arguments: JsonObject | None = None) -> GuardStep:
+        return cls("call", calls=[ToolCall(name, arguments or {})])
 
 
 PROCEED = GuardStep("proceed")
@@ -113,10 +116,10 @@ def _failed(message: ToolMessage | None) -> bool:
 
 def _read_deck(known: ConversationState, done: dict[str, ToolMessage]) -> GuardStep | None:
     """A pasted list is read (get_enriched_deck) and classified (classify_deck), and the archetype confirmed."""
-    enriched, classified = done.get("get_enriched_deck"), done.get("classify_deck")
+    enriched, classified = done.get(ENRICHED_DECK.name), done.get(CLASSIFY_DECK.name)
     if known.deck_text and not known.deck_read:
         if enriched is None:
-            return GuardStep.call("get_enriched_deck")
+            return GuardStep.call(ENRICHED_DECK.name)
         if _failed(enriched):
             return GuardStep.ask("deck", f"I could not read your deck: {enriched.content} Please try again.")
         return GuardStep.ask(
@@ -129,7 +132,7 @@ def _read_deck(known: ConversationState, done: dict[str, ToolMessage]) -> GuardS
         if not suggested and known.rejected_archetype:
             return GuardStep.ask("archetype", "")  # the graph lists the format's archetypes
         if not suggested and classified is None:
-            return GuardStep.call("classify_deck")
+            return GuardStep.call(CLASSIFY_DECK.name)
         if suggested:
             return GuardStep.ask(
                 "archetype_confirmation",

@@ -8,11 +8,13 @@ import re
 from typing import Any, TypeVar, cast
 
 from cachetools import TTLCache
-from langgraph.config import get_stream_writer
 from pydantic import BaseModel
 
+from meta_mage.agent.events import thinking
 from meta_mage.agent.tools import AgentTools
+from meta_mage.agent.words import PoolEntry
 from meta_mage.models.drafts import DraftPoolResult, DraftSummary, ListDraftsOutput
+from meta_mage.models.json import JsonObject
 from meta_mage.models.meta import ArchetypesOutput, ListFormatsOutput
 from meta_mage.models.tournaments import FORMATS
 from meta_mage.tools.catalog.drafts import DRAFT_POOL, LIST_DRAFTS
@@ -38,7 +40,7 @@ class Lookups:
         self._cache: TTLCache[str, Any] = TTLCache(maxsize=MAX_LOOKUPS, ttl=max_age_seconds)
 
     async def _cached(
-        self, key: str, name: str, arguments: dict[str, Any], output: type[M], what: str, instead: str
+        self, key: str, name: str, arguments: JsonObject, output: type[M], what: str, instead: str
     ) -> M | None:
         hit = self._cache.get(key)
         if hit is not None:
@@ -79,7 +81,7 @@ class Lookups:
         )
         return result.drafts if result else []
 
-    async def pool(self, draft_id: str) -> list[dict[str, Any]]:
+    async def pool(self, draft_id: str) -> list[PoolEntry]:
         """A draft's whole pool with who took what (redacted names stay redacted)."""
         result = await self._cached(
             f"pool:{draft_id}",
@@ -89,7 +91,7 @@ class Lookups:
             "the draft's pool",
             "going on without its card names",
         )
-        return (result.cards or []) if result else []
+        return [_entry(card) for card in result.cards or []] if result else []
 
     async def resolve_draft(self, text: str | None) -> str | None:
         """The id of the draft whose id or name ``text`` names (or contains), else None."""
@@ -104,10 +106,9 @@ class Lookups:
         return None
 
 
-def thinking(text: str) -> None:
-    """A ``thinking`` event for the user when called inside the graph's run (not in a bare lookup)."""
-    try:
-        writer = get_stream_writer()
-    except RuntimeError:  # outside a graph run: the log line is all there is
-        return
-    writer({"event": "thinking", "data": {"content": text}})
+def _entry(card: dict[str, object]) -> PoolEntry:
+    """A pool card's name and the drafters who took its copies (redacted names stay redacted)."""
+    picks = card.get("additional_picks")
+    others = [pick.get("drafted_by") for pick in picks if isinstance(pick, dict)] if isinstance(picks, list) else []
+    drafters = tuple(str(who) for who in (card.get("drafted_by"), *others) if who)
+    return PoolEntry(str(card["card_name"]), drafters)

@@ -11,9 +11,11 @@ from typing import Any
 from langchain_core.messages import ToolMessage
 from pydantic import BaseModel
 
+from meta_mage.agent.render import Answer
 from meta_mage.agent.state import ConversationState, Route
 from meta_mage.agent.tasks import TASKS
 from meta_mage.agent.tasks.task import Results
+from meta_mage.agent.tools import ToolCall
 from meta_mage.models.meta import MAX_DAYS
 from meta_mage.models.name_text import name_markdown as plain  # a tool's error can quote a name
 
@@ -34,47 +36,40 @@ def errors(turn: list[Any]) -> list[str]:
     return [str(m.content) for m in turn if isinstance(m, ToolMessage) and m.status == "error"]
 
 
-def plan(task: str, route: Route, known: ConversationState, done: Collection[str]) -> list[tuple[str, dict[str, Any]]]:
+def plan(task: str, route: Route, known: ConversationState, done: Collection[str]) -> list[ToolCall]:
     """The tool calls still needed for ``task`` (empty when the answer can be written); ``done`` names the
     tools already called this turn. The calls are the task's record's (``agent/tasks``)."""
     spec = TASKS.get(task)
     wanted = spec.plan(route, known) if spec is not None else []
-    return [(name, args) for name, args in wanted if name not in done]
+    return [call for call in wanted if call.tool not in done]
 
 
-def tables(task: str, route: Route, known: ConversationState, turn: list[Any]) -> str:
+def tables(task: str, route: Route, known: ConversationState, turn: list[Any]) -> Answer:
     """The tables of ``task``'s templated answer, each with the line that introduces it: in LLM mode they are
     shown after the model's prose, so every figure in a table is the tools' own."""
     spec = TASKS.get(task)
-    body = spec.writer(route, known, results(turn)) if spec is not None else ""
-    blocks = [block for block in body.split("\n\n") if block.strip()]
-    kept = []
-    for index, block in enumerate(blocks):
-        if block.lstrip().startswith("|"):
-            before = blocks[index - 1] if index else ""
-            if before.rstrip().endswith(":") and "|" not in before:
-                kept.append(before)
-            kept.append(block)
-    return "\n\n".join(kept)
+    body = spec.writer(route, known, results(turn)) if spec is not None else Answer()
+    return body.tables()
 
 
-def answer(task: str, route: Route, known: ConversationState, turn: list[Any]) -> str:
-    """The templated answer for ``task`` from this turn's tool results, by the writer its record names."""
-    done = results(turn)
+def answer(task: str, route: Route, known: ConversationState, turn: list[Any]) -> Answer:
+    """The templated answer for ``task`` from this turn's tool results, by the writer its record names, with
+    what the turn's route and failures add around it."""
     problems = errors(turn)
     spec = TASKS.get(task)
-    body = spec.writer(route, known, done) if spec is not None else ""
+    body = spec.writer(route, known, results(turn)) if spec is not None else Answer()
     if route.read_as and body:
-        body = f"{route.read_as}\n\n{body}"
+        body = Answer.of(route.read_as, body)
     if route.days_asked is not None and route.days is not None and body:
-        body = (
+        asked = (
             f"You asked for {route.days_asked} days; I can look at 1 to {MAX_DAYS} days, so this uses the last "
-            f"{route.days}.\n\n{body}"
+            f"{route.days}."
         )
+        body = Answer.of(asked, body)
     if problems:
         said = " ".join(plain(p) if p.rstrip().endswith((".", "!", "?")) else f"{plain(p)}." for p in problems)
-        body += ("\n\n" if body else "") + "Something went wrong while fetching the data: " + said
-        body += " You can ask again, or ask something else; the conversation is intact."
+        failed = f"Something went wrong while fetching the data: {said} You can ask again, or ask something else; "
+        body = Answer.of(body, failed + "the conversation is intact.")
     if not body:
-        body = "I have nothing to report for that yet."
-    return f"{body}\n\n{OFFLINE_NOTE}"
+        body = Answer.of("I have nothing to report for that yet.")
+    return Answer.of(body, OFFLINE_NOTE)

@@ -11,6 +11,7 @@ from pydantic import BaseModel
 
 from meta_mage.agent.state import ConversationState, snapshot
 from meta_mage.agent.tools import for_the_model
+from meta_mage.models.json import JsonObject
 from meta_mage.models.meta import DeckMatchupStatsOutput
 
 ROUTER = """You route messages for MTG Meta Mage, a Magic: The Gathering coach.
@@ -105,12 +106,12 @@ def workflow_prompt(workflow: str) -> str:
     return "\n\n".join([WORKFLOW[workflow], GROUNDED, FENCE])
 
 
-def held_data(known: ConversationState, results: Iterable[Any]) -> list[dict[str, Any]]:
+def held_data(known: ConversationState, results: Iterable[Any]) -> list[JsonObject]:
     """What earlier turns established that this turn's answer stands on, as data: the player's deck (each card's
     copies, and the totals) and the deck's matchup statistics when no tool result of this turn holds them."""
-    held: list[dict[str, Any]] = []
+    held: list[JsonObject] = []
     if known.card_details:
-        cards: list[dict[str, Any]] = [
+        cards: list[JsonObject] = [
             {"quantity": c.quantity, "name": c.name, "section": c.section} for c in known.card_details
         ]
         totals = {

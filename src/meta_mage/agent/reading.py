@@ -6,14 +6,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import TypedDict
 
 from meta_mage.agent.lookups import NAMES_DAYS, Lookups
 from meta_mage.agent.state import ConversationState, Pending, Route
-from meta_mage.agent.tasks.archetype_page import PAGE_WORDS
-from meta_mage.agent.tasks.task import OPPONENT_WORDS
 from meta_mage.agent.words import (
     NO,
+    OPPONENT_WORDS,
+    PAGE_WORDS,
     YES,
     card_filter,
     find_archetypes,
@@ -105,6 +105,22 @@ class PoolReading:
     card_filter: dict[str, str] | None
 
 
+class Slots(TypedDict, total=False):
+    """The slots of a routing decision a message fills, each named as ``RouteDecision`` names it."""
+
+    format: str | None
+    days: int | None
+    days_asked: int | None
+    archetype: str | None
+    opponent: str | None
+    card: str | None
+    read_as: str
+    has_decklist: bool
+    confirms_archetype: bool | None
+    draft: str | None
+    card_filter: dict[str, str] | None
+
+
 @dataclass(frozen=True)
 class Reading:
     """What one message says (with the question it answers, if any), read once: the slots it fills and the
@@ -112,7 +128,7 @@ class Reading:
 
     question: str  # the question answered, then the reply, without any decklist
     has_decklist: bool
-    slots: dict[str, Any]  # RouteDecision's fields: format, days (days_asked), archetype, opponent, card, ...
+    slots: Slots
     draft: str | None  # a draft the message names
     card_filter: dict[str, str] | None  # colour, type, card or drafter asked about in a pool
     confirms: bool | None  # yes/no to the suggested archetype
@@ -139,7 +155,7 @@ async def read_message(message: str, known: ConversationState, lookups: Lookups,
     fmt, archetype, opponent, read_as = await _names_in_format(named_text, fmt, days, known, lookups)
     pool = await _pool_reading(question, known, lookups)
     confirms = _confirms(reply, known)
-    slots: dict[str, Any] = {
+    slots: Slots = {
         "format": fmt,
         "days": days,
         "archetype": archetype,
@@ -175,7 +191,7 @@ async def read_message(message: str, known: ConversationState, lookups: Lookups,
     )
 
 
-def _clamped(days: int | None) -> dict[str, int]:
+def _clamped(days: int | None) -> Slots:
     """A bare "999" is said and clamped, as tidy does for "999 days"."""
     return {"days": MAX_DAYS, "days_asked": days} if days is not None and days > MAX_DAYS else {}
 

@@ -4,29 +4,35 @@ go into the state through ``state.merge_slots``."""
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
+from langchain_core.messages import AnyMessage, BaseMessage, HumanMessage, SystemMessage
 
 from meta_mage.agent import prompts
+from meta_mage.agent.deps import AgentDeps
+from meta_mage.agent.events import thinking
 from meta_mage.agent.follow_ups import CONTINUATIONS, TaskChoice, deck_against, follow_up
-from meta_mage.agent.lookups import Lookups, thinking
-from meta_mage.agent.reading import Reading, read_message
+from meta_mage.agent.lookups import Lookups
+from meta_mage.agent.reading import Reading, Slots, read_message
 from meta_mage.agent.state import (
     ConversationState,
     Pending,
     Route,
     RouteDecision,
+    SlotChanges,
+    merge_slots,
 )
 from meta_mage.agent.tasks import DEFAULT_TASK, LLM_ROUTE_DECISION, TASKS, WORKFLOW_TASKS
-from meta_mage.agent.tasks.archetype_page import PAGE_WORDS
 from meta_mage.agent.tasks.task import named_task
-from meta_mage.agent.words import NO, YES, days_outside_the_limit, extract_decklist, has, split_paste
+from meta_mage.agent.window import fenced_history, starting_with_a_question
+from meta_mage.agent.words import NO, PAGE_WORDS, YES, days_outside_the_limit, extract_decklist, has, split_paste
 from meta_mage.models.meta import MAX_DAYS, normalise_format
+
+logger = logging.getLogger(__name__)
 
 # words of a new request: a message without them only answers the question the coach asked
 _REQUEST_WORDS = (
@@ -162,7 +168,7 @@ async def rule_route(
     question ``message`` answers (see ``resumed_question``): the two are read as one request, with the format
     and window the answer gives winning over the question's."""
     reading = await read_message(message, known, lookups, asked)
-    slots = dict(reading.slots)
+    slots = reading.slots
     for claim in CLAIMS:
         if claim.names(reading):
             task, extra = claim.task(reading, known)
@@ -174,11 +180,11 @@ async def rule_route(
     return _decision("clarify", "none", 0.3, slots)
 
 
-def _decision(workflow: str, task: str, confidence: float, slots: dict[str, Any]) -> RouteDecision:
+def _decision(workflow: str, task: str, confidence: float, slots: Slots) -> RouteDecision:
     return RouteDecision.model_validate({"workflow": workflow, "task": task, "confidence": confidence, **slots})
 
 
-def _continued(reading: Reading, known: ConversationState) -> tuple[str, str, float, dict[str, Any]] | None:
+def _continued(reading: Reading, known: ConversationState) -> tuple[str, str, float, Slots] | None:
     """A message that only changes slots (a format, a window, a name, a pool filter) continues the request in
     progress as its workflow's rule in ``follow_ups.CONTINUATIONS`` says; None when there is none or the message
     fills nothing."""
@@ -198,15 +204,6 @@ def _fills(reading: Reading) -> bool:
     return named or (reading.in_cube and bool(reading.draft or reading.card_filter))
 
 
-def starting_with_a_question(messages: Sequence[BaseMessage]) -> list[BaseMessage]:
-    """``messages`` from the first user message on: Bedrock refuses a conversation that starts with
-    the assistant (the /welcome message, or a window cut between a question and its answer)."""
-    for index, message in enumerate(messages):
-        if isinstance(message, HumanMessage):
-            return list(messages[index:])
-    return []
-
-
 async def llm_route(model: BaseChatModel, turn: str, history: Sequence[BaseMessage]) -> RouteDecision:
     """The LLM's classification of the turn (``turn``: the player's message with its data blocks, from
     ``prompts.player_turn``), as a validated RouteDecision."""
@@ -221,7 +218,7 @@ async def llm_route(model: BaseChatModel, turn: str, history: Sequence[BaseMessa
 
 def tidy(decision: RouteDecision, message: str) -> RouteDecision:
     """Code checks on a decision (from either router): valid format, a task that fits the workflow."""
-    updates: dict[str, Any] = {}
+    updates: dict[str, object] = {}
     if decision.format:
         try:
             updates["format"] = normalise_format(decision.format)
@@ -236,3 +233,47 @@ def tidy(decision: RouteDecision, message: str) -> RouteDecision:
         updates.update(days=min(MAX_DAYS, max(1, outside)), days_asked=outside)
         thinking(f"{outside} days is outside the 1-{MAX_DAYS} days I can look at; using {updates['days']}.")
     return decision.model_copy(update=updates)
+
+
+async def route_turn(message: str, known: ConversationState, deps: AgentDeps) -> SlotChanges:
+    """The turn's route and the slot changes it makes: the rules' decision (the model's where the rules are
+    unsure), checked (``tidy``), under the confidence threshold a question to clarify, its slots merged into the
+    state (``state.merge_slots``)."""
+    context = known.context
+    # routing sees the dropdown values already (e.g. the format whose archetype names to match)
+    from_context = merge_slots(known, RouteDecision(workflow="clarify", confidence=0), context, "", None)
+    view = known.applied(from_context)
+    decision, question = await decide_offline(message, view, deps.lookups)
+    if deps.model is not None and decision.confidence < deps.settings.rules_route_at:
+        decision, question = await _model_route(message, view, known.messages, deps) or (decision, question)
+    decision = tidy(decision, message)
+    draft_id = await deps.lookups.resolve_draft(decision.draft) if decision.draft else None
+    updates = merge_slots(known, decision, context, message, draft_id)
+    workflow = decision.workflow
+    if decision.confidence < deps.settings.router_confidence_threshold:
+        workflow = "clarify"
+    task = decision.task if decision.task in WORKFLOW_TASKS.get(workflow, ()) else "none"
+    if workflow != "clarify":
+        thinking(f"{workflow.replace('_', ' ').capitalize()}: {task.replace('_', ' ')}.")
+        updates.update(current_workflow=workflow, current_task=task)
+    if not known.available_formats:
+        updates["available_formats"] = await deps.lookups.formats()
+    routed = Route.model_validate({**decision.model_dump(), "workflow": workflow, "task": task, "question": question})
+    return {**updates, "route": routed}
+
+
+async def _model_route(
+    message: str, view: ConversationState, messages: list[AnyMessage], deps: AgentDeps
+) -> tuple[RouteDecision, str] | None:
+    """The model's decision where the rules are unsure (one request), or None when the model failed."""
+    assert deps.model is not None
+    try:
+        history = fenced_history(messages, deps.settings.message_window)[:-1]
+        words, pasted = split_paste(message)
+        formats = view.available_formats or await deps.lookups.formats()
+        turn = prompts.player_turn(words, pasted, prompts.router_blocks(view, formats))
+        return await llm_route(deps.model, turn, history), message
+    except Exception as exc:
+        logger.warning("LLM routing failed, using the rules: %s", exc)
+        thinking("The language model could not route this message; using keyword rules.")
+        return None

@@ -14,7 +14,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from langchain_core.messages import AnyMessage, BaseMessage
 from langgraph.graph.message import add_messages
@@ -22,12 +22,14 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    TypeAdapter,
     ValidationError,
     ValidatorFunctionWrapHandler,
     field_validator,
     model_validator,
 )
 
+from meta_mage.agent.render import Block, Paragraph, Table
 from meta_mage.agent.words import extract_decklist
 from meta_mage.models.conversation import Pending as Pending
 from meta_mage.models.conversation import Route as Route
@@ -36,6 +38,7 @@ from meta_mage.models.conversation import Task as Task
 from meta_mage.models.conversation import TurnContext as TurnContext
 from meta_mage.models.conversation import Workflow as Workflow
 from meta_mage.models.decks import CardDetail
+from meta_mage.models.json import JsonObject
 from meta_mage.models.meta import DeckMatchupStatsOutput, normalise_format
 
 logger = logging.getLogger(__name__)
@@ -43,6 +46,12 @@ logger = logging.getLogger(__name__)
 # The slot a turn's input sets and its finish node clears: a checkpoint that still has it set is of a turn that
 # did not finish, and the checkpointer does not store it.
 TURN_OPEN = "turn_open"
+
+# A turn's slot changes (slot -> new value), each checked against its slot when applied (``applied``).
+SlotChanges = dict[str, object]
+Changes = Mapping[str, object]  # the changes so far, as the transition rules read them
+
+ToolsCaller = Literal["guard", "workflow"]  # who asked for this round's tool calls
 
 
 def _stored(value: Any) -> bool:
@@ -81,6 +90,9 @@ class ConversationState(BaseModel):
     route: Route | None = None  # this turn's decision
     context: TurnContext = Field(default_factory=TurnContext)  # this turn's dropdown values (until routed)
     tool_rounds: int = 0
+    last_answer: list[Block] = Field(default_factory=list)  # the coach's last answer, as blocks (quoted on "why")
+    tools_called_by: ToolsCaller | None = None  # the node the tools node goes back to
+    explained: bool = False  # the router answered this turn itself (a question about the last answer)
     turn_open: bool = False  # TURN_OPEN: set by a turn's input, cleared by its finish node
     created_at: float | None = None
     last_active: float | None = None
@@ -153,7 +165,7 @@ class ConversationState(BaseModel):
                 setattr(copy, key, default if value is None else value)  # validate_assignment checks it
         return copy
 
-    def changes(self, updates: Mapping[str, Any]) -> dict[str, Any]:
+    def changes(self, updates: Mapping[str, Any]) -> JsonObject:
         """``updates`` checked against the slots (``applied``): what a node returns. Models go into the checkpoint
         as JSON, so a stored conversation holds no pickled classes of ours."""
         self.applied(updates)
@@ -166,12 +178,17 @@ class ConversationState(BaseModel):
         return value if _stored(value) else None
 
 
+_BLOCKS: TypeAdapter[list[Block]] = TypeAdapter(list[Block])
+
+
 def _plain(value: Any) -> Any:
     """A model (or a list of models) as JSON; anything else as it is."""
     if isinstance(value, BaseModel) and not isinstance(value, BaseMessage):
         return value.model_dump(mode="json")
     if isinstance(value, list) and value and isinstance(value[0], CardDetail):
         return [card.model_dump(mode="json") for card in value]
+    if isinstance(value, list) and value and isinstance(value[0], Paragraph | Table):
+        return _BLOCKS.dump_python(value, mode="json")
     return value
 
 
@@ -188,22 +205,23 @@ def last_active_of(state: Mapping[str, Any]) -> float | None:
     return float(value) if value else None
 
 
-def snapshot(known: ConversationState) -> dict[str, Any]:
+# The slots the UI shows beside the chat, as they are (between whether a list was pasted and whether the deck's
+# statistics are held)
+SHOWN_SLOTS = (
+    "format",
+    "archetype",
+    "days",
+    "opponent_archetype",
+    "draft_id",
+    "current_workflow",
+    "suggested_archetype",
+)
+
+
+def snapshot(known: ConversationState) -> JsonObject:
     """The spec's ``state`` event payload: what the UI shows beside the chat."""
-    return {
-        "has_deck": known.has_list,
-        "format": known.format,
-        "archetype": known.archetype,
-        "days": known.days,
-        "opponent_archetype": known.opponent_archetype,
-        "draft_id": known.draft_id,
-        "current_workflow": known.current_workflow,
-        "suggested_archetype": known.suggested_archetype,
-        "has_matchup_stats": known.matchup_stats is not None,
-    }
-
-
-Changes = Mapping[str, Any]  # a turn's slot changes so far (slot -> new value)
+    shown = {slot: getattr(known, slot) for slot in SHOWN_SLOTS}
+    return {"has_deck": known.has_list, **shown, "has_matchup_stats": known.matchup_stats is not None}
 
 
 def _changed(slot: str) -> Callable[[ConversationState, Changes], bool]:
@@ -264,7 +282,7 @@ TRANSITIONS: tuple[Transition, ...] = (
 )
 
 
-def with_stale(known: ConversationState, updates: dict[str, Any], context: TurnContext | None) -> dict[str, Any]:
+def with_stale(known: ConversationState, updates: SlotChanges, context: TurnContext | None) -> SlotChanges:
     """``updates`` plus the slots they make stale, as ``TRANSITIONS`` declare (``context``: the turn's dropdowns)."""
     for rule in TRANSITIONS:
         if not rule.happened(known, updates):
@@ -280,7 +298,7 @@ def with_stale(known: ConversationState, updates: dict[str, Any], context: TurnC
 
 def merge_slots(
     known: ConversationState, decision: RouteDecision, context: TurnContext | None, message: str, draft_id: str | None
-) -> dict[str, Any]:
+) -> SlotChanges:
     """State changes from dropdown context, then from the message's own slots (the message wins), then what
     those changes make stale (``state.TRANSITIONS``); a confirmed deck keeps its format and archetype."""
     updates = {**_given(context), **_said(known, decision, message, draft_id)}
@@ -298,20 +316,20 @@ def merge_slots(
     return updates
 
 
-def _given(context: TurnContext | None) -> dict[str, Any]:
+def _given(context: TurnContext | None) -> SlotChanges:
     """The dropdowns' values, each for the slot of the same name."""
     if context is None:
         return {}
-    given: dict[str, Any] = {"format": normalise_format(context.format)} if context.format else {}
+    given: SlotChanges = {"format": normalise_format(context.format)} if context.format else {}
     for key in ("days", "archetype", "opponent_archetype", "deck_text", "draft_id"):
         if value := getattr(context, key):
             given[key] = value
     return given
 
 
-def _said(known: ConversationState, decision: RouteDecision, message: str, draft_id: str | None) -> dict[str, Any]:
+def _said(known: ConversationState, decision: RouteDecision, message: str, draft_id: str | None) -> SlotChanges:
     """The slots the message fills; a yes or no to the suggested archetype."""
-    said: dict[str, Any] = {}
+    said: SlotChanges = {}
     answers_opponent = (known.pending or Pending()).missing == "opponent"
     for key, value in (
         ("format", decision.format),
@@ -332,7 +350,7 @@ def _said(known: ConversationState, decision: RouteDecision, message: str, draft
     return said
 
 
-def _keep_deck_identity(known: ConversationState, updates: dict[str, Any], decision: RouteDecision) -> None:
+def _keep_deck_identity(known: ConversationState, updates: SlotChanges, decision: RouteDecision) -> None:
     """A deck confirmed in a format and archetype keeps them (a question about another format may come between)."""
     identity = (updates.get("format", known.format), updates.get("archetype", known.archetype))
     recorded = (updates.get("deck_format", known.deck_format), updates.get("deck_archetype", known.deck_archetype))

@@ -22,6 +22,8 @@ from langchain_core.runnables import Runnable
 from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import Field
 
+from meta_mage.models.json import JsonObject
+
 Reply = AIMessage | str | BaseException | Callable[[list[BaseMessage], list[str]], "AIMessage | str"]
 
 
@@ -29,7 +31,7 @@ class ScriptedChatModel(GenericFakeChatModel):
     """Answers each call with the next script item: a message, text, an exception to raise, or a
     function of (messages, bound tool names) returning a message."""
 
-    calls: list[dict[str, Any]] = Field(default_factory=list)
+    calls: list[JsonObject] = Field(default_factory=list)
 
     @classmethod
     def of(cls, *script: Reply) -> ScriptedChatModel:

@@ -7,15 +7,18 @@ import asyncio
 import copy
 import json
 import time
+import uuid
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
+from langchain_core.messages import ToolCall as LangChainToolCall
 from pydantic import BaseModel
 
 from meta_mage.agent.state import ConversationState
 from meta_mage.deadline import deadline, timeout_message
 from meta_mage.errors import MetaMageError, NotFound
+from meta_mage.models.json import JsonObject
 from meta_mage.tools.catalog import TOOLS, workflow_tools
 from meta_mage.tools.context import ToolContext
 from meta_mage.tools.registry import ToolRegistry
@@ -24,13 +27,31 @@ from meta_mage.tools.runner import run_tool
 _HIDDEN = {"as_of"}
 
 # In process a tool returns its output model; over MCP, its JSON (``AgentTools.run`` validates it back).
-ToolExecutor = Callable[[str, dict[str, Any]], Awaitable[BaseModel | dict[str, Any]]]
+ToolExecutor = Callable[[str, JsonObject], Awaitable[BaseModel | JsonObject]]
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    """One planned call of a tool: its name and the arguments the plan sets (the state fills the ones it owns,
+    ``AgentTools.fill_arguments``; the tool's input model checks them all)."""
+
+    tool: str
+    arguments: JsonObject = field(default_factory=dict)
+
+    def for_message(self, caller: str) -> LangChainToolCall:
+        """The call as an ``AIMessage`` carries it, its id marked with who planned it."""
+        return {
+            "name": self.tool,
+            "args": dict(self.arguments),
+            "id": f"{caller}-{uuid.uuid4().hex[:12]}",
+            "type": "tool_call",
+        }
 
 
 @dataclass
 class ToolOutcome:
     name: str
-    arguments: dict[str, Any]
+    arguments: JsonObject
     result: BaseModel | None  # the tool's output model
     error: str | None
     summary: str
@@ -58,7 +79,7 @@ def in_process_executor(registry: ToolRegistry, context: ToolContext) -> ToolExe
     """Run registry tools in worker threads (they do blocking DynamoDB calls) through ``run_tool``: the
     CPU-heavy ones under the CPU limit, each under the deadline of ``AgentTools.run`` or its own."""
 
-    async def execute(name: str, arguments: dict[str, Any]) -> BaseModel:
+    async def execute(name: str, arguments: JsonObject) -> BaseModel:
         return await run_tool(registry, name, arguments, context)
 
     return execute
@@ -71,18 +92,18 @@ class AgentTools:
         self.registry = registry
         self.executor = executor
         self.timeout_seconds = timeout_seconds
-        self._specs: dict[str, list[dict[str, Any]]] = {}
+        self._specs: dict[str, list[JsonObject]] = {}
 
     def names(self, workflow: str) -> tuple[str, ...]:
         return workflow_tools(workflow)
 
-    def specs(self, workflow: str) -> list[dict[str, Any]]:
+    def specs(self, workflow: str) -> list[JsonObject]:
         """OpenAI-style function specs of the workflow's tools, without the state-owned arguments."""
         if workflow not in self._specs:
             self._specs[workflow] = self._build_specs(workflow)
         return self._specs[workflow]
 
-    def _build_specs(self, workflow: str) -> list[dict[str, Any]]:
+    def _build_specs(self, workflow: str) -> list[JsonObject]:
         specs = []
         for name in self.names(workflow):
             owned = set(state_arguments(workflow, name)) | _HIDDEN
@@ -99,9 +120,7 @@ class AgentTools:
             )
         return specs
 
-    def fill_arguments(
-        self, name: str, arguments: dict[str, Any], known: ConversationState, workflow: str
-    ) -> dict[str, Any]:
+    def fill_arguments(self, name: str, arguments: JsonObject, known: ConversationState, workflow: str) -> JsonObject:
         """The LLM's (or guard's) arguments with the state-owned ones set from what the conversation knows."""
         accepted = set(self.registry.get(name).input_model.model_fields)
         filled = {k: v for k, v in (arguments or {}).items() if k not in _HIDDEN}
@@ -111,7 +130,7 @@ class AgentTools:
                 filled[argument] = value
         return filled
 
-    async def run(self, name: str, arguments: dict[str, Any]) -> ToolOutcome:
+    async def run(self, name: str, arguments: JsonObject) -> ToolOutcome:
         """Call one tool with the timeout; failures become an outcome with an error, never a raise."""
         started = time.perf_counter()
         try:
@@ -131,13 +150,13 @@ class AgentTools:
         return ToolOutcome(name, arguments, result, None, summarise(name, result), time.perf_counter() - started)
 
 
-def state_updates(name: str, workflow: str, result: BaseModel) -> dict[str, Any]:
+def state_updates(name: str, workflow: str, result: BaseModel) -> JsonObject:
     """What a successful tool result changes in the conversation state (its record's ``writes``)."""
     spec = TOOLS.get(name)
     return spec.updates(workflow, result) if spec is not None else {}
 
 
-def chart_data(name: str, result: BaseModel) -> dict[str, Any] | None:
+def chart_data(name: str, result: BaseModel) -> JsonObject | None:
     """The picture data for the ``tool_call`` complete event (its record's ``chart``), or None."""
     spec = TOOLS.get(name)
     return spec.chart_data(result) if spec is not None else None
@@ -190,7 +209,7 @@ def _records(value: Any) -> bool:
     return isinstance(value, list) and len(value) > 1 and all(isinstance(v, dict) for v in value)
 
 
-def _table(records: list[dict[str, Any]]) -> dict[str, Any]:
+def _table(records: list[JsonObject]) -> JsonObject:
     """``records`` as ``columns`` and ``rows``; a last ``{"left_out": …}`` (``_shorten``'s) said beside them."""
     cut = records[-1] if set(records[-1]) == {"left_out"} else None
     kept = records[:-1] if cut else records

@@ -7,13 +7,20 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Sequence
-from typing import Any
+from dataclasses import dataclass
 
 from rapidfuzz.distance import Levenshtein
 
 from meta_mage.models.meta import MAX_DAYS
 from meta_mage.models.tournaments import FORMATS
 
+OPPONENT_WORDS = r"\b(against|vs\.?|versus|facing|beat|into)\b"  # the words that name whom a deck plays
+# The words that ask for an archetype's page when the question names one
+PAGE_WORDS = (
+    r"\btell me (?:more )?about\b|\bstock\b|\bdeck ?lists?\b|\blists? looks? like\b"
+    r"|\bwhat (?:does|do) .{0,40}\blooks? like\b|\bwhat'?s in\b"
+    r"|\b(?:typical|usual|standard|aggregate|average)\b.{0,40}\b(?:list|deck ?list|75|build)\b"
+)
 _CARD_LINE = re.compile(r"^\s*(?:SB:\s*)?\d{1,2}x?\s+[A-Za-z0-9\"'].*$")
 _SECTION_LINE = re.compile(r"^\s*(?://\s*)?(sideboard|deck|mainboard|main deck|companion|commander)\s*:?\s*$", re.I)
 YES = re.compile(r"^\s*(y|yes|yep|yeah|yup|correct|right|exactly|confirmed?|that'?s (it|right|correct)|sure)\b", re.I)
@@ -204,22 +211,28 @@ def with_places(question: str, names: list[str]) -> str:
     return _PLACE.sub(named, question)
 
 
-async def pool_names(text: str, pool: list[dict[str, Any]]) -> dict[str, str]:
+@dataclass(frozen=True)
+class PoolEntry:
+    """A card of a draft's pool as the player may name it: its name and who took its copies."""
+
+    card_name: str
+    drafters: tuple[str, ...] = ()
+
+
+async def pool_names(text: str, pool: Sequence[PoolEntry]) -> dict[str, str]:
     """``name_contains`` for a pool card named in ``text``, ``drafter`` for a drafter named in it."""
     lower = text.lower()
     found: dict[str, str] = {}
-    for name in sorted({c["card_name"] for c in pool}, key=len, reverse=True):
+    for name in sorted({c.card_name for c in pool}, key=len, reverse=True):
         # a substring test first: a pattern per card of the pool would churn the re module's cache every turn
         if len(name) > 3 and name.lower() in lower and re.search(rf"(?<!\w){re.escape(name.lower())}(?!\w)", lower):
             found["name_contains"] = name
             break
-    drafters = {
-        p for c in pool for p in [c.get("drafted_by"), *(a["drafted_by"] for a in c.get("additional_picks") or [])]
-    }
+    drafters = {drafter for c in pool for drafter in c.drafters}
     for drafter in sorted(filter(None, drafters), key=len, reverse=True):
-        who = str(drafter).lower()
+        who = drafter.lower()
         if who in lower and re.search(rf"(?<!\w){re.escape(who)}(?!\w)", lower):
-            found["drafter"] = str(drafter)
+            found["drafter"] = drafter
             break
     return found
 

@@ -256,13 +256,13 @@ def deciders(
         ways = [(mine.facts.name, how) for mine in yours if (how := answers(mine.facts, card.facts))]
         turn, sooner = arrival(card.facts, deck, knowledge.their_fast_mana)
         found.append(
-            Decider(
+            Decider.answered_by(
+                ways,
                 name=card.facts.name,
                 inclusion_rate=card.inclusion_rate,
                 turn=turn,
                 sooner_by=sooner,
                 record_with=card.record_with if card.inclusion_rate < UNIVERSAL else None,
-                your_answers=[f"{name} ({how})" for name, how in ways],
             )
         )
     return found
@@ -343,7 +343,7 @@ def keep_rules(speed: Speed, found: list[Decider], yours: list[YourCard]) -> lis
 
 
 def _answering(found: list[Decider]) -> set[str]:
-    return {a.split(" (")[0] for d in found for a in d.your_answers}
+    return {name for d in found for name in d.answering}
 
 
 def _is_threat(card: CardFacts) -> bool:

@@ -11,13 +11,14 @@ import select
 import sys
 from collections.abc import AsyncGenerator, AsyncIterable, AsyncIterator, Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any, TextIO
+from typing import TextIO
 
 import httpx
 
 from meta_mage.local.terminal import can_draw, draw, render
+from meta_mage.models.json import JsonObject
 
-SsePair = tuple[str, dict[str, Any]]
+SsePair = tuple[str, JsonObject]
 
 
 class _SseParser:
@@ -72,10 +73,10 @@ def sse_events(body: str) -> list[SsePair]:
 @dataclass(frozen=True)
 class _Event:
     event: str
-    data: dict[str, Any]
+    data: JsonObject
 
 
-async def stream_chat(client: httpx.AsyncClient, body: dict[str, Any]) -> AsyncGenerator[_Event, None]:
+async def stream_chat(client: httpx.AsyncClient, body: JsonObject) -> AsyncGenerator[_Event, None]:
     """POST /chat and yield its server-sent events as they arrive (HTTP errors as ``error``)."""
     async with client.stream("POST", "/chat", json=body, timeout=None) as response:
         if response.status_code != 200:
@@ -159,7 +160,7 @@ def not_answering(url: str, exc: httpx.TransportError) -> str:
     return f"The server at {url} went away during the answer ({_reason(exc)}). Start it again and send again."
 
 
-async def _welcome(client: httpx.AsyncClient, url: str) -> dict[str, Any] | None:
+async def _welcome(client: httpx.AsyncClient, url: str) -> JsonObject | None:
     """``GET /welcome`` (a new conversation id and the greeting), or None after saying in one line why not."""
     try:
         response = await client.get("/welcome")
@@ -171,7 +172,7 @@ async def _welcome(client: httpx.AsyncClient, url: str) -> dict[str, Any] | None
         )
         return None
     try:
-        welcome: dict[str, Any] = response.json()
+        welcome: JsonObject = response.json()
         welcome["conversation_id"]
     except (ValueError, KeyError, TypeError):
         print(
@@ -195,7 +196,7 @@ async def _chained(first: _Event | None, rest: AsyncIterator[_Event]) -> AsyncIt
         yield event
 
 
-async def _answer(client: httpx.AsyncClient, url: str, body: dict[str, Any]) -> AsyncIterator[_Event]:
+async def _answer(client: httpx.AsyncClient, url: str, body: JsonObject) -> AsyncIterator[_Event]:
     """The events answering ``body``; a conversation the server no longer knows is replaced by a new one
     (``body`` then names it), said in one line."""
     async with contextlib.aclosing(stream_chat(client, body)) as events:

@@ -8,7 +8,17 @@ import json
 import sys
 from collections.abc import AsyncIterator, Iterator
 from contextlib import contextmanager
-from typing import Any, TextIO
+from typing import Any, TextIO, TypedDict
+
+from meta_mage.models.json import JsonObject
+
+
+class TurnSummary(TypedDict, total=False):
+    """What a drawn turn leaves: the conversation's id, its final ``state`` event, or its ``error`` event."""
+
+    conversation_id: str
+    state: JsonObject
+    error: JsonObject
 
 
 def can_draw(out: TextIO | None = None) -> bool:
@@ -37,7 +47,7 @@ def waiting(text: str, plain: bool = True) -> Iterator[None]:
     yield
 
 
-def _step(kind: str, data: dict[str, Any]) -> str | None:
+def _step(kind: str, data: JsonObject) -> str | None:
     """The one-line text of a thinking, tool_call or grounding event."""
     if kind == "thinking":
         return f"  … {data['content']}"
@@ -52,7 +62,7 @@ def _step(kind: str, data: dict[str, Any]) -> str | None:
     return None
 
 
-async def draw(events: AsyncIterator[Any]) -> dict[str, Any]:
+async def draw(events: AsyncIterator[Any]) -> TurnSummary:
     """Like ``render``, with the answer drawn as markdown by ``rich`` (redrawn as it streams), and a
     spinner until it starts."""
     from rich.console import Console
@@ -62,7 +72,7 @@ async def draw(events: AsyncIterator[Any]) -> dict[str, Any]:
     from rich.text import Text
 
     console = Console()
-    summary: dict[str, Any] = {}
+    summary: TurnSummary = {}
     text = ""
     thinking = Spinner("dots", Text("Thinking…", style="dim"))
     with Live(thinking, console=console, refresh_per_second=8, vertical_overflow="visible") as live:
@@ -86,11 +96,11 @@ async def draw(events: AsyncIterator[Any]) -> dict[str, Any]:
     return summary
 
 
-async def render(events: AsyncIterator[Any], out: TextIO | None = None) -> dict[str, Any]:
+async def render(events: AsyncIterator[Any], out: TextIO | None = None) -> TurnSummary:
     """Print each event (to ``out``, else the ``sys.stdout`` of the moment); return a summary
     (conversation id, final state, error if any)."""
     out = out or sys.stdout  # not a default argument: that would keep the stdout of import time
-    summary: dict[str, Any] = {}
+    summary: TurnSummary = {}
     for_line_start = True
     async for event in events:
         kind, data = event.event, event.data

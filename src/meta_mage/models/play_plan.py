@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, PrivateAttr
 
 from meta_mage.models.meta import WinRate
 
@@ -43,6 +43,19 @@ class Decider(BaseModel):
     )
     record_with: WinRate | None = Field(default=None, description="Their lists with it against your archetype")
     your_answers: list[str] = Field(description="Your main-deck cards that answer it by the rules, with how")
+    _answering: tuple[str, ...] = PrivateAttr(default=())  # the names in your_answers, kept apart from the how
+
+    @classmethod
+    def answered_by(cls, ways: list[tuple[str, str]], **fields: object) -> Decider:
+        """The decider with your cards that answer it, each ``(name, how)``."""
+        decider = cls.model_validate({**fields, "your_answers": [f"{name} ({how})" for name, how in ways]})
+        decider._answering = tuple(name for name, _ in ways)
+        return decider
+
+    @property
+    def answering(self) -> tuple[str, ...]:
+        """The names of your cards that answer it."""
+        return self._answering
 
 
 class KeepRule(BaseModel):

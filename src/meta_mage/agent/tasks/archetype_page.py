@@ -6,29 +6,26 @@ from __future__ import annotations
 
 from collections import Counter
 
+from meta_mage.agent.render import Answer, Item, Line, Table, compose
 from meta_mage.agent.state import ConversationState, Route
-from meta_mage.agent.tasks.phrasing import blocks, by_estimate, dates, headline, judged, plain, rate, sourced
-from meta_mage.agent.tasks.task import OPPONENT_WORDS, Calls, Cue, Results
+from meta_mage.agent.tasks.phrasing import by_estimate, dates, headline, judged, plain, rate, sourced
+from meta_mage.agent.tasks.task import Calls, Cue, Results
+from meta_mage.agent.tools import ToolCall
+from meta_mage.agent.words import OPPONENT_WORDS, PAGE_WORDS
 from meta_mage.models.archetype_page import ArchetypePageOutput, BestFinish, PageCard, PlaybookNotes
 from meta_mage.models.meta import ArchetypesOutput, MatchupCell
 from meta_mage.tools.catalog.decks import ARCHETYPE_PAGE
 from meta_mage.tools.catalog.meta import ARCHETYPES
 
-# The words that ask for an archetype's page when the question names one
-PAGE_WORDS = (
-    r"\btell me (?:more )?about\b|\bstock\b|\bdeck ?lists?\b|\blists? looks? like\b"
-    r"|\bwhat (?:does|do) .{0,40}\blooks? like\b|\bwhat'?s in\b"
-    r"|\b(?:typical|usual|standard|aggregate|average)\b.{0,40}\b(?:list|deck ?list|75|build)\b"
-)
 CHOICES_SHOWN = 12
 
 
-def _card_row(card: PageCard) -> str:
+def _card_row(card: PageCard) -> tuple[str, ...]:
     flex = ""
     if card.flex_copies:
         first = card.copies - card.flex_copies + 1
         flex = f"{card.flex_copies} of {card.copies}: the {_nth(first)} copy is in {card.copy_shares[first - 1]:.0f}%"
-    return f"| {card.copies} | {plain(card.name)} | {card.inclusion:.0f}% | {card.average_copies:.2f} | {flex} |"
+    return (str(card.copies), plain(card.name), f"{card.inclusion:.0f}%", f"{card.average_copies:.2f}", flex)
 
 
 _SUFFIX = {1: "st", 2: "nd", 3: "rd"}
@@ -38,20 +35,22 @@ def _nth(n: int) -> str:
     return f"{n}{_SUFFIX.get(n, 'th')}"
 
 
-def _section(title: str, cards: list[PageCard]) -> list[str]:
-    return [
-        f"| Copies | {title} ({sum(c.copies for c in cards)}) | In lists | Average copies where played "
-        "| Flex copies (of the lists) |",
-        "|---|---|---|---|---|",
-        *[_card_row(card) for card in cards],
-    ]
+def _section(title: str, cards: list[PageCard]) -> Table:
+    columns = (
+        "Copies",
+        f"{title} ({sum(c.copies for c in cards)})",
+        "In lists",
+        "Average copies where played",
+        "Flex copies (of the lists)",
+    )
+    return Table(columns, tuple(_card_row(card) for card in cards))
 
 
-def _matchup_lines(page: ArchetypePageOutput) -> list[str]:
+def _matchup_lines(page: ArchetypePageOutput) -> list[Line]:
     """The record and the best and worst matchups, the spread's words: called verdicts lead, the rest follow."""
     spread = page.spread
     ranked = [c for c in by_estimate(spread.matchups) if c.wins + c.losses]
-    lines = [
+    lines: list[Line] = [
         f"**Record**: {rate(spread.overall)} over the window, mirrors left out; meta share {spread.meta_share:.1f}%."
     ]
     if not ranked:
@@ -90,7 +89,7 @@ def _best_lines(page: ArchetypePageOutput) -> list[str]:
     ]
 
 
-def _playbook_lines(archetype: str, notes: PlaybookNotes | None) -> list[str]:
+def _playbook_lines(archetype: str, notes: PlaybookNotes | None) -> list[Line]:
     if notes is None:
         return [f"**Playbook**: none is written for {plain(archetype)} yet."]
     parts = [
@@ -102,7 +101,7 @@ def _playbook_lines(archetype: str, notes: PlaybookNotes | None) -> list[str]:
         ("Key interaction", ", ".join(map(plain, notes.interaction))),
         ("Fears", f"{', '.join(map(plain, notes.fears))}: {notes.fears_why}"),
     ]
-    lines = [f"**Playbook** ({notes.role}):", "", *[f"- {label}: {text}" for label, text in parts]]
+    lines: list[Line] = [f"**Playbook** ({notes.role}):", "", *[Item(f"{label}: {text}") for label, text in parts]]
     if notes.stale_engine:
         stale = ", ".join(f"{plain(card.name)} ({card.share:.0f}%)" for card in notes.stale_engine)
         lines += [
@@ -113,7 +112,7 @@ def _playbook_lines(archetype: str, notes: PlaybookNotes | None) -> list[str]:
     return lines
 
 
-def _page(page: ArchetypePageOutput) -> str:
+def _page(page: ArchetypePageOutput) -> Answer:
     stock = page.aggregate
     spread = page.spread
     catch_all = (
@@ -121,7 +120,7 @@ def _page(page: ArchetypePageOutput) -> str:
         if page.catch_all
         else ""
     )
-    lines = [
+    lines: list[Line] = [
         f"**{plain(page.archetype)} in {page.format}**, {dates(spread.metadata.period)}: "
         f"{stock.lists} lists.{catch_all}",
         "",
@@ -130,9 +129,9 @@ def _page(page: ArchetypePageOutput) -> str:
         f"**The stock list**: {stock.method}. The main deck is {stock.main_size} cards (the lists' most common "
         f"size), the sideboard {stock.side_size}.",
         "",
-        *_section("Main deck", stock.mainboard),
+        _section("Main deck", stock.mainboard),
         "",
-        *_section("Sideboard", stock.sideboard),
+        _section("Sideboard", stock.sideboard),
         "",
         *_best_lines(page),
         "",
@@ -147,24 +146,24 @@ def _page(page: ArchetypePageOutput) -> str:
         lines += ["", f"{plain(page.best_finish.player)}'s 75:", "```", page.best_finish.text, "```"]
     if spread.metadata.matches_from:
         lines += ["", sourced(spread.metadata.matches_from)]
-    return blocks(lines)
+    return compose(lines)
 
 
-def page_answer(route: Route, known: ConversationState, done: Results) -> str:
+def page_answer(route: Route, known: ConversationState, done: Results) -> Answer:
     """The archetype's page; without an archetype named, the window's archetypes to choose from."""
     page = done.get(ArchetypePageOutput)
     if page is not None:
         return _page(page)
     listed = done.get(ArchetypesOutput)
     if listed is None:
-        return ""
+        return Answer()
     names = ", ".join(plain(a.name) for a in listed.archetypes[:CHOICES_SHOWN])
-    return f"Which archetype's page should I show? The most played in {listed.format}: {names}."
+    return Answer.of(f"Which archetype's page should I show? The most played in {listed.format}: {names}.")
 
 
 def plan_page(route: Route, known: ConversationState) -> Calls:
     subject = route.archetype or route.opponent
-    return [(ARCHETYPE_PAGE.name, {"archetype": subject})] if subject else [(ARCHETYPES.name, {})]
+    return [ToolCall(ARCHETYPE_PAGE.name, {"archetype": subject})] if subject else [ToolCall(ARCHETYPES.name)]
 
 
 # the task's record is in tasks/meta.py, beside the meta answers' word reading ("Boros" read as Boros Energy)

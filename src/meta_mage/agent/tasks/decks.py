@@ -3,9 +3,12 @@ optimisation): each one's record beside its offline answer."""
 
 from __future__ import annotations
 
+from meta_mage.agent.render import Answer, Item, Line, compose
 from meta_mage.agent.state import ConversationState, Route
-from meta_mage.agent.tasks.phrasing import blocks, dates, plain, rate, spread
-from meta_mage.agent.tasks.task import OPPONENT_WORDS, Calls, Cue, Results, TaskSpec
+from meta_mage.agent.tasks.phrasing import MATCHUPS_RANKED, dates, plain, rate, spread
+from meta_mage.agent.tasks.task import Calls, Cue, Results, TaskSpec, answered_from
+from meta_mage.agent.tools import ToolCall
+from meta_mage.agent.words import OPPONENT_WORDS
 from meta_mage.models.cards import card_key
 from meta_mage.models.decks import (
     CardDetail,
@@ -41,34 +44,29 @@ def _deck_stats(known: ConversationState, done: Results) -> DeckMatchupStatsOutp
     return done.get(DeckMatchupStatsOutput) or known.matchup_stats
 
 
-def deck_review(route: Route, known: ConversationState, done: Results) -> str:
+def deck_review(route: Route, known: ConversationState, done: Results) -> Answer:
     stats = _deck_stats(known, done)
     cards = known.card_details
     main = sum(c.quantity for c in cards if c.section == "mainboard")
     side = sum(c.quantity for c in cards if c.section == "sideboard")
     head = f"Got it: your deck is **{known.archetype}** in {known.format}"
     head += f" ({main} mainboard, {side} sideboard cards)." if cards else "."
-    parts = [head]
-    if stats:
-        parts.append(spread(stats, route.opponent))
-    parts.append(
+    return Answer.of(
+        head,
+        spread(stats, route.opponent) if stats else Answer(),
         'I can now coach a matchup ("how do I play against X?"), suggest mainboard swaps '
-        '("optimize my mainboard") or rebuild the sideboard for the top decks ("optimize my sideboard").'
+        '("optimize my mainboard") or rebuild the sideboard for the top decks ("optimize my sideboard").',
     )
-    return "\n\n".join(parts)
 
 
-def deck_matchups(route: Route, known: ConversationState, done: Results) -> str:
+def deck_matchups(route: Route, known: ConversationState, done: Results) -> Answer:
     stats = _deck_stats(known, done)
-    return spread(stats, route.opponent) if stats is not None else ""  # only an opponent this message names
+    return spread(stats, route.opponent) if stats is not None else Answer()  # only an opponent this message names
 
 
-def strategy(route: Route, known: ConversationState, done: Results) -> str:
-    facts = done.get(StrategyFacts)
-    if facts is None:
-        return ""
+def strategy(facts: StrategyFacts, route: Route, known: ConversationState) -> Answer:
     profile = facts.your_deck_profile
-    lines = [
+    lines: list[Line] = [
         f"**{plain(facts.archetype)} vs {plain(facts.opponent_archetype)}** in {facts.format}, "
         f"{dates(facts.metadata.period)}: {rate(facts.record)} from {facts.opponent_lists} opposing lists.",
         "",
@@ -76,7 +74,7 @@ def strategy(route: Route, known: ConversationState, done: Results) -> str:
     ]
     main_keys = [k for k in facts.opponent_key_cards if k.section == "mainboard"]
     side_keys = [k for k in facts.opponent_key_cards if k.section == "sideboard"]
-    lines += [f"- {plain(k.name)} ({k.inclusion_rate:.0f}%, {_copies(k.average_copies)})" for k in main_keys]
+    lines += [Item(f"{plain(k.name)} ({k.inclusion_rate:.0f}%, {_copies(k.average_copies)})") for k in main_keys]
     if side_keys:
         lines.append(
             "After sideboarding expect: " + ", ".join(f"{plain(k.name)} ({k.inclusion_rate:.0f}%)" for k in side_keys)
@@ -84,11 +82,11 @@ def strategy(route: Route, known: ConversationState, done: Results) -> str:
     lines += ["", "**Your sideboard answers**:"]
     if facts.sideboard_answers:
         for a in facts.sideboard_answers:
-            lines.append(f"- {a.quantity} {plain(a.name)}: {a.reason}")
+            lines.append(Item(f"{a.quantity} {plain(a.name)}: {a.reason}"))
     elif facts.sideboard_guide is not None and facts.sideboard_guide.held_back:
-        lines.append("- none comes in: your main deck's cards do as much here (the guide below names the closest).")
+        lines.append(Item("none comes in: your main deck's cards do as much here (the guide below names the closest)."))
     else:
-        lines.append("- none of your sideboard cards lines up against their key cards.")
+        lines.append(Item("none of your sideboard cards lines up against their key cards."))
     if facts.sideboard_guide is not None:
         lines += ["", *_guide_lines(facts.sideboard_guide)]
     lines += [
@@ -99,7 +97,7 @@ def strategy(route: Route, known: ConversationState, done: Results) -> str:
     if facts.play_plan is not None:
         lines += ["", *_plan_lines(facts.play_plan)]
     lines += _unknown_lines(known)
-    return blocks(lines)
+    return compose(lines)
 
 
 _ROLE_WORDS = {
@@ -115,10 +113,10 @@ _ROLE_WORDS = {
 }
 
 
-def _plan_lines(plan: PlayPlan) -> list[str]:
+def _plan_lines(plan: PlayPlan) -> list[Line]:
     """The plan in words: who is faster, the cards that decide games with the player's answers, what to keep."""
     speed = plan.speed
-    lines = [
+    lines: list[Line] = [
         f"**How the games go**: {_ROLE_WORDS[speed.role]} (their key spells average {speed.their_curve:g} mana, "
         f"yours {speed.your_curve:g}; their first come down on turn {speed.their_first_turn or '-'}).",
         *([f"What the roles rest on: {'; '.join(speed.rests_on)}."] if speed.rests_on else []),
@@ -135,7 +133,7 @@ def _plan_lines(plan: PlayPlan) -> list[str]:
         if card.record_with is not None and card.record_with.wins + card.record_with.losses:
             record = f"; their lists with it went {card.record_with.wins}-{card.record_with.losses} against you"
         turn = f"turn {card.turn}, by {plain(card.sooner_by)}" if card.sooner_by else f"turn {card.turn}"
-        lines.append(f"- {plain(card.name)} ({card.inclusion_rate:.0f}%, {turn}): {answers}{record}")
+        lines.append(Item(f"{plain(card.name)} ({card.inclusion_rate:.0f}%, {turn}): {answers}{record}"))
     lines += ["", "**Keep a seven with**:"]
     for keep in plan.keep:
         chance = f": {keep.chance:.0f}% of your opening sevens have it" if keep.chance is not None else ""
@@ -145,7 +143,7 @@ def _plan_lines(plan: PlayPlan) -> list[str]:
             if keep.cards
             else ""
         )
-        lines.append(f"- {keep.advice}{cards}{chance}")
+        lines.append(Item(f"{keep.advice}{cards}{chance}"))
     return lines
 
 
@@ -159,18 +157,15 @@ def _kept_because(card: CardUsage) -> str:
     return f"; {' and '.join(reasons)}, so it stays" if reasons else ""
 
 
-def optimize_mainboard(route: Route, known: ConversationState, done: Results) -> str:
-    result = done.get(OptimizeMainboardOutput)
-    if result is None:
-        return ""
-    lines = [
+def optimize_mainboard(result: OptimizeMainboardOutput, route: Route, known: ConversationState) -> Answer:
+    lines: list[Line] = [
         f"**Mainboard check for {plain(result.archetype)}** in {result.format} against "
         f"{result.lists_compared} lists from {dates(result.metadata.period)}."
     ]
     if result.swaps:
         lines += ["", "Suggested swaps:"]
         lines += [
-            f"- cut {s.cut_quantity} {plain(s.cut)}, add {s.add_quantity} {plain(s.add)}: {s.reason}"
+            Item(f"cut {s.cut_quantity} {plain(s.cut)}, add {s.add_quantity} {plain(s.add)}: {s.reason}")
             for s in result.swaps
         ]
     else:
@@ -180,22 +175,21 @@ def optimize_mainboard(route: Route, known: ConversationState, done: Results) ->
             f"{plain(c.name)} ({c.inclusion_rate:.0f}% of lists{_kept_because(c)})" for c in result.flex_spots[:6]
         )
         lines += ["", f"Flex spots (few lists play them): {flex}."]
-    return blocks(lines)
+    return compose(lines)
 
 
-def optimize_sideboard(route: Route, known: ConversationState, done: Results) -> str:
-    result = done.get(OptimizeSideboardOutput)
-    if result is None:
-        return ""
+def optimize_sideboard(result: OptimizeSideboardOutput, route: Route, known: ConversationState) -> Answer:
     tops = ", ".join(plain(t.archetype) for t in result.top_archetypes)
-    lines = [
+    lines: list[Line] = [
         f"**Sideboard for {plain(result.archetype)}** in {result.format} against the top decks ({tops}), from "
         f"{result.lists_compared} lists from {dates(result.metadata.period)}. The {result.total_cards} cards:",
         "",
     ]
     lines += [
-        f"- {s.quantity} {plain(s.name)}: {s.reason}"
-        + (f" (vs {', '.join(map(plain, s.targets))})" if s.targets else "")
+        Item(
+            f"{s.quantity} {plain(s.name)}: {s.reason}"
+            + (f" (vs {', '.join(map(plain, s.targets))})" if s.targets else "")
+        )
         for s in result.final_sideboard
     ]
     changes = _sideboard_changes(known.card_details, result.final_sideboard)
@@ -203,11 +197,11 @@ def optimize_sideboard(route: Route, known: ConversationState, done: Results) ->
     lines += ["", f"Changes from your sideboard: {'; '.join(changes)}." if changes else kept]
     if result.cut_reasons:
         lines += ["", "Why these leave:"]
-        lines += [f"- {cut.quantity} {plain(cut.name)}: {cut.why}" for cut in result.cut_reasons]
+        lines += [Item(f"{cut.quantity} {plain(cut.name)}: {cut.why}") for cut in result.cut_reasons]
     for guide in result.guides:
         lines += ["", *_guide_lines(guide)]
     lines += _unknown_lines(known)
-    return blocks(lines)
+    return compose(lines)
 
 
 def _unknown_lines(known: ConversationState) -> list[str]:
@@ -218,7 +212,7 @@ def _unknown_lines(known: ConversationState) -> list[str]:
     return ["", f"Not in my card data, so kept at their count and not judged: {', '.join(unknown)}."]
 
 
-def _guide_lines(guide: SideboardGuide) -> list[str]:
+def _guide_lines(guide: SideboardGuide) -> list[Line]:
     """ "**Sideboarding against X**": in and out with counts and reasons, and the deck sizes after."""
     head = f"**Sideboarding against {plain(guide.opponent)}**"
     if guide.record is not None and guide.record.win_rate is not None:
@@ -243,12 +237,12 @@ def _guide_lines(guide: SideboardGuide) -> list[str]:
             head + ": nothing in your sideboard lines up against their key cards; stay with the main deck.",
             *_left_out_lines(guide),
         ]
-    lines = [head + ":", "In:"]
-    lines += [f"- +{c.quantity} {plain(c.name)}" + (f": {c.why}" if c.why else "") for c in guide.bring_in]
+    lines: list[Line] = [head + ":", "In:"]
+    lines += [Item(f"+{c.quantity} {plain(c.name)}" + (f": {c.why}" if c.why else "")) for c in guide.bring_in]
     if guide.shared_record:
         lines.append(f"Their record: {guide.shared_record}.")
     lines.append("Out:")
-    lines += [f"- −{c.quantity} {plain(c.name)}: {c.why}" for c in guide.take_out]
+    lines += [Item(f"−{c.quantity} {plain(c.name)}: {c.why}") for c in guide.take_out]
     lines.append(f"That leaves {guide.mainboard_after} cards in the deck and {guide.sideboard_after} in the sideboard.")
     lines += [held] if held else []
     lines += _left_out_lines(guide)
@@ -289,16 +283,39 @@ def _sideboard_changes(card_details: list[CardDetail], final: list[SideboardSlot
 
 def _plan_spread(route: Route, known: ConversationState) -> Calls:
     if known.days and known.archetype and not stats_fit(known):  # a new window refetches
-        return [(DECK_MATCHUPS.name, {})]
+        return [ToolCall(DECK_MATCHUPS.name)]
     return []
 
 
 _COACH = (CARD_DETAILS, ARCHETYPE, DAYS)
+# How each answer is ordered and judged ("why …?" after it).
+STRATEGY_RANKED = (
+    "The guide reads the opponent's key cards from their lists in the window (each with its share of "
+    "their lists), matches your sideboard cards to them by each card's rules text, and takes out the main-deck "
+    "cards that do least in that kind of matchup; the record beside it is the matchup model's."
+)
+SIDEBOARD_RANKED = (
+    "A sideboard card is kept when it answers a top deck's key cards by its rules text, or "
+    "when lists with it beat the archetype's record against that deck (5+ decided matches each way, 3+ points); "
+    "the other slots go to what the archetype's lists play most."
+)
+MAINBOARD_RANKED = (
+    "Swaps compare your list with what the archetype's lists play (core: in 80%+ of them) "
+    "and lists with a card against the archetype's lists without it (5+ decided matches each way, 3+ points)."
+)
+
 # The first task is the workflow's default.
 _OPPONENT_CUE = rf"(?=.*{OPPONENT_WORDS})"  # the question names whom the deck plays
 
 TASKS = (
-    TaskSpec("deck_review", DECK_COACHING, deck_review, (DECK_OR_ARCHETYPE,), planner=_plan_spread),
+    TaskSpec(
+        "deck_review",
+        DECK_COACHING,
+        deck_review,
+        (DECK_OR_ARCHETYPE,),
+        planner=_plan_spread,
+        how_ranked=MATCHUPS_RANKED,
+    ),
     TaskSpec(
         "deck_matchups",
         DECK_COACHING,
@@ -306,11 +323,12 @@ TASKS = (
         (ARCHETYPE, DAYS),
         planner=_plan_spread,
         cues=(Cue(4, r"\b(matchups?|spread|good|bad|worst|best|win ?rate|how (does|do|is) my)\b"),),
+        how_ranked=MATCHUPS_RANKED,
     ),
     TaskSpec(
         "strategy",
         DECK_COACHING,
-        strategy,
+        answered_from(StrategyFacts, strategy),
         (*_COACH, OPPONENT, MATCHUP_STATS),
         ((MATCHUP_STRATEGY, {}),),
         cues=(
@@ -318,22 +336,25 @@ TASKS = (
             # "how should I sideboard against X?": the matchup's guide, even before X can be matched to a name
             Cue(3, _OPPONENT_CUE + r"(?=.*\b(sideboard(ing)?|how (should|do|can) i)\b)"),
         ),
+        how_ranked=STRATEGY_RANKED,
     ),
     TaskSpec(
-        "optimize_mainboard",
+        OPTIMIZE_MAINBOARD.name,
         DECK_COACHING,
-        optimize_mainboard,
+        answered_from(OptimizeMainboardOutput, optimize_mainboard),
         _COACH,
         ((OPTIMIZE_MAINBOARD, {"top_n": 5}),),
         cues=(Cue(2, r"\b(mainboard|main deck|flex|optimi[sz]e|improve|swaps?|cuts?)\b"),),
+        how_ranked=MAINBOARD_RANKED,
     ),
     TaskSpec(
-        "optimize_sideboard",
+        OPTIMIZE_SIDEBOARD.name,
         DECK_COACHING,
-        optimize_sideboard,
+        answered_from(OptimizeSideboardOutput, optimize_sideboard),
         _COACH,
         ((OPTIMIZE_SIDEBOARD, {"top_n": 5}),),
         cues=(Cue(1, r"\bsideboard(ing)?\b", unless=r"\bhow (should|do) i\b"),),
+        how_ranked=SIDEBOARD_RANKED,
     ),
 )
 

@@ -4,27 +4,25 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any
 
+from meta_mage.agent.render import Answer, Item, Line, compose
 from meta_mage.agent.state import ConversationState, Route
-from meta_mage.agent.tasks.phrasing import blocks, plain
-from meta_mage.agent.tasks.task import Calls, Cue, Results, TaskSpec
+from meta_mage.agent.tasks.phrasing import plain
+from meta_mage.agent.tasks.task import Calls, Cue, TaskSpec, answered_from
+from meta_mage.agent.tools import ToolCall
 from meta_mage.models.drafts import REDACTED, DraftPoolResult, ListDraftsOutput
 from meta_mage.tools.catalog.drafts import DRAFT_POOL, LIST_DRAFTS
 from meta_mage.tools.rules import DRAFT_ID
 from meta_mage.tools.tool import CUBE_DRAFT
 
 
-def draft_pool(route: Route, known: ConversationState, done: Results) -> str:
-    pool = done.get(DraftPoolResult)
-    if pool is None:
-        return ""
-    cards = pool.cards or []
+def draft_pool(pool: DraftPoolResult, route: Route, known: ConversationState) -> Answer:
+    cards = [PoolCard.of(card) for card in pool.cards or []]
     filters = route.card_filter or {}
     kind = (filters.get("type_contains") or "card").lower()
     described = _described(filters, pool.total_cards)
     if filters.get("drafter") == REDACTED or _OPT_OUT.search(route.question):  # one sentence, never their picks
-        return _opted_out(plain(pool.draft_name), _private_picks(cards))
+        return Answer.of(_opted_out(plain(pool.draft_name), _private_picks(cards)))
     heading = f"**{plain(pool.draft_name)}** ({pool.draft_date})"
     if filters.get("drafter"):  # the tool has no drafter filter: the answer keeps that drafter's picks
         return _drafters_picks(heading, filters["drafter"], kind, described, cards)
@@ -34,18 +32,38 @@ def draft_pool(route: Route, known: ConversationState, done: Results) -> str:
     return _whole_pool(pool, route.question, kind, described, cards)
 
 
+@dataclass(frozen=True)
+class PoolCard:
+    """A card of the pool as the answers read it: its name, mana cost, and who took its copies (pick order)."""
+
+    name: str
+    mana_cost: str
+    drafted: bool
+    takers: tuple[tuple[str, int], ...]
+
+    @classmethod
+    def of(cls, card: dict[str, object]) -> PoolCard:
+        """The card of one row of the tool's pool (its first taker, then the others)."""
+        drafted = bool(card.get("drafted"))
+        picks = [card] if drafted and card.get("drafted_by") else []
+        more = card.get("additional_picks")
+        picks += [pick for pick in more if isinstance(pick, dict)] if picks and isinstance(more, list) else []
+        takers = tuple((str(pick["drafted_by"]), int(str(pick["drafted_pick_n"]))) for pick in picks)
+        return cls(str(card["card_name"]), str(card.get("mana_cost") or ""), drafted, takers)
+
+
 _COLOUR_NAMES = {"W": "white", "U": "blue", "B": "black", "R": "red", "G": "green", "C": "no colour"}
 _ANONYMOUS_NOTE = f"{REDACTED} is a drafter who asked not to be named; I can't tell who it is."
 
 
-def _described(filters: dict[str, Any], total: int) -> str:
+def _described(filters: dict[str, str], total: int) -> str:
     """The colour and name filters asked for, as words to follow the kind of card ("creatures")."""
     described = ""
     color = _COLOUR_NAMES.get(filters.get("color", ""))
     if color:
         described += f" with {color} in {'its' if total == 1 else 'their'} colour identity"
     if filters.get("name_contains"):
-        described += f" named like “{plain(str(filters['name_contains']))}”"
+        described += f" named like “{plain(filters['name_contains'])}”"
     return described
 
 
@@ -68,25 +86,25 @@ class _Subset:
     left_out: str  # the others, formatted with their count ``n`` and ``were`` ("was" for one)
 
 
-def _whole_pool(pool: DraftPoolResult, question: str, kind: str, described: str, cards: list[dict[str, Any]]) -> str:
+def _whole_pool(pool: DraftPoolResult, question: str, kind: str, described: str, cards: list[PoolCard]) -> Answer:
     """The pool's cards (or the drafted or undrafted ones asked for), each with who took it."""
     total = pool.total_cards
-    drafted = [c for c in cards if c.get("drafted")]
-    lines = [
+    drafted = [c for c in cards if c.drafted]
+    lines: list[Line] = [
         f"**{plain(pool.draft_name)}** ({pool.draft_date}): "
         f"{total} {kind}{'' if total == 1 else 's'}{described} in the pool, " + _drafted_count(total, len(drafted)),
         "",
     ]
     asked = [] if _ASKS_WHOLE.search(question) else [s for s in _SUBSETS if s.asks.search(question)]
     subset = asked[0] if asked else None
-    shown = cards if subset is None else [c for c in cards if bool(c.get("drafted")) == subset.drafted]
+    shown = cards if subset is None else [c for c in cards if c.drafted == subset.drafted]
     lines += _card_lines(shown)
     if subset is not None and len(shown) < total:
         others = total - len(shown)
         lines += ["", subset.left_out.format(n=others, were="was" if others == 1 else "were")]
     if _private_picks(cards):
         lines += ["", _ANONYMOUS_NOTE]
-    return blocks(lines)
+    return compose(lines)
 
 
 def _drafted_count(total: int, drafted: int) -> str:
@@ -95,53 +113,58 @@ def _drafted_count(total: int, drafted: int) -> str:
     return "drafted." if drafted else "not drafted."
 
 
-def _card_lines(shown: list[dict[str, Any]]) -> list[str]:
+def _card_lines(shown: list[PoolCard]) -> list[Line]:
     """One line per card, with who took it; a long list is cut (but never to "… and 5 more")."""
     limit = len(shown) if len(shown) <= MAX_LISTED + 10 else MAX_LISTED
-    lines = []
+    lines: list[Line] = []
     for card in shown[:limit]:
-        takers = ", ".join(f"{_drafter(who)} (pick {n})" for who, n in _takers(card))
+        takers = ", ".join(f"{_drafter(who)} (pick {n})" for who, n in card.takers)
         taken = "taken by " + takers if takers else "not drafted"
-        lines.append(f"- {plain(card['card_name'])}{_cost(card.get('mana_cost'))}: {taken}")
+        lines.append(Item(f"{plain(card.name)}{_cost(card.mana_cost)}: {taken}"))
     if len(shown) > limit:
-        lines.append(f"- … and {len(shown) - limit} more (ask for a colour, a type or a card name to narrow it down)")
+        lines.append(
+            Item(f"… and {len(shown) - limit} more (ask for a colour, a type or a card name to narrow it down)")
+        )
     return lines
 
 
-def _cost(mana_cost: Any) -> str:
+def _cost(mana_cost: str) -> str:
     """A mana cost as players write it: "{3}{G}{G}" is " (3GG)", a hybrid or Phyrexian symbol kept whole."""
     if not mana_cost:
         return ""
-    symbols = re.findall(r"\{([^}]+)\}", str(mana_cost))
+    symbols = re.findall(r"\{([^}]+)\}", mana_cost)
     return " (" + plain("".join(s if len(s) <= 2 and "/" not in s else f"{{{s}}}" for s in symbols)) + ")"
 
 
-def _drafters_picks(heading: str, drafter: str, kind: str, described: str, cards: list[dict[str, Any]]) -> str:
+def _drafters_picks(heading: str, drafter: str, kind: str, described: str, cards: list[PoolCard]) -> Answer:
     """One drafter's picks (of the kind and colour asked), in the order they were taken."""
     picks = sorted(
-        ((n, card["card_name"], card.get("mana_cost")) for card in cards for who, n in _takers(card) if who == drafter),
+        ((n, card.name, card.mana_cost) for card in cards for who, n in card.takers if who == drafter),
         key=lambda pick: pick[:2],
     )
     plural = "" if len(picks) == 1 else "s"
-    lines = [f"{heading}: {_drafter(drafter)} took {len(picks)} {kind}{plural}{described}, in pick order:", ""]
-    lines += [f"- Pick {n}: {plain(name)}{_cost(cost)}" for n, name, cost in picks]
-    return blocks(lines)
+    lines: list[Line] = [
+        f"{heading}: {_drafter(drafter)} took {len(picks)} {kind}{plural}{described}, in pick order:",
+        "",
+    ]
+    lines += [Item(f"Pick {n}: {plain(name)}{_cost(cost)}") for n, name, cost in picks]
+    return compose(lines)
 
 
-def _pick_of_each(heading: str, number: int, kind: str, described: str, cards: list[dict[str, Any]]) -> str:
+def _pick_of_each(heading: str, number: int, kind: str, described: str, cards: list[PoolCard]) -> Answer:
     """What each drafter took with one pick number ("the first picks": pick 1), of the kind and colour asked."""
     taken = sorted(
-        ((who, card["card_name"], card.get("mana_cost")) for card in cards for who, n in _takers(card) if n == number),
+        ((who, card.name, card.mana_cost) for card in cards for who, n in card.takers if n == number),
         key=lambda pick: pick[:2],
     )
     narrowed = _narrowed(kind, described)
     if not taken:
-        return f"{heading}: no drafter took pick {number}{narrowed}."
-    lines = [f"{heading}: pick {number} of each drafter{narrowed} ({len(taken)}):", ""]
-    lines += [f"- {_drafter(who)}: {plain(name)}{_cost(cost)}" for who, name, cost in taken]
+        return Answer.of(f"{heading}: no drafter took pick {number}{narrowed}.")
+    lines: list[Line] = [f"{heading}: pick {number} of each drafter{narrowed} ({len(taken)}):", ""]
+    lines += [Item(f"{_drafter(who)}: {plain(name)}{_cost(cost)}") for who, name, cost in taken]
     if any(who == REDACTED for who, _, _ in taken):
         lines += ["", _ANONYMOUS_NOTE]
-    return blocks(lines)
+    return compose(lines)
 
 
 def _narrowed(kind: str, described: str) -> str:
@@ -169,44 +192,36 @@ def _drafter(name: str) -> str:
     return name if name == REDACTED else plain(name)
 
 
-def _private_picks(cards: list[dict[str, Any]]) -> int:
+def _private_picks(cards: list[PoolCard]) -> int:
     """How many picks the pool credits to the drafter who asked not to be named."""
-    return sum(who == REDACTED for card in cards for who, _ in _takers(card))
+    return sum(who == REDACTED for card in cards for who, _ in card.takers)
 
 
-def _takers(card: dict[str, Any]) -> list[tuple[str, int]]:
-    """Everyone who took a copy of the card, first pick first."""
-    if not card.get("drafted") or not card.get("drafted_by"):
-        return []
-    extra = [(str(p["drafted_by"]), int(p["drafted_pick_n"])) for p in card.get("additional_picks") or []]
-    return [(str(card["drafted_by"]), int(card["drafted_pick_n"])), *extra]
-
-
-def list_drafts(route: Route, known: ConversationState, done: Results) -> str:
-    result = done.get(ListDraftsOutput)
-    if result is None:
-        return ""
+def list_drafts(result: ListDraftsOutput, route: Route, known: ConversationState) -> Answer:
     if not result.drafts:
-        return "No cube drafts have been imported yet."
-    return "Cube drafts I know:\n\n" + "\n".join(
-        f"- **{plain(d.draft_name)}** (`{d.draft_id}`, {d.draft_date}): {d.total_cards} cards, "
-        f"{d.drafters} drafters, {d.picks} picks"
+        return Answer.of("No cube drafts have been imported yet.")
+    listed = [
+        Item(
+            f"**{plain(d.draft_name)}** (`{d.draft_id}`, {d.draft_date}): {d.total_cards} cards, "
+            f"{d.drafters} drafters, {d.picks} picks"
+        )
         for d in result.drafts
-    )
+    ]
+    return compose(["Cube drafts I know:", "", *listed])
 
 
 def _plan_pool(route: Route, known: ConversationState) -> Calls:
     filters = {k: v for k, v in (route.card_filter or {}).items() if k in {"color", "type_contains", "name_contains"}}
-    return [(DRAFT_POOL.name, {"include_draft_results": True, "include_card_details": True, **filters})]
+    return [ToolCall(DRAFT_POOL.name, {"include_draft_results": True, "include_card_details": True, **filters})]
 
 
 # The first task is the workflow's default.
 TASKS = (
-    TaskSpec("draft_pool", CUBE_DRAFT, draft_pool, (DRAFT_ID,), planner=_plan_pool),
+    TaskSpec("draft_pool", CUBE_DRAFT, answered_from(DraftPoolResult, draft_pool), (DRAFT_ID,), planner=_plan_pool),
     TaskSpec(
-        "list_drafts",
+        LIST_DRAFTS.name,
         CUBE_DRAFT,
-        list_drafts,
+        answered_from(ListDraftsOutput, list_drafts),
         (),
         ((LIST_DRAFTS, {}),),
         cues=(Cue(1, r"\b(which|what|list)\b.{0,20}\bdrafts\b"),),

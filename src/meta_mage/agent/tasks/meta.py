@@ -1,16 +1,17 @@
-"""The meta-research tasks (rankings, matchups, archetypes): each one's record beside its offline answer."""
+"""The meta-research tasks (rankings, matchups, what to play, archetypes, an archetype's page, a card question):
+each one's record, beside its offline answer (the card question's and the page's in modules of their own)."""
 
 from __future__ import annotations
 
 import re
-from typing import Any
 
+from meta_mage.agent.render import Answer, Item, Line, Table, compose
 from meta_mage.agent.state import ConversationState, Route
 from meta_mage.agent.tasks.archetype_page import PAGE_CUE, page_answer, plan_page
+from meta_mage.agent.tasks.card_question import CARD_RANKED, card_follow_up, card_question, plan_card
 from meta_mage.agent.tasks.phrasing import (
+    MATCHUPS_RANKED,
     MODEL,
-    PRIOR,
-    blocks,
     by_estimate,
     dates,
     headline,
@@ -23,13 +24,15 @@ from meta_mage.agent.tasks.phrasing import (
     sourced,
     spread,
 )
-from meta_mage.agent.tasks.task import OPPONENT_WORDS, Calls, Cue, Results, TaskSpec
+from meta_mage.agent.tasks.task import Calls, Cue, FollowUp, Results, TaskSpec, answered_from
+from meta_mage.agent.tools import ToolCall
+from meta_mage.agent.words import OPPONENT_WORDS
 from meta_mage.analytics.clustering import MIN_PLAYERS
 from meta_mage.analytics.field import PICK_MARGIN, choose_pick
-from meta_mage.analytics.stats import FEW_MATCHES
-from meta_mage.decks.coach import BETTER_BY
+from meta_mage.analytics.karsten import FLEX_SHARE
+from meta_mage.decks.archetype_page import LARGE_EVENT_LISTS
 from meta_mage.models.archetype_page import ArchetypePageOutput
-from meta_mage.models.decks import CardEvidenceOutput, CardRecord
+from meta_mage.models.decks import CardEvidenceOutput
 from meta_mage.models.meta import (
     ArchetypesOutput,
     DeckMatchupStatsOutput,
@@ -40,7 +43,7 @@ from meta_mage.models.meta import (
     RankingRow,
     Window,
 )
-from meta_mage.tools.catalog.decks import CARD_EVIDENCE, DECK_MATCHUPS
+from meta_mage.tools.catalog.decks import DECK_MATCHUPS
 from meta_mage.tools.catalog.meta import ARCHETYPES, FORMAT_MATCHUPS, META_RANKINGS
 from meta_mage.tools.rules import DAYS
 from meta_mage.tools.tool import META_RESEARCH
@@ -71,23 +74,21 @@ def _movers(rows: list[RankingRow], previous: Window) -> list[str]:
     ]
 
 
-def rankings(route: Route, known: ConversationState, done: Results) -> str:
-    result = done.get(MetaRankingsOutput)
-    if result is None:
-        return ""
+RANKING_COLUMNS = ("#", "Archetype", "Meta share", "Trend", "Match win rate", "Estimate vs field (95% CI)")
+
+
+def rankings(result: MetaRankingsOutput, route: Route, known: ConversationState) -> Answer:
     meta = result.metadata
     rows = result.rows
     by_win_rate = re.search(r"\bwin ?rates?\b", route.question, re.I) is not None
     if by_win_rate:  # "which ones have the best win rate?": every deck with a decided match, on the estimate
         rows = _by_estimate(rows)
     order = "best estimated match win rate first" if by_win_rate else "most played first"
-    lines = [
+    lines: list[Line] = [
         f"**Top decks in {result.format}**, {dates(meta.current_period)} "
         f"({meta.current_decks} decks from {meta.current_tournaments} "
         f"tournament{'' if meta.current_tournaments == 1 else 's'}), {order}:",
         "",
-        "| # | Archetype | Meta share | Trend | Match win rate | Estimate vs field (95% CI) |",
-        "|---|---|---|---|---|---|",
     ]
     has_previous = bool(meta.previous_decks)
     if has_previous and _ASKS_TREND.search(route.question):  # "which of them is trending up?"
@@ -96,7 +97,7 @@ def rankings(route: Route, known: ConversationState, done: Results) -> str:
     # the "#" is the place in this table's order; the deck asked about is shown wherever it is
     numbered = list(enumerate(rows, 1))
     shown = numbered[:10] + [(n, r) for n, r in numbered[10:] if r.name.lower() == asked]
-    lines += [_ranking_row(place, row) for place, row in shown]
+    lines.append(Table(RANKING_COLUMNS, tuple(_ranking_row(place, row) for place, row in shown)))
     trend_note = (
         f"Trend compares with {dates(meta.previous_period)}."
         if has_previous
@@ -109,7 +110,7 @@ def rankings(route: Route, known: ConversationState, done: Results) -> str:
         f"{meta.min_sample}. {sourced(meta.matches_from)}",
     ]
     alike = lookalike_note(result.lookalikes, {row.name for _, row in shown})
-    return blocks([*lines, "", alike] if alike else lines)
+    return compose([*lines, "", alike] if alike else lines)
 
 
 def _by_estimate(rows: list[RankingRow]) -> list[RankingRow]:
@@ -119,27 +120,21 @@ def _by_estimate(rows: list[RankingRow]) -> list[RankingRow]:
     )
 
 
-def _ranking_row(place: int, row: RankingRow) -> str:
+def _ranking_row(place: int, row: RankingRow) -> tuple[str, ...]:
     trend = f"{row.meta_share_trend:+.1f}" if row.meta_share_trend is not None else "n/a"
-    return (
-        f"| {place} | {plain(row.name)} | {row.meta_share:.1f}% | {trend} | {rate(row.current)} "
-        f"| {modelled(row.current)} |"
-    )
+    return (str(place), plain(row.name), f"{row.meta_share:.1f}%", trend, rate(row.current), modelled(row.current))
 
 
-def archetypes(route: Route, known: ConversationState, done: Results) -> str:
-    result = done.get(ArchetypesOutput)
-    if result is None:
-        return ""
+def archetypes(result: ArchetypesOutput, route: Route, known: ConversationState) -> Answer:
     rows = result.archetypes
-    lines = [f"**{len(rows)} archetypes in {result.format}**, {dates(result.metadata.period)}:", ""]
+    lines: list[Line] = [f"**{len(rows)} archetypes in {result.format}**, {dates(result.metadata.period)}:", ""]
     lines += [
-        f"- {plain(a.name)} ({a.color_identity}, {a.strategy}): {a.meta_share:.1f}% ({a.decks} decks)"
+        Item(f"{plain(a.name)} ({a.color_identity}, {a.strategy}): {a.meta_share:.1f}% ({a.decks} decks)")
         for a in rows[:25]
     ]
     if len(rows) > 25:
-        lines.append(f"- … and {len(rows) - 25} more")
-    return blocks(lines)
+        lines.append(Item(f"… and {len(rows) - 25} more"))
+    return compose(lines)
 
 
 def _read_as(question: str, stats: DeckMatchupStatsOutput) -> str:
@@ -156,21 +151,24 @@ def _read_as(question: str, stats: DeckMatchupStatsOutput) -> str:
         also = f"; other decks with that name: {', '.join(map(plain, others))}" if others else ""
         return (
             f"I read “{word.capitalize()}” as **{plain(name)}**, the most played {stats.format} deck with that "
-            f"name{also}.\n\n"
+            f"name{also}."
         )
     return ""
 
 
-def matchups(route: Route, known: ConversationState, done: Results) -> str:
+def matchups(route: Route, known: ConversationState, done: Results) -> Answer:
     stats = done.get(DeckMatchupStatsOutput)
     if stats is not None:
         opponent = route.opponent if route.opponent != stats.archetype else None
-        return _read_as(route.question, stats) + spread(stats, opponent)
+        return Answer.of(_read_as(route.question, stats), spread(stats, opponent))
     table = done.get(MatchupStatsOutput)
     if table is None:
-        return ""
+        return Answer()
     rows = table.archetypes[:10]
-    lines = [f"**Matchups in {table.format}**, {dates(table.metadata.period)}, most played first:", ""]
+    lines: list[Line] = [
+        f"**Matchups in {table.format}**, {dates(table.metadata.period)}, most played first:",
+        "",
+    ]
     if table.grid is not None and table.grid.archetypes:
         lines += [*_grid_lines(table.grid), ""]
     for row in rows:
@@ -181,21 +179,21 @@ def matchups(route: Route, known: ConversationState, done: Results) -> str:
             extra = f"; best vs {plain(best.opponent)} {short(best)}, worst vs {plain(worst.opponent)} {short(worst)}"
         elif ranked:
             extra = f"; only decided matchup: vs {plain(ranked[0].opponent)} {short(ranked[0])}"
-        lines.append(f"- {plain(row.archetype)} ({row.meta_share:.1f}%): {rate(row.overall)}{extra}")
+        lines.append(Item(f"{plain(row.archetype)} ({row.meta_share:.1f}%): {rate(row.overall)}{extra}"))
     lines.append("")
     lines.append(
         f"Best and worst are ranked on the estimate of {MODEL}; a verdict needs {MIN_PLAYERS} distinct players. "
         f"{sourced(table.metadata.matches_from)} "
         'Ask about one archetype ("how does X do against Y?") for its full spread.'
     )
-    return blocks(lines)
+    return compose(lines)
 
 
-def archetype_page(route: Route, known: ConversationState, done: Results) -> str:
+def archetype_page(route: Route, known: ConversationState, done: Results) -> Answer:
     """ "Tell me about Boros Energy": the archetype's page, saying first how a word was read as a deck."""
     page = done.get(ArchetypePageOutput)
     note = _read_as(route.question, page.spread) if page is not None else ""
-    return note + page_answer(route, known, done)
+    return Answer.of(note, page_answer(route, known, done))
 
 
 def _pick_note(row: FieldExpectation) -> str:
@@ -208,42 +206,53 @@ def _pick_note(row: FieldExpectation) -> str:
     return ""
 
 
-def recommend(route: Route, known: ConversationState, done: Results) -> str:
+FIELD_COLUMNS = (
+    "#",
+    "Archetype",
+    "Expected vs field (95% CI)",
+    "Meta share",
+    "Players",
+    "Decided",
+    "Field measured",
+    "What drives it",
+)
+
+
+def recommend(table: MatchupStatsOutput, route: Route, known: ConversationState) -> Answer:
     """ "What should I play?": archetypes ranked by the model's expected win rate against the field as it is."""
-    table = done.get(MatchupStatsOutput)
-    if table is None:
-        return ""
     ranked = table.field
-    lines = [
+    lines: list[Line] = [
         f"**What to play in {table.format}**, {dates(table.metadata.period)}: each archetype's expected match win "
         f"rate against the field as it is played (by {MODEL}; each matchup weighted by that archetype's meta "
         "share, 50% in the mirror; a matchup without matches gets the estimate from the two strengths), ranked "
         "on the interval's low end, so a deck leads on results rather than a few lucky matches:",
         "",
-        "| # | Archetype | Expected vs field (95% CI) | Meta share | Players | Decided | Field measured "
-        "| What drives it |",
-        "|---|---|---|---|---|---|---|---|",
+        Table(FIELD_COLUMNS, tuple(_field_row(place, row) for place, row in enumerate(ranked[:10], 1))),
     ]
-    lines += [_field_row(place, row) for place, row in enumerate(ranked[:10], 1)]
     lines += ["", _pick(ranked)]
     if table.metadata.matches_from:
         lines += ["", sourced(table.metadata.matches_from)]
     alike = lookalike_note(table.lookalikes, {row.archetype for row in ranked[:10]})
     if alike:
         lines += ["", alike]
-    return blocks(lines)
+    return compose(lines)
 
 
-def _field_row(place: int, row: FieldExpectation) -> str:
+def _field_row(place: int, row: FieldExpectation) -> tuple[str, ...]:
     drivers = "; ".join(
         f"{plain(d.opponent)} ({d.meta_share:.0f}% of the field) {d.estimate:.0f}%"
         + (f" ({d.wins}-{d.losses})" if d.wins + d.losses else " (no match: from the strengths)")
         for d in row.drivers[:2]
     )
     return (
-        f"| {place} | {plain(row.archetype)}{_pick_note(row)} "
-        f"| {row.expected:.1f}% ({row.ci_low:.1f}-{row.ci_high:.1f}%) "
-        f"| {row.meta_share:.1f}% | {row.players} | {row.decided} | {row.measured:.0f}% | {drivers} |"
+        str(place),
+        f"{plain(row.archetype)}{_pick_note(row)}",
+        f"{row.expected:.1f}% ({row.ci_low:.1f}-{row.ci_high:.1f}%)",
+        f"{row.meta_share:.1f}%",
+        str(row.players),
+        str(row.decided),
+        f"{row.measured:.0f}%",
+        drivers,
     )
 
 
@@ -291,186 +300,57 @@ def _pick(ranked: list[FieldExpectation]) -> str:
     )
 
 
-def _card_row(r: CardRecord) -> str:
-    gap = f"{r.gap:+.1f}" if r.gap is not None else "n/a"
-    shrunk = [w.estimate if w is not None else None for w in (r.with_card, r.without_card)]
-    estimates = " vs ".join(f"{e:.1f}%" if e is not None else "n/a" for e in shrunk)
-    return (
-        f"| {plain(r.archetype)} | {r.section} | {r.lists_with} of {r.lists} | {rate(r.with_card)} "
-        f"| {rate(r.without_card)} | {estimates} ({gap}) | {r.verdict} |"
-    )
-
-
-def card_question(route: Route, known: ConversationState, done: Results) -> str:
-    """ "Is Fatal Push good against Boros Energy?": what the card answers there, and lists with it against lists
-    without it."""
-    result = done.get(CardEvidenceOutput)
-    if result is None:
-        return ""
-    against = f" against {plain(result.opponent)}" if result.opponent else ""
-    read = f" (I read “{result.read_as}” as {plain(result.card)}.)" if result.read_as else ""
-    roles = "; ".join(result.roles) or "no answer role its rules text gives (a threat or an engine card)"
-    lines = [
-        f"**{plain(result.card)}{against}**, {result.format}, {dates(result.metadata.period)}.{read}",
-        "",
-        f"What it does by its rules text: {roles}.",
-    ]
-    if result.off_colours:
-        lines.append(f"**Off your colours:** {result.off_colours}.")
-    lines.append(_card_answers(result))
-    if result.decision:
-        lines.append(f"**In your sideboard guide:** it {result.decision}.")
-    lines += _card_records(result, against)
-    lines += ["", _card_bottom_line(result)]
-    if result.opponent and result.matches_total:
-        share = 100 * result.matches_with / result.matches_total
-        lines.append(
-            f"Lists with it played {result.matches_with} of the {result.matches_total} decided matches against "
-            f"{plain(result.opponent)} ({share:.0f}%; a list with it in both main and sideboard counts twice)."
-        )
-    return blocks(lines)
-
-
-def _card_answers(result: CardEvidenceOutput) -> str:
-    """What the card answers by its rules text: the opponent's cards (by way of answering), or the top decks'."""
-    if result.opponent and result.answers:
-        by_way: dict[str, list[str]] = {}
-        for a in result.answers:
-            by_way.setdefault(a.how, []).append(f"{plain(a.name)} ({a.inclusion_rate:.0f}%)")
-        named = "; ".join(f"{how}: {' / '.join(names)}" for how, names in by_way.items())
-        return (
-            f"Against {plain(result.opponent)} ({result.opponent_lists} lists) it answers {_answered(result)}; "
-            f"each card's share of their lists in brackets: {named}."
-        )
-    if result.opponent:
-        return (
-            f"Against {plain(result.opponent)} it answers none of their {result.opponent_key_cards} key cards by its "
-            "rules text."
-        )
-    if result.top_decks_answered:
-        return (
-            "Among the top decks' key cards it answers: "
-            + "; ".join(
-                f"{plain(deck)}: {' / '.join(map(plain, cards[:3]))}"
-                for deck, cards in result.top_decks_answered.items()
-            )
-            + "."
-        )
-    return "It answers none of the top 5 decks' key cards by its rules text."
-
-
-def _card_records(result: CardEvidenceOutput, vs: str) -> list[str]:
-    """Lists with the card beside the same archetype's lists without it (``vs``: " against" the opponent, or "")."""
-    decided = [r for r in result.records if r.with_card.wins + r.with_card.losses]
-    idle = len(result.records) - len(decided)
-    if not decided and idle:
-        return ["", f"{idle} archetypes' lists play it, but none has a decided match{vs} with it in this window."]
-    if not decided:
-        checked = result.archetypes_checked
-        whose = (
-            "The most played archetype's lists do not"
-            if checked == 1
-            else f"None of the {checked} most played archetypes' lists"
-        )
-        return ["", f"{whose} play it in this window."]
-    where = (
-        "in your archetype"
-        if result.archetypes_checked == 1
-        else f"among the {result.archetypes_checked} most played archetypes"
-    )
-    return [
-        "",
-        f"How lists with it did{vs}, beside the same archetype's lists without it (mirrors excluded), {where}"
-        + (f"; {idle} more play it without a decided match{vs}" if idle else "")
-        + ":",
-        "",
-        "| Archetype | Section | Lists with it | With it | Without it | Estimates (gap) | Verdict |",
-        "|---|---|---|---|---|---|---|",
-        *[_card_row(r) for r in decided[:8]],
-        *[_card_row(pooled) for pooled in result.pooled],
-        "",
-        f"Estimates are shrunk ({PRIOR}); a verdict needs {FEW_MATCHES} decided matches on each side and a gap "
-        f"of {BETTER_BY:g} points. Lists with a card differ in more than that card, so a gap is evidence about "
-        "the lists, not proof.",
-    ]
-
-
-def _answered(result: CardEvidenceOutput) -> str:
-    """How much of the opponent's plan the card answers: their key spells weighted by how often each is played, and
-    their key lands apart (a land hoser answers lands, not spells)."""
-    spells = sum(not a.is_land for a in result.answers)
-    lands = len(result.answers) - spells
-    parts = []
-    if spells or not lands:
-        parts.append(
-            f"{spells} of their {result.opponent_key_cards} key spells ({result.answered_share:.0f}% weighted by how "
-            "often each is played)"
-        )
-    if lands:
-        parts.append(f"{lands} of their key lands")
-    return " and ".join(parts)
-
-
-def _card_bottom_line(result: CardEvidenceOutput) -> str:
-    """One sentence a player can act on: what it answers there and what the records say, pooled where they can be."""
-    if result.opponent:
-        does = (
-            f"it answers {_answered(result)}"
-            if result.answers
-            else f"it answers nothing {plain(result.opponent)} relies on"
-        )
-    else:
-        does = f"it answers key cards of {len(result.top_decks_answered)} of the top 5 decks"
-    called = [r for r in (result.pooled or result.records) if r.gap is not None]
-    if called:
-        best = max(called, key=lambda r: r.with_card.wins + r.with_card.losses)
-        who = "the compared archetypes'" if best.archetype == "all of these" else f"{plain(best.archetype)}'s"
-        said = f"{who} {best.section} lists with it: {best.verdict} ({best.gap:+.1f} points)"
-    else:
-        said = "the records are too few to compare lists with and without it"
-    return f"**In short:** {does}; {said}."
-
-
-def _plan_card(route: Route, known: ConversationState) -> Calls:
-    arguments: dict[str, Any] = {"card": route.card or ""}
-    if route.opponent:
-        arguments["opponent_archetype"] = route.opponent
-    in_format = known.deck_format in (None, known.format)
-    mine = known.archetype if in_format else None
-    if mine and mine != route.opponent:
-        arguments["archetype"] = mine
-    if in_format and known.deck_read:  # a card off the deck's colours is said to be
-        arguments["card_details"] = [c.model_dump() for c in known.card_details]
-    return [(CARD_EVIDENCE.name, arguments)]
-
-
-def _grid_lines(grid: MatchupGrid) -> list[str]:
+def _grid_lines(grid: MatchupGrid) -> list[str | Table]:
     """The top archetypes as a grid: each row's win rate against each column, with decided matches."""
     names = grid.archetypes
-    lines = [
-        "Row against column: win rate (decided matches); the diagonal holds mirror matches.",
-        "",
-        "| vs | " + " | ".join(map(plain, names)) + " |",
-        "|---" * (len(names) + 1) + "|",
-    ]
+    rows: list[tuple[str, ...]] = []
     for name, row, mirrors in zip(names, grid.cells, grid.mirrors, strict=True):
         cells = [
             f"mirror ({mirrors})" if cell is None else "–" if cell.win_rate is None else
             f"{percent(cell):.0f}% ({cell.wins + cell.losses})"
             for cell in row
         ]  # fmt: skip
-        lines.append(f"| **{plain(name)}** | " + " | ".join(cells) + " |")
-    return lines
+        rows.append((f"**{plain(name)}**", *cells))
+    return [
+        "Row against column: win rate (decided matches); the diagonal holds mirror matches.",
+        "",
+        Table(("vs", *map(plain, names)), tuple(rows)),
+    ]
 
 
 def _plan_matchups(route: Route, known: ConversationState) -> Calls:
     subject = route.archetype or route.opponent
-    return [(DECK_MATCHUPS.name, {"archetype": subject})] if subject else [(FORMAT_MATCHUPS.name, {})]
+    return [ToolCall(DECK_MATCHUPS.name, {"archetype": subject})] if subject else [ToolCall(FORMAT_MATCHUPS.name)]
 
+
+# How each answer is ordered and judged ("why …?" after it).
+RANKINGS_RANKED = (
+    "The top decks are ordered by meta share (most played first); the estimate beside each is its "
+    "expected win rate against this field by the matchup model, and “best win rate” orders on that estimate."
+)
+RECOMMEND_RANKED = (
+    "What to play is ordered on the low end of each archetype's 95% interval of its expected win "
+    "rate against the field, not on the expected rate itself: a deck with a higher expectation but a wider "
+    f"interval (fewer matches, fewer players) ranks below a surer one, and the pick needs {MIN_PLAYERS}+ players."
+)
+PAGE_RANKED = (
+    "The stock list is Frank Karsten's aggregate of the window's lists: the k-th copy of a card "
+    "counts the lists that play at least k copies, and the main deck (sideboard) is the lists' most common size "
+    f"of the copies most lists play; a copy under {FLEX_SHARE:.0f}% of the lists is a flex copy. The best finish "
+    f"is the best placing at an event of {LARGE_EVENT_LISTS}+ lists, the newest on a tie; the matchups are ordered "
+    "on the matchup model's estimate, its verdicts first."
+)
 
 # The first task is the workflow's default.
 TASKS = (
-    TaskSpec("rankings", META_RESEARCH, rankings, (DAYS,), ((META_RANKINGS, {}),)),
+    TaskSpec(
+        "rankings",
+        META_RESEARCH,
+        answered_from(MetaRankingsOutput, rankings),
+        (DAYS,),
+        ((META_RANKINGS, {}),),
+        how_ranked=RANKINGS_RANKED,
+    ),
     TaskSpec(
         "matchups",
         META_RESEARCH,
@@ -483,11 +363,26 @@ TASKS = (
             # "tell me about Izzet Prowess", "is Jeskai Blink good in Modern?" (but its share is the rankings')
             Cue(3, unless=r"\b(meta ?share|share|rank|popular|most played|top)\b", by_archetype=True),
         ),
+        how_ranked=MATCHUPS_RANKED,
+        follow_ups=(
+            FollowUp(
+                "another opponent for the same archetype",
+                holds=lambda r, last, named: (
+                    named == "matchups"
+                    and bool(r.slots["opponent"])
+                    and not r.slots["archetype"]
+                    and last.archetype not in (None, r.slots["opponent"])
+                ),
+                task="matchups",
+                keeps=("archetype",),
+                example=("How does Boros Energy do against Jeskai Blink?", "and against Domain Zoo?"),
+            ),
+        ),
     ),
     TaskSpec(
         "recommend",
         META_RESEARCH,
-        recommend,
+        answered_from(MatchupStatsOutput, recommend),
         (DAYS,),
         ((FORMAT_MATCHUPS, {}),),
         cues=(
@@ -498,15 +393,33 @@ TASKS = (
                 unless=rf"{OPPONENT_WORDS}|\bbring in\b",
             ),
         ),
+        how_ranked=RECOMMEND_RANKED,
     ),
-    TaskSpec("card_question", META_RESEARCH, card_question, (DAYS,), planner=_plan_card, cues=(Cue(-1, by_card=True),)),
+    TaskSpec(
+        "card_question",
+        META_RESEARCH,
+        answered_from(CardEvidenceOutput, card_question),
+        (DAYS,),
+        planner=plan_card,
+        cues=(Cue(-1, by_card=True),),
+        how_ranked=CARD_RANKED,
+        follow_ups=(card_follow_up("card", "opponent", "and Unholy Heat?"), card_follow_up("opponent", "card")),
+    ),
     TaskSpec(
         "archetypes",
         META_RESEARCH,
-        archetypes,
+        answered_from(ArchetypesOutput, archetypes),
         (DAYS,),
         ((ARCHETYPES, {}),),
         cues=(Cue(2, r"\b(list|which|what|all)\b.{0,20}\barchetypes\b"),),
     ),
-    TaskSpec("archetype_page", META_RESEARCH, archetype_page, (DAYS,), planner=plan_page, cues=(PAGE_CUE,)),
+    TaskSpec(
+        "archetype_page",
+        META_RESEARCH,
+        archetype_page,
+        (DAYS,),
+        planner=plan_page,
+        cues=(PAGE_CUE,),
+        how_ranked=PAGE_RANKED,
+    ),
 )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from meta_mage.agent.render import Answer, Table
 from meta_mage.analytics.clustering import MIN_PLAYERS
 from meta_mage.analytics.stats import CLEAR_POINTS, FEW_MATCHES, PRIOR_MATCHES
 from meta_mage.models.meta import DeckMatchupStatsOutput, Lookalike, MatchupCell, Window, WinRate
@@ -71,6 +72,11 @@ def headline(ranked: list[MatchupCell], side: str, most: int = 3) -> list[Matchu
     return (called + [c for c in on_side if c not in called])[:most]
 
 
+# How a matchup answer (the format's, or the player's deck's spread) is ordered and judged ("why …?" after it)
+MATCHUPS_RANKED = (
+    "Matchups are ordered on the matchup model's estimate; a verdict word needs the estimate's interval "
+    f"clear of 50% by {CLEAR_POINTS}+ points (favoured, unfavoured), and {MIN_PLAYERS}+ distinct players."
+)
 PRIOR = f"each record plus {PRIOR_MATCHES} imaginary matches at 50%"
 MODEL = (
     "the matchup model: each archetype's overall strength plus the pair's own deviation, pulled toward what the "
@@ -166,22 +172,28 @@ def _best_and_worst(ranked: list[MatchupCell]) -> list[str]:
     return lines
 
 
-def _spread_table(ranked: list[MatchupCell]) -> str:
+SPREAD_COLUMNS = ("#", "Opponent", "Record (W-L-D)", "Players", "Win rate (95% CI)", "Estimate (95% CI)", "Verdict")
+
+
+def _spread_row(place: int, cell: MatchupCell) -> tuple[str, ...]:
+    decided = "" if not cell.low_sample else f", only {cell.wins + cell.losses} decided"
+    return (
+        str(place),
+        plain(cell.opponent),
+        f"{cell.wins}-{cell.losses}-{cell.draws}",
+        str(cell.players) if cell.players is not None else "n/a",
+        f"{percent(cell):.1f}% ({cell.ci_low:.0f}-{cell.ci_high:.0f}%)",
+        modelled(cell),
+        f"{cell.verdict}{decided}",
+    )
+
+
+def _spread_table(ranked: list[MatchupCell]) -> Answer:
     decided = sum(c.wins + c.losses for c in ranked)
-    table = [
+    return Answer.of(
         f"All {len(ranked)} matchups with a decided match ({decided} matches), best first:",
-        "",
-        "| # | Opponent | Record (W-L-D) | Players | Win rate (95% CI) | Estimate (95% CI) | Verdict |",
-        "|---|---|---|---|---|---|---|",
-    ]
-    table += [
-        f"| {i} | {plain(c.opponent)} | {c.wins}-{c.losses}-{c.draws} "
-        f"| {c.players if c.players is not None else 'n/a'} "
-        f"| {percent(c):.1f}% ({c.ci_low:.0f}-{c.ci_high:.0f}%) | {modelled(c)} "
-        f"| {c.verdict}{'' if not c.low_sample else f', only {c.wins + c.losses} decided'} |"
-        for i, c in enumerate(ranked, 1)
-    ]
-    return "\n".join(table)
+        Table(SPREAD_COLUMNS, tuple(_spread_row(i, c) for i, c in enumerate(ranked, 1))),
+    )
 
 
 def _thin(stats: DeckMatchupStatsOutput, decided: int) -> str:
@@ -201,7 +213,7 @@ def _thin(stats: DeckMatchupStatsOutput, decided: int) -> str:
     return thin
 
 
-def spread(stats: DeckMatchupStatsOutput, opponent: str | None) -> str:
+def spread(stats: DeckMatchupStatsOutput, opponent: str | None) -> Answer:
     lines = [
         f"**{plain(stats.archetype)} in {stats.format}**, {dates(stats.metadata.period)}: meta share "
         f"{stats.meta_share:.1f}%, overall {rate(stats.overall)}; {stats.mirror_matches} mirror "
@@ -212,30 +224,11 @@ def spread(stats: DeckMatchupStatsOutput, opponent: str | None) -> str:
     ranked = [c for c in by_estimate(stats.matchups) if c.wins + c.losses]
     if not ranked:
         lines.append("No decided matches against any archetype in this window; ask for a longer window.")
-        return "\n\n".join(lines)
-    lines += [*_best_and_worst(ranked), _spread_table(ranked)]
-    said = " ".join(part for part in (sourced(stats.metadata.matches_from), signal(ranked)) if part)
-    if said:
-        lines.append(said)
+        return Answer.of(*lines)
+    lines += _best_and_worst(ranked)
+    after = [sourced(stats.metadata.matches_from), signal(ranked)]
+    said = " ".join(part for part in after if part)
     decided = sum(c.wins + c.losses for c in ranked)
-    if decided < stats.metadata.min_sample:
-        lines.append(_thin(stats, decided))
-    lines.append(SHRINKAGE_NOTE.format(min_sample=stats.metadata.min_sample))
-    return "\n\n".join(lines)
-
-
-def _kind(line: str) -> str:
-    if line.startswith(("- ", "* ")) or re.match(r"\d+\. ", line):
-        return "list"
-    return "table" if line.startswith("|") else ("" if not line.strip() else "text")
-
-
-def blocks(lines: list[str]) -> str:
-    """Lines joined as markdown, with a blank line after a list or a table before anything else, so a
-    heading or sentence that follows a list item never runs on into it."""
-    out: list[str] = []
-    for line in lines:
-        if out and _kind(out[-1]) in ("list", "table") and _kind(line) not in (_kind(out[-1]), ""):
-            out.append("")
-        out.append(line)
-    return "\n".join(out)
+    thin = _thin(stats, decided) if decided < stats.metadata.min_sample else ""
+    note = SHRINKAGE_NOTE.format(min_sample=stats.metadata.min_sample)
+    return Answer.of(*lines, _spread_table(ranked), said, thin, note)

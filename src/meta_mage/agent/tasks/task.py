@@ -10,12 +10,15 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
+from meta_mage.agent.reading import Reading
+from meta_mage.agent.render import Answer
 from meta_mage.agent.state import ConversationState, Route
+from meta_mage.agent.tools import ToolCall
 from meta_mage.tools.rules import FORMAT, Rule
 from meta_mage.tools.tool import DECK_COACHING, META_RESEARCH, Tool
 
 M = TypeVar("M", bound=BaseModel)
-Calls = list[tuple[str, dict[str, Any]]]
+Calls = list[ToolCall]
 
 
 class Results:
@@ -29,9 +32,17 @@ class Results:
         return found if isinstance(found, model) else None
 
 
-Writer = Callable[[Route, ConversationState, Results], str]
+Writer = Callable[[Route, ConversationState, Results], Answer]  # the task's offline answer, as blocks
 
-OPPONENT_WORDS = r"\b(against|vs\.?|versus|facing|beat|into)\b"  # the words that name whom a deck plays
+
+def answered_from(model: type[M], write: Callable[[M, Route, ConversationState], Answer]) -> Writer:
+    """The writer that answers from this turn's result of ``model`` with ``write`` (nothing without one)."""
+
+    def writer(route: Route, known: ConversationState, done: Results) -> Answer:
+        result = done.get(model)
+        return write(result, route, known) if result is not None else Answer()
+
+    return writer
 
 
 @dataclass(frozen=True)
@@ -62,11 +73,23 @@ class Cue:
 
 
 @dataclass(frozen=True)
+class FollowUp:
+    """ "and …?" after an answer of the task that carries it: when ``holds``, run ``task`` keeping ``keeps``."""
+
+    name: str
+    holds: Callable[[Reading, Route, str], bool]  # (the reading, the last route, the task the words name)
+    task: str
+    keeps: tuple[str, ...]  # slots carried from the last answer
+    example: tuple[str, str]  # (the last question, the follow-up): the generated tests ask both
+
+
+@dataclass(frozen=True)
 class TaskSpec:
     """A task: its workflow, the rules it needs (after the workflow's own and, in deck coaching, the deck being
     read and its archetype confirmed), the tool calls it plans offline (``plans``, or ``planner`` when they
     depend on the question or the state), the writer of its offline answer, and the cues that name it in a
-    question (the offline router's words for it)."""
+    question (the offline router's words for it); ``how_ranked`` explains how its answer is ordered and judged
+    (asked "why …?" after it), ``follow_ups`` the "and …?" messages that run it again with one slot changed."""
 
     name: str
     workflow: str
@@ -75,11 +98,13 @@ class TaskSpec:
     plans: tuple[tuple[Tool[Any], Mapping[str, Any]], ...] = ()
     planner: Callable[[Route, ConversationState], Calls] | None = None
     cues: tuple[Cue, ...] = ()  # what names it in a question of its workflow; none: the workflow's default
+    how_ranked: str = ""
+    follow_ups: tuple[FollowUp, ...] = ()
 
     def plan(self, route: Route, known: ConversationState) -> Calls:
         if self.planner is not None:
             return self.planner(route, known)
-        return [(tool.name, dict(arguments)) for tool, arguments in self.plans]
+        return [ToolCall(tool.name, dict(arguments)) for tool, arguments in self.plans]
 
 
 # What every task of a workflow needs before its own rules (cube drafts need no format).
