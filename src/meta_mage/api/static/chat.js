@@ -82,6 +82,7 @@ function render(node, text) {
     // no images or styles either: an answer never needs them, and an image would fetch from anywhere
     node.innerHTML = DOMPurify.sanitize(marked.parse(visible(node.dataset.markdown), {gfm: true}), SANITISE);
     for (const table of node.querySelectorAll("table")) table.tabIndex = 0;  // it scrolls sideways: keyboard-reachable
+    drawManaSymbols(node);
     markWideTables(node);
     if (stick) log.scrollTop = log.scrollHeight;
   });
@@ -92,12 +93,21 @@ function render(node, text) {
 // column a player needs is on the screen without scrolling sideways.
 const PHONE = window.matchMedia("(max-width: 700px)");
 
+// A cell longer than LONG_CELL characters wraps (a win rate with its interval and record); shorter ones, names and
+// figures, keep one line, so a table fits a desktop answer without scrolling.
+const LONG_CELL = 24;
+
 function markWideTables(node) {
   for (const table of node.querySelectorAll("table")) {
     const headers = table.rows.length ? [...table.rows[0].cells].map((cell) => cell.textContent.trim()) : [];
     for (const row of [...table.rows].slice(1)) {
       [...row.cells].forEach((cell, i) => { cell.dataset.label = headers[i] || ""; });
     }
+    for (const cell of table.querySelectorAll("th, td")) {
+      cell.classList.toggle("long", cell.textContent.trim().length > LONG_CELL);
+    }
+    // a cell scrolled into view stops beside the held first column, not under it
+    if (table.rows.length) table.style.scrollPaddingLeft = `${table.rows[0].cells[0].offsetWidth}px`;
     if (PHONE.matches && !table.classList.contains("heatmap") && table.scrollWidth > table.clientWidth + 1) {
       table.classList.add("stacked");
       continue;
@@ -110,6 +120,40 @@ function markWideTables(node) {
       p.textContent = "⇆ More columns: scroll the table sideways.";
       table.before(p);
     }
+  }
+}
+
+// Mana symbols in braces, as the server keeps a hybrid or Phyrexian one ("{U/B}", "{G/P}") and a model may write
+// any ("{2}{R}"), are drawn as pips: a hybrid one half in each colour, each named in words for a screen reader.
+const MANA_SYMBOL = /\{((?:[WUBRGCXS]|\d{1,2})(?:\/[WUBRGC])?(?:\/P)?)\}/;
+const MANA_WORDS = {W: "white", U: "blue", B: "black", R: "red", G: "green", C: "colourless", X: "X", S: "snow"};
+
+function manaName(symbol) {
+  const parts = symbol.split("/");
+  const phyrexian = parts[parts.length - 1] === "P" && parts.length > 1 ? (parts.pop(), "Phyrexian ") : "";
+  return `${phyrexian}${parts.map((part) => MANA_WORDS[part] || part).join(" or ")} mana`;
+}
+
+function manaPip(symbol) {
+  const pip = document.createElement("span");
+  pip.className = "mana";
+  pip.setAttribute("role", "img");
+  pip.setAttribute("aria-label", manaName(symbol));
+  pip.title = manaName(symbol);
+  pip.textContent = symbol;
+  const colours = symbol.split("/").filter((part) => part !== "P").map((part) => COLOURS[part] || COLOURS.C);
+  pip.style.background = colours.length > 1 ? `linear-gradient(135deg, ${colours[0]} 50%, ${colours[1]} 50%)` : colours[0];
+  return pip;
+}
+
+function drawManaSymbols(node) {
+  const walker = document.createTreeWalker(node, NodeFilter.SHOW_TEXT), texts = [];
+  for (let text = walker.nextNode(); text; text = walker.nextNode()) {
+    if (MANA_SYMBOL.test(text.data) && !text.parentElement.closest("code, pre")) texts.push(text);
+  }
+  for (const text of texts) {
+    const parts = text.data.split(MANA_SYMBOL);  // split on a capturing pattern: the symbols are every other part
+    text.replaceWith(...parts.map((part, i) => (i % 2 ? manaPip(part) : part)).filter((part) => part !== ""));
   }
 }
 
