@@ -10,7 +10,7 @@ import pytest
 from playwright.async_api import Browser
 
 from tests.browser.conftest import CHROMIUM
-from tests.browser.test_chat_page import Tab, open_tab
+from tests.browser.test_chat_page import AXE, Tab, open_tab
 
 pytestmark = [
     pytest.mark.skipif(CHROMIUM is None, reason="needs Debian's chromium package"),
@@ -102,7 +102,7 @@ async def test_the_matchup_grid_reads_on_a_phone(server: str, browser: Browser, 
     assert walk["smallest"] >= 11, walk
     parts = ("cell", "rowName", "columnName", "corner")
     hidden = [(step["column"], [part for part in parts if not step[part]]) for step in walk["seen"]]
-    assert [(column, parts) for column, parts in hidden if parts] == [], hidden
+    assert [(column, covered) for column, covered in hidden if covered] == [], walk["seen"]
     # and the row names leave most of the width to the matchups (a phone shows four columns at once)
     assert walk["nameShare"] <= 0.32, walk
     assert walk["right"] <= walk["width"], walk
@@ -136,3 +136,24 @@ async def test_hybrid_mana_reads_as_a_symbol(server: str, browser: Browser, widt
     assert [s[:2] for s in drawn["symbols"]] == [["U/B", "blue or black mana"]] * 2, drawn
     assert all(s[2].startswith("linear-gradient") for s in drawn["symbols"]), drawn
     assert "Abrupt Decay (BG)" in drawn["text"]  # the costs written in letters stay letters
+
+
+@pytest.mark.parametrize(("width", "height"), SIZES)
+async def test_what_scrolls_sideways_is_reached_by_the_keyboard(
+    server: str, browser: Browser, width: int, height: int
+) -> None:
+    async with open_tab(browser, f"{server}/", width, height) as tab:
+        # Given the pool of a cube draft, a chart of more colour identities than a phone's width
+        await ask(tab, "What cards were in the Tarkir draft?")
+        await tab.page.evaluate(AXE.read_text(encoding="utf-8"))
+        violations = await tab.evaluate(
+            "axe.run(document, {runOnly: ['scrollable-region-focusable']}).then(r => r.violations.flatMap(v => "
+            "v.nodes.map(n => n.target.join(' '))))"
+        )
+        scrolling = await tab.evaluate(
+            "[...document.querySelectorAll('figure.chart')].filter(f => f.scrollWidth > f.clientWidth + 1)"
+            ".map(f => [f.tabIndex, f.getAttribute('aria-label')])"
+        )
+    # Then whatever scrolls sideways takes the focus (arrow keys scroll it), named by its caption
+    assert violations == [], (violations, scrolling)
+    assert all(index == 0 and label for index, label in scrolling), scrolling

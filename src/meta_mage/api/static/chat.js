@@ -474,6 +474,10 @@ function addChart(data, answer) {
   const chart = draw(data);
   log.appendChild(chart);
   markWideTables(chart);
+  if (chart.scrollWidth > chart.clientWidth + 1) {  // it scrolls sideways: it takes the focus, so arrow keys scroll it
+    chart.tabIndex = 0;
+    chart.setAttribute("aria-label", chart.querySelector("figcaption").textContent);
+  }
   answer.chart = answer.chart || chart;
   if (stick) log.scrollTop = log.scrollHeight;
 }
