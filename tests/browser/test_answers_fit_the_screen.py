@@ -26,7 +26,7 @@ async def ask(tab: Tab, question: str) -> None:
     await tab.turns_done(1)
 
 
-# The rankings table: its overflow, whether it is laid out as cards, whether a scroll hint precedes it, and per
+# An answer's table: its overflow, whether it is laid out as cards, whether a scroll hint precedes it, and per
 # column the most lines one of its cells takes (a number or a name broken over two lines reads badly).
 RANKINGS = """(() => {
   const t = [...document.querySelectorAll('.assistant table')].pop();
@@ -42,25 +42,32 @@ RANKINGS = """(() => {
 })()"""
 
 
+TABLES = [  # a question, and the columns of its answer's table whose every cell keeps one line on a desktop
+    ("what are the top decks in Modern?", ("#", "Archetype", "Meta share", "Trend")),
+    ("Show me the Modern matchups for the last 30 days", ("vs", "Jeskai Blink", "Goryo's Reanimator")),
+]
+
+
 @pytest.mark.parametrize(("width", "height"), SIZES)
-async def test_the_rankings_table_fits_without_a_sideways_scroll(
-    server: str, browser: Browser, width: int, height: int
+@pytest.mark.parametrize(("question", "one_line"), TABLES, ids=["rankings", "matchups"])
+async def test_answer_tables_fit_without_a_sideways_scroll(
+    server: str, browser: Browser, width: int, height: int, question: str, one_line: tuple[str, ...]
 ) -> None:
     async with open_tab(browser, f"{server}/", width, height) as tab:
-        # Given the answer to the most common question
-        await ask(tab, "what are the top decks in Modern?")
+        # Given the answer to one of the most common questions
+        await ask(tab, question)
         table: dict[str, Any] = await tab.evaluate(RANKINGS)
         await tab.evaluate("[...document.querySelectorAll('.assistant table')].pop().scrollIntoView()")
-        await tab.screenshot(f"rankings-fit-{width}x{height}.png")
+        await tab.screenshot(f"table-fit-{len(question)}-{width}x{height}.png")
     # Then every column is on the screen: nothing to scroll sideways, no hint saying so
     assert table["overflow"] <= 1 and not table["hinted"], table
     assert table["right"] <= table["answerRight"] + 1, table
     if width >= 700:
-        # on a desktop it stays a table, long cells wrapped, while names and figures each keep one line
+        # on a desktop it stays a table, long cells wrapped in two lines at most, names and figures in one
         assert not table["stacked"], table
-        assert table["columns"]["Match win rate"] <= 2, table
-        for short in ("#", "Archetype", "Meta share", "Trend"):
-            assert table["columns"][short] == 1, (short, table)
+        assert max(table["columns"].values()) <= 2, table
+        for column in one_line:
+            assert table["columns"][column] == 1, (column, table)
     else:
         assert table["stacked"], table  # a phone: one card per row
 

@@ -93,9 +93,12 @@ function render(node, text) {
 // column a player needs is on the screen without scrolling sideways.
 const PHONE = window.matchMedia("(max-width: 700px)");
 
-// A cell longer than LONG_CELL characters wraps (a win rate with its interval and record); shorter ones, names and
-// figures, keep one line, so a table fits a desktop answer without scrolling.
+// A table is fitted to its answer in steps: a cell longer than LONG_CELL characters wraps (a win rate with its
+// interval and record) while names and figures keep one line; if it is still too wide its column names wrap too
+// (a grid of archetypes); only then does it scroll sideways.
 const LONG_CELL = 24;
+
+const tooWide = (table) => table.scrollWidth > table.clientWidth + 1;
 
 function markWideTables(node) {
   for (const table of node.querySelectorAll("table")) {
@@ -106,15 +109,17 @@ function markWideTables(node) {
     for (const cell of table.querySelectorAll("th, td")) {
       cell.classList.toggle("long", cell.textContent.trim().length > LONG_CELL);
     }
-    // a cell scrolled into view stops beside the held first column, not under it
-    if (table.rows.length) table.style.scrollPaddingLeft = `${table.rows[0].cells[0].offsetWidth}px`;
-    if (PHONE.matches && !table.classList.contains("heatmap") && table.scrollWidth > table.clientWidth + 1) {
+    table.classList.remove("wrap-headers");
+    if (PHONE.matches && !table.classList.contains("heatmap") && tooWide(table)) {
       table.classList.add("stacked");
       continue;
     }
+    if (tooWide(table)) table.classList.add("wrap-headers");
+    // a cell scrolled into view stops beside the held first column, not under it
+    if (table.rows.length) table.style.scrollPaddingLeft = `${table.rows[0].cells[0].offsetWidth}px`;
     const hint = table.previousElementSibling;
     const hinted = hint && hint.classList.contains("scroll-hint");
-    if (table.scrollWidth > table.clientWidth + 1 && !hinted) {
+    if (tooWide(table) && !hinted) {
       const p = document.createElement("p");
       p.className = "scroll-hint";
       p.textContent = "⇆ More columns: scroll the table sideways.";
