@@ -82,6 +82,7 @@ function render(node, text) {
     // no images or styles either: an answer never needs them, and an image would fetch from anywhere
     node.innerHTML = DOMPurify.sanitize(marked.parse(visible(node.dataset.markdown), {gfm: true}), SANITISE);
     for (const table of node.querySelectorAll("table")) table.tabIndex = 0;  // it scrolls sideways: keyboard-reachable
+    drawManaSymbols(node);
     markWideTables(node);
     if (stick) log.scrollTop = log.scrollHeight;
   });
@@ -92,24 +93,72 @@ function render(node, text) {
 // column a player needs is on the screen without scrolling sideways.
 const PHONE = window.matchMedia("(max-width: 700px)");
 
+// A table is fitted to its answer in steps: a cell longer than LONG_CELL characters wraps (a win rate with its
+// interval and record) while names and figures keep one line; if it is still too wide its column names wrap too
+// (a grid of archetypes); only then does it scroll sideways.
+const LONG_CELL = 24;
+
+const tooWide = (table) => table.scrollWidth > table.clientWidth + 1;
+
 function markWideTables(node) {
   for (const table of node.querySelectorAll("table")) {
     const headers = table.rows.length ? [...table.rows[0].cells].map((cell) => cell.textContent.trim()) : [];
     for (const row of [...table.rows].slice(1)) {
       [...row.cells].forEach((cell, i) => { cell.dataset.label = headers[i] || ""; });
     }
-    if (PHONE.matches && !table.classList.contains("heatmap") && table.scrollWidth > table.clientWidth + 1) {
+    for (const cell of table.querySelectorAll("th, td")) {
+      cell.classList.toggle("long", cell.textContent.trim().length > LONG_CELL);
+    }
+    table.classList.remove("wrap-headers");
+    if (PHONE.matches && !table.classList.contains("heatmap") && tooWide(table)) {
       table.classList.add("stacked");
       continue;
     }
+    if (tooWide(table)) table.classList.add("wrap-headers");
+    // a cell scrolled into view stops beside the held first column, not under it
+    if (table.rows.length) table.style.scrollPaddingLeft = `${table.rows[0].cells[0].offsetWidth}px`;
     const hint = table.previousElementSibling;
     const hinted = hint && hint.classList.contains("scroll-hint");
-    if (table.scrollWidth > table.clientWidth + 1 && !hinted) {
+    if (tooWide(table) && !hinted) {
       const p = document.createElement("p");
       p.className = "scroll-hint";
       p.textContent = "⇆ More columns: scroll the table sideways.";
       table.before(p);
     }
+  }
+}
+
+// Mana symbols in braces, as the server keeps a hybrid or Phyrexian one ("{U/B}", "{G/P}") and a model may write
+// any ("{2}{R}"), are drawn as pips: a hybrid one half in each colour, each named in words for a screen reader.
+const MANA_SYMBOL = /\{((?:[WUBRGCXS]|\d{1,2})(?:\/[WUBRGC])?(?:\/P)?)\}/;
+const MANA_WORDS = {W: "white", U: "blue", B: "black", R: "red", G: "green", C: "colourless", X: "X", S: "snow"};
+
+function manaName(symbol) {
+  const parts = symbol.split("/");
+  const phyrexian = parts[parts.length - 1] === "P" && parts.length > 1 ? (parts.pop(), "Phyrexian ") : "";
+  return `${phyrexian}${parts.map((part) => MANA_WORDS[part] || part).join(" or ")} mana`;
+}
+
+function manaPip(symbol) {
+  const pip = document.createElement("span");
+  pip.className = "mana";
+  pip.setAttribute("role", "img");
+  pip.setAttribute("aria-label", manaName(symbol));
+  pip.title = manaName(symbol);
+  pip.textContent = symbol;
+  const colours = symbol.split("/").filter((part) => part !== "P").map((part) => COLOURS[part] || COLOURS.C);
+  pip.style.background = colours.length > 1 ? `linear-gradient(135deg, ${colours[0]} 50%, ${colours[1]} 50%)` : colours[0];
+  return pip;
+}
+
+function drawManaSymbols(node) {
+  const walker = document.createTreeWalker(node, NodeFilter.SHOW_TEXT), texts = [];
+  for (let text = walker.nextNode(); text; text = walker.nextNode()) {
+    if (MANA_SYMBOL.test(text.data) && !text.parentElement.closest("code, pre")) texts.push(text);
+  }
+  for (const text of texts) {
+    const parts = text.data.split(MANA_SYMBOL);  // split on a capturing pattern: the symbols are every other part
+    text.replaceWith(...parts.map((part, i) => (i % 2 ? manaPip(part) : part)).filter((part) => part !== ""));
   }
 }
 
@@ -430,6 +479,10 @@ function addChart(data, answer) {
   const chart = draw(data);
   log.appendChild(chart);
   markWideTables(chart);
+  if (chart.scrollWidth > chart.clientWidth + 1) {  // it scrolls sideways: it takes the focus, so arrow keys scroll it
+    chart.tabIndex = 0;
+    chart.setAttribute("aria-label", chart.querySelector("figcaption").textContent);
+  }
   answer.chart = answer.chart || chart;
   if (stick) log.scrollTop = log.scrollHeight;
 }
