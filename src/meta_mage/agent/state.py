@@ -11,8 +11,10 @@ declares what they make stale: a new list, a new format, a new archetype."""
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import Callable, Mapping
+from copy import deepcopy
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
@@ -111,8 +113,7 @@ class ConversationState(BaseModel):
             return data
         fields = cls.model_fields
         return {
-            key: value if _stored(value) or key not in fields else fields[key].get_default(call_default_factory=True)
-            for key, value in data.items()
+            key: value if _stored(value) or key not in fields else _default(cls, key) for key, value in data.items()
         }
 
     @field_validator("card_details", mode="wrap")
@@ -158,12 +159,11 @@ class ConversationState(BaseModel):
         unknown = sorted(set(updates) - set(type(self).model_fields))
         if unknown:
             raise ValueError(f"not slots of the conversation state: {', '.join(unknown)}")
-        copy = self.model_copy()
+        changed = self.model_copy()
         for key, value in updates.items():
             if key != "messages":
-                default = type(self).model_fields[key].get_default(call_default_factory=True)
-                setattr(copy, key, default if value is None else value)  # validate_assignment checks it
-        return copy
+                setattr(changed, key, _default(type(self), key) if value is None else value)  # validate_assignment
+        return changed
 
     def changes(self, updates: Mapping[str, Any]) -> JsonObject:
         """``updates`` checked against the slots (``applied``): what a node returns. Models go into the checkpoint
@@ -176,6 +176,21 @@ class ConversationState(BaseModel):
         ``from_state``) is filled with."""
         value = _plain(getattr(self, key))
         return value if _stored(value) else None
+
+
+@functools.cache
+def _default_maker(model: type[BaseModel], key: str) -> Callable[[], Any]:
+    """How slot ``key``'s default is made, found once: pydantic's ``get_default`` inspects the factory's signature
+    on every call, and every assignment validates the whole state."""
+    field = model.model_fields[key]
+    if field.default_factory is not None:
+        return field.default_factory  # type: ignore[return-value]  # the state's factories take no arguments
+    default = field.default
+    return lambda: deepcopy(default)
+
+
+def _default(model: type[BaseModel], key: str) -> Any:
+    return _default_maker(model, key)()
 
 
 _BLOCKS: TypeAdapter[list[Block]] = TypeAdapter(list[Block])

@@ -10,8 +10,6 @@ stored fit is used only for the data it was fitted on.
 from __future__ import annotations
 
 import datetime as dt
-import hashlib
-import json
 from collections import OrderedDict
 from types import MappingProxyType
 
@@ -46,9 +44,7 @@ def pair_records_of(total: FormatTotals, rho: float = PLAYER_CORRELATION) -> lis
 
 def fingerprint(total: FormatTotals) -> str:
     """A digest of the figures a fit reads (results and players, as stored)."""
-    results = {a: {b: [r.wins, r.losses, r.draws] for b, r in row.items()} for a, row in total.results.items()}
-    figures = {"results": results, "players": total.players}
-    return hashlib.sha256(json.dumps(figures, sort_keys=True, separators=(",", ":")).encode()).hexdigest()[:32]
+    return total.figures_digest
 
 
 def model_to_fit(model: MatchupModel) -> FittedModel:

@@ -13,22 +13,18 @@ from meta_mage.storage.cards import CardsRepository
 __all__ = ["closest_names", "enrich_deck"]
 
 
+# the card data's fields a deck tool reads, as they are stored
+_DETAIL_FIELDS = {"mana_cost", "cmc", "type_line", "colors", "color_identity", "oracle_text", "power", "toughness"}
+
+
 def card_detail(card: Card, quantity: int, section: str) -> CardDetail:
     """A stored card as the deck tools read it (a split card's front face only, unless it is cast as one)."""
+    whole = " // " not in card.name or card.layout in ("split", "aftermath")
     return CardDetail(
-        name=card.name
-        if " // " not in card.name or card.layout in ("split", "aftermath")
-        else card.name.split(" // ")[0],
+        name=card.name if whole else card.name.split(" // ")[0],
         quantity=quantity,
         section=section,  # type: ignore[arg-type]
-        mana_cost=card.mana_cost,
-        cmc=card.cmc,
-        type_line=card.type_line,
-        colors=card.colors,
-        color_identity=card.color_identity,
-        oracle_text=card.oracle_text,
-        power=card.power,
-        toughness=card.toughness,
+        **card.model_dump(include=_DETAIL_FIELDS),
     )
 
 

@@ -4,8 +4,11 @@ a window's days) without knowing its shape."""
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from meta_mage.models.evidence import ArchetypeStats, FormatStats, Record, Versus
@@ -96,6 +99,14 @@ class FormatTotals:
     def decks_of(self, archetype: str) -> int:
         entry = self.archetypes.get(archetype)
         return entry.decks if entry else 0
+
+    @cached_property
+    def figures_digest(self) -> str:
+        """A digest of the figures a matchup fit reads (results and players, as stored), made once per window: a
+        window's totals are shared by every read of it."""
+        results = {a: {b: [r.wins, r.losses, r.draws] for b, r in row.items()} for a, row in self.results.items()}
+        figures = {"results": results, "players": self.players}
+        return hashlib.sha256(json.dumps(figures, sort_keys=True, separators=(",", ":")).encode()).hexdigest()[:32]
 
     def stats(self) -> FormatStats:
         """The totals card evidence reads: list counts and results."""
