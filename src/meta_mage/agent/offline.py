@@ -20,6 +20,9 @@ from meta_mage.models.meta import MAX_DAYS
 from meta_mage.models.name_text import name_markdown as plain  # a tool's error can quote a name
 
 OFFLINE_NOTE = "_Offline mode: no language model is configured, so this answer is composed from the data by templates._"
+# What the answer from the data says when a language model is configured but failed it
+BROKE_OFF_NOTE = "_The language model's answer broke off; this answer is written from the data alone._"
+NO_ANSWER_NOTE = "_The language model did not answer; this answer is written from the data alone._"
 
 
 def results(turn: list[Any]) -> Results:
@@ -52,9 +55,9 @@ def tables(task: str, route: Route, known: ConversationState, turn: list[Any]) -
     return body.tables()
 
 
-def answer(task: str, route: Route, known: ConversationState, turn: list[Any]) -> Answer:
+def answer(task: str, route: Route, known: ConversationState, turn: list[Any], note: str = OFFLINE_NOTE) -> Answer:
     """The templated answer for ``task`` from this turn's tool results, by the writer its record names, with
-    what the turn's route and failures add around it."""
+    what the turn's route and failures add around it, and ``note`` (why the data answers) last."""
     problems = errors(turn)
     spec = TASKS.get(task)
     body = spec.writer(route, known, results(turn)) if spec is not None else Answer()
@@ -72,4 +75,4 @@ def answer(task: str, route: Route, known: ConversationState, turn: list[Any]) -
         body = Answer.of(body, failed + "the conversation is intact.")
     if not body:
         body = Answer.of("I have nothing to report for that yet.")
-    return Answer.of(body, OFFLINE_NOTE)
+    return Answer.of(body, note)

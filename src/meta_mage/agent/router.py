@@ -217,8 +217,12 @@ async def llm_route(model: BaseChatModel, turn: str, history: Sequence[BaseMessa
 
 
 def tidy(decision: RouteDecision, message: str) -> RouteDecision:
-    """Code checks on a decision (from either router): valid format, a task that fits the workflow."""
-    updates: dict[str, object] = {}
+    """Code checks on a decision (from either router): valid format, a task that fits the workflow, a decklist and
+    a yes or no to the suggested archetype only where the player's own message holds them (as the rules read a
+    yes: ``words.YES``, ``words.NO``), whatever the model said."""
+    words = split_paste(message)[0]
+    confirms = True if YES.match(words) else False if NO.match(words) else None
+    updates: dict[str, object] = {"confirms_archetype": confirms}
     if decision.format:
         try:
             updates["format"] = normalise_format(decision.format)
@@ -228,7 +232,7 @@ def tidy(decision: RouteDecision, message: str) -> RouteDecision:
         updates["task"] = DEFAULT_TASK.get(decision.workflow, "none")
     deck = extract_decklist(message)
     updates["has_decklist"] = deck is not None
-    outside = days_outside_the_limit(split_paste(message)[0])
+    outside = days_outside_the_limit(words)
     if outside is not None:
         updates.update(days=min(MAX_DAYS, max(1, outside)), days_asked=outside)
         thinking(f"{outside} days is outside the 1-{MAX_DAYS} days I can look at; using {updates['days']}.")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import cast
 
@@ -37,9 +38,19 @@ def llm_window(messages: list[AnyMessage], size: int) -> list[AnyMessage]:
     return [*cast(list[AnyMessage], starting_with_a_question(earlier[-size:])), *turn]
 
 
+# from the first opening quote to the last closing one: a quoted line may hold quote marks of its own
+_QUOTED = re.compile(r"“.*”", re.S)
+
+
+def quotes_fenced(answer: str) -> str:
+    """A coach's earlier answer with what it quotes (“…”: the player's words, a line it could not read, a name)
+    inside a data block, as the player's pasted text is."""
+    return _QUOTED.sub(lambda quoted: prompts.data_block("quoted", quoted.group(0)), answer)
+
+
 def fenced_history(messages: list[AnyMessage], size: int) -> list[BaseMessage]:
-    """The window the model reads (``llm_window``), tool traffic left out and each player's message fenced
-    (``prompts.player_turn``: a pasted decklist inside a data block)."""
+    """The window the model reads (``llm_window``), tool traffic left out, each player's message fenced
+    (``prompts.player_turn``: a pasted decklist inside a data block) and what each answer quotes fenced."""
     window: list[BaseMessage] = []
     for message in llm_window(messages, size):
         if is_tool_traffic(message):
@@ -47,6 +58,8 @@ def fenced_history(messages: list[AnyMessage], size: int) -> list[BaseMessage]:
         if isinstance(message, HumanMessage):
             words, pasted = split_paste(str(message.content))
             message = HumanMessage(prompts.player_turn(words, pasted), id=message.id)
+        elif isinstance(message, AIMessage):
+            message = AIMessage(quotes_fenced(message.text), id=message.id, name=message.name)
         window.append(message)
     return window
 

@@ -37,6 +37,10 @@ logger = logging.getLogger(__name__)
 BROKE_OFF = "\n\n_The language model's answer broke off here; the answer below is composed from the data._\n\n"
 
 
+class BrokeOff(RuntimeError):
+    """The model's answer stopped after some of it was shown."""
+
+
 PLANNED = "plan"  # the name of the AIMessage that carries a workflow's planned tool calls
 
 
@@ -52,13 +56,15 @@ async def run_workflow(state: ConversationState, *, workflow: str, deps: AgentDe
         tool_calls = [call.for_message(PLANNED) for call in calls]
         message = AIMessage(content="", tool_calls=tool_calls, name=PLANNED)
         return known.changes({"messages": [message], "tool_rounds": rounds + 1, "tools_called_by": "workflow"})
+    note = offline.OFFLINE_NOTE
     if deps.model is not None:
         try:
             return await _llm_answer(workflow, known, messages, deps)
         except Exception as exc:
             logger.warning("LLM answer failed in %s: %s", workflow, exc)
             thinking("The language model is unavailable; answering from the data directly.")
-    answer = offline.answer(routed.task, routed, known, turn)
+            note = offline.BROKE_OFF_NOTE if isinstance(exc, BrokeOff) else offline.NO_ANSWER_NOTE
+    answer = offline.answer(routed.task, routed, known, turn, note)
     text = answer.markdown()
     say(text)
     return known.changes({"messages": [AIMessage(text)], "last_answer": list(answer.blocks)})
@@ -97,9 +103,10 @@ async def _llm_answer(
             if isinstance(chunk, AIMessageChunk) and chunk.text:
                 show(checked.feed(chunk.text))
         show(checked.close())
-    except Exception:
+    except Exception as exc:
         if checked.shown:  # the reader has half an answer: say where it stops before the data's own answer follows
             writer({"event": "content", "data": {"text": BROKE_OFF}})
+            raise BrokeOff(str(exc)) from exc
         raise
     text = checked.text
     if not text.strip():
