@@ -11,8 +11,8 @@ from meta_mage.models.drafts import (
     DraftPoolResult,
     DraftSummary,
     ListDraftsOutput,
-    StoredPoolCard,
 )
+from meta_mage.models.stored_drafts import StoredPoolCard
 from meta_mage.storage.drafts import DraftsRepository
 
 MAJOR_TYPES = ("Creature", "Planeswalker", "Artifact", "Enchantment", "Instant", "Sorcery", "Land")

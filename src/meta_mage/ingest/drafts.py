@@ -19,8 +19,9 @@ from meta_mage.ingest.errors import InputFileError
 from meta_mage.ingest.files import MAX_DRAFT_BYTES, SourceFile, read_source
 from meta_mage.ingest.report import IngestReport
 from meta_mage.models.cards import Card, card_key
-from meta_mage.models.drafts import REDACTED, DraftHeader, DraftImport, StoredPick, StoredPoolCard
+from meta_mage.models.drafts import REDACTED, DraftImport
 from meta_mage.models.json import JsonObject
+from meta_mage.models.stored_drafts import DraftHeader, StoredPick, StoredPoolCard
 from meta_mage.storage.cards import CardsRepository
 from meta_mage.storage.drafts import DraftsRepository
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import datetime as dt
 from collections import Counter
-from dataclasses import dataclass
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator, model_validator
@@ -147,39 +146,6 @@ class DraftPoolInput(BaseModel):
     )
     type_contains: str | None = Field(default=None, max_length=100, description="Type line substring")
     name_contains: str | None = Field(default=None, max_length=100, description="Name substring (any case)")
-
-
-@dataclass(frozen=True)
-class StoredPick:
-    """One pick of a pool card as stored: its drafter (``REDACTED`` for an opt-out) and their pick number."""
-
-    drafter: str
-    pick_n: int
-
-
-@dataclass(frozen=True)
-class StoredPoolCard:
-    """A cube card as a draft stores it: its details denormalised from the card data, its picks in order."""
-
-    card_name: str
-    quantity: int
-    picks: tuple[StoredPick, ...]
-    mana_cost: str | None
-    type_line: str
-    colors: tuple[str, ...]
-    color_identity: str  # WUBRG letters, "C" for colourless
-
-
-@dataclass(frozen=True)
-class DraftHeader:
-    """A stored draft's header: what ``list_drafts`` lists, opted-out drafters stored as ``REDACTED``."""
-
-    draft_id: str
-    draft_name: str
-    draft_date: str
-    drafters: tuple[str, ...]
-    total_cards: int
-    picks: int
 
 
 class DraftPoolResult(BaseModel):

@@ -21,7 +21,7 @@ from typing import Any
 
 from boto3.dynamodb.conditions import Key
 
-from meta_mage.models.drafts import DraftHeader, StoredPick, StoredPoolCard
+from meta_mage.models.stored_drafts import DraftHeader, StoredPick, StoredPoolCard
 from meta_mage.storage.dynamo import query_all, storage_operation
 
 POOLS_KEPT = 8  # drafts whose current pool a process keeps (a cube pool is ~500 items)
