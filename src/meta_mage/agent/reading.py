@@ -142,6 +142,7 @@ class Reading:
     has_deck: bool  # a deck is on the table (pasted now or earlier)
     follows_deck: bool = False  # "and against X?" after an answer about the player's deck
     follow_word: bool = False  # starts "and …", "what about …", "how about …"
+    names_own_deck: bool = False  # answers "which opponent?" with the player's own deck ("no, it's Mono Red …")
 
 
 async def read_message(message: str, known: ConversationState, lookups: Lookups, asked: str | None) -> Reading:
@@ -184,6 +185,7 @@ async def read_message(message: str, known: ConversationState, lookups: Lookups,
         in_cube=pool.in_cube,
         has_deck=has_deck,
         follow_word=bool(_FOLLOW_UP.match(question)),
+        names_own_deck=_names_own_deck(archetype, known),
         **_cues(
             question,
             has_deck=has_deck,
@@ -193,6 +195,12 @@ async def read_message(message: str, known: ConversationState, lookups: Lookups,
             names_unread=not (fmt or known.format),
         ),
     )
+
+
+def _names_own_deck(archetype: str | None, known: ConversationState) -> bool:
+    """The archetype named in answer to "which opponent?" is the player's own deck."""
+    own = (known.archetype, known.deck_archetype)
+    return (known.pending or Pending()).missing == "opponent" and archetype is not None and archetype in own
 
 
 def _clamped(days: int | None) -> Slots:
