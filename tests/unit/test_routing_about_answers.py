@@ -49,6 +49,7 @@ def test_why_is_a_deck_ranked_says_where_it_stands_with_its_row(message: str) ->
         ("how do I beat the best deck?", "the best deck"),
         ("what do I bring in vs the top deck", "the top deck"),
         ("how do I play against the most popular archetype?", "the most popular archetype"),
+        ("how should I sideboard against the top deck in Pioneer?", "the top deck"),
     ],
 )
 def test_the_most_played_deck_as_an_opponent_is_read(message: str, said: str) -> None:
@@ -56,6 +57,14 @@ def test_the_most_played_deck_as_an_opponent_is_read(message: str, said: str) ->
     assert found is not None and found.group("deck") == said
 
 
-@pytest.mark.parametrize("message", ["what is the best deck in Modern?", "what are the top decks?", "the top one"])
+@pytest.mark.parametrize(
+    "message",
+    [
+        "what is the best deck in Modern?",
+        "what are the top decks?",
+        "the top one",
+        "How should I sideboard my Pauper deck against the top decks?",
+    ],
+)
 def test_the_best_deck_asked_about_is_a_meta_question_not_an_opponent(message: str) -> None:
     assert MOST_PLAYED.search(message) is None
