@@ -4,7 +4,7 @@ answer's ranking or verdict, without changing the request in progress (the next 
 
 Both are declared tables: :data:`GLOSSARY` (the terms, each with the words that name it) and each task's record's
 ``how_ranked`` (how its answer is ordered and judged). A message is a question about the last answer when it asks
-what a term means, or asks why / how about a ranking or a verdict after an answer.
+what a term means, asks a bare "why?" after an answer, or asks why / how about a ranking or a verdict.
 """
 
 from __future__ import annotations
