@@ -8,7 +8,7 @@ import pytest
 
 from meta_mage.agent.explain import SOURCE, explanation, how_ranked
 from meta_mage.agent.render import Paragraph, Table
-from meta_mage.agent.state import ConversationState, Route
+from meta_mage.agent.state import ConversationState, Pending, Route
 from meta_mage.agent.tasks import TASKS
 from meta_mage.agent.words import MOST_PLAYED
 
@@ -32,6 +32,11 @@ def test_a_bare_why_after_any_task_is_its_records_explanation(task: str, why: st
 def test_a_why_with_no_answer_before_or_about_something_else_is_routed(message: str) -> None:
     known = ConversationState() if message == "why?" else after("strategy")
     assert explanation(message, known, [Paragraph("text")]) is None
+
+
+def test_why_while_the_coach_waits_for_an_answer_is_not_about_an_answer() -> None:
+    waiting = after("rankings").model_copy(update={"pending": Pending(workflow="meta_research", missing="days")})
+    assert explanation("why?", waiting) is None
 
 
 @pytest.mark.parametrize("message", ["why is affinity ranked first?", "Why is Affinity ranked first?"])

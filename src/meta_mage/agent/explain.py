@@ -222,8 +222,9 @@ def explanation(message: str, known: ConversationState, last_answer: Sequence[Bl
     """The answer to a question about the last answer (``ABOUT_LAST_ANSWER``), or None when ``message`` is not
     one. ``last_answer`` is the coach's last answer: its rows and lines about what the question names are quoted."""
     terms = glossary_terms(message)
+    last = known.route if known.pending is None else None  # a question of the coach's is no answer to explain
     for kind in ABOUT_LAST_ANSWER:
-        if kind.asks(message, terms, known.route):
+        if kind.asks(message, terms, last):
             return kind.answer(message, terms, known.route or Route(), last_answer) or None
     return None
 
