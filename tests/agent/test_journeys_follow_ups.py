@@ -1,7 +1,7 @@
 """Generated journeys of the conversation's new shapes: after every task's answer, a question about that answer
 in the middle (answered, the request kept), then a follow-up that changes one slot ("and the last 7 days?",
-"and against Domain Zoo?") and re-runs the same task; and a second deck pasted after a first, which replaces it
-and forgets the first one's opponent."""
+"and against Domain Zoo?") and re-runs the same task; a bare "why?" after every task's answer, answered from that
+task's record; and a second deck pasted after a first, which replaces it and forgets the first one's opponent."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from dataclasses import dataclass
 import pytest
 
 from meta_mage.agent.conversation import Conversations
+from meta_mage.agent.explain import how_ranked
 from tests.agent.conftest import Turn, modern_deck, run_turn
 
 WINDOW = " in Modern over the last 30 days"
@@ -116,3 +117,28 @@ async def test_a_second_deck_replaces_the_first_and_its_opponent(offline: Conver
     assert tool in pasted.tools() + answer.tools(), answer.text[:300]
     assert (answer.state["archetype"], answer.state["format"]) == ("Jeskai Blink", "Modern")
     assert "Boros Energy vs" not in answer.text and "Jeskai Blink" in answer.text
+
+
+RECORDS = {"sideboard guide": "strategy"}  # the task record each question is answered by, where not its key
+
+
+@pytest.mark.parametrize("task", list(TASKS))
+async def test_why_after_each_answer_explains_that_answer_and_the_request_goes_on(
+    offline: Conversations, task: str
+) -> None:
+    question, tool, about_deck, _ = TASKS[task]
+    asked = question[:-1] + WINDOW + "?" if question.endswith("?") else question + WINDOW
+    # Given the task's answer (with the deck pasted first for a deck task)
+    cid = (await answered(offline, modern_deck("Boros Energy")[0], None)).conversation_id if about_deck else None
+    first = await answered(offline, asked, cid)
+    assert tool in first.tools(), f"{task}: {first.text[:300]}"
+
+    # When the player asks only "why?"
+    why = await run_turn(offline, "why?", first.conversation_id)
+
+    # Then the answer is how that task's answer is ordered and judged (its record's), and nothing changed
+    assert why.tools() == [] and why.text.startswith(how_ranked(RECORDS.get(task, task))), why.text[:300]
+    assert why.state == first.state
+    # and the next follow-up still re-runs the task
+    again = await run_turn(offline, "and the last 7 days?", first.conversation_id)
+    assert tool in again.tools() and again.state["days"] == 7, f"{task}: {again.text[:300]}"

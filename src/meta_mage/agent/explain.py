@@ -4,7 +4,7 @@ answer's ranking or verdict, without changing the request in progress (the next 
 
 Both are declared tables: :data:`GLOSSARY` (the terms, each with the words that name it) and each task's record's
 ``how_ranked`` (how its answer is ordered and judged). A message is a question about the last answer when it asks
-what a term means, or asks why / how about a ranking or a verdict after an answer.
+what a term means, asks a bare "why?" after an answer, or asks why / how about a ranking or a verdict.
 """
 
 from __future__ import annotations
@@ -146,6 +146,10 @@ SOURCE = (
     "(the “Matches:” line says which events and how many matches); nothing is estimated from outside them."
 )
 _ASKS_WHY = re.compile(r"^\s*(?:why\b|how come\b|how do you know\b|how did you\b)", re.I)
+# "why?", "how come?", "why is that?": about the whole last answer
+_BARE_WHY = re.compile(
+    r"^\s*(?:why|how come|how so|why (?:is|was) (?:that|this|it)(?: so)?|why (?:that|this|so))\s*[?.!]*\s*$", re.I
+)
 _ABOUT_RANKING = re.compile(
     r"\b(?:safest|pick|rank\w*|first|top|higher|lower|favou?red|leans?|anecdote|estimate|interval|verdict)\b", re.I
 )
@@ -178,16 +182,26 @@ def _rule_and_source(message: str, terms: list[Term], last: Route, last_answer: 
 
 
 def _rule_with_its_rows(message: str, terms: list[Term], last: Route, last_answer: Sequence[Block]) -> str:
-    parts = (how_ranked(last.task), _quoted(message, terms, last_answer), _meanings(terms))
+    parts = (
+        how_ranked(last.task),
+        _places(message, last_answer),
+        _quoted(message, terms, last_answer),
+        _meanings(terms),
+    )
     return "\n\n".join(part for part in parts if part)
 
 
-# The first that holds answers: what a term means; how the coach knows (the rule and where the figures come
-# from); why a ranking or verdict is what it is (the rule, the last answer's own rows, the terms).
+# The first that holds answers: what a term means; a bare "why?" after an answer (how its task orders and judges,
+# and where the figures come from); how the coach knows (the same); why a ranking or verdict is what it is (the
+# rule, where the names asked about stand, the last answer's own rows, the terms).
 ABOUT_LAST_ANSWER: tuple[AboutLastAnswer, ...] = (
     AboutLastAnswer(
         asks=lambda message, terms, last: bool(terms and _ASKS_MEANING.search(message)),
         answer=lambda message, terms, last, last_answer: _meanings(terms),
+    ),
+    AboutLastAnswer(
+        asks=lambda message, terms, last: bool(_BARE_WHY.match(message) and last is not None and how_ranked(last.task)),
+        answer=_rule_and_source,
     ),
     AboutLastAnswer(
         asks=lambda message, terms, last: bool(
@@ -208,8 +222,9 @@ def explanation(message: str, known: ConversationState, last_answer: Sequence[Bl
     """The answer to a question about the last answer (``ABOUT_LAST_ANSWER``), or None when ``message`` is not
     one. ``last_answer`` is the coach's last answer: its rows and lines about what the question names are quoted."""
     terms = glossary_terms(message)
+    last = known.route if known.pending is None else None  # a question of the coach's is no answer to explain
     for kind in ABOUT_LAST_ANSWER:
-        if kind.asks(message, terms, known.route):
+        if kind.asks(message, terms, last):
             return kind.answer(message, terms, known.route or Route(), last_answer) or None
     return None
 
@@ -226,6 +241,7 @@ class _Line:
     text: str
     subject: str
     table: Table | None = None
+    row: tuple[str, ...] = ()
 
 
 def _lines(last_answer: Sequence[Block]) -> list[_Line]:
@@ -234,7 +250,7 @@ def _lines(last_answer: Sequence[Block]) -> list[_Line]:
     lines: list[_Line] = []
     for block in last_answer:
         if isinstance(block, Table):
-            lines += [_Line(table_row(row), _subject(row), block) for row in block.rows]
+            lines += [_Line(table_row(row), _subject(row), block, row) for row in block.rows]
         else:
             lines += [_Line(line, line) for line in block.text.splitlines()]
     return lines
@@ -244,10 +260,35 @@ def _subject(row: tuple[str, ...]) -> str:
     return next((cell for cell in row if cell and not cell.replace(".", "").isdigit()), "")
 
 
+def _named_subjects(message: str, last_answer: Sequence[Block]) -> list[str]:
+    """What ``message`` names of the last answer's rows (their archetype, card or drafter), however it is written
+    ("why is affinity first?"), plus any other capitalised name in it."""
+    subjects = {line.subject for line in _lines(last_answer) if line.table is not None and line.subject}
+    named = [s for s in sorted(subjects, key=len, reverse=True) if _in_words(s, message)]
+    others = [n for n in _NAME.findall(message) if n.lower() not in _NOT_NAMES and not _in_words(n, " ".join(named))]
+    return named + others
+
+
+def _in_words(name: str, text: str) -> bool:
+    return re.search(rf"(?<!\w){re.escape(name)}(?!\w)", text, re.I) is not None
+
+
+def _places(message: str, last_answer: Sequence[Block]) -> str:
+    """Where each name ``message`` asks about stands in the last answer's numbered table ("**Affinity** is #3 in
+    the last answer.")."""
+    names = _named_subjects(message, last_answer)
+    placed = [
+        f"**{line.subject}** is #{line.row[0]} in the last answer."
+        for line in _lines(last_answer)
+        if line.table is not None and line.table.columns[:1] == ("#",) and line.subject in names
+    ]
+    return " ".join(dict.fromkeys(placed))
+
+
 def _quoted(message: str, terms: list[Term], last_answer: Sequence[Block]) -> str:
     """The last answer's own lines (table rows with their header) about what ``message`` names: the archetypes
     it names, else the lines using the terms it asks about; or that the last answer does not use the term."""
-    names = [n for n in _NAME.findall(message) if n.lower() not in _NOT_NAMES]
+    names = _named_subjects(message, last_answer)
     wanted = [rf"(?<!\w){re.escape(n)}(?!\w)" for n in names] or [t.pattern for t in terms]
     picked = [
         line

@@ -33,8 +33,14 @@ def follow_up(reading: Reading, known: ConversationState, named_task: str) -> Ta
     spec = TASKS.get(last.task)
     for rule in spec.follow_ups if spec is not None else ():
         if rule.holds(reading, last, named_task):
-            return rule.task, cast(Slots, {slot: getattr(last, slot) for slot in rule.keeps})
+            return rule.task, cast(Slots, {slot: _kept(slot, last, known) for slot in rule.keeps})
     return None
+
+
+def _kept(slot: str, last: Route, known: ConversationState) -> object:
+    """The last answer's ``slot``; its opponent is the state's when the player named it answering the coach."""
+    kept = getattr(last, slot)
+    return known.opponent_archetype if slot == "opponent" and not kept else kept
 
 
 def deck_against(reading: Reading, known: ConversationState) -> TaskChoice:

@@ -28,6 +28,8 @@ from meta_mage.agent.words import split_paste
 from meta_mage.models.json import JsonObject
 from meta_mage.tools.rules import format_question_for
 
+MOST_PLAYED_LISTED = 12  # the archetypes a question listing the format's decks names
+
 CLARIFY = (
     "I can help in three ways. Which do you mean?\n\n"
     '- **Meta research**: format-wide numbers, e.g. "What are the top decks in Modern?"\n'
@@ -50,6 +52,8 @@ async def guard(state: ConversationState, *, deps: AgentDeps) -> JsonObject:
     step = check(known, workflow, task, turn, formats)
     if step.kind == "ask":
         question = await _question(step, known, turn, formats, deps.lookups)
+        if routed.read_as and step.missing == "opponent":  # "Izzet Prowess is a Modern deck; your deck is Standard."
+            question = f"{routed.read_as} {question}"
         say(question)
         pending = Pending(workflow=workflow, task=task, missing=step.missing, route=routed)
         said = {"messages": [AIMessage(question)], "last_answer": [Paragraph(question)]}
@@ -71,6 +75,8 @@ async def _question(
     routed = known.route or Route()
     if step.missing == "format":
         return format_question_for(split_paste(routed.question)[0], formats)  # a card's name names no format
+    if step.missing == "opponent":
+        return f"{step.question}{await _most_played(known, lookups, known.archetype)}"
     question = step.question or await _listing_question(step.missing, known, lookups)
     if step.missing == "archetype_confirmation" and (known.pending or Pending()).missing == step.missing:
         return _asked_again(known, str(turn[0].content) if turn else "") + question
@@ -104,12 +110,17 @@ def _noted(known: ConversationState) -> str:
 async def _listing_question(missing: str, known: ConversationState, lookups: Lookups) -> str:
     """A question that lists the choices: the format's archetypes, or the imported drafts."""
     if missing == "archetype":
-        fmt = known.format
-        played = await lookups.archetypes(fmt) if fmt else []
-        names = [n for n in played if n != known.rejected_archetype]
-        listed = f" The most played in {fmt}: {', '.join(names[:12])}." if names else ""
+        listed = await _most_played(known, lookups, known.rejected_archetype)
         return f"Which archetype is your deck, then?{listed} You can also name another one."
     return await _draft_question(lookups)
+
+
+async def _most_played(known: ConversationState, lookups: Lookups, leaving_out: str | None) -> str:
+    """ " The most played in Pioneer: Greasefang, Izzet Phoenix, …." (``leaving_out`` not listed), or ""."""
+    fmt = known.format
+    played = await lookups.archetypes(fmt) if fmt else []
+    names = [n for n in played if n != leaving_out]
+    return f" The most played in {fmt}: {', '.join(names[:MOST_PLAYED_LISTED])}." if names else ""
 
 
 async def _draft_question(lookups: Lookups) -> str:

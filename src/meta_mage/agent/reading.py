@@ -11,6 +11,7 @@ from typing import TypedDict
 from meta_mage.agent.lookups import NAMES_DAYS, Lookups
 from meta_mage.agent.state import ConversationState, Pending, Route
 from meta_mage.agent.words import (
+    MOST_PLAYED,
     NO,
     OPPONENT_WORDS,
     PAGE_WORDS,
@@ -58,6 +59,7 @@ _CARD_ASKED = re.compile(
     r"|\bwhat\s+does\s+(.+?)\s+(?:do|answer|hit|stop|beat|handle|take out)\b",
     re.I,
 )
+_CARDS_NAMED_AFTER = ("card_question", "strategy")  # answers after which "and Force of Vigor?" asks about a card
 _ANOTHER_CARD = re.compile(r"^\s*(?:and|what about|how about)\s+(?!against\b|vs\b|versus\b)(.+?)\s*\??\s*$", re.I)
 _NOT_CARD_WORDS = {  # words of a span that is about the player's deck or the meta, not a card
     "my",
@@ -140,6 +142,7 @@ class Reading:
     has_deck: bool  # a deck is on the table (pasted now or earlier)
     follows_deck: bool = False  # "and against X?" after an answer about the player's deck
     follow_word: bool = False  # starts "and …", "what about …", "how about …"
+    names_own_deck: bool = False  # answers "which opponent?" with the player's own deck ("no, it's Mono Red …")
 
 
 async def read_message(message: str, known: ConversationState, lookups: Lookups, asked: str | None) -> Reading:
@@ -152,7 +155,9 @@ async def read_message(message: str, known: ConversationState, lookups: Lookups,
     card = await _card_asked(question, fmt, days, known, lookups)
     # a word of the card's name ("Goryo's Vengeance") names no deck
     named_text = question.replace(card, " ") if card else question
-    fmt, archetype, opponent, read_as = await _names_in_format(named_text, fmt, days, known, lookups)
+    fmt, archetype, opponent, read_as = await _names_in_format(
+        named_text, fmt, days, known, lookups, pasted=deck is not None
+    )
     pool = await _pool_reading(question, known, lookups)
     confirms = _confirms(reply, known)
     slots: Slots = {
@@ -180,6 +185,7 @@ async def read_message(message: str, known: ConversationState, lookups: Lookups,
         in_cube=pool.in_cube,
         has_deck=has_deck,
         follow_word=bool(_FOLLOW_UP.match(question)),
+        names_own_deck=_names_own_deck(archetype, known),
         **_cues(
             question,
             has_deck=has_deck,
@@ -189,6 +195,12 @@ async def read_message(message: str, known: ConversationState, lookups: Lookups,
             names_unread=not (fmt or known.format),
         ),
     )
+
+
+def _names_own_deck(archetype: str | None, known: ConversationState) -> bool:
+    """The archetype named in answer to "which opponent?" is the player's own deck."""
+    own = (known.archetype, known.deck_archetype)
+    return (known.pending or Pending()).missing == "opponent" and archetype is not None and archetype in own
 
 
 def _clamped(days: int | None) -> Slots:
@@ -243,17 +255,22 @@ async def _pool_reading(question: str, known: ConversationState, lookups: Lookup
 
 
 async def _names_in_format(
-    text: str, fmt: str | None, days: int | None, known: ConversationState, lookups: Lookups
+    text: str, fmt: str | None, days: int | None, known: ConversationState, lookups: Lookups, *, pasted: bool
 ) -> tuple[str | None, str | None, str | None, str]:
     """The format, archetype and opponent ``text`` names, and what to say when the names belong to another format
-    than the conversation's ("Boros Energy" asked in Pauper: Modern's deck, not Pauper's Boros Glint Hawk)."""
+    than the conversation's ("Boros Energy" asked in Pauper: Modern's deck, not Pauper's Boros Glint Hawk). A
+    confirmed deck asked about keeps its format: another format's deck names no opponent of it (the coach asks)."""
+    text, most_played = await _most_played_named(text, fmt, days, known, lookups)
     archetype, opponent = await _read_names(text, fmt, days, known, lookups)
     elsewhere = None if fmt else await _named_elsewhere(text, known, (archetype, opponent), lookups)
     if elsewhere is None:
-        return fmt, archetype, opponent, ""
+        return fmt, archetype, opponent, most_played
     name, other, was = elsewhere
+    several = " and " in name
+    if known.deck_format and known.deck_archetype and not pasted and has(_ABOUT_THE_DECK, text):
+        return None, None, None, _ANOTHER_FORMATS_DECK[several].format(name=name, other=other, deck=known.deck_format)
     archetype, opponent = await _read_names(text, other, days, known, lookups)
-    note = _ELSEWHERE[" and " in name].format(name=name, other=other, was=was)
+    note = _ELSEWHERE[several].format(name=name, other=other, was=was)
     return other, archetype, opponent, f"{note}, so this answer is about {other}."
 
 
@@ -261,6 +278,30 @@ _ELSEWHERE = {  # several names or one -> what the answer says first
     False: "{name} is not played in {was}; it is a {other} deck",
     True: "{name} are not played in {was}; they are {other} decks",
 }
+_ANOTHER_FORMATS_DECK = {  # the same, in a conversation about the player's deck, which stays as it is
+    False: "{name} is a {other} deck; your deck is {deck}.",
+    True: "{name} are {other} decks; your deck is {deck}.",
+}
+_ABOUT_THE_DECK = r"\b(my|deck|list|sideboard|mainboard|how (should|do|can) i)\b"
+
+
+async def _most_played_named(
+    text: str, fmt: str | None, days: int | None, known: ConversationState, lookups: Lookups
+) -> tuple[str, str]:
+    """``text`` with "against the most played deck" (the top, the best deck) written as the format's most played
+    archetype (the player's own deck aside), and what to say about it; ``text`` as it is when it names none."""
+    phrase = MOST_PLAYED.search(text)
+    if phrase is None:
+        return text, ""
+    active_format = _names_format(text, fmt, known)
+    played = await lookups.archetypes(active_format, days or known.days or NAMES_DAYS) if active_format else []
+    names = [name for name in played if name != (known.deck_archetype or known.archetype)]
+    if not names:
+        return text, ""
+    said = phrase.group("deck")
+    after = " after yours" if played[0] != names[0] else ""
+    note = f"I read “{said}” as **{names[0]}**, the most played {active_format} deck{after}."
+    return f"{text[: phrase.start('deck')]}{names[0]}{text[phrase.end('deck') :]}", note
 
 
 async def _named_elsewhere(
@@ -334,7 +375,7 @@ async def _card_asked(
 def _card_span(question: str, last: Route) -> str | None:
     """The words a card question puts where a card goes, or "and Unholy Heat?" after a card question."""
     found = _CARD_ASKED.search(question)
-    again = _ANOTHER_CARD.match(question) if last.task == "card_question" else None
+    again = _ANOTHER_CARD.match(question) if last.task in _CARDS_NAMED_AFTER else None
     asked = found or again
     if asked is None:
         return None
@@ -375,7 +416,7 @@ def _sides(question: str, mentioned: list[tuple[int, str]]) -> tuple[str | None,
 def _names_format(question: str, fmt: str | None, known: ConversationState) -> str | None:
     """The format whose names a question is read in: the one it names, the deck's for a question about the deck,
     else the conversation's."""
-    about_deck = has(r"\b(my|deck|list|sideboard|mainboard|how (should|do|can) i)\b", question)
+    about_deck = has(_ABOUT_THE_DECK, question)
     return fmt or (known.deck_format if about_deck else None) or known.format
 
 

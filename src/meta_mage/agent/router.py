@@ -101,6 +101,11 @@ def _confirmed_task(reading: Reading, state: ConversationState) -> TaskChoice:
     return (state.pending or Pending()).task or "deck_review", {}
 
 
+def _own_deck_restated(reading: Reading, state: ConversationState) -> TaskChoice:
+    """The player's deck named in answer to "which opponent?": the request waits on, and the coach asks again."""
+    return (state.pending or Pending()).task or "strategy", {"read_as": f"{reading.slots['archetype']} is your deck."}
+
+
 def _meta_task(reading: Reading, state: ConversationState) -> TaskChoice:
     """The meta task the words name, or the follow-up of the last answer they make (``follow_ups.FOLLOW_UPS``)."""
     task = _task_named("meta_research", reading)
@@ -122,11 +127,13 @@ class Claim:
     confidence: float = 0.9
 
 
-# Which workflow a message names, the most specific claim first: a pasted list or the player's own deck is
+# Which workflow a message names, the most specific claim first: the player's own deck given as the opponent
+# is not one; "and against X?" after a deck's answer is X against it; a pasted list or the player's own deck is
 # coaching even when the words are the meta's; a draft is named by its words; a bare yes/no confirms the
 # suggested archetype; meta words (or an archetype and a format) ask about the format. The first claim that
 # holds decides; a message none claims continues the request in progress, or is asked to clarify.
 CLAIMS: tuple[Claim, ...] = (
+    Claim("deck_coaching", lambda r: r.names_own_deck, _own_deck_restated),
     Claim("deck_coaching", lambda r: r.follows_deck, deck_against),
     Claim(
         "deck_coaching",

@@ -326,6 +326,8 @@ def merge_slots(
         and updates.get("format", known.format) != known.deck_format
     ):
         updates.update(format=known.deck_format, archetype=known.deck_archetype)
+    if decision.workflow == "deck_coaching" and decision.read_as and not decision.opponent:
+        updates["opponent_archetype"] = None  # the opponent named was another format's deck: asked again
     updates = with_stale(known, updates, context)
     _keep_deck_identity(known, updates, decision)
     return updates
@@ -346,10 +348,16 @@ def _said(known: ConversationState, decision: RouteDecision, message: str, draft
     """The slots the message fills; a yes or no to the suggested archetype."""
     said: SlotChanges = {}
     answers_opponent = (known.pending or Pending()).missing == "opponent"
+    # the player's own deck named in answer to "which opponent?" ("no, it's Mono Red Hero Aggro") is not it
+    answered = (
+        decision.archetype
+        if answers_opponent and decision.archetype not in (known.archetype, known.deck_archetype)
+        else None
+    )
     for key, value in (
         ("format", decision.format),
         ("days", decision.days),
-        ("opponent_archetype", decision.opponent or (decision.archetype if answers_opponent else None)),
+        ("opponent_archetype", decision.opponent or answered),
         ("draft_id", draft_id),
         ("deck_text", extract_decklist(message)),
         ("archetype", decision.archetype if decision.workflow == "deck_coaching" and not answers_opponent else None),

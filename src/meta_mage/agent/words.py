@@ -200,6 +200,14 @@ _PLACE = re.compile(  # "the top one", "the second deck", "the third" before a v
 )
 
 
+# "against the most played deck", "vs the top deck", "beat the best deck": whom the format's first archetype plays
+MOST_PLAYED = re.compile(
+    rf"(?P<cue>{OPPONENT_WORDS}\s+)(?P<deck>the (?:most played|most popular|top|best)(?: (?:deck|archetype|one)\b)?)"
+    r"(?=\s*(?:[?.!,;:]|$)|\s+(?:in|over|for|and|or|right now)\b)",  # "against the top decks": the field
+    re.I,
+)
+
+
 def with_places(question: str, names: list[str]) -> str:
     """``question`` with "the top one", "the second", "#3" written as the archetype in that place of ``names``
     (the window's archetypes, most played first: the order of the top-decks table)."""

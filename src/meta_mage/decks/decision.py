@@ -29,7 +29,7 @@ class MatchupDecision:
         return _named(self.guide.bring_in, name) is not None
 
     def of_card(self, name: str) -> str:
-        """What the decision is for one card, in words: in, out, stays (and why), or not in the list."""
+        """What the decision is for one card, in words: in, out, stays (and why), or that it is not in the list."""
         if (card := _named(self.guide.bring_in, name)) is not None:
             return f"comes in against {self.opponent} (+{card.quantity}): {card.why}"
         if (card := _named(self.guide.take_out, name)) is not None:
@@ -40,7 +40,7 @@ class MatchupDecision:
             return f"stays in the sideboard against {self.opponent}: {card.why}"
         if card_key(name) in self.main:
             return f"stays in the main deck against {self.opponent}"
-        return "not in your list"
+        return "is not in your list"
 
 
 def _named(cards: list[GuideCard], name: str) -> GuideCard | None:

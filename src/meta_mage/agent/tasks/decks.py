@@ -6,7 +6,7 @@ from __future__ import annotations
 from meta_mage.agent.render import Answer, Item, Line, compose
 from meta_mage.agent.state import ConversationState, Route
 from meta_mage.agent.tasks.phrasing import MATCHUPS_RANKED, dates, plain, rate, spread
-from meta_mage.agent.tasks.task import Calls, Cue, Results, TaskSpec, answered_from
+from meta_mage.agent.tasks.task import Calls, Cue, FollowUp, Results, TaskSpec, answered_from
 from meta_mage.agent.tools import ToolCall
 from meta_mage.agent.words import OPPONENT_WORDS
 from meta_mage.models.cards import card_key
@@ -335,8 +335,19 @@ TASKS = (
             Cue(3, r"\b(how (should|do|can) i (play|beat|win)|strategy|game ?plan|mulligan)\b", by_opponent=True),
             # "how should I sideboard against X?": the matchup's guide, even before X can be matched to a name
             Cue(3, _OPPONENT_CUE + r"(?=.*\b(sideboard(ing)?|how (should|do|can) i)\b)"),
+            # "how should I sideboard?" with no opponent: the guide, once the player names one
+            Cue(3, r"\bhow (should|do|can) i sideboard\b"),
         ),
         how_ranked=STRATEGY_RANKED,
+        follow_ups=(
+            FollowUp(
+                "a card against the guide's opponent",
+                holds=lambda r, last, named: bool(r.slots.get("card")) and not r.slots["opponent"],
+                task="card_question",
+                keeps=("opponent",),
+                example=("How should I sideboard against Boros Energy?", "and Force of Vigor?"),
+            ),
+        ),
     ),
     TaskSpec(
         OPTIMIZE_MAINBOARD.name,
