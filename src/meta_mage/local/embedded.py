@@ -16,6 +16,16 @@ from meta_mage.models.json import JsonObject
 
 _MOTO_DYNAMODB = threading.Lock()
 _running_url: str | None = None  # the URL of the embedded server this process runs, while it runs
+# The requests that size the items they return (moto pages a read at 1 MB) and change none
+_SIZED_READS = frozenset({"GetItem", "BatchGetItem", "Query", "Scan"})
+
+
+class _ItemSizes:
+    """When an item's remembered size still holds: while a sized read runs, and no write came since it was
+    taken (``generation`` counts the writes; every other request, and every bulk load, is one)."""
+
+    generation = 0
+    reading = False
 
 
 def serialise_moto_dynamodb() -> None:
@@ -37,7 +47,13 @@ def serialise_moto_dynamodb() -> None:
 
     def call_action(self: Any) -> Any:
         with _MOTO_DYNAMODB:
-            return unlocked(self)
+            _ItemSizes.reading = self._get_action() in _SIZED_READS
+            if not _ItemSizes.reading:
+                _ItemSizes.generation += 1
+            try:
+                return unlocked(self)
+            finally:
+                _ItemSizes.reading = False
 
     def transact_write_items(self: Any, transact_items: list[JsonObject]) -> None:
         before = _touched_items(self, transact_items)
@@ -53,6 +69,7 @@ def serialise_moto_dynamodb() -> None:
     models.DynamoDBBackend.transact_write_items = transact_write_items  # type: ignore[method-assign]
     read_quickly()
     write_plain_attributes_directly()
+    size_items_once()
 
 
 _Touched = tuple[Any, Any, Any, Any]  # table, hash key, range key, the item before (None: there was none)
@@ -194,6 +211,50 @@ class _NoDeepCopies:
         return value
 
 
+def size_items_once() -> None:
+    """Make moto size an item once per attribute where it sized it again and again, answering as stock moto does.
+
+    A new item checks the 400 KB limit as each attribute goes in, summing every attribute already in: an
+    item of n attributes is sized n times over. Here it is summed once (the sum only grows, so it passes
+    at the end exactly when it passed at every step). And a Query or Scan sizes every item of the partition
+    it reads, some twice, on every request: here an item's size is remembered from one read to the next
+    until any write (a write may change an item in place). tests/integration/test_embedded_moto.py checks
+    the pages against stock moto's.
+    """
+    from moto.dynamodb.exceptions import ItemSizeTooLarge
+    from moto.dynamodb.models.dynamo_type import DynamoType, Item, LimitedSizeDict
+    from moto.dynamodb.models.utilities import bytesize
+
+    stock_init, stock_size = Item.__init__, Item.size
+    if getattr(stock_size, "stock", None):
+        return
+
+    def init(self: Any, hash_key: Any, range_key: Any, attrs: JsonObject) -> None:
+        self.hash_key, self.range_key = hash_key, range_key
+        values = {key: DynamoType(value) for key, value in attrs.items()}
+        if sum(bytesize(key) + value.size() for key, value in values.items()) > _ITEM_LIMIT:
+            raise ItemSizeTooLarge
+        self.attrs = LimitedSizeDict.__new__(LimitedSizeDict)
+        dict.__init__(self.attrs, values)
+
+    def size(self: Any) -> int:
+        if not _ItemSizes.reading:
+            return int(stock_size(self))
+        remembered = self.__dict__.get("_remembered_size")
+        if remembered is not None and remembered[0] == _ItemSizes.generation:
+            return int(remembered[1])
+        value = int(stock_size(self))
+        self._remembered_size = (_ItemSizes.generation, value)
+        return value
+
+    init.stock = stock_init  # type: ignore[attr-defined]
+    size.stock = stock_size  # type: ignore[attr-defined]
+    Item.__init__, Item.size = init, size  # type: ignore[method-assign]
+
+
+_ITEM_LIMIT = 405_000  # moto's own: DynamoDB's 400 KB, as measured between 409 and 410 KB
+
+
 def write_plain_attributes_directly() -> None:
     """Make moto write an item's strings, numbers, booleans, nulls and binaries without its generic serializer.
 
@@ -289,6 +350,7 @@ def put_into_moto(region: str, names: dict[str, str], items: dict[str, list[Json
     if any(names[logical_id] not in backend.tables for logical_id in items):
         return False  # another account or region than the caller's client uses: leave it to the API
     with _MOTO_DYNAMODB:
+        _ItemSizes.generation += 1
         for logical_id, table_items in items.items():
             for item in table_items:
                 backend.put_item(names[logical_id], {name: _as_parsed(value) for name, value in item.items()})
