@@ -289,3 +289,21 @@ def test_an_item_is_refused_over_the_item_limit_as_stock_moto_refuses_it(
     finally:
         Item.__init__ = once  # type: ignore[method-assign]
     assert ours == stock == bool(extra)
+
+
+def test_a_table_copied_in_moto_holds_the_same_items_apart(dynamodb: Any, settings: Settings) -> None:
+    """``copy_in_moto``: the copy reads back as the original, and a write to one leaves the other as it was."""
+    from meta_mage.local.embedded import copy_in_moto
+    from meta_mage.storage.tables import table_definitions
+
+    client = boto3.client("dynamodb", region_name=aws_region(settings))
+    source = dynamodb.Table(settings.meta_table)
+    for n in range(30):
+        source.put_item(Item={"pk": f"P{n % 3}", "sk": f"{n:02}", "n": n, "b": bytes([n]), "m": {"l": [n, "x"]}})
+    copy = dynamodb.create_table(TableName="copied-meta", **table_definitions()["MetaTable"])  # dropped by the fixture
+    copy_in_moto(aws_region(settings), source.name, copy.name)
+    assert client.scan(TableName=copy.name)["Items"] == client.scan(TableName=source.name)["Items"]
+    copy.update_item(
+        Key={"pk": "P0", "sk": "00"}, UpdateExpression="SET m.l[0] = :v", ExpressionAttributeValues={":v": 7}
+    )
+    assert source.get_item(Key={"pk": "P0", "sk": "00"})["Item"]["m"]["l"][0] == 0

@@ -403,6 +403,19 @@ def put_into_moto(region: str, names: dict[str, str], items: dict[str, list[Json
     return True
 
 
+def copy_in_moto(region: str, source: str, target: str) -> None:
+    """Every item of this process's moto table ``source`` copied into its (empty) table ``target``: what a Scan
+    of one and a BatchWriteItem into the other store, without the requests (a test's snapshot restored)."""
+    from moto.core.models import DEFAULT_ACCOUNT_ID
+    from moto.dynamodb.models import dynamodb_backends
+
+    tables = dynamodb_backends[DEFAULT_ACCOUNT_ID][region].tables
+    with _MOTO_DYNAMODB:
+        _Remembered.generation += 1
+        assert not tables[target].items, f"{target} is not empty"
+        tables[target].items = copy.deepcopy(tables[source].items)
+
+
 def _as_parsed(value: JsonObject) -> JsonObject:
     """A DynamoDB JSON value as moto holds one a request put: binaries as bytes, not base64 text."""
     (kind, inner), *_ = value.items()
