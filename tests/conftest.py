@@ -43,26 +43,40 @@ default_user_config["core"]["reset_boto3_session"] = False
 if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
     signal.signal(signal.SIGINT, signal.default_int_handler)
 
-# The slowest files, slowest first (their seconds on a slow 2-core machine). pytest-xdist hands whole files
-# (``--dist loadfile``) to the workers in collection order: started first, these keep both workers busy to the
-# end, where in folder order one worker was left finishing a long file alone. Tests keep their order in a file.
+# The slowest files, slowest first (their seconds in one process on a busy 2-core machine, `--durations`).
+# pytest-xdist hands whole files (``--dist loadfile``) to the workers in collection order (pytest_configure turns
+# off its reordering by test count): started first, these keep both workers busy to the end, where a slow file
+# of one or three tests handed out last left one worker running it alone. Tests keep their order in a file.
 SLOWEST_FIRST = (
-    "agent/test_journeys.py",  # 114
-    "integration/test_kill_at_every_write.py",  # 95
-    "reliability/test_faults.py",  # 88
-    "integration/test_demo_snapshot.py",  # 81
-    "browser/test_chat_page.py",  # 70
-    "integration/test_guides_across_formats.py",  # 67
-    "sync/test_sync_hostile.py",  # 57
-    "integration/test_cli.py",  # 54
-    "reliability/test_bad_input.py",  # 54
-    "sync/test_sync_kill.py",  # 49
-    "integration/test_event_versions.py",  # 36
-    "integration/test_concurrent_ingest.py",  # 35
-    "integration/test_rule_suggestions.py",  # 32
-    "reliability/test_decompression_bounds.py",  # 29
-    "sync/test_sync_github.py",  # 27
+    "agent/test_journeys.py",  # 71
+    "reliability/test_faults.py",  # 61
+    "browser/test_chat_page.py",  # 55
+    "reliability/test_decompression_bounds.py",  # 42
+    "integration/test_provisional_archetypes.py",  # 34
+    "reliability/test_schemathesis.py",  # 33
+    "reliability/test_bad_input.py",  # 30
+    "reliability/test_hostile_tournaments_hypothesis.py",  # 30
+    "integration/test_demo_snapshot.py",  # 30
+    "unit/test_routing_journeys.py",  # 29
+    "integration/test_kill_at_every_write.py",  # 29
+    "integration/test_cli.py",  # 25
+    "integration/test_reseed_keeps_user_events.py",  # 24
+    "integration/test_repair_commits_only_whole.py",  # 21
+    "integration/test_guides_across_formats.py",  # 18
+    "sync/test_sync_kill.py",  # 17
+    "reliability/test_access.py",  # 17
+    "integration/test_cli_first_run.py",  # 13
+    "integration/test_provisional_kill_points.py",  # 13
+    "integration/test_snapshot_integrity.py",  # 12
+    "integration/test_event_versions.py",  # 11
+    "integration/test_rule_suggestions.py",  # 10
 )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Under pytest-xdist, hand the files out in collection order, not ordered by how many tests each holds."""
+    if hasattr(config.option, "loadscopereorder"):
+        config.option.loadscopereorder = False
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

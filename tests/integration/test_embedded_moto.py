@@ -204,16 +204,106 @@ def test_queries_and_scans_answer_as_stock_moto_does(modern_world: dict[str, Any
             ]
         queries.append({**queries[0], "ExpressionAttributeValues": {":pk": "no such partition"}})
 
+    def walked(scan: dict[str, Any]) -> list[Any]:
+        """Every page of a Scan, each resuming where the last ended."""
+        found = [client.scan(**scan)]
+        while "LastEvaluatedKey" in found[-1]:
+            found.append(client.scan(**scan, ExclusiveStartKey=found[-1]["LastEvaluatedKey"]))
+        return found
+
     def pages() -> list[Any]:
         answers = [client.query(**q) for q in queries] + [client.scan(**s) for s in scans]
+        answers += walked({"TableName": settings.meta_table, "Limit": 700})
         return [{k: v for k, v in page.items() if k != "ResponseMetadata"} for page in answers]
 
     ours = pages()
-    patched = Table.query, Table.scan, Table.all_items, Item.project
-    Table.query, Table.scan, Table.all_items, Item.project = (p.stock for p in patched)  # type: ignore[method-assign,attr-defined]
+    again = pages()  # the sizes remembered by the first reads
+    patched = Table.query, Table.scan, Table.all_items, Item.project, Item.size
+    Table.query, Table.scan, Table.all_items, Item.project, Item.size = (p.stock for p in patched)  # type: ignore[method-assign,attr-defined]
     try:
         stock = pages()
     finally:
-        Table.query, Table.scan, Table.all_items, Item.project = patched  # type: ignore[method-assign]
+        Table.query, Table.scan, Table.all_items, Item.project, Item.size = patched  # type: ignore[method-assign]
     assert len(queries) > 100 and sum(len(p["Items"]) for p in ours) > 1000
-    assert ours == stock
+    assert ours == again == stock
+
+
+def test_a_read_after_a_write_sizes_the_items_afresh(dynamodb: Any, settings: Settings) -> None:
+    """``size_items_once``: a size remembered by one read is not used after a write changed the item in place."""
+    client = boto3.client("dynamodb", region_name=aws_region(settings))
+    table = settings.checkpoint_table
+    for n in range(4):
+        client.put_item(TableName=table, Item={"PK": {"S": "grows"}, "SK": {"S": f"{n}"}, "x": {"S": "small"}})
+    query = {
+        "TableName": table,
+        "KeyConditionExpression": "PK = :pk",
+        "ExpressionAttributeValues": {":pk": {"S": "grows"}},
+    }
+    # Given a partition read whole (each item's size remembered)
+    first = client.query(**query)
+    assert first["Count"] == 4 and "LastEvaluatedKey" not in first
+    # When each item grows in place to 300 KB (1.2 MB together)
+    for n in range(4):
+        client.update_item(
+            TableName=table,
+            Key={"PK": {"S": "grows"}, "SK": {"S": f"{n}"}},
+            UpdateExpression="SET x = :big",
+            ExpressionAttributeValues={":big": {"S": "x" * 300_000}},
+        )
+    # Then a read pages at 1 MB, as it does for items written that size
+    again = client.query(**query)
+    assert again["Count"] == 3 and again["LastEvaluatedKey"]["SK"] == {"S": "2"}
+    # and a Scan resumed after a write sees the item written (the table's key order is not kept past it)
+    scan = {"TableName": table, "Limit": 2, "ProjectionExpression": "PK, SK"}
+    first_page = client.scan(**scan)
+    client.put_item(TableName=table, Item={"PK": {"S": "grows"}, "SK": {"S": "9"}})
+    rest = client.scan(**scan, ExclusiveStartKey=first_page["LastEvaluatedKey"])["Items"]
+    rest += client.scan(**scan, ExclusiveStartKey={"PK": {"S": "grows"}, "SK": {"S": "3"}})["Items"]
+    assert [item["SK"]["S"] for item in first_page["Items"] + rest] == ["0", "1", "2", "3", "9"]
+
+
+@pytest.mark.parametrize("extra", [0, 1])
+def test_an_item_is_refused_over_the_item_limit_as_stock_moto_refuses_it(
+    dynamodb: Any, settings: Settings, extra: int
+) -> None:
+    """``size_items_once``: an item's size is checked once, at the limit stock moto checks it at each attribute."""
+    from moto.dynamodb.models.dynamo_type import Item
+
+    client = boto3.client("dynamodb", region_name=aws_region(settings))
+    # PK, SK and their values (6 bytes), then two attributes filling the limit to the byte, plus ``extra``
+    item = {"PK": {"S": "k"}, "SK": {"S": "k"}, "a": {"S": "a" * 200_000}, "b": {"S": "b" * (204_992 + extra)}}
+
+    def refused() -> bool:
+        try:
+            client.put_item(TableName=settings.checkpoint_table, Item=item)
+        except ClientError as error:
+            assert "Item size has exceeded" in error.response["Error"]["Message"]
+            return True
+        return False
+
+    ours = refused()
+    once = Item.__init__
+    Item.__init__ = once.stock  # type: ignore[attr-defined,method-assign]
+    try:
+        stock = refused()
+    finally:
+        Item.__init__ = once  # type: ignore[method-assign]
+    assert ours == stock == bool(extra)
+
+
+def test_a_table_copied_in_moto_holds_the_same_items_apart(dynamodb: Any, settings: Settings) -> None:
+    """``copy_in_moto``: the copy reads back as the original, and a write to one leaves the other as it was."""
+    from meta_mage.local.embedded import copy_in_moto
+    from meta_mage.storage.tables import table_definitions
+
+    client = boto3.client("dynamodb", region_name=aws_region(settings))
+    source = dynamodb.Table(settings.meta_table)
+    for n in range(30):
+        source.put_item(Item={"pk": f"P{n % 3}", "sk": f"{n:02}", "n": n, "b": bytes([n]), "m": {"l": [n, "x"]}})
+    copy = dynamodb.create_table(TableName="copied-meta", **table_definitions()["MetaTable"])  # dropped by the fixture
+    copy_in_moto(aws_region(settings), source.name, copy.name)
+    assert client.scan(TableName=copy.name)["Items"] == client.scan(TableName=source.name)["Items"]
+    copy.update_item(
+        Key={"pk": "P0", "sk": "00"}, UpdateExpression="SET m.l[0] = :v", ExpressionAttributeValues={":v": 7}
+    )
+    assert source.get_item(Key={"pk": "P0", "sk": "00"})["Item"]["m"]["l"][0] == 0

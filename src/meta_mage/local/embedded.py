@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import bisect
 import copy
 import functools
 import logging
@@ -16,6 +17,17 @@ from meta_mage.models.json import JsonObject
 
 _MOTO_DYNAMODB = threading.Lock()
 _running_url: str | None = None  # the URL of the embedded server this process runs, while it runs
+# The requests that read items (sizing each, as moto pages a read at 1 MB) and change none
+_READS = frozenset({"GetItem", "BatchGetItem", "Query", "Scan"})
+
+
+class _Remembered:
+    """When what a read remembers (an item's size, a table's key order) still holds: while a read runs, and no
+    write came since it was taken (``generation`` counts the writes; every other request, and every bulk load,
+    is one)."""
+
+    generation = 0
+    reading = False
 
 
 def serialise_moto_dynamodb() -> None:
@@ -37,7 +49,13 @@ def serialise_moto_dynamodb() -> None:
 
     def call_action(self: Any) -> Any:
         with _MOTO_DYNAMODB:
-            return unlocked(self)
+            _Remembered.reading = self._get_action() in _READS
+            if not _Remembered.reading:
+                _Remembered.generation += 1
+            try:
+                return unlocked(self)
+            finally:
+                _Remembered.reading = False
 
     def transact_write_items(self: Any, transact_items: list[JsonObject]) -> None:
         before = _touched_items(self, transact_items)
@@ -53,6 +71,7 @@ def serialise_moto_dynamodb() -> None:
     models.DynamoDBBackend.transact_write_items = transact_write_items  # type: ignore[method-assign]
     read_quickly()
     write_plain_attributes_directly()
+    size_items_once()
 
 
 _Touched = tuple[Any, Any, Any, Any]  # table, hash key, range key, the item before (None: there was none)
@@ -101,10 +120,12 @@ def read_quickly() -> None:
     partition, so every read grows with the table; it sorts by comparing its typed values (each comparison
     converts both), deep-copies every item it returns, and projects an item by turning it into Python
     values and back. Here a Query on a table (not an index) sees only its partition, already in key order;
-    a Scan's page sorts the table by plain key values; neither copies the items it returns (requests run one
-    at a time, and each answer is written out before the next request starts); a projection of top-level
-    attributes keeps those attributes as they are. moto does the rest (key conditions, filters, paging,
-    sizes) as before. tests/integration/test_embedded_moto.py checks the pages against stock moto's.
+    a Scan's page starts at its start key (where moto compares every earlier item to it) in the table's
+    key order, sorted by plain key values and remembered until a write; neither copies the items it returns
+    (requests run one at a time, and each answer is written out before the next request starts); a
+    projection of top-level attributes keeps those attributes as they are. moto does the rest (key
+    conditions, filters, paging, sizes) as before. tests/integration/test_embedded_moto.py checks the pages
+    against stock moto's.
     """
     import moto.dynamodb.models.table as table_module
     from moto.core import responses
@@ -133,17 +154,22 @@ def read_quickly() -> None:
         finally:
             del self.all_items
 
-    def scan(self: Any, *args: Any, **kwargs: Any) -> Any:
-        with _no_deep_copies(table_module):
-            return stock_scan(self, *args, **kwargs)
+    def scan(self: Any, filters: Any, limit: Any, exclusive_start_key: Any, *args: Any, **kwargs: Any) -> Any:
+        index_name = kwargs.get("index_name", args[1] if len(args) > 1 else None)
+        start = None if index_name else _page_start(self, exclusive_start_key, kwargs.get("segments"))
+        if start is None:
+            with _no_deep_copies(table_module):
+                return stock_scan(self, filters, limit, exclusive_start_key, *args, **kwargs)
+        rest = _in_key_order(self)[0][start:]
+        self.all_items = lambda: rest
+        try:
+            with _no_deep_copies(table_module):
+                return stock_scan(self, filters, limit, None, *args, **kwargs)  # type: ignore[arg-type]
+        finally:
+            del self.all_items
 
     def all_items(self: Any) -> list[Any]:
-        items = (
-            [item for partition in self.items.values() for item in partition.values()]
-            if self.range_key_attr
-            else list(self.items.values())
-        )
-        return sorted(items, key=_key_values)
+        return list(_in_key_order(self)[0])
 
     def project(self: Any, projection_expressions: list[list[str]]) -> Any:
         if not all(len(path) == 1 and "[" not in path[0] for path in projection_expressions):
@@ -165,6 +191,43 @@ def read_quickly() -> None:
     Item.project = project  # type: ignore[method-assign]
     # the handler's method names, listed afresh (by inspecting its class) for every request
     responses.method_names_from_class = functools.cache(responses.method_names_from_class)  # type: ignore[attr-defined]
+
+
+def _in_key_order(table: Any) -> tuple[list[Any], list[Any]]:
+    """The table's items in key order, and their keys as plain values; remembered from one read to the next
+    until any write."""
+    remembered = table.__dict__.get("_remembered_order")
+    if _Remembered.reading and remembered is not None and remembered[0] == _Remembered.generation:
+        return remembered[1], remembered[2]  # type: ignore[no-any-return]
+    items = (
+        [item for partition in table.items.values() for item in partition.values()]
+        if table.range_key_attr
+        else list(table.items.values())
+    )
+    items.sort(key=_key_values)
+    keys = [_key_values(item) for item in items]
+    if _Remembered.reading:
+        table._remembered_order = (_Remembered.generation, items, keys)
+    return items, keys
+
+
+def _page_start(table: Any, exclusive_start_key: JsonObject | None, segments: Any) -> int | None:
+    """Where a Scan of the whole table (no segments) resumes: the first item after ``exclusive_start_key`` in key
+    order, where moto compares every earlier item to it; None where moto's own walk is left to do it."""
+    from moto.dynamodb.models.dynamo_type import DynamoType
+
+    if segments not in (None, (None, None)):
+        return None
+    if not exclusive_start_key:
+        return 0
+    names = [table.hash_key_attr] + ([table.range_key_attr] if table.range_key_attr else [])
+    if not all(isinstance(exclusive_start_key.get(name), dict) for name in names):
+        return None
+    try:
+        values = [DynamoType(exclusive_start_key[name]).cast_value for name in names]
+        return bisect.bisect_right(_in_key_order(table)[1], tuple(values) if len(values) > 1 else values[0])
+    except (TypeError, ValueError, IndexError):  # a key of another type than the table's: moto's walk decides
+        return None
 
 
 def _key_values(item: Any) -> Any:
@@ -192,6 +255,50 @@ class _NoDeepCopies:
     @staticmethod
     def deepcopy(value: Any, memo: Any = None) -> Any:
         return value
+
+
+def size_items_once() -> None:
+    """Make moto size an item once per attribute where it sized it again and again, answering as stock moto does.
+
+    A new item checks the 400 KB limit as each attribute goes in, summing every attribute already in: an
+    item of n attributes is sized n times over. Here it is summed once (the sum only grows, so it passes
+    at the end exactly when it passed at every step). And a Query or Scan sizes every item of the partition
+    it reads, some twice, on every request: here an item's size is remembered from one read to the next
+    until any write (a write may change an item in place). tests/integration/test_embedded_moto.py checks
+    the pages against stock moto's.
+    """
+    from moto.dynamodb.exceptions import ItemSizeTooLarge
+    from moto.dynamodb.models.dynamo_type import DynamoType, Item, LimitedSizeDict
+    from moto.dynamodb.models.utilities import bytesize
+
+    stock_init, stock_size = Item.__init__, Item.size
+    if getattr(stock_size, "stock", None):
+        return
+
+    def init(self: Any, hash_key: Any, range_key: Any, attrs: JsonObject) -> None:
+        self.hash_key, self.range_key = hash_key, range_key
+        values = {key: DynamoType(value) for key, value in attrs.items()}
+        if sum(bytesize(key) + value.size() for key, value in values.items()) > _ITEM_LIMIT:
+            raise ItemSizeTooLarge
+        self.attrs = LimitedSizeDict.__new__(LimitedSizeDict)
+        dict.__init__(self.attrs, values)
+
+    def size(self: Any) -> int:
+        if not _Remembered.reading:
+            return int(stock_size(self))
+        remembered = self.__dict__.get("_remembered_size")
+        if remembered is not None and remembered[0] == _Remembered.generation:
+            return int(remembered[1])
+        value = int(stock_size(self))
+        self._remembered_size = (_Remembered.generation, value)
+        return value
+
+    init.stock = stock_init  # type: ignore[attr-defined]
+    size.stock = stock_size  # type: ignore[attr-defined]
+    Item.__init__, Item.size = init, size  # type: ignore[method-assign]
+
+
+_ITEM_LIMIT = 405_000  # moto's own: DynamoDB's 400 KB, as measured between 409 and 410 KB
 
 
 def write_plain_attributes_directly() -> None:
@@ -289,10 +396,24 @@ def put_into_moto(region: str, names: dict[str, str], items: dict[str, list[Json
     if any(names[logical_id] not in backend.tables for logical_id in items):
         return False  # another account or region than the caller's client uses: leave it to the API
     with _MOTO_DYNAMODB:
+        _Remembered.generation += 1
         for logical_id, table_items in items.items():
             for item in table_items:
                 backend.put_item(names[logical_id], {name: _as_parsed(value) for name, value in item.items()})
     return True
+
+
+def copy_in_moto(region: str, source: str, target: str) -> None:
+    """Every item of this process's moto table ``source`` copied into its (empty) table ``target``: what a Scan
+    of one and a BatchWriteItem into the other store, without the requests (a test's snapshot restored)."""
+    from moto.core.models import DEFAULT_ACCOUNT_ID
+    from moto.dynamodb.models import dynamodb_backends
+
+    tables = dynamodb_backends[DEFAULT_ACCOUNT_ID][region].tables
+    with _MOTO_DYNAMODB:
+        _Remembered.generation += 1
+        assert not tables[target].items, f"{target} is not empty"
+        tables[target].items = copy.deepcopy(tables[source].items)
 
 
 def _as_parsed(value: JsonObject) -> JsonObject:
