@@ -268,7 +268,7 @@ async def _names_in_format(
     name, other, was = elsewhere
     several = " and " in name
     if known.deck_format and known.deck_archetype and not pasted and has(_ABOUT_THE_DECK, text):
-        return None, None, None, _ANOTHER_FORMATS_DECK[several].format(name=name, other=other, deck=known.deck_format)
+        return None, None, None, ANOTHER_FORMATS_DECK[several].format(name=name, other=other, deck=known.deck_format)
     archetype, opponent = await _read_names(text, other, days, known, lookups)
     note = _ELSEWHERE[several].format(name=name, other=other, was=was)
     return other, archetype, opponent, f"{note}, so this answer is about {other}."
@@ -278,7 +278,7 @@ _ELSEWHERE = {  # several names or one -> what the answer says first
     False: "{name} is not played in {was}; it is a {other} deck",
     True: "{name} are not played in {was}; they are {other} decks",
 }
-_ANOTHER_FORMATS_DECK = {  # the same, in a conversation about the player's deck, which stays as it is
+ANOTHER_FORMATS_DECK = {  # the same, in a conversation about the player's deck, which stays as it is
     False: "{name} is a {other} deck; your deck is {deck}.",
     True: "{name} are {other} decks; your deck is {deck}.",
 }

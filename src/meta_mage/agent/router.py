@@ -17,7 +17,7 @@ from meta_mage.agent.deps import AgentDeps
 from meta_mage.agent.events import thinking
 from meta_mage.agent.follow_ups import CONTINUATIONS, TaskChoice, deck_against, follow_up
 from meta_mage.agent.lookups import Lookups
-from meta_mage.agent.reading import Reading, Slots, read_message
+from meta_mage.agent.reading import ANOTHER_FORMATS_DECK, Reading, Slots, read_message
 from meta_mage.agent.state import (
     ConversationState,
     Pending,
@@ -246,6 +246,23 @@ def tidy(decision: RouteDecision, message: str) -> RouteDecision:
     return decision.model_copy(update=updates)
 
 
+def kept_deck(decision: RouteDecision, known: ConversationState) -> RouteDecision:
+    """In a confirmed deck conversation, a deck question naming another format keeps the deck, as the rules'
+    reading does (``reading.ANOTHER_FORMATS_DECK``), whoever routed it: the format stays the deck's, the name is
+    said and the opponent asked again."""
+    other = decision.format
+    if (
+        decision.workflow != "deck_coaching"
+        or decision.has_decklist
+        or not (known.deck_format and known.deck_archetype)
+        or other in (None, known.deck_format)
+    ):
+        return decision
+    name = decision.opponent or decision.archetype or other
+    said = ANOTHER_FORMATS_DECK[False].format(name=name, other=other, deck=known.deck_format)
+    return decision.model_copy(update={"format": None, "archetype": None, "opponent": None, "read_as": said})
+
+
 async def route_turn(message: str, known: ConversationState, deps: AgentDeps) -> SlotChanges:
     """The turn's route and the slot changes it makes: the rules' decision (the model's where the rules are
     unsure), checked (``tidy``), under the confidence threshold a question to clarify, its slots merged into the
@@ -257,7 +274,7 @@ async def route_turn(message: str, known: ConversationState, deps: AgentDeps) ->
     decision, question = await decide_offline(message, view, deps.lookups)
     if deps.model is not None and decision.confidence < deps.settings.rules_route_at:
         decision, question = await _model_route(message, view, known.messages, deps) or (decision, question)
-    decision = tidy(decision, message)
+    decision = kept_deck(tidy(decision, message), known)
     draft_id = await deps.lookups.resolve_draft(decision.draft) if decision.draft else None
     updates = merge_slots(known, decision, context, message, draft_id)
     workflow = decision.workflow
