@@ -35,7 +35,8 @@ def test_the_page_has_no_inline_script_or_style_and_a_policy_that_allows_only_it
 
 def test_only_the_pages_own_files_are_served_beside_it() -> None:
     web = client()
-    for name, media_type in (("chat.js", "text/javascript"), ("chat.css", "text/css")):
+    own_files = (("chat.js", "text/javascript"), ("charts.js", "text/javascript"), ("chat.css", "text/css"))
+    for name, media_type in own_files:
         response = web.get(f"/static/{name}")
         assert response.status_code == 200 and response.headers["content-type"].startswith(media_type)
         assert response.content == (STATIC / name).read_bytes()

@@ -47,7 +47,7 @@ def content_security_policy(policy: dict[str, str]) -> str:
 CONTENT_SECURITY_POLICY = content_security_policy(PAGE_POLICY)
 PAGE_HEADERS = frame_and_script_headers(CONTENT_SECURITY_POLICY)
 DOCS_HEADERS = frame_and_script_headers(content_security_policy(DOCS_POLICY))
-PAGE_FILES = ("chat.js", "chat.css")  # the page's own script and styles, beside it in static/
+PAGE_FILES = ("chat.js", "charts.js", "chat.css")  # the page's own scripts and styles, beside it in static/
 
 
 @router.get("/", response_class=HTMLResponse, include_in_schema=False)
