@@ -5,6 +5,7 @@ Each test asserts the SSE stream the client gets and the requests Bedrock got (a
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -125,6 +126,11 @@ async def test_a_meta_question_and_a_follow_up_through_bedrock(
     history = bedrock.bodies[1]["messages"]
     assert [m["role"] for m in history[:3]] == ["user", "assistant", "user"]
     assert history[0]["content"][0]["text"] == TOP_DECKS
+    # the first answer's table (names from the data) is read again inside a fence, the model's own words outside
+    earlier = "".join(block.get("text", "") for block in history[1]["content"])
+    outside = re.sub(r'<data name="[^"]+">\n.*?\n</data>', " ", earlier, flags=re.S)
+    assert earlier.startswith(prose) and f"| 1 | {top['name']} |" not in outside
+    assert f"| 1 | {top['name']} |" in earlier.split('<data name="table">')[1]
 
 
 async def test_deck_coaching_keeps_its_blocking_rules_through_bedrock(chat: tuple[str, LoopbackBedrock]) -> None:

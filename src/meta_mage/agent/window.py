@@ -40,17 +40,29 @@ def llm_window(messages: list[AnyMessage], size: int) -> list[AnyMessage]:
 
 # from the first opening quote to the last closing one: a quoted line may hold quote marks of its own
 _QUOTED = re.compile(r"“.*”", re.S)
+# a markdown table: a run of lines that start with "|" (its rows are names from the data: archetypes, cards, players)
+_TABLE = re.compile(r"^[ \t]*\|.*(?:\n[ \t]*\|.*)*", re.M)
 
 
-def quotes_fenced(answer: str) -> str:
-    """A coach's earlier answer with what it quotes (“…”: the player's words, a line it could not read, a name)
-    inside a data block, as the player's pasted text is."""
-    return _QUOTED.sub(lambda quoted: prompts.data_block("quoted", quoted.group(0)), answer)
+def quotes_fenced(text: str) -> str:
+    """``text`` with what it quotes (“…”: the player's words, a line the coach could not read, a name) inside a
+    data block, as the player's pasted text is."""
+    return _QUOTED.sub(lambda quoted: prompts.data_block("quoted", quoted.group(0)), text)
+
+
+def data_fenced(answer: str) -> str:
+    """A coach's earlier answer as the model reads it again: each table (names from the data) inside a data
+    block, and what the words between them quote fenced (``quotes_fenced``)."""
+    parts, start = [], 0
+    for table in _TABLE.finditer(answer):
+        parts += [quotes_fenced(answer[start : table.start()]), prompts.data_block("table", table.group(0))]
+        start = table.end()
+    return "".join([*parts, quotes_fenced(answer[start:])])
 
 
 def fenced_history(messages: list[AnyMessage], size: int) -> list[BaseMessage]:
     """The window the model reads (``llm_window``), tool traffic left out, each player's message fenced
-    (``prompts.player_turn``: a pasted decklist inside a data block) and what each answer quotes fenced."""
+    (``prompts.player_turn``: a pasted decklist inside a data block) and each answer's tables and quotes fenced."""
     window: list[BaseMessage] = []
     for message in llm_window(messages, size):
         if is_tool_traffic(message):
@@ -59,7 +71,7 @@ def fenced_history(messages: list[AnyMessage], size: int) -> list[BaseMessage]:
             words, pasted = split_paste(str(message.content))
             message = HumanMessage(prompts.player_turn(words, pasted), id=message.id)
         elif isinstance(message, AIMessage):
-            message = AIMessage(quotes_fenced(message.text), id=message.id, name=message.name)
+            message = AIMessage(data_fenced(message.text), id=message.id, name=message.name)
         window.append(message)
     return window
 
