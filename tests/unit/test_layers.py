@@ -8,6 +8,7 @@ below, never one above.
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 import pytest
@@ -59,7 +60,10 @@ def imports_of(module: str) -> set[str]:
     return {name for name in found if name in MODULES and name != module}
 
 
-GRAPH = {module: imports_of(module) for module in MODULES}
+@functools.cache
+def import_graph() -> dict[str, set[str]]:
+    """Each module's project imports (parsed when a test first asks: collection stays quick in every worker)."""
+    return {module: imports_of(module) for module in MODULES}
 
 
 def layer_of(module: str) -> int:
@@ -130,11 +134,11 @@ def test_every_module_sits_in_a_declared_layer() -> None:
 
 
 def test_no_import_circle() -> None:
-    assert circles(GRAPH) == []
+    assert circles(import_graph()) == []
 
 
 def test_no_import_runs_up_the_layers() -> None:
-    assert upward_imports(GRAPH) == []
+    assert upward_imports(import_graph()) == []
 
 
 @pytest.mark.parametrize(
@@ -150,8 +154,8 @@ def test_the_circle_finder_finds_circles(graph: dict[str, set[str]], circle: lis
 
 
 def test_the_fence_sees_lazy_and_type_checking_imports() -> None:
-    assert "meta_mage.mcp.client" in GRAPH["meta_mage.wiring"]  # imported inside a method
-    assert "meta_mage.agent.conversation" in GRAPH["meta_mage.wiring"]  # imported under TYPE_CHECKING
+    assert "meta_mage.mcp.client" in import_graph()["meta_mage.wiring"]  # imported inside a method
+    assert "meta_mage.agent.conversation" in import_graph()["meta_mage.wiring"]  # imported under TYPE_CHECKING
     assert upward_imports({"meta_mage.tools.rules": {"meta_mage.agent.state"}}) == [
         "meta_mage.tools.rules -> meta_mage.agent.state"
     ]
