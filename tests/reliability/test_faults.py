@@ -884,75 +884,121 @@ async def test_a_turn_stops_at_its_deadline(world: dict[str, Any]) -> None:
 
 # --- the server process killed between two turns -----------------------------------------------------
 
+KILL_LEASE = 2  # the served app's chat_lock_seconds: how long a killed turn can keep its conversation
 
-def _start_server(
-    world: dict[str, Any], port: int, log: Path, extra_env: dict[str, str] | None = None
-) -> subprocess.Popen[bytes]:
-    settings = world["settings"]
-    env = {
-        **os.environ,
-        "META_MAGE_META_TABLE": settings.meta_table,
-        "META_MAGE_CARDS_TABLE": settings.cards_table,
-        "META_MAGE_DRAFTS_TABLE": settings.drafts_table,
-        "META_MAGE_CHECKPOINT_TABLE": settings.checkpoint_table,
-        "META_MAGE_LOCKS_TABLE": settings.locks_table,
-        "META_MAGE_MODEL": "offline",
-        "META_MAGE_MCP_URL": "",
-        "AWS_ACCESS_KEY_ID": "testing",
-        "AWS_SECRET_ACCESS_KEY": "testing",
-        "AWS_DEFAULT_REGION": "us-east-1",
-        **(extra_env or {}),
-    }
-    command = [
-        str(Path(sys.executable).with_name("meta-mage")),
-        *("serve", "--dynamodb-endpoint", world["url"], "--no-seed", "--port", str(port)),
-    ]
-    with log.open("ab") as out:
-        process = subprocess.Popen(command, env=env, stdout=out, stderr=subprocess.STDOUT)
+
+@dataclass
+class Served:
+    """A ``meta-mage serve`` process and its base URL."""
+
+    process: subprocess.Popen[bytes]
+    base: str
+
+
+class ServeProcesses:
+    """``meta-mage serve`` processes over the module's DynamoDB, each on its own port, logging to one file. A
+    server a test leaves running is the next test's first (each start costs about 1.5 s of CPU, nearly all of it
+    importing the app)."""
+
+    def __init__(self, world: dict[str, Any], log: Path) -> None:
+        self.world, self.log = world, log
+        self.started: list[Served] = []
+        self.live: Served | None = None
+
+    def launch(self) -> Served:
+        """Start a server; it is not waited for (see ``ready``)."""
+        settings = self.world["settings"]
+        env = {
+            **os.environ,
+            "META_MAGE_META_TABLE": settings.meta_table,
+            "META_MAGE_CARDS_TABLE": settings.cards_table,
+            "META_MAGE_DRAFTS_TABLE": settings.drafts_table,
+            "META_MAGE_CHECKPOINT_TABLE": settings.checkpoint_table,
+            "META_MAGE_LOCKS_TABLE": settings.locks_table,
+            "META_MAGE_MODEL": "offline",
+            "META_MAGE_MCP_URL": "",
+            "META_MAGE_CHAT_LOCK_SECONDS": str(KILL_LEASE),
+            "AWS_ACCESS_KEY_ID": "testing",
+            "AWS_SECRET_ACCESS_KEY": "testing",
+            "AWS_DEFAULT_REGION": "us-east-1",
+        }
+        port = free_port()
+        command = [
+            str(Path(sys.executable).with_name("meta-mage")),
+            *("serve", "--dynamodb-endpoint", self.world["url"], "--no-seed", "--port", str(port)),
+        ]
+        with self.log.open("ab") as out:
+            process = subprocess.Popen(command, env=env, stdout=out, stderr=subprocess.STDOUT)
+        served = Served(process, f"http://127.0.0.1:{port}")
+        self.started.append(served)
+        return served
+
+    def ready(self, served: Served) -> Served:
+        """Wait until ``served`` answers; it is then the live server."""
+        try:
+            wait_until_answers(served.process, f"{served.base}/healthz", self.log)
+        except AssertionError:
+            served.process.kill()
+            raise
+        self.live = served
+        return served
+
+    def start(self) -> Served:
+        return self.ready(self.launch())
+
+    def current(self) -> Served:
+        """The live server, or a new one when there is none."""
+        if self.live is not None and self.live.process.poll() is None:
+            return self.live
+        return self.start()
+
+    def stop(self) -> None:
+        for served in self.started:
+            if served.process.poll() is None:
+                served.process.kill()
+                served.process.wait(5)
+
+
+@pytest.fixture(scope="module")
+def servers(world: dict[str, Any], tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServeProcesses]:
+    processes = ServeProcesses(world, tmp_path_factory.mktemp("serve") / "serve.log")
     try:
-        wait_until_answers(process, f"http://127.0.0.1:{port}/healthz", log)
-    except AssertionError:
-        process.kill()
-        raise
-    return process
-
-
-def test_server_killed_between_two_turns(world: dict[str, Any], tmp_path: Path) -> None:
-    port, log = free_port(), tmp_path / "serve.log"
-    base = f"http://127.0.0.1:{port}"
-    started = time.perf_counter()
-    first_server = _start_server(world, port, log)
-    second_server: subprocess.Popen[bytes] | None = None
-    try:
-        first = sse_events(httpx.post(f"{base}/chat", json={"message": Q_RANKINGS}, timeout=120).text)
-        assert [k for k, _ in first][-2:] == ["state", "done"]
-        cid = first[0][1]["conversation_id"]
-        before = httpx.get(f"{base}/conversations/{cid}").json()
-
-        first_server.send_signal(signal.SIGKILL)
-        assert first_server.wait(5) == -signal.SIGKILL
-
-        second_server = _start_server(world, port, log)
-        resumed = httpx.get(f"{base}/conversations/{cid}").json()
-        assert resumed == before and len(resumed["messages"]) == 2
-        assert resumed["state"]["format"] == "Modern" and resumed["state"]["days"] == 30
-
-        # "14 days" only fills a slot: it resumes the last request from the state read back from DynamoDB
-        second = sse_events(
-            httpx.post(f"{base}/chat", json={"message": Q_DAYS, "conversation_id": cid}, timeout=120).text
-        )
-        assert [k for k, _ in second][-2:] == ["state", "done"], second
-        state = next(d for k, d in second if k == "state")
-        assert state["format"] == "Modern" and state["days"] == 14
-        after = httpx.get(f"{base}/conversations/{cid}").json()
-        assert after["messages"][:2] == before["messages"] and len(after["messages"]) == 4
-        assert [m["role"] for m in after["messages"]] == ["user", "assistant"] * 2
-        assert "Traceback" not in log.read_text()
+        yield processes
     finally:
-        for process in (first_server, second_server):
-            if process is not None and process.poll() is None:
-                process.kill()
-                process.wait(5)
+        processes.stop()
+
+
+def _kill(served: Served) -> None:
+    served.process.send_signal(signal.SIGKILL)
+    assert served.process.wait(5) == -signal.SIGKILL
+
+
+def test_server_killed_between_two_turns(servers: ServeProcesses) -> None:
+    started = time.perf_counter()
+    first_server = servers.current()
+    second_server = servers.launch()  # a new process, started while the first one answers
+    base = first_server.base
+    first = sse_events(httpx.post(f"{base}/chat", json={"message": Q_RANKINGS}, timeout=120).text)
+    assert [k for k, _ in first][-2:] == ["state", "done"]
+    cid = first[0][1]["conversation_id"]
+    before = httpx.get(f"{base}/conversations/{cid}").json()
+
+    _kill(first_server)
+
+    base = servers.ready(second_server).base
+    resumed = httpx.get(f"{base}/conversations/{cid}").json()
+    assert resumed == before and len(resumed["messages"]) == 2
+    assert resumed["state"]["format"] == "Modern" and resumed["state"]["days"] == 30
+
+    # "14 days" only fills a slot: it resumes the last request from the state read back from DynamoDB
+    second = sse_events(httpx.post(f"{base}/chat", json={"message": Q_DAYS, "conversation_id": cid}, timeout=120).text)
+    assert [k for k, _ in second][-2:] == ["state", "done"], second
+    state = next(d for k, d in second if k == "state")
+    assert state["format"] == "Modern" and state["days"] == 14
+    after = httpx.get(f"{base}/conversations/{cid}").json()
+    assert after["messages"][:2] == before["messages"] and len(after["messages"]) == 4
+    assert [m["role"] for m in after["messages"]] == ["user", "assistant"] * 2
+    assert "Traceback" not in servers.log.read_text()
     seconds = time.perf_counter() - started
     record(
         "server killed (SIGKILL) between two turns",
@@ -963,8 +1009,6 @@ def test_server_killed_between_two_turns(world: dict[str, Any], tmp_path: Path) 
 
 
 # --- the server process killed in the middle of a turn ------------------------------------------------
-
-KILL_LEASE = 2  # the served app's chat_lock_seconds: how long a killed turn can keep its conversation
 
 
 def _deck_question() -> str:
@@ -1004,60 +1048,53 @@ def _stream_until(base: str, body: dict[str, Any], stop: Callable[[str, dict[str
     raise AssertionError(f"the turn ended before the kill point: {seen}")
 
 
-def test_server_killed_in_the_middle_of_a_turn(world: dict[str, Any], tmp_path: Path) -> None:
+def test_server_killed_in_the_middle_of_a_turn(servers: ServeProcesses) -> None:
     """SIGKILL at five points of a deck-coaching turn (a Lambda timeout or out-of-memory kill is the same):
     a new server answers the conversation as soon as the killed turn's lease runs out, with every earlier
     turn kept and nothing of the killed one stored."""
-    port, log = free_port(), tmp_path / "serve.log"
-    base = f"http://127.0.0.1:{port}"
     question = _deck_question()
-    env = {"META_MAGE_CHAT_LOCK_SECONDS": str(KILL_LEASE)}
-    server = _start_server(world, port, log, env)
-    try:
-        for point, (stop, stored) in KILL_POINTS.items():
-            first = sse_events(httpx.post(f"{base}/chat", json={"message": Q_RANKINGS}, timeout=120).text)
-            cid = first[0][1]["conversation_id"]
-            before = httpx.get(f"{base}/conversations/{cid}").json()["messages"]
+    server = servers.current()
+    for point, (stop, stored) in KILL_POINTS.items():
+        base = server.base
+        first = sse_events(httpx.post(f"{base}/chat", json={"message": Q_RANKINGS}, timeout=120).text)
+        cid = first[0][1]["conversation_id"]
+        before = httpx.get(f"{base}/conversations/{cid}").json()["messages"]
 
-            started = time.perf_counter()
-            seen = _stream_until(base, {"message": question, "conversation_id": cid}, stop)
-            server.send_signal(signal.SIGKILL)
-            assert server.wait(5) == -signal.SIGKILL
-            killed = time.perf_counter()
-            server = _start_server(world, port, log, env)
-            restarted = time.perf_counter()
+        started = time.perf_counter()
+        seen = _stream_until(base, {"message": question, "conversation_id": cid}, stop)
+        _kill(server)
+        killed = time.perf_counter()
+        server = servers.start()
+        base = server.base
+        restarted = time.perf_counter()
 
-            conflicts = 0
-            with httpx.Client(timeout=120) as client:
-                while True:
-                    response = client.post(f"{base}/chat", json={"message": Q_DAYS, "conversation_id": cid})
-                    if response.status_code != 409 or time.perf_counter() - killed > KILL_LEASE + 10:
-                        break
-                    conflicts += 1
-                    time.sleep(0.1)
-            free_after = time.perf_counter() - killed
-            assert response.status_code == 200, response.text
-            assert [k for k, _ in sse_events(response.text)][-2:] == ["state", "done"]
-            assert free_after <= (restarted - killed) + KILL_LEASE + 1.5, f"{point}: locked for {free_after:.1f}s"
+        conflicts = 0
+        with httpx.Client(timeout=120) as client:
+            while True:
+                response = client.post(f"{base}/chat", json={"message": Q_DAYS, "conversation_id": cid})
+                if response.status_code != 409 or time.perf_counter() - killed > KILL_LEASE + 10:
+                    break
+                conflicts += 1
+                time.sleep(0.1)
+        free_after = time.perf_counter() - killed
+        assert response.status_code == 200, response.text
+        assert [k for k, _ in sse_events(response.text)][-2:] == ["state", "done"]
+        assert free_after <= (restarted - killed) + KILL_LEASE + 1.5, f"{point}: locked for {free_after:.1f}s"
 
-            after = httpx.get(f"{base}/conversations/{cid}").json()["messages"]
-            assert after[: len(before)] == before, f"{point}: an earlier turn was lost"
-            turns = 3 if stored else 2
-            assert [m["role"] for m in after] == ["user", "assistant"] * turns, f"{point}: {after}"
-            assert [m["content"] for m in after if m["role"] == "user"][1:] == [question] * stored + [Q_DAYS]
-            record(
-                f"server killed (SIGKILL) mid-turn: {point}",
-                f"events {', '.join(dict.fromkeys(seen))}; connection dropped",
-                f"killed turn {'kept whole' if stored else 'not stored'}; conversation free {free_after:.1f}s after "
-                "the kill "
-                f"(restart {restarted - killed:.1f}s, {conflicts} x 409); next turn OK",
-                time.perf_counter() - started,
-            )
-        assert "Traceback" not in log.read_text()
-    finally:
-        if server.poll() is None:
-            server.kill()
-            server.wait(5)
+        after = httpx.get(f"{base}/conversations/{cid}").json()["messages"]
+        assert after[: len(before)] == before, f"{point}: an earlier turn was lost"
+        turns = 3 if stored else 2
+        assert [m["role"] for m in after] == ["user", "assistant"] * turns, f"{point}: {after}"
+        assert [m["content"] for m in after if m["role"] == "user"][1:] == [question] * stored + [Q_DAYS]
+        record(
+            f"server killed (SIGKILL) mid-turn: {point}",
+            f"events {', '.join(dict.fromkeys(seen))}; connection dropped",
+            f"killed turn {'kept whole' if stored else 'not stored'}; conversation free {free_after:.1f}s after "
+            "the kill "
+            f"(restart {restarted - killed:.1f}s, {conflicts} x 409); next turn OK",
+            time.perf_counter() - started,
+        )
+    assert "Traceback" not in servers.log.read_text()
 
 
 # --- the table -------------------------------------------------------------------------------------------
