@@ -10,7 +10,7 @@ at the end of the module (visible with ``pytest -s``).
 
 DynamoDB faults are injected with botocore's ``before-send`` hook: the hook answers the HTTP attempt
 with the service's own error (status and JSON body) instead of sending it, so the SDK parses and
-retries it as it would a real one. The SDK's backoff delays are scaled down 50x for this module (its
+retries it as it would a real one. The SDK's backoff delays are scaled down 500x for this module (its
 decisions — what is retried, how often, the adaptive client's rate limiting — are untouched): with
 the real delays, exhausting the checkpointer's 6 attempts (5 retries) on throttling takes about 17 s.
 """
@@ -61,7 +61,7 @@ from meta_mage.wiring import Wiring, coach_from_settings
 from tests.conftest import demo_members, put_demo_cards, write_members
 from tests.servers import free_port, serving, wait_until_answers
 
-SDK_TIME_SCALE = 50
+SDK_TIME_SCALE = 500
 MODERN_FILES = 8  # a small subset of the demo Modern events keeps seeding near 2 s
 
 Q_RANKINGS = "What are the top decks in Modern over the last 30 days?"
@@ -92,7 +92,7 @@ def fault_table() -> str:
 
 @pytest.fixture(scope="module")
 def fast_sdk_backoff() -> Iterator[None]:
-    """The SDK's retry backoff and adaptive rate limiter, 50x faster (same decisions, shorter sleeps)."""
+    """The SDK's retry backoff and adaptive rate limiter, 500x faster (same decisions, shorter sleeps)."""
     patcher = pytest.MonkeyPatch()
     scaled = {key: value / SDK_TIME_SCALE for key, value in ExponentialBackoff._DEFAULT_BACKOFF_CONFIG.items()}
     patcher.setattr(ExponentialBackoff, "_DEFAULT_BACKOFF_CONFIG", scaled)
