@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -15,7 +16,8 @@ from meta_mage.local import seed
 from meta_mage.local.embedded import put_into_moto
 from meta_mage.local.seed import seed_demo
 from meta_mage.storage.meta import MetaRepository
-from tests.conftest import SHARED_DATA
+from meta_mage.storage.snapshot import Snapshot
+from tests.conftest import SHARED_DATA, demo_snapshot
 
 MELEE = SHARED_DATA / "tournaments" / "Tournaments" / "MTGmelee" / "2025" / "10"
 # Two real Modern events the demo data leaves out (they precede its window); one is re-dated into the window
@@ -24,11 +26,19 @@ REDATED = MELEE / "18" / "saturday-modern-super-qualifier-f2ftour-edmonton-37154
 DEMO_DAY = "2025-11-09"
 
 
+def cached_demo_snapshot(path: Path) -> Snapshot:
+    """The shipped demo snapshot as tests/conftest.py read it once for this process (the seed reads no other)."""
+    assert path == seed.DEMO_SNAPSHOT
+    return demo_snapshot()
+
+
 @pytest.mark.skipif(not OUTSIDE.exists(), reason="needs ../shared/data")
 def test_reseed_keeps_the_users_own_events(dynamodb: Any, settings: Settings, monkeypatch: pytest.MonkeyPatch) -> None:
     # the snapshot is put straight into moto, as `serve` loads its embedded server (test_demo_snapshot loads it
     # through the API)
     monkeypatch.setattr(seed, "bulk_load", put_into_moto)
+    # and read once per process (both seeds read the same file; reading it is test_demo_snapshot's)
+    monkeypatch.setattr(seed, "read_snapshot", cached_demo_snapshot)
     # Given the demo data and two events of the user's own, one of them on a day the demo data has
     assert seed_demo(settings, dynamodb).how == "snapshot"
     meta = MetaRepository(dynamodb.Table(settings.meta_table))
