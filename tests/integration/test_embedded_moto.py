@@ -78,7 +78,9 @@ def test_a_refused_transaction_leaves_every_item_it_named_as_it_was(dynamodb: An
 
 
 def test_items_are_written_as_stock_moto_writes_them(dynamodb: Any, settings: Settings) -> None:
-    """``write_plain_attributes_directly``: every attribute type reads back the same through both writers."""
+    """``write_plain_attributes_directly`` and ``parse_attributes_directly``: every attribute type is stored and
+    reads back the same through both parsers and both writers."""
+    from moto.core.parse import BaseJSONParser
     from moto.core.serialize import BaseJSONSerializer
 
     client = boto3.client("dynamodb", region_name=aws_region(settings))
@@ -96,9 +98,9 @@ def test_items_are_written_as_stock_moto_writes_them(dynamodb: Any, settings: Se
         "ns": {"NS": ["1", "2"]},
         "bs": {"BS": [b"\x01", b"\x02"]},
     }
-    client.put_item(TableName=settings.checkpoint_table, Item=item)
 
     def answers() -> list[Any]:
+        client.put_item(TableName=settings.checkpoint_table, Item=item)
         key = {"PK": item["PK"], "SK": item["SK"]}
         got = client.get_item(TableName=settings.checkpoint_table, Key=key)["Item"]
         queried = client.query(
@@ -109,12 +111,14 @@ def test_items_are_written_as_stock_moto_writes_them(dynamodb: Any, settings: Se
         return [got, queried]
 
     ours = answers()
-    direct = BaseJSONSerializer._serialize_type_structure
+    direct, parse = BaseJSONSerializer._serialize_type_structure, BaseJSONParser._parse_structure
     BaseJSONSerializer._serialize_type_structure = direct.stock  # type: ignore[attr-defined,method-assign]
+    BaseJSONParser._parse_structure = parse.stock  # type: ignore[attr-defined,method-assign]
     try:
         stock = answers()
     finally:
         BaseJSONSerializer._serialize_type_structure = direct  # type: ignore[method-assign]
+        BaseJSONParser._parse_structure = parse  # type: ignore[method-assign]
     assert ours == stock == [item, [item]]
 
 

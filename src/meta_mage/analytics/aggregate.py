@@ -109,14 +109,14 @@ class _MatchTally:
 
 @dataclass
 class _CardTally:
-    """One archetype's card statistics as its decks are counted (``card_part``)."""
+    """One archetype's card statistics as its decks are counted (``card_part``), in plain lists until ``stats``."""
 
     decks: int = 0
     record: Record = field(default_factory=Record)
-    main: dict[str, CardRow] = field(default_factory=dict)
-    side: dict[str, CardRow] = field(default_factory=dict)
-    main_vs: dict[str, dict[str, Record]] = field(default_factory=dict)
-    side_vs: dict[str, dict[str, Record]] = field(default_factory=dict)
+    main: dict[str, list[int]] = field(default_factory=dict)  # card: [decks, copies, wins, losses]
+    side: dict[str, list[int]] = field(default_factory=dict)
+    main_vs: dict[str, dict[str, list[int]]] = field(default_factory=dict)  # card: {opponent: [wins, losses]}
+    side_vs: dict[str, dict[str, list[int]]] = field(default_factory=dict)
 
     def add(self, deck: ParsedDeck, tally: _MatchTally) -> None:
         """Count one deck: every card with the deck's record, and per opponent."""
@@ -125,17 +125,41 @@ class _CardTally:
         self.record += Record(wins, losses, draws)
         for rows, pile in ((self.main, deck.mainboard), (self.side, deck.sideboard)):
             for card, count in pile.items():
-                rows[card] = rows.get(card, CardRow()) + CardRow(1, count, wins, losses)
-        against = tally.deck_vs.get(id(deck), {})
+                if (row := rows.get(card)) is None:
+                    rows[card] = [1, count, wins, losses]
+                else:
+                    row[0] += 1
+                    row[1] += count
+                    row[2] += wins
+                    row[3] += losses
+        against = tally.deck_vs.get(id(deck))
+        if not against:
+            return
         for versus, pile in ((self.side_vs, deck.sideboard), (self.main_vs, deck.mainboard)):
             for card in pile:
+                by_opponent = versus.setdefault(card, {})
                 for opponent, (won, lost) in against.items():
-                    row = versus.setdefault(card, {})
-                    row[opponent] = row.get(opponent, Record()) + Record(won, lost)
+                    if (counts := by_opponent.get(opponent)) is None:
+                        by_opponent[opponent] = [won, lost]
+                    else:
+                        counts[0] += won
+                        counts[1] += lost
 
     def stats(self, is_land: Callable[[str], bool]) -> ArchetypeStats:
         lands = tuple(sorted(card for card in self.main if is_land(card)))
-        return ArchetypeStats(self.decks, self.record, self.main, self.side, self.main_vs, self.side_vs, lands)
+        return ArchetypeStats(
+            self.decks,
+            self.record,
+            {card: CardRow(*row) for card, row in self.main.items()},
+            {card: CardRow(*row) for card, row in self.side.items()},
+            _records(self.main_vs),
+            _records(self.side_vs),
+            lands,
+        )
+
+
+def _records(versus: dict[str, dict[str, list[int]]]) -> dict[str, dict[str, Record]]:
+    return {card: {opponent: Record(*wl) for opponent, wl in row.items()} for card, row in versus.items()}
 
 
 @dataclass

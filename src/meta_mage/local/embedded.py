@@ -71,6 +71,7 @@ def serialise_moto_dynamodb() -> None:
     models.DynamoDBBackend.transact_write_items = transact_write_items  # type: ignore[method-assign]
     read_quickly()
     write_plain_attributes_directly()
+    parse_attributes_directly()
     size_items_once()
 
 
@@ -331,6 +332,33 @@ def write_plain_attributes_directly() -> None:
 
 
 _AS_THEY_ARE = {"S": (str,), "N": (str,), "BOOL": (bool,), "NULL": (bool,)}
+
+
+def parse_attributes_directly() -> None:
+    """Make moto read an attribute's value by its one type where it tried every type an AttributeValue may have.
+
+    For every attribute of every request, moto's parser looks up each of the ten members of the shape in the
+    value. A value is one type (``{"S": "x"}``): here that member alone is parsed, as moto parses it; any other
+    value goes through moto's walk. tests/integration/test_embedded_moto.py checks both store the same.
+    """
+    from moto.core.parse import BaseJSONParser
+
+    stock = BaseJSONParser._parse_structure
+    if getattr(stock, "stock", None):
+        return
+
+    def structure(self: Any, shape: Any, value: Any) -> Any:
+        if shape.name == "AttributeValue" and type(value) is dict and len(value) == 1:
+            ((kind, inner),) = value.items()
+            member = shape.members.get(kind)
+            if member is not None and inner is not None and member.serialization.get("name", kind) == kind:
+                parsed = self.MAP_TYPE()
+                parsed[kind] = self._parse_shape(member, inner)
+                return parsed
+        return stock(self, shape, value)  # type: ignore[no-untyped-call]
+
+    structure.stock = stock  # type: ignore[attr-defined]
+    BaseJSONParser._parse_structure = structure  # type: ignore[method-assign]
 
 
 @contextmanager
