@@ -151,9 +151,15 @@ class ArchetypeRule:
     conditions: tuple[Condition, ...]
     variants: tuple[ArchetypeRule, ...] = ()
     source: str = ""
+    # Every card an "InMainboard" condition asks for: a mainboard missing one fails the rule at once
+    _main_needs: frozenset[str] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        needs = [c.cards for c in self.conditions if c.kind == "InMainboard"]
+        object.__setattr__(self, "_main_needs", frozenset().union(*needs))
 
     def matches(self, main: Mapping[str, int], side: Mapping[str, int]) -> bool:
-        return all(c.holds(main, side) for c in self.conditions)
+        return self._main_needs <= main.keys() and all(c.holds(main, side) for c in self.conditions)
 
     @property
     def specificity(self) -> tuple[int, int]:
