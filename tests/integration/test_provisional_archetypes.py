@@ -68,6 +68,7 @@ def cauldron_gone(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str
             meta = MetaRepository(db.Table(settings.meta_table))
             report = ingest_tournaments([archive], meta, ArchetypeClassifier(rules), provisional=True)
             assert report.ok, report.summary()
+            decks = meta.format_decks(FORMAT, *WINDOW)
             yield {
                 "db": db,
                 "settings": settings,
@@ -75,7 +76,8 @@ def cauldron_gone(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str
                 "archive": archive,
                 "rules": rules,
                 "report": report,
-                "decks": meta.format_decks(FORMAT, *WINDOW),
+                "decks": decks,
+                "cauldron": _cauldron_name(decks),  # the removed decks' most given name, and every name they got
             }
         finally:
             for name in settings.table_names().values():
@@ -89,7 +91,7 @@ def _cauldron_name(decks: list[StoredDeck]) -> tuple[str, Counter[str]]:
 
 def test_the_removed_decks_lists_get_one_provisional_name(cauldron_gone: dict[str, Any]) -> None:
     # Given the decks stored without the Cauldron rule
-    name, names = _cauldron_name(cauldron_gone["decks"])
+    name, names = cauldron_gone["cauldron"]
     # Then nearly all of its 439 lists (399 Vivi Cauldron, 40 Spellslinger) carry one provisional name, and
     # a handful at most are left "Unknown" or to a catch-all (5 of them: 1 %)
     assert is_provisional(name) and name.startswith("Izzet ") and name.endswith(PROVISIONAL_MARKER)
@@ -109,7 +111,7 @@ def test_the_removed_decks_lists_get_one_provisional_name(cauldron_gone: dict[st
 
 def test_rankings_matchups_and_what_to_play_show_it(cauldron_gone: dict[str, Any]) -> None:
     meta: MetaRepository = cauldron_gone["meta"]
-    name, _ = _cauldron_name(cauldron_gone["decks"])
+    name, _ = cauldron_gone["cauldron"]
     rules = ArchetypeClassifier(cauldron_gone["rules"])
     service = MetaService(meta, 20, lambda fmt, names: unnamed_names(rules.rules_for(fmt), names))
     # When the rankings and the matchups of the format are read
@@ -127,7 +129,7 @@ def test_rankings_matchups_and_what_to_play_show_it(cauldron_gone: dict[str, Any
 def test_a_pasted_copy_classifies_to_it_and_an_unnamed_list_says_so(cauldron_gone: dict[str, Any]) -> None:
     meta: MetaRepository = cauldron_gone["meta"]
     decks: list[StoredDeck] = cauldron_gone["decks"]
-    name, _ = _cauldron_name(decks)
+    name, _ = cauldron_gone["cauldron"]
     rules = ArchetypeClassifier(cauldron_gone["rules"])
     coach = DeckCoach(MetaService(meta), CardsRepository(cauldron_gone["db"].Table("unused")), rules)
     winner = next(d for d in decks if d.archetype == name and d.placing.startswith("1st"))
@@ -161,7 +163,7 @@ def test_rules_suggest_keeps_working_beside_them(cauldron_gone: dict[str, Any]) 
     decks: list[StoredDeck] = cauldron_gone["decks"]
     suggestions = suggest_rules(decks, FORMAT, cauldron_gone["rules"])
     # Then the provisional deck's lists, unnamed to the rule files, are still suggested a rule for review
-    name, names = _cauldron_name(decks)
+    name, names = cauldron_gone["cauldron"]
     # And the unnamed share `rules suggest` reports counts them as unnamed by the rule files
     (share,) = [s for s in fallback_shares(cauldron_gone["meta"], ArchetypeClassifier(cauldron_gone["rules"]))]
     in_window = [d for d in cauldron_gone["meta"].format_decks(FORMAT, share.start, share.end) if d.archetype == name]
@@ -173,7 +175,7 @@ def test_rules_suggest_keeps_working_beside_them(cauldron_gone: dict[str, Any]) 
 
 def test_restoring_the_rule_retires_the_provisional_name(cauldron_gone: dict[str, Any]) -> None:
     meta: MetaRepository = cauldron_gone["meta"]
-    name, _ = _cauldron_name(cauldron_gone["decks"])
+    name, _ = cauldron_gone["cauldron"]
     # When the bundled rules (Spellslinger.json back) ingest the same files again
     report = ingest_tournaments([cauldron_gone["archive"]], meta, BUNDLED, provisional=True)
     # Then the provisional archetype is retired, naming what the rules call its lists

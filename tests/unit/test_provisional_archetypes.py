@@ -9,12 +9,13 @@ import shutil
 import tarfile
 import unicodedata
 from collections import Counter
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from meta_mage.archetypes.classifier import ArchetypeClassifier
+from meta_mage.archetypes.classifier import ArchetypeClassifier, Classification
 from meta_mage.archetypes.provisional import (
     MAX_NAME_CHARS,
     PROVISIONAL_MARKER,
@@ -63,8 +64,19 @@ def bundled_decks() -> dict[str, tuple[StoredDeck, ...]]:
     return {fmt: tuple(found) for fmt, found in decks.items()}
 
 
+@functools.cache
+def bundled_verdicts(fmt: str) -> tuple[Classification, ...]:
+    """The bundled rule files' verdict on each of a format's lists (the shared classifier applies no provisional
+    rule, so it is the same for every test)."""
+    return tuple(BUNDLED.classify(fmt, d.mainboard, d.sideboard) for d in bundled_decks()[fmt])
+
+
 def _unnamed(classifier: ArchetypeClassifier, fmt: str, decks: tuple[StoredDeck, ...]) -> int:
-    kinds = Counter(classifier.classify(fmt, d.mainboard, d.sideboard).kind for d in decks)
+    return _left_unnamed(classifier.classify(fmt, d.mainboard, d.sideboard) for d in decks)
+
+
+def _left_unnamed(verdicts: Iterable[Classification]) -> int:
+    kinds = Counter(verdict.kind for verdict in verdicts)
     return kinds["fallback"] + kinds["unknown"]
 
 
@@ -75,7 +87,7 @@ def _unnamed(classifier: ArchetypeClassifier, fmt: str, decks: tuple[StoredDeck,
 def test_at_most_five_percent_of_a_bundled_formats_lists_are_left_unnamed(fmt: str) -> None:
     # Given a bundled format's lists, named by the rule files
     decks = bundled_decks()[fmt]
-    before = _unnamed(BUNDLED, fmt, decks)
+    before = _left_unnamed(bundled_verdicts(fmt))
     # When its provisional archetypes are derived and applied
     update = derive_provisional(decks, fmt, BUNDLED, today="2025-11-17")
     named = BUNDLED.with_provisional({fmt: [a.archetype_rule() for a in update.archetypes]})
@@ -97,7 +109,7 @@ def test_without_a_formats_most_played_rule_file_its_lists_are_named_again(fmt: 
     # Given a bundled format's lists and its rule files less the one naming its most played deck (16-24 % of
     # the lists are then "Unknown" or a catch-all)
     decks = bundled_decks()[fmt]
-    top = Counter(BUNDLED.classify(fmt, d.mainboard, d.sideboard).base_name for d in decks).most_common(1)[0][0]
+    top = Counter(verdict.base_name for verdict in bundled_verdicts(fmt)).most_common(1)[0][0]
     source = next(Path(r.source) for r in BUNDLED.rules_for(fmt).archetypes for v in (r, *r.variants) if v.name == top)
     shutil.copytree(DEMO_DATA_DIR / "archetypes", tmp_path / "rules")
     (tmp_path / "rules/Formats" / fmt / "Archetypes" / source.name).unlink()
@@ -109,7 +121,7 @@ def test_without_a_formats_most_played_rule_file_its_lists_are_named_again(fmt: 
     # Then at most a tenth of the lists stay unnamed (measured: 2.3-4.5 %, Vintage without Tempo.json 8.5 %),
     # and the largest provisional deck holds most of what the removed file named
     assert before >= 0.15 * len(decks) and after <= 0.10 * len(decks), (fmt, before, after)
-    assert max(a.lists for a in update.archetypes) >= 0.5 * (before - _unnamed(BUNDLED, fmt, decks))
+    assert max(a.lists for a in update.archetypes) >= 0.5 * (before - _left_unnamed(bundled_verdicts(fmt)))
 
 
 def test_a_declared_rule_wins_and_a_provisional_one_comes_before_the_catch_alls(tmp_path: Path) -> None:

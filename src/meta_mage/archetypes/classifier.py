@@ -101,23 +101,46 @@ def read_lenient_json(path: Path) -> Any:
 class Condition:
     kind: str
     cards: tuple[str, ...]
+    # Derived once from ``kind`` and ``cards``: which boards are searched, what is asked of them, the cards as a set
+    _boards: tuple[bool, bool] = field(init=False, repr=False, compare=False)
+    _asks: str = field(init=False, repr=False, compare=False)
+    _card_set: frozenset[str] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        kind = self.kind
+        if kind.endswith("MainOrSideboard") or kind == "DoesNotContain":
+            boards = (True, True)
+        elif kind.endswith("Sideboard"):
+            boards = (False, True)
+        else:
+            boards = (True, False)
+        asks = "all"
+        for prefix, what in (("DoesNotContain", "none"), ("OneOrMore", "any"), ("TwoOrMore", "two")):
+            if kind.startswith(prefix):
+                asks = what
+                break
+        object.__setattr__(self, "_boards", boards)
+        object.__setattr__(self, "_asks", asks)
+        object.__setattr__(self, "_card_set", frozenset(self.cards))
 
     def holds(self, main: Mapping[str, int], side: Mapping[str, int]) -> bool:
         """Whether a deck (normalised name → count) satisfies this condition."""
-        kind = self.kind
-        if kind.endswith("MainOrSideboard") or kind == "DoesNotContain":
-            present = [c in main or c in side for c in self.cards]
-        elif kind.endswith("Sideboard"):
-            present = [c in side for c in self.cards]
-        else:
-            present = [c in main for c in self.cards]
-        if kind.startswith("DoesNotContain"):
-            return not any(present)
-        if kind.startswith("OneOrMore"):
-            return any(present)
-        if kind.startswith("TwoOrMore"):
-            return sum(present) >= 2
-        return all(present)
+        in_main, in_side = self._boards
+        asks, cards = self._asks, self._card_set
+        if asks == "two":  # counts the listed cards, a card listed twice twice
+            if in_main and in_side:
+                return sum(c in main or c in side for c in self.cards) >= 2
+            board = main if in_main else side
+            return sum(c in board for c in self.cards) >= 2
+        if in_main and in_side:
+            if asks == "all":
+                return all(c in main or c in side for c in cards)
+            disjoint = main.keys().isdisjoint(cards) and side.keys().isdisjoint(cards)
+            return disjoint if asks == "none" else not disjoint
+        keys = (main if in_main else side).keys()
+        if asks == "all":
+            return cards <= keys
+        return keys.isdisjoint(cards) if asks == "none" else not keys.isdisjoint(cards)
 
 
 @dataclass(frozen=True)
@@ -128,9 +151,15 @@ class ArchetypeRule:
     conditions: tuple[Condition, ...]
     variants: tuple[ArchetypeRule, ...] = ()
     source: str = ""
+    # Every card an "InMainboard" condition asks for: a mainboard missing one fails the rule at once
+    _main_needs: frozenset[str] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        needs = [c.cards for c in self.conditions if c.kind == "InMainboard"]
+        object.__setattr__(self, "_main_needs", frozenset().union(*needs))
 
     def matches(self, main: Mapping[str, int], side: Mapping[str, int]) -> bool:
-        return all(c.holds(main, side) for c in self.conditions)
+        return self._main_needs <= main.keys() and all(c.holds(main, side) for c in self.conditions)
 
     @property
     def specificity(self) -> tuple[int, int]:
@@ -213,11 +242,13 @@ class FormatRules:
         """WUBRG colours of a mainboard: its spells' colours, limited to what its lands make."""
         spells: set[str] = set()
         lands: set[str] = set()
+        land_colors, nonland_colors = self.land_colors, self.nonland_colors
         for name in main:
-            if name in self.land_colors:
-                lands.update(self.land_colors[name])
-            elif name in self.nonland_colors:
-                spells.update(self.nonland_colors[name])
+            land = land_colors.get(name)
+            if land is not None:
+                lands.update(land)
+            elif (spell := nonland_colors.get(name)) is not None:
+                spells.update(spell)
         colors = spells & lands if lands and spells & lands else spells or lands
         return "".join(c for c in WUBRG if c in colors)
 

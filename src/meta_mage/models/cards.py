@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Iterable
+from functools import lru_cache
 
 from pydantic import BaseModel, Field
 
@@ -17,6 +18,7 @@ def front_face(name: str) -> str:
     return name.split(" // ", 1)[0].strip()
 
 
+@lru_cache(maxsize=1 << 16)  # every deck read or classified asks for the same few thousand names
 def card_key(name: str) -> str:
     """Lookup key for a card name: front face, Unicode-normalised, case-folded."""
     return unicodedata.normalize("NFC", front_face(name)).casefold()
