@@ -17,7 +17,12 @@ fi
 unset PYTHONDONTWRITEBYTECODE
 .venv/bin/ruff check src tests bench scripts functions layers
 .venv/bin/mypy
-# two worker processes, one test file each at a time (module fixtures stay shared); PYTEST_WORKERS=0 runs in
-# this process, which also prints the reliability suites' report tables (schemathesis, bad input, faults)
+# one worker process more than the machine has cores, at most 8 (a worker waiting on a server or a command it
+# started leaves its core to another; each worker collects the suite and builds its own worlds), one test file
+# each at a time (module fixtures stay shared); PYTEST_WORKERS=0 runs in this process, which also prints the
+# reliability suites' report tables (schemathesis, bad input, faults)
 # --durations: the slowest tests of every run, where the time of a slow fixture shows
-.venv/bin/python -m pytest -n "${PYTEST_WORKERS:-2}" --dist loadfile -rs --durations=15 "$@"
+cores="$(nproc 2>/dev/null || echo 1)"
+workers="${PYTEST_WORKERS:-$(( cores < 8 ? cores + 1 : 8 ))}"
+.venv/bin/python -m pytest -n "$workers" --dist loadfile -rs --durations=15 "$@"
+echo "scripts/test.sh: ruff, mypy and pytest ($workers workers) in ${SECONDS} s"
