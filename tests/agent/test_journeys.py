@@ -15,8 +15,8 @@ from meta_mage.agent.conversation import Conversations
 from meta_mage.agent.tools import in_process_executor
 from meta_mage.api.factory import build_app
 from meta_mage.local.chat_client import sse_events
-from tests.agent.conftest import modern_deck, run_turn
 from meta_mage.wiring import coach_from_settings
+from tests.agent.conftest import modern_deck, run_turn
 from tests.servers import serving
 
 # The journeys share one event loop and one coach: each journey starts its own conversation, as the players of
