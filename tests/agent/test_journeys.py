@@ -21,7 +21,7 @@ from tests.servers import serving
 
 # The journeys share one event loop and one coach: each journey starts its own conversation, as the players of
 # one running app do (a loop and a coach per journey cost more than most journeys' turns).
-pytestmark = pytest.mark.asyncio(loop_scope="module")
+pytestmark = [pytest.mark.asyncio(loop_scope="module"), pytest.mark.usefixtures("frozen_world")]
 
 DECK_TASKS = {  # the question, and the tool whose answer is the answer to it
     "deck_matchups": ("What are my worst matchups?", "get_deck_matchup_stats"),

@@ -15,8 +15,8 @@ from meta_mage.wiring import coach_from_settings
 from tests.agent.conftest import modern_deck, over_mcp_too, run_turn
 from tests.conftest import call, green_creatures
 
-# One event loop for the module: a loop per test costs more than most of its turns.
-pytestmark = pytest.mark.asyncio(loop_scope="module")
+# One event loop for the module (a loop per test costs more than most of its turns), the world frozen.
+pytestmark = [pytest.mark.asyncio(loop_scope="module"), pytest.mark.usefixtures("frozen_world")]
 
 
 async def test_rule_1_format_is_asked_for_before_any_tool(offline: Conversations) -> None:
