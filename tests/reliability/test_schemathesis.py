@@ -9,7 +9,6 @@ so its Python API drives Hypothesis here.)"""
 
 from __future__ import annotations
 
-import gc
 from collections import Counter
 from collections.abc import Iterator
 from typing import Any
@@ -86,14 +85,7 @@ def api_schema(modern_world: dict[str, Any], request: pytest.FixtureRequest) -> 
         request.config.pluginmanager.register(_Summary(), "schemathesis-summary")
     with serving(app) as base, requests.Session() as session:
         schema = schemathesis.openapi.from_url(f"{base}/openapi.json", config=SchemathesisConfig())
-        # the world and the app out of the garbage collector's sight: its full passes over the world's millions
-        # of objects, set off by the requests' garbage, were a quarter of the run
-        gc.collect()
-        gc.freeze()
-        try:
-            yield schema, session
-        finally:
-            gc.unfreeze()
+        yield schema, session
 
 
 def test_the_document_lists_every_operation(api_schema: Any) -> None:
