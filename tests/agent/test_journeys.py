@@ -12,10 +12,16 @@ import httpx
 import pytest
 
 from meta_mage.agent.conversation import Conversations
+from meta_mage.agent.tools import in_process_executor
 from meta_mage.api.factory import build_app
 from meta_mage.local.chat_client import sse_events
+from meta_mage.wiring import coach_from_settings
 from tests.agent.conftest import modern_deck, run_turn
 from tests.servers import serving
+
+# The journeys share one event loop and one coach: each journey starts its own conversation, as the players of
+# one running app do (a loop and a coach per journey cost more than most journeys' turns).
+pytestmark = [pytest.mark.asyncio(loop_scope="module"), pytest.mark.usefixtures("frozen_world")]
 
 DECK_TASKS = {  # the question, and the tool whose answer is the answer to it
     "deck_matchups": ("What are my worst matchups?", "get_deck_matchup_stats"),
@@ -145,9 +151,16 @@ def check(journey: Journey, reply: Reply) -> None:
             assert "**Boros Energy vs Jeskai Blink**" in reply.text
 
 
+@pytest.fixture(scope="module")
+def coach(modern_world: dict[str, Any]) -> Conversations:
+    """The coach in offline mode over the Modern world, its tools in process."""
+    executor = in_process_executor(modern_world["registry"], modern_world["context"])
+    return coach_from_settings(modern_world["settings"], dynamodb=modern_world["db"], executor=executor)
+
+
 @pytest.mark.parametrize("journey", JOURNEYS, ids=[j.id for j in JOURNEYS])
-async def test_the_last_answer_is_the_question_first_asked(offline: Conversations, journey: Journey) -> None:
-    check(journey, await play(in_process(offline), journey))
+async def test_the_last_answer_is_the_question_first_asked(coach: Conversations, journey: Journey) -> None:
+    check(journey, await play(in_process(coach), journey))
 
 
 def each_task_and_opening() -> list[Journey]:

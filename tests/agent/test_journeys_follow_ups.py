@@ -14,6 +14,9 @@ from meta_mage.agent.conversation import Conversations
 from meta_mage.agent.explain import how_ranked
 from tests.agent.conftest import Turn, modern_deck, run_turn
 
+# One event loop for the module (a loop per test costs more than most of its turns), the world frozen.
+pytestmark = [pytest.mark.asyncio(loop_scope="module"), pytest.mark.usefixtures("frozen_world")]
+
 WINDOW = " in Modern over the last 30 days"
 TASKS = {  # the question, the tool that answers it, whether it is about the pasted deck, whether it has an opponent
     "deck_matchups": ("What are my worst matchups?", "get_deck_matchup_stats", True, False),

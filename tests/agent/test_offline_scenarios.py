@@ -6,12 +6,17 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+import pytest
+
 from meta_mage.agent.conversation import Conversations
 from meta_mage.agent.offline import OFFLINE_NOTE
 from meta_mage.agent.tools import ToolExecutor
 from meta_mage.wiring import coach_from_settings
 from tests.agent.conftest import modern_deck, over_mcp_too, run_turn
 from tests.conftest import call, green_creatures
+
+# One event loop for the module (a loop per test costs more than most of its turns), the world frozen.
+pytestmark = [pytest.mark.asyncio(loop_scope="module"), pytest.mark.usefixtures("frozen_world")]
 
 
 async def test_rule_1_format_is_asked_for_before_any_tool(offline: Conversations) -> None:
