@@ -15,7 +15,7 @@ import json
 import math
 import re
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, KeysView, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
@@ -126,21 +126,26 @@ class Condition:
     def holds(self, main: Mapping[str, int], side: Mapping[str, int]) -> bool:
         """Whether a deck (normalised name → count) satisfies this condition."""
         in_main, in_side = self._boards
+        if in_main and in_side:
+            return self._holds_in_both(main, side)
+        return self._holds_in((main if in_main else side).keys())
+
+    def _holds_in(self, board: KeysView[str]) -> bool:
         asks, cards = self._asks, self._card_set
         if asks == "two":  # counts the listed cards, a card listed twice twice
-            if in_main and in_side:
-                return sum(c in main or c in side for c in self.cards) >= 2
-            board = main if in_main else side
             return sum(c in board for c in self.cards) >= 2
-        if in_main and in_side:
-            if asks == "all":
-                return all(c in main or c in side for c in cards)
-            disjoint = main.keys().isdisjoint(cards) and side.keys().isdisjoint(cards)
-            return disjoint if asks == "none" else not disjoint
-        keys = (main if in_main else side).keys()
         if asks == "all":
-            return cards <= keys
-        return keys.isdisjoint(cards) if asks == "none" else not keys.isdisjoint(cards)
+            return cards <= board
+        return board.isdisjoint(cards) == (asks == "none")
+
+    def _holds_in_both(self, main: Mapping[str, int], side: Mapping[str, int]) -> bool:
+        asks, cards = self._asks, self._card_set
+        if asks == "two":
+            return sum(c in main or c in side for c in self.cards) >= 2
+        if asks == "all":
+            return all(c in main or c in side for c in cards)
+        disjoint = main.keys().isdisjoint(cards) and side.keys().isdisjoint(cards)
+        return disjoint == (asks == "none")
 
 
 @dataclass(frozen=True)
