@@ -24,15 +24,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from boto3.dynamodb.types import TypeDeserializer, TypeSerializer
+from boto3.dynamodb.table import BatchWriter
+from boto3.dynamodb.types import TypeSerializer
 
 from meta_mage.errors import MetaMageError
 from meta_mage.models.json import JsonObject
-from meta_mage.storage.dynamo import Item, all_pages, sdk_errors
+from meta_mage.storage.dynamo import Item, all_pages, default_session, sdk_errors
 
 SNAPSHOT_FORMAT = 2  # 2: the header holds ``items_digest``
 REBUILD = "reinstall, or run scripts/build_demo_snapshot.py"
-_SERIALISER, _DESERIALISER = TypeSerializer(), TypeDeserializer()
+_SERIALISER = TypeSerializer()
 _NUMBER = re.compile(r"-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?")
 
 
@@ -75,12 +76,18 @@ def dump_tables(dynamodb: Any, names: dict[str, str]) -> dict[str, list[Item]]:
 
 def load_items(dynamodb: Any, names: dict[str, str], items: dict[str, list[Item]]) -> int:
     """Put ``items`` (typed JSON, by logical id) into the tables; return how many were written."""
+    # The items are in DynamoDB's own typed form already: a plain client (no resource's conversion to Python
+    # values and back) writes them as they are, through boto3's batch writer (25 a request, unprocessed retried)
+    resource_client = dynamodb.meta.client
+    client = default_session().client(
+        "dynamodb", region_name=resource_client.meta.region_name, endpoint_url=resource_client.meta.endpoint_url
+    )
     written = 0
     with sdk_errors("loading the snapshot"):
         for logical_id, table_items in items.items():
-            with dynamodb.Table(names[logical_id]).batch_writer() as batch:  # 25 a request, unprocessed retried
+            with BatchWriter(names[logical_id], client) as batch:
                 for item in table_items:
-                    batch.put_item(Item={k: _DESERIALISER.deserialize(v) for k, v in _from_json(item).items()})
+                    batch.put_item(Item=_from_json(item))
             written += len(table_items)
     return written
 
