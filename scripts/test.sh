@@ -16,7 +16,15 @@ fi
 # have each compile them afresh
 unset PYTHONDONTWRITEBYTECODE
 .venv/bin/ruff check src tests bench scripts functions layers
+# On a fresh clone pytest has not yet rewritten the asserts of the test modules and its plugins (it keeps each
+# rewrite beside its module): one collection does it while mypy runs, instead of every worker doing it apart
+warm_up=
+if ! compgen -G "tests/__pycache__/conftest.*-pytest-*.pyc" >/dev/null; then
+    .venv/bin/python -m pytest --collect-only -q >/dev/null 2>&1 &
+    warm_up=$!
+fi
 .venv/bin/mypy
+[ -z "$warm_up" ] || wait "$warm_up" || true  # a collection error is pytest's to report, below
 # one worker process more than the machine has cores, at most 8 (a worker waiting on a server or a command it
 # started leaves its core to another; each worker collects the suite and builds its own worlds), one test file
 # each at a time (module fixtures stay shared); PYTEST_WORKERS=0 runs in this process, which also prints the
