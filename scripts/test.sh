@@ -2,7 +2,7 @@
 # Set everything up and run the checks: ruff, mypy and the test suite.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/bootstrap.sh dev
+scripts/bootstrap.sh dev --lazy-bytecode
 # the browser tests need Debian's Chromium: installed where apt-get can (as root), else said in one line
 if ! command -v chromium >/dev/null 2>&1; then
     if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
