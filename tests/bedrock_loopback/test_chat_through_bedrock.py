@@ -177,14 +177,20 @@ async def test_throttling_is_retried_by_botocore(chat: tuple[str, LoopbackBedroc
     assert text_of(events).startswith("Jeskai Blink leads.")
 
 
+def broken_stream_turn(base: str, bedrock: LoopbackBedrock) -> list[tuple[str, Any]]:
+    """The top-decks question answered by a model whose stream breaks after seven events; the events shown."""
+    bedrock.script += [ModelStreamError(Reply(Text("Jeskai Blink is the most played deck. And then it")), 7)]
+    events = turn(base, TOP_DECKS)
+    assert ends_once(events) == "done"
+    return events
+
+
 async def test_a_stream_error_mid_answer_ends_clearly_and_stores_one_answer(
     chat: tuple[str, LoopbackBedrock],
 ) -> None:
     base, bedrock = chat
-    bedrock.script += [ModelStreamError(Reply(Text("Jeskai Blink is the most played deck. And then it")), 7)]
-    events = turn(base, TOP_DECKS)
     # the partial text is followed by a line saying so, then the answer from the data; one done
-    assert ends_once(events) == "done"
+    events = broken_stream_turn(base, bedrock)
     shown = text_of(events)
     assert shown.startswith("Jeskai Blink is the most played deck. \n\n_The language model's answer broke off")
     assert "answer broke off here; the answer below is composed from the data" in shown

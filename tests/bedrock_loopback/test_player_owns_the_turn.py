@@ -14,6 +14,7 @@ from tests.agent.conftest import modern_deck
 from tests.bedrock_loopback.server import LoopbackBedrock, ModelStreamError, Reply, Text, ToolCall
 from tests.bedrock_loopback.test_chat_through_bedrock import (
     TOP_DECKS,
+    broken_stream_turn,
     chat,  # noqa: F401 (the fixture)
     conversation_of,
     ends_once,
@@ -89,11 +90,7 @@ def test_the_models_yes_is_not_the_players(chat: tuple[str, LoopbackBedrock]) ->
 def test_after_a_broken_stream_the_datas_answer_says_what_happened(
     chat: tuple[str, LoopbackBedrock],  # noqa: F811
 ) -> None:
-    base, bedrock = chat
-    bedrock.script += [ModelStreamError(Reply(Text("Jeskai Blink is the most played deck. And then it")), 7)]
-    events = turn(base, TOP_DECKS)
-    assert ends_once(events) == "done"
-    shown = text_of(events)
+    shown = text_of(broken_stream_turn(*chat))
     assert "no language model is configured" not in shown and "Offline mode" not in shown
     assert shown.rstrip().endswith(
         "_The language model's answer broke off; this answer is written from the data alone._"
