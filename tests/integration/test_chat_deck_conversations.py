@@ -68,6 +68,16 @@ async def test_a_modern_name_in_a_pioneer_conversation_never_relabels_the_deck(s
     assert guide.text.startswith(f"**{PIONEER_DECK} vs Greasefang** in Pioneer"), guide.text[:300]
 
 
+async def test_an_opponent_read_with_a_second_name_never_relabels_the_confirmed_deck(send: Send) -> None:
+    # Given a confirmed Modern deck
+    cid = (await confirmed(send, "Modern", "Boros Energy", "Here is my Modern deck, last 30 days")).conversation_id
+    # When the player names an opponent whose words hold two Modern names ("Aggro" among them)
+    turn = await send("How do I play against Izzet Hero Aggro?", cid)
+    # Then the answer is about the player's own deck, and the deck is still the one confirmed
+    assert turn.text.startswith("**Boros Energy vs "), turn.text[:200]
+    assert (turn.state["format"], turn.state["archetype"]) == ("Modern", "Boros Energy")
+
+
 async def test_why_after_a_guide_explains_the_guide_and_the_conversation_goes_on(send: Send) -> None:
     # Given a sideboard guide for a Modern deck
     pasted = await send(

@@ -344,6 +344,17 @@ def _given(context: TurnContext | None) -> SlotChanges:
     return given
 
 
+def _deck_named(known: ConversationState, decision: RouteDecision, answers_opponent: bool, message: str) -> str | None:
+    """The player's deck as the message names it: none in answer to "which opponent?", and none beside an opponent
+    when a list is held and no new one pasted ("how do I play against Izzet Hero Aggro?" read as Aggro vs Izzet
+    Prowess is a question about an opponent, not a new name for the confirmed list)."""
+    if decision.workflow != "deck_coaching" or answers_opponent:
+        return None
+    if decision.opponent and known.has_list and known.archetype and not extract_decklist(message):
+        return None
+    return decision.archetype
+
+
 def _said(known: ConversationState, decision: RouteDecision, message: str, draft_id: str | None) -> SlotChanges:
     """The slots the message fills; a yes or no to the suggested archetype."""
     said: SlotChanges = {}
@@ -360,7 +371,7 @@ def _said(known: ConversationState, decision: RouteDecision, message: str, draft
         ("opponent_archetype", decision.opponent or answered),
         ("draft_id", draft_id),
         ("deck_text", extract_decklist(message)),
-        ("archetype", decision.archetype if decision.workflow == "deck_coaching" and not answers_opponent else None),
+        ("archetype", _deck_named(known, decision, answers_opponent, message)),
     ):
         if value:
             said[key] = value
