@@ -76,6 +76,9 @@ async def test_an_opponent_read_with_a_second_name_never_relabels_the_confirmed_
     # Then the answer is about the player's own deck, and the deck is still the one confirmed
     assert turn.text.startswith("**Boros Energy vs "), turn.text[:200]
     assert (turn.state["format"], turn.state["archetype"]) == ("Modern", "Boros Energy")
+    # and a bare name after the guide is the next opponent, the deck still the one confirmed
+    next_one = await send("Jeskai Blink", cid)
+    assert next_one.text.startswith("**Boros Energy vs Jeskai Blink** in Modern"), next_one.text[:200]
 
 
 async def test_why_after_a_guide_explains_the_guide_and_the_conversation_goes_on(send: Send) -> None:

@@ -345,14 +345,17 @@ def _given(context: TurnContext | None) -> SlotChanges:
 
 
 def _deck_named(known: ConversationState, decision: RouteDecision, answers_opponent: bool, message: str) -> str | None:
-    """The player's deck as the message names it: none in answer to "which opponent?", and none beside an opponent
-    when a list is held and no new one pasted ("how do I play against Izzet Hero Aggro?" read as Aggro vs Izzet
-    Prowess is a question about an opponent, not a new name for the confirmed list)."""
-    if decision.workflow != "deck_coaching" or answers_opponent:
-        return None
-    if decision.opponent and known.has_list and known.archetype and not extract_decklist(message):
+    """The player's deck as the message names it: none in answer to "which opponent?", and none while a confirmed
+    list is held and no new one is pasted ("how do I play against Izzet Hero Aggro?" read as Aggro vs Izzet
+    Prowess, or a bare "Jeskai Blink" after a guide, is about an opponent, not a new name for the list)."""
+    if decision.workflow != "deck_coaching" or answers_opponent or _holds_its_list(known, message):
         return None
     return decision.archetype
+
+
+def _holds_its_list(known: ConversationState, message: str) -> bool:
+    """A confirmed list is held and the message pastes no other."""
+    return bool(known.has_list and known.archetype and not extract_decklist(message))
 
 
 def _said(known: ConversationState, decision: RouteDecision, message: str, draft_id: str | None) -> SlotChanges:
@@ -360,9 +363,10 @@ def _said(known: ConversationState, decision: RouteDecision, message: str, draft
     said: SlotChanges = {}
     answers_opponent = (known.pending or Pending()).missing == "opponent"
     # the player's own deck named in answer to "which opponent?" ("no, it's Mono Red Hero Aggro") is not it
+    names_opponent = answers_opponent or (decision.workflow == "deck_coaching" and _holds_its_list(known, message))
     answered = (
         decision.archetype
-        if answers_opponent and decision.archetype not in (known.archetype, known.deck_archetype)
+        if names_opponent and decision.archetype not in (known.archetype, known.deck_archetype)
         else None
     )
     for key, value in (
