@@ -348,7 +348,9 @@ def _deck_named(known: ConversationState, decision: RouteDecision, answers_oppon
     """The player's deck as the message names it: none in answer to "which opponent?", and none while a confirmed
     list is held and no new one is pasted ("how do I play against Izzet Hero Aggro?" read as Aggro vs Izzet
     Prowess, or a bare "Jeskai Blink" after a guide, is about an opponent, not a new name for the list)."""
-    if decision.workflow != "deck_coaching" or answers_opponent or _holds_its_list(known, message):
+    if decision.workflow != "deck_coaching" or answers_opponent:
+        return None
+    if decision.archetype != known.archetype and _holds_its_list(known, message):
         return None
     return decision.archetype
 
